@@ -1,0 +1,85 @@
+/** Keyed tier: API key, per-organization rate limit, credits reserved before and committed after. */
+import { ServiceError } from '../../core/errors.js';
+import type { Clock } from '../../core/time.js';
+import type { AccountStore } from '../../ports/accounts.js';
+import type { Ledger } from '../../ports/ledger.js';
+import type { LimiterStore } from '../../ports/limiter-store.js';
+import { DEFAULT_LIMITS, rateLimitedError, rateLimitHeaders, SECOND } from '../limits.js';
+import { type AccessTier, fail, headerValue, ok, type TierRequest } from '../tier.js';
+import { apiKeyMatches, apiKeyPrefix } from './api-keys.js';
+
+/** 4 USD per 1,000 requests, in micro-USD. */
+export const KEYED_REQUEST_COST = 4000;
+
+export interface KeyedTierDeps {
+  accounts: AccountStore;
+  ledger: Ledger;
+  limiter: LimiterStore;
+  clock: Clock;
+  defaultRatePerSecond?: number;
+}
+
+interface KeyedGate {
+  orgId: string;
+}
+
+/** `X-API-Key` wins over `Authorization: Bearer` when both are sent. */
+export function presentedKey(req: TierRequest): string | undefined {
+  const header = headerValue(req, 'x-api-key')?.trim();
+  if (header) return header;
+  const auth = headerValue(req, 'authorization');
+  const m = auth ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
+  return m?.[1];
+}
+
+export function createKeyedTier(deps: KeyedTierDeps): AccessTier<KeyedGate, { reservationId: string }> {
+  const defaultRate = deps.defaultRatePerSecond ?? DEFAULT_LIMITS.keyedPerSecond;
+  return {
+    name: 'keyed',
+    routes: {
+      search: { path: '/v1/search', methods: ['POST'] },
+      fetch: { path: '/v1/fetch', methods: ['GET'] },
+    },
+    ownParams: [],
+
+    async identify(req) {
+      const key = presentedKey(req);
+      if (!key) {
+        return fail(new ServiceError('missing_api_key', 'Missing API key: send it in the X-API-Key header'));
+      }
+      const prefix = apiKeyPrefix(key);
+      const record = prefix === undefined ? undefined : await deps.accounts.findKeyByPrefix(prefix);
+      if (!record || !apiKeyMatches(key, record.hash) || record.revokedAt !== undefined) {
+        return fail(new ServiceError('invalid_api_key', 'Invalid or revoked API key'));
+      }
+      const org = await deps.accounts.getOrg(record.orgId);
+      if (!org) return fail(new ServiceError('invalid_api_key', 'Invalid or revoked API key'));
+
+      const now = deps.clock.now();
+      const limit = org.rateLimitPerSecond ?? defaultRate;
+      const counted = await deps.limiter.consume([{ key: `org:${org.id}`, windowMs: SECOND, limit }], now);
+      const headers = rateLimitHeaders(counted, now);
+      if (!counted.allowed) return fail(rateLimitedError(counted, now, headers));
+      return ok({ headers, attribution: { orgId: org.id, keyId: record.id }, data: { orgId: org.id } });
+    },
+
+    async admit(gate, _call, req) {
+      const r = await deps.ledger.reserve(gate.data.orgId, KEYED_REQUEST_COST, req.requestId);
+      if (!r.ok) {
+        return fail(
+          new ServiceError(
+            'insufficient_credits',
+            `Insufficient credits: a request costs ${KEYED_REQUEST_COST / 1e6} USD and the balance is ${r.balance / 1e6} USD`,
+          ),
+        );
+      }
+      return ok({ cost: KEYED_REQUEST_COST, data: { reservationId: r.id } });
+    },
+
+    async settle(_gate, ticket, status) {
+      if (status < 400) await deps.ledger.commit(ticket.data.reservationId);
+      else await deps.ledger.release(ticket.data.reservationId);
+      return ok({});
+    },
+  };
+}

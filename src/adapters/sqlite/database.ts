@@ -1,0 +1,133 @@
+/** Opens the embedded database (WAL) and brings its schema up to date. */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+/** Ordered migrations; the index of each is its schema version. Never edit one that has shipped. */
+const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE pages (
+    id INTEGER PRIMARY KEY,
+    url TEXT NOT NULL UNIQUE,
+    host TEXT NOT NULL,
+    rev_host TEXT NOT NULL
+  );
+  CREATE INDEX pages_rev_host ON pages(rev_host);
+
+  CREATE TABLE versions (
+    id INTEGER PRIMARY KEY,
+    page_id INTEGER NOT NULL REFERENCES pages(id),
+    acquired_at INTEGER NOT NULL,
+    superseded_at INTEGER,
+    published_at INTEGER,
+    title TEXT,
+    description TEXT,
+    author TEXT,
+    content TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    searchable INTEGER NOT NULL
+  );
+  CREATE INDEX versions_page_time ON versions(page_id, acquired_at);
+
+  CREATE VIRTUAL TABLE versions_fts USING fts5(
+    title, description, content,
+    content='versions', content_rowid='id',
+    tokenize='porter unicode61'
+  );
+  CREATE TRIGGER versions_fts_insert AFTER INSERT ON versions BEGIN
+    INSERT INTO versions_fts(rowid, title, description, content)
+    VALUES (new.id, coalesce(new.title, ''), coalesce(new.description, ''), new.content);
+  END;
+  CREATE TRIGGER versions_fts_delete AFTER DELETE ON versions BEGIN
+    INSERT INTO versions_fts(versions_fts, rowid, title, description, content)
+    VALUES ('delete', old.id, coalesce(old.title, ''), coalesce(old.description, ''), old.content);
+  END;
+  CREATE TRIGGER versions_fts_update AFTER UPDATE OF title, description, content ON versions BEGIN
+    INSERT INTO versions_fts(versions_fts, rowid, title, description, content)
+    VALUES ('delete', old.id, coalesce(old.title, ''), coalesce(old.description, ''), old.content);
+    INSERT INTO versions_fts(rowid, title, description, content)
+    VALUES (new.id, coalesce(new.title, ''), coalesce(new.description, ''), new.content);
+  END;
+
+  CREATE TABLE orgs (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    rate_limit INTEGER,
+    balance INTEGER NOT NULL DEFAULT 0 CHECK (balance >= 0),
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    prefix TEXT NOT NULL UNIQUE,
+    hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  CREATE INDEX api_keys_org ON api_keys(org_id);
+  CREATE TABLE reservations (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    amount INTEGER NOT NULL CHECK (amount > 0),
+    reference TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'committed', 'released')),
+    created_at INTEGER NOT NULL,
+    settled_at INTEGER
+  );
+  CREATE INDEX reservations_pending ON reservations(state, created_at);
+  CREATE TABLE ledger_entries (
+    id INTEGER PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    amount INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('credit', 'charge')),
+    reference TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX ledger_entries_org ON ledger_entries(org_id);
+
+  CREATE TABLE usage (
+    id INTEGER PRIMARY KEY,
+    at INTEGER NOT NULL,
+    request_id TEXT NOT NULL,
+    tier TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    cost INTEGER NOT NULL,
+    latency_ms REAL NOT NULL,
+    org_id TEXT,
+    key_id TEXT,
+    app_title TEXT,
+    client_ip TEXT
+  );
+  CREATE INDEX usage_org_at ON usage(org_id, at);
+  `,
+];
+
+export interface OpenOptions {
+  /** File path, or ':memory:'. */
+  path: string;
+  readonly?: boolean;
+}
+
+export function openDatabase(options: OpenOptions): Db {
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  const db = new Database(options.path, { readonly: options.readonly ?? false });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  if (!options.readonly) migrate(db);
+  return db;
+}
+
+function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    }).immediate();
+  }
+}

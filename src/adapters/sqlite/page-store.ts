@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { reverseHost } from '../../core/url.js';
+import type { NewVersion, PageStore, PutOutcome, StoredVersion } from '../../ports/page-store.js';
+import type { Db } from './database.js';
+
+interface VersionRow {
+  id: number;
+  url: string;
+  host: string;
+  acquired_at: number;
+  published_at: number | null;
+  title: string | null;
+  description: string | null;
+  author: string | null;
+  content: string;
+  content_hash: string;
+  searchable: number;
+}
+
+const VERSION_COLUMNS = `v.id, p.url, p.host, v.acquired_at, v.published_at, v.title, v.description, v.author,
+  v.content, v.content_hash, v.searchable`;
+
+function toVersion(row: VersionRow): StoredVersion {
+  const v: StoredVersion = {
+    id: row.id,
+    url: row.url,
+    host: row.host,
+    content: row.content,
+    acquiredAt: row.acquired_at,
+    contentHash: row.content_hash,
+    searchable: row.searchable === 1,
+  };
+  if (row.title !== null) v.title = row.title;
+  if (row.description !== null) v.description = row.description;
+  if (row.author !== null) v.author = row.author;
+  if (row.published_at !== null) v.publishedAt = row.published_at;
+  return v;
+}
+
+/** Hash of everything a reader sees, so a metadata change is a new version too. */
+export function contentHash(v: NewVersion): string {
+  const h = createHash('sha256');
+  for (const part of [v.title, v.description, v.author, v.publishedAt?.toString(), v.content]) {
+    h.update(part ?? '');
+    h.update('\u0000');
+  }
+  return h.digest('hex');
+}
+
+export class SqlitePageStore implements PageStore {
+  private readonly stmts;
+
+  constructor(private readonly db: Db) {
+    this.stmts = {
+      pageByUrl: db.prepare<[string], { id: number; host: string }>('SELECT id, host FROM pages WHERE url = ?'),
+      insertPage: db.prepare<[string, string, string]>('INSERT INTO pages (url, host, rev_host) VALUES (?, ?, ?)'),
+      atOrBefore: db.prepare<[number, number], VersionRow>(
+        `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
+         WHERE v.page_id = ? AND v.acquired_at <= ? ORDER BY v.acquired_at DESC, v.id DESC LIMIT 1`,
+      ),
+      after: db.prepare<[number, number], VersionRow>(
+        `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
+         WHERE v.page_id = ? AND v.acquired_at > ? ORDER BY v.acquired_at ASC, v.id ASC LIMIT 1`,
+      ),
+      insertVersion: db.prepare(
+        `INSERT INTO versions (page_id, acquired_at, superseded_at, published_at, title, description, author,
+           content, content_hash, searchable)
+         VALUES (@pageId, @acquiredAt, @supersededAt, @publishedAt, @title, @description, @author, @content, @hash, @searchable)`,
+      ),
+      supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_at = ? WHERE id = ?'),
+      makeSearchable: db.prepare<[number]>('UPDATE versions SET searchable = 1 WHERE id = ?'),
+      moveEarlier: db.prepare<[number, number]>('UPDATE versions SET acquired_at = ? WHERE id = ?'),
+      latest: db.prepare<[string], VersionRow>(
+        `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
+         WHERE p.url = ? ORDER BY v.acquired_at DESC, v.id DESC LIMIT 1`,
+      ),
+      history: db.prepare<[string], VersionRow>(
+        `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
+         WHERE p.url = ? ORDER BY v.acquired_at ASC, v.id ASC`,
+      ),
+      byId: db.prepare<[number], VersionRow>(
+        `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`,
+      ),
+      counts: db.prepare<[], { pages: number; versions: number }>(
+        'SELECT (SELECT count(*) FROM pages) AS pages, (SELECT count(*) FROM versions) AS versions',
+      ),
+    };
+  }
+
+  /**
+   * Inserts a version at its place in the URL's timeline. The version alive just before it is
+   * superseded at its `acquiredAt`; it lives until the next later version, if any.
+   */
+  private putOne(v: NewVersion): PutOutcome {
+    const s = this.stmts;
+    const hash = contentHash(v);
+    let page = s.pageByUrl.get(v.url);
+    if (!page) {
+      const host = new URL(v.url).hostname;
+      const info = s.insertPage.run(v.url, host, reverseHost(host));
+      page = { id: Number(info.lastInsertRowid), host };
+    }
+    const prev = s.atOrBefore.get(page.id, v.acquiredAt);
+    if (prev && prev.content_hash === hash) {
+      if (v.searchable && prev.searchable === 0) s.makeSearchable.run(prev.id);
+      return { status: 'unchanged', version: toVersion({ ...prev, searchable: prev.searchable || Number(v.searchable) }) };
+    }
+    const next = s.after.get(page.id, v.acquiredAt);
+    if (next && next.content_hash === hash) {
+      // An older capture of the content that came next: that version simply existed earlier.
+      s.moveEarlier.run(v.acquiredAt, next.id);
+      if (prev) s.supersede.run(v.acquiredAt, prev.id);
+      if (v.searchable && next.searchable === 0) s.makeSearchable.run(next.id);
+      return { status: 'unchanged', version: toVersion({ ...next, acquired_at: v.acquiredAt }) };
+    }
+    const info = s.insertVersion.run({
+      pageId: page.id,
+      acquiredAt: v.acquiredAt,
+      supersededAt: next ? next.acquired_at : null,
+      publishedAt: v.publishedAt ?? null,
+      title: v.title ?? null,
+      description: v.description ?? null,
+      author: v.author ?? null,
+      content: v.content,
+      hash,
+      searchable: v.searchable ? 1 : 0,
+    });
+    if (prev) s.supersede.run(v.acquiredAt, prev.id);
+    const id = Number(info.lastInsertRowid);
+    return { status: 'added', version: toVersion(s.byId.get(id)!) };
+  }
+
+  async putVersion(version: NewVersion): Promise<PutOutcome> {
+    return this.db.transaction(() => this.putOne(version)).immediate();
+  }
+
+  async putVersions(versions: readonly NewVersion[]): Promise<PutOutcome[]> {
+    return this.db.transaction(() => versions.map((v) => this.putOne(v))).immediate();
+  }
+
+  async latest(url: string): Promise<StoredVersion | undefined> {
+    const row = this.stmts.latest.get(url);
+    return row ? toVersion(row) : undefined;
+  }
+
+  async getVersions(ids: readonly number[]): Promise<StoredVersion[]> {
+    const out: StoredVersion[] = [];
+    for (const id of ids) {
+      const row = this.stmts.byId.get(id);
+      if (row) out.push(toVersion(row));
+    }
+    return out;
+  }
+
+  async history(url: string): Promise<StoredVersion[]> {
+    return this.stmts.history.all(url).map(toVersion);
+  }
+
+  async stats(): Promise<{ pages: number; versions: number }> {
+    return this.stmts.counts.get()!;
+  }
+}

@@ -1,0 +1,67 @@
+import type { UsageEntry, UsageStore } from '../../ports/usage-store.js';
+import type { Db } from './database.js';
+
+interface UsageRow {
+  at: number;
+  request_id: string;
+  tier: string;
+  operation: 'search' | 'fetch';
+  status: number;
+  cost: number;
+  latency_ms: number;
+  org_id: string | null;
+  key_id: string | null;
+  app_title: string | null;
+  client_ip: string | null;
+}
+
+export class SqliteUsageStore implements UsageStore {
+  private readonly s;
+
+  constructor(db: Db) {
+    this.s = {
+      insert: db.prepare(
+        `INSERT INTO usage (at, request_id, tier, operation, status, cost, latency_ms, org_id, key_id, app_title, client_ip)
+         VALUES (@at, @requestId, @tier, @operation, @status, @cost, @latencyMs, @orgId, @keyId, @appTitle, @clientIp)`,
+      ),
+      byOrg: db.prepare<[string, number], UsageRow>('SELECT * FROM usage WHERE org_id = ? ORDER BY id DESC LIMIT ?'),
+      all: db.prepare<[number], UsageRow>('SELECT * FROM usage ORDER BY id DESC LIMIT ?'),
+    };
+  }
+
+  async record(e: UsageEntry): Promise<void> {
+    this.s.insert.run({
+      at: e.at,
+      requestId: e.requestId,
+      tier: e.tier,
+      operation: e.operation,
+      status: e.status,
+      cost: e.costMicroUsd,
+      latencyMs: e.latencyMs,
+      orgId: e.orgId ?? null,
+      keyId: e.keyId ?? null,
+      appTitle: e.appTitle ?? null,
+      clientIp: e.clientIp ?? null,
+    });
+  }
+
+  async list(filter: { orgId?: string; limit: number }): Promise<UsageEntry[]> {
+    const rows = filter.orgId ? this.s.byOrg.all(filter.orgId, filter.limit) : this.s.all.all(filter.limit);
+    return rows.map((r) => {
+      const e: UsageEntry = {
+        at: r.at,
+        requestId: r.request_id,
+        tier: r.tier,
+        operation: r.operation,
+        status: r.status,
+        costMicroUsd: r.cost,
+        latencyMs: r.latency_ms,
+      };
+      if (r.org_id !== null) e.orgId = r.org_id;
+      if (r.key_id !== null) e.keyId = r.key_id;
+      if (r.app_title !== null) e.appTitle = r.app_title;
+      if (r.client_ip !== null) e.clientIp = r.client_ip;
+      return e;
+    });
+  }
+}

@@ -1,0 +1,68 @@
+/** Shared flag handling: settings flags every command accepts, and small parsers. */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { loadSettings, type RawSettings, readEnv, type Settings } from '../config/settings.js';
+
+export const SETTINGS_FLAGS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
+  config: { type: 'string' },
+  'log-level': { type: 'string' },
+  'trust-proxy': { type: 'string' },
+  server: { type: 'string' },
+  key: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O) {
+  try {
+    return parseArgs({ args: argv, options: { ...SETTINGS_FLAGS, ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+export function settingsFrom(values: Record<string, unknown>): Settings {
+  const flags: RawSettings = {};
+  const map: Record<string, keyof RawSettings> = {
+    host: 'host',
+    port: 'port',
+    'data-dir': 'dataDir',
+    'database-url': 'databaseUrl',
+    config: 'configFile',
+    'log-level': 'logLevel',
+    'trust-proxy': 'trustProxy',
+    server: 'serverUrl',
+    key: 'apiKey',
+  };
+  for (const [flag, name] of Object.entries(map)) {
+    const v = values[flag];
+    if (typeof v === 'string') flags[name] = v;
+  }
+  return loadSettings({ env: readEnv(), flags });
+}
+
+/** A USD amount as exact integer micro-USD ("12.5" -> 12_500_000); no floating point. */
+export function parseUsd(value: string | undefined): number {
+  const m = value === undefined ? null : /^(\d{1,9})(?:\.(\d{1,6}))?$/.exec(value.trim());
+  if (!m) throw new UsageError('--usd must be a positive amount with at most 6 decimals, e.g. 10 or 2.50');
+  const micro = Number(m[1]) * 1_000_000 + Number((m[2] ?? '').padEnd(6, '0'));
+  if (micro <= 0) throw new UsageError('--usd must be more than 0');
+  return micro;
+}
+
+export function formatUsd(micro: number): string {
+  const sign = micro < 0 ? '-' : '';
+  const abs = Math.abs(micro);
+  return `${sign}${Math.floor(abs / 1e6)}.${String(abs % 1e6).padStart(6, '0')}`;
+}
+
+export function requireString(values: Record<string, unknown>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${name} is required`);
+  return v.trim();
+}

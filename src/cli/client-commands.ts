@@ -1,0 +1,72 @@
+/** `websearch search` and `websearch fetch`: clients of a running server. */
+import { createClient, type SearchParams } from '../client/client.js';
+import { parse, settingsFrom, UsageError } from './args.js';
+
+function intFlag(v: unknown, name: string): number | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(v);
+}
+
+export async function searchCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, {
+    site: { type: 'string' },
+    'acquired-after': { type: 'string' },
+    'acquired-before': { type: 'string' },
+    'published-after': { type: 'string' },
+    'published-before': { type: 'string' },
+    'query-time': { type: 'string' },
+    'snippet-max-length': { type: 'string' },
+    'max-results': { type: 'string' },
+    mode: { type: 'string' },
+    'app-title': { type: 'string' },
+  });
+  const query = positionals.join(' ').trim();
+  if (!query) throw new UsageError('usage: websearch search <query> [--site host] [--max-results N] ...');
+  const settings = settingsFrom(values);
+  const client = createClient({ baseUrl: settings.serverUrl, apiKey: settings.apiKey, appTitle: values['app-title'] });
+  const params: SearchParams = { query };
+  const str = (flag: string) => (typeof values[flag as keyof typeof values] === 'string' ? (values[flag as keyof typeof values] as string) : undefined);
+  const set = <K extends keyof SearchParams>(k: K, v: SearchParams[K] | undefined) => {
+    if (v !== undefined) params[k] = v;
+  };
+  set('site', str('site'));
+  set('acquired_after', str('acquired-after'));
+  set('acquired_before', str('acquired-before'));
+  set('published_after', str('published-after'));
+  set('published_before', str('published-before'));
+  set('query_time', str('query-time'));
+  set('mode', str('mode'));
+  set('snippet_max_length', intFlag(values['snippet-max-length'], 'snippet-max-length'));
+  set('max_results', intFlag(values['max-results'], 'max-results'));
+  const res = await client.search(params);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(res)}\n`);
+    return;
+  }
+  res.results.forEach((r, i) => {
+    process.stdout.write(`${i + 1}. ${r.title}\n   ${r.url}\n   ${r.snippet ?? r.description}\n\n`);
+  });
+  if (res.results.length === 0) process.stdout.write('No results\n');
+}
+
+export async function fetchCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, {
+    'max-chars': { type: 'string' },
+    live: { type: 'boolean' },
+    prompt: { type: 'string' },
+    'app-title': { type: 'string' },
+  });
+  const url = positionals[0];
+  if (!url) throw new UsageError('usage: websearch fetch <url> [--max-chars N] [--live] [--prompt text]');
+  const settings = settingsFrom(values);
+  const client = createClient({ baseUrl: settings.serverUrl, apiKey: settings.apiKey, appTitle: values['app-title'] });
+  const res = await client.fetch({
+    url,
+    max_chars: intFlag(values['max-chars'], 'max-chars'),
+    live: values.live,
+    prompt: values.prompt,
+  });
+  if (values.json) process.stdout.write(`${JSON.stringify(res)}\n`);
+  else process.stdout.write(`# ${res.title ?? res.url}\n\n${res.content}\n`);
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+/** The `websearch` command line. */
+import { ConfigError } from '../config/settings.js';
+import { ApiError } from '../client/client.js';
+import { adminCommand } from './admin.js';
+import { UsageError } from './args.js';
+import { fetchCommand, searchCommand } from './client-commands.js';
+import { importCommand, indexCommand } from './import.js';
+import { serveCommand } from './serve.js';
+
+const HELP = `websearch: self-hostable web search and page fetch
+
+Usage:
+  websearch serve                               run the HTTP service
+  websearch import <file.jsonl[.gz]>...         bring pages into the index
+  websearch index rebuild                       rebuild the full-text index from stored pages
+  websearch org create <name> [--rate-limit N]  create an organization
+  websearch org set --org <id> --rate-limit N|default
+  websearch key create --org <id>               create an API key (shown once)
+  websearch key list --org <id>
+  websearch key revoke <key-id>
+  websearch credits add --org <id> --usd <amount>
+  websearch credits show --org <id>
+  websearch usage list [--org <id>] [--limit N]
+  websearch search <query> [--site host] [--max-results N] [--published-after v] ...
+  websearch fetch <url> [--max-chars N]
+
+Every command takes --data-dir, --database-url, --config, --log-level; serve takes --host, --port,
+--trust-proxy; search and fetch take --server and --key (or WEBSEARCH_URL, WEBSEARCH_API_KEY).
+Admin commands print one JSON object with --json. See README.md for every variable.
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      await serveCommand(rest);
+      return 0;
+    case 'import':
+      return importCommand(rest);
+    case 'index':
+      await indexCommand(rest);
+      return 0;
+    case 'org':
+    case 'key':
+    case 'credits':
+    case 'usage':
+      await adminCommand(command, rest);
+      return 0;
+    case 'search':
+      await searchCommand(rest);
+      return 0;
+    case 'fetch':
+      await fetchCommand(rest);
+      return 0;
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(HELP);
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`Unknown command: ${command}\n\n${HELP}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exitCode = code;
+  },
+  (e: unknown) => {
+    if (e instanceof UsageError || e instanceof ConfigError || e instanceof ApiError) {
+      process.stderr.write(`websearch: ${e.message}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`websearch: ${(e as Error).stack ?? String(e)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,85 @@
+/** A typed client of our own /v1 API (used by the CLI; later by the MCP server). */
+import type { ErrorBody } from '../core/errors.js';
+import type { FetchResponse, SearchResponse } from '../core/requests.js';
+
+export interface ClientOptions {
+  baseUrl: string;
+  /** Keyed access when set; otherwise the keyless /public paths with `appTitle`. */
+  apiKey?: string;
+  appTitle?: string;
+  timeoutMs?: number;
+}
+
+export interface SearchParams {
+  query: string;
+  site?: string;
+  acquired_after?: string;
+  acquired_before?: string;
+  published_after?: string;
+  published_before?: string;
+  query_time?: string;
+  snippet_max_length?: number;
+  max_results?: number;
+  mode?: string;
+}
+
+export interface FetchParams {
+  url: string;
+  max_chars?: number;
+  live?: boolean;
+  prompt?: string;
+}
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function createClient(options: ClientOptions) {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const keyed = options.apiKey !== undefined;
+  const headers: Record<string, string> = keyed
+    ? { 'x-api-key': options.apiKey! }
+    : { 'x-service-title': options.appTitle ?? 'websearch-cli' };
+
+  async function call<T>(path: string, init: RequestInit): Promise<T> {
+    const res = await fetch(`${base}${path}`, {
+      ...init,
+      headers: { ...headers, ...(init.headers as Record<string, string>) },
+      signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+    });
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ApiError(res.status, undefined, `HTTP ${res.status}: ${text.slice(0, 200)}`);
+    }
+    if (!res.ok) {
+      const err = body as ErrorBody;
+      throw new ApiError(res.status, err, `HTTP ${res.status} ${err.code ?? ''}: ${err.error ?? text.slice(0, 200)}`);
+    }
+    return body as T;
+  }
+
+  return {
+    search(params: SearchParams): Promise<SearchResponse> {
+      return call(keyed ? '/v1/search' : '/v1/search/public', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(params),
+      });
+    },
+    fetch(params: FetchParams): Promise<FetchResponse> {
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
+      return call(`${keyed ? '/v1/fetch' : '/v1/fetch/public'}?${q}`, { method: 'GET' });
+    },
+  };
+}

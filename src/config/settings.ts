@@ -1,0 +1,143 @@
+/**
+ * Settings: read once, here only. Precedence: flags > environment > config file > defaults.
+ * Unknown names are rejected rather than ignored (a typo must not silently do nothing).
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export interface Settings {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** SQLite file; `DATABASE_URL=sqlite:<path>` or `<dataDir>/websearch.db`. */
+  sqlitePath: string;
+  allowPrivateNetwork: boolean;
+  /** fastify's trustProxy: false, true, a hop count, or comma-separated addresses/CIDRs. */
+  trustProxy: boolean | number | string;
+  logLevel: string;
+  keyedRatePerSecond: number;
+  keylessPerSecond: number;
+  keylessPerHour: number;
+  /** Seconds; in-flight requests get this long to finish on shutdown. */
+  shutdownGraceSeconds: number;
+  /** For the `search` and `fetch` client commands: the server to call, and the key (keyless without). */
+  serverUrl: string;
+  apiKey?: string;
+}
+
+/** Environment variable -> setting name. Every one is documented in the README. */
+const ENV_NAMES = {
+  HOST: 'host',
+  PORT: 'port',
+  WEBSEARCH_DATA_DIR: 'dataDir',
+  DATABASE_URL: 'databaseUrl',
+  REDIS_URL: 'redisUrl',
+  WEBSEARCH_ALLOW_PRIVATE_NETWORK: 'allowPrivateNetwork',
+  WEBSEARCH_TRUST_PROXY: 'trustProxy',
+  WEBSEARCH_LOG_LEVEL: 'logLevel',
+  WEBSEARCH_KEYED_RATE_LIMIT: 'keyedRatePerSecond',
+  WEBSEARCH_KEYLESS_RATE_PER_SECOND: 'keylessPerSecond',
+  WEBSEARCH_KEYLESS_RATE_PER_HOUR: 'keylessPerHour',
+  WEBSEARCH_SHUTDOWN_GRACE_SECONDS: 'shutdownGraceSeconds',
+  WEBSEARCH_CONFIG: 'configFile',
+  WEBSEARCH_URL: 'serverUrl',
+  WEBSEARCH_API_KEY: 'apiKey',
+} as const;
+
+type RawName = (typeof ENV_NAMES)[keyof typeof ENV_NAMES];
+export type RawSettings = Partial<Record<RawName, string | number | boolean>>;
+
+const KNOWN = new Set<string>(Object.values(ENV_NAMES));
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function bool(name: string, v: string | number | boolean): boolean {
+  if (typeof v === 'boolean') return v;
+  const s = String(v).trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
+  throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(v)}`);
+}
+
+function int(name: string, v: string | number | boolean, min: number, max: number): number {
+  const n = typeof v === 'number' ? v : /^\d+$/.test(String(v).trim()) ? Number(String(v).trim()) : Number.NaN;
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+function trustProxy(v: string | number | boolean): boolean | number | string {
+  if (typeof v === 'boolean' || typeof v === 'number') return v;
+  const s = v.trim();
+  if (/^(true|false)$/i.test(s)) return s.toLowerCase() === 'true';
+  if (/^\d+$/.test(s)) return Number(s);
+  return s;
+}
+
+/** Environment variables we own that are not known: a typo or a retired name. */
+function unknownEnv(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env).filter((k) => k.startsWith('WEBSEARCH_') && !(k in ENV_NAMES));
+}
+
+export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSettings } = {}): Settings {
+  const env = options.env ?? {};
+  const unknown = unknownEnv(env);
+  if (unknown.length > 0) throw new ConfigError(`Unknown configuration variable(s): ${unknown.join(', ')}`);
+
+  const fromEnv: RawSettings = {};
+  for (const [envName, key] of Object.entries(ENV_NAMES)) {
+    const v = env[envName];
+    if (v !== undefined && v !== '') fromEnv[key] = v;
+  }
+  const flags = options.flags ?? {};
+  const configFile = flags.configFile ?? fromEnv.configFile;
+  let fromFile: RawSettings = {};
+  if (configFile !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(String(configFile), 'utf8'));
+    } catch (e) {
+      throw new ConfigError(`Cannot read config file ${configFile}: ${(e as Error).message}`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new ConfigError(`Config file ${configFile} must hold a JSON object`);
+    }
+    for (const k of Object.keys(parsed)) {
+      if (!KNOWN.has(k) || k === 'configFile') throw new ConfigError(`Unknown setting in ${configFile}: ${k}`);
+    }
+    fromFile = parsed as RawSettings;
+  }
+  const raw: RawSettings = { ...fromFile, ...fromEnv, ...flags };
+
+  if (raw.redisUrl !== undefined) {
+    throw new ConfigError('REDIS_URL is not supported yet: this version keeps rate limits in process memory');
+  }
+  const dataDir = resolve(String(raw.dataDir ?? './data'));
+  let sqlitePath = join(dataDir, 'websearch.db');
+  if (raw.databaseUrl !== undefined) {
+    const url = String(raw.databaseUrl);
+    if (url.startsWith('sqlite:')) sqlitePath = resolve(url.slice('sqlite:'.length).replace(/^\/\//, ''));
+    else throw new ConfigError('DATABASE_URL must be sqlite:<path> in this version (PostgreSQL is not supported yet)');
+  }
+
+  return {
+    host: String(raw.host ?? '127.0.0.1'),
+    port: int('PORT', raw.port ?? 8080, 0, 65535),
+    dataDir,
+    sqlitePath,
+    allowPrivateNetwork: bool('WEBSEARCH_ALLOW_PRIVATE_NETWORK', raw.allowPrivateNetwork ?? false),
+    trustProxy: trustProxy(raw.trustProxy ?? false),
+    logLevel: String(raw.logLevel ?? 'info'),
+    keyedRatePerSecond: int('WEBSEARCH_KEYED_RATE_LIMIT', raw.keyedRatePerSecond ?? 50, 1, 1_000_000),
+    keylessPerSecond: int('WEBSEARCH_KEYLESS_RATE_PER_SECOND', raw.keylessPerSecond ?? 10, 1, 1_000_000),
+    keylessPerHour: int('WEBSEARCH_KEYLESS_RATE_PER_HOUR', raw.keylessPerHour ?? 1000, 1, 1_000_000_000),
+    shutdownGraceSeconds: int('WEBSEARCH_SHUTDOWN_GRACE_SECONDS', raw.shutdownGraceSeconds ?? 10, 0, 3600),
+    serverUrl: String(raw.serverUrl ?? 'http://127.0.0.1:8080'),
+    ...(raw.apiKey !== undefined ? { apiKey: String(raw.apiKey) } : {}),
+  };
+}
+
+export function readEnv(): NodeJS.ProcessEnv {
+  return process.env;
+}

@@ -1,0 +1,79 @@
+/**
+ * The one error table (DESIGN.md "Errors"). Every error the service answers with is built from
+ * a code listed here; `docs/errors.md` holds the same table and a test keeps the two equal.
+ */
+
+export const ERRORS = {
+  invalid_parameter: { status: 400, text: 'Invalid parameter' },
+  missing_app_identifier: { status: 400, text: 'Missing app identifier' },
+  url_not_allowed: { status: 400, text: 'URL not allowed' },
+  missing_api_key: { status: 401, text: 'Missing API key' },
+  invalid_api_key: { status: 401, text: 'Invalid API key' },
+  invalid_zeroclick_signature: { status: 401, text: 'Invalid storefront signature' },
+  insufficient_credits: { status: 402, text: 'Insufficient credits' },
+  mode_not_allowed: { status: 403, text: 'This search mode is available with an API key only' },
+  blocked_by_robots: { status: 403, text: "Blocked by the origin's robots.txt" },
+  not_indexed: { status: 404, text: 'URL is not in the index; use live=true to fetch it from its origin' },
+  not_found: { status: 404, text: 'Not found' },
+  payload_too_large: { status: 413, text: 'The request body is too large' },
+  rate_limited: { status: 429, text: 'Rate limit exceeded' },
+  region_unavailable: { status: 451, text: 'Pay-per-request access is not offered in this region' },
+  internal_error: { status: 500, text: 'Internal error' },
+  not_implemented: { status: 501, text: 'Not implemented yet' },
+  extraction_unavailable: { status: 501, text: 'No language model is configured for prompt extraction' },
+  origin_error: { status: 502, text: 'The origin answered with an error' },
+  origin_blocked: { status: 502, text: 'The origin answered with a bot challenge or login wall' },
+  payments_unavailable: { status: 503, text: 'Payments are temporarily unavailable; retry shortly or use an API key' },
+  allowance_unavailable: { status: 503, text: 'Remaining credit could not be confirmed; nothing was charged' },
+  service_unavailable: { status: 503, text: 'The service is shutting down or not ready' },
+  origin_timeout: { status: 504, text: 'The origin did not answer in time' },
+} as const satisfies Record<string, { status: number; text: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** The JSON body of every error response. */
+export interface ErrorBody {
+  error: string;
+  code: ErrorCode;
+  param?: string;
+}
+
+export interface ServiceErrorOptions {
+  param?: string;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/**
+ * An expected failure that maps to one row of the table. Thrown only across layers that cannot
+ * return a value (validation deep in a parser); tiers return it as a value.
+ */
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly param: string | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message?: string, options: ServiceErrorOptions = {}) {
+    super(message ?? ERRORS[code].text, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ServiceError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.param = options.param;
+    this.headers = options.headers ?? {};
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { error: this.message, code: this.code };
+    if (this.param !== undefined) body.param = this.param;
+    return body;
+  }
+}
+
+export function createError(code: ErrorCode, message?: string, options?: ServiceErrorOptions): ServiceError {
+  return new ServiceError(code, message, options);
+}
+
+export function invalidParameter(param: string, message: string): ServiceError {
+  return new ServiceError('invalid_parameter', message, { param });
+}

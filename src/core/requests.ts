@@ -1,0 +1,243 @@
+/**
+ * Spec types (SPEC 2.1-2.3) and their validation at the edge. Raw input is either a JSON body
+ * (typed values) or a query string (all strings); both go through the same rules.
+ */
+import { invalidParameter, ServiceError } from './errors.js';
+import { resolveBound, resolveQueryTime } from './time.js';
+import { normalizeUrl, parseSiteFilter } from './url.js';
+
+export const SEARCH_MODES = ['standard', 'webql', 'realtime_content'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
+export const LIMITS = {
+  queryMaxChars: 2000,
+  snippetMin: 180,
+  snippetMax: 10_000,
+  snippetDefault: 500,
+  maxResultsMin: 1,
+  maxResultsMax: 50,
+  maxResultsDefault: 10,
+  maxCharsMin: 1,
+  maxCharsMax: 1_000_000,
+  maxCharsDefault: 50_000,
+  promptMaxChars: 2000,
+  urlMaxChars: 8192,
+} as const;
+
+export interface SearchRequest {
+  query: string;
+  mode: SearchMode;
+  site?: string;
+  acquiredAfter?: number;
+  acquiredBefore?: number;
+  publishedAfter?: number;
+  publishedBefore?: number;
+  queryTime?: number;
+  snippetMaxLength: number;
+  maxResults: number;
+}
+
+export interface SearchResult {
+  title: string;
+  url: string;
+  description: string;
+  snippet?: string;
+  published_at?: string;
+  acquired_at?: string;
+}
+
+export interface SearchResponse {
+  query: string;
+  results: SearchResult[];
+}
+
+export interface FetchRequest {
+  url: string;
+  maxChars: number;
+  live: boolean;
+  prompt?: string;
+}
+
+export interface FetchResponse {
+  url: string;
+  title?: string;
+  description?: string;
+  author?: string;
+  content: string;
+  published_at?: number;
+}
+
+export type RawInput = Record<string, unknown>;
+
+const SEARCH_FIELDS = new Set([
+  'query',
+  'mode',
+  'site',
+  'acquired_after',
+  'acquired_before',
+  'published_after',
+  'published_before',
+  'query_time',
+  'snippet_max_length',
+  'max_results',
+]);
+const FETCH_FIELDS = new Set(['url', 'max_chars', 'live', 'prompt']);
+
+function checkObject(input: unknown): RawInput {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new ServiceError('invalid_parameter', 'The request body must be a JSON object');
+  }
+  return input as RawInput;
+}
+
+function rejectUnknown(input: RawInput, known: Set<string>, ignored: readonly string[]): void {
+  for (const key of Object.keys(input)) {
+    if (!known.has(key) && !ignored.includes(key)) throw invalidParameter(key, `Unknown parameter: ${key}`);
+  }
+}
+
+function optionalString(input: RawInput, name: string): string | undefined {
+  const v = input[name];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw invalidParameter(name, `${name} must be a string`);
+  return v;
+}
+
+function optionalInteger(input: RawInput, name: string, min: number, max: number): number | undefined {
+  const v = input[name];
+  if (v === undefined || v === null) return undefined;
+  let n: number;
+  if (typeof v === 'number') n = v;
+  else if (typeof v === 'string' && /^-?\d+$/.test(v.trim())) n = Number(v.trim());
+  else throw invalidParameter(name, `${name} must be an integer from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw invalidParameter(name, `${name} must be an integer from ${min} to ${max}`);
+  }
+  return n;
+}
+
+function optionalBoolean(input: RawInput, name: string): boolean | undefined {
+  const v = input[name];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string') {
+    const s = v.trim().toLowerCase();
+    if (s === 'true' || s === '1') return true;
+    if (s === 'false' || s === '0') return false;
+  }
+  throw invalidParameter(name, `${name} must be true or false`);
+}
+
+export interface ParseOptions {
+  /** Request time, the base of relative deltas when query_time is absent. */
+  now: number;
+  /** Parameter names that belong to the access tier (e.g. `service_title`) and are not the operation's. */
+  ignore?: readonly string[];
+}
+
+export function parseSearchRequest(raw: unknown, options: ParseOptions): SearchRequest {
+  const input = checkObject(raw);
+  rejectUnknown(input, SEARCH_FIELDS, options.ignore ?? []);
+
+  const rawQuery = input.query;
+  if (typeof rawQuery !== 'string') throw invalidParameter('query', 'query is required and must be a string');
+  const query = rawQuery.trim();
+  if (query.length === 0) throw invalidParameter('query', 'query must not be empty');
+  if (query.length > LIMITS.queryMaxChars) {
+    throw invalidParameter('query', `query must be at most ${LIMITS.queryMaxChars} characters`);
+  }
+
+  const mode = optionalString(input, 'mode') ?? 'standard';
+  if (!(SEARCH_MODES as readonly string[]).includes(mode)) {
+    throw invalidParameter('mode', `mode must be one of ${SEARCH_MODES.join(', ')}`);
+  }
+
+  const req: SearchRequest = {
+    query,
+    mode: mode as SearchMode,
+    snippetMaxLength:
+      optionalInteger(input, 'snippet_max_length', LIMITS.snippetMin, LIMITS.snippetMax) ?? LIMITS.snippetDefault,
+    maxResults:
+      optionalInteger(input, 'max_results', LIMITS.maxResultsMin, LIMITS.maxResultsMax) ?? LIMITS.maxResultsDefault,
+  };
+
+  const site = optionalString(input, 'site');
+  if (site !== undefined) {
+    const host = parseSiteFilter(site);
+    if (!host) throw invalidParameter('site', 'site must be a bare host name such as example.com (no scheme, path or port)');
+    req.site = host;
+  }
+
+  const queryTime = optionalString(input, 'query_time');
+  if (queryTime !== undefined) req.queryTime = resolveQueryTime(queryTime.trim());
+  const base = req.queryTime ?? options.now;
+
+  const bound = (name: string, side: 'after' | 'before'): number | undefined => {
+    const v = optionalString(input, name);
+    return v === undefined ? undefined : resolveBound(name, v.trim(), side, base);
+  };
+  req.acquiredAfter = bound('acquired_after', 'after');
+  req.acquiredBefore = bound('acquired_before', 'before');
+  req.publishedAfter = bound('published_after', 'after');
+  req.publishedBefore = bound('published_before', 'before');
+  for (const key of ['acquiredAfter', 'acquiredBefore', 'publishedAfter', 'publishedBefore'] as const) {
+    if (req[key] === undefined) delete req[key];
+  }
+
+  if (req.acquiredAfter !== undefined && req.acquiredBefore !== undefined && req.acquiredAfter > req.acquiredBefore) {
+    throw invalidParameter('acquired_after', 'acquired_after is later than acquired_before');
+  }
+  if (
+    req.publishedAfter !== undefined &&
+    req.publishedBefore !== undefined &&
+    req.publishedAfter > req.publishedBefore
+  ) {
+    throw invalidParameter('published_after', 'published_after is later than published_before');
+  }
+  return req;
+}
+
+export function parseFetchRequest(raw: unknown, options: Pick<ParseOptions, 'ignore'> = {}): FetchRequest {
+  const input = checkObject(raw);
+  rejectUnknown(input, FETCH_FIELDS, options.ignore ?? []);
+
+  const rawUrl = input.url;
+  if (typeof rawUrl !== 'string' || rawUrl.trim() === '') {
+    throw invalidParameter('url', 'url is required and must be a URL-encoded absolute URL');
+  }
+  if (rawUrl.length > LIMITS.urlMaxChars) throw invalidParameter('url', `url must be at most ${LIMITS.urlMaxChars} characters`);
+  let parsed: URL;
+  try {
+    parsed = new URL(rawUrl.trim());
+  } catch {
+    throw invalidParameter('url', 'url must be an absolute URL such as https://example.com/page');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ServiceError('url_not_allowed', 'Only http and https URLs can be fetched', { param: 'url' });
+  }
+  const url = normalizeUrl(rawUrl);
+  if (!url) throw invalidParameter('url', 'url must be an absolute http(s) URL');
+
+  const req: FetchRequest = {
+    url,
+    maxChars: optionalInteger(input, 'max_chars', LIMITS.maxCharsMin, LIMITS.maxCharsMax) ?? LIMITS.maxCharsDefault,
+    live: optionalBoolean(input, 'live') ?? false,
+  };
+  const prompt = optionalString(input, 'prompt');
+  if (prompt !== undefined) {
+    if (prompt.trim().length === 0 || prompt.length > LIMITS.promptMaxChars) {
+      throw invalidParameter('prompt', `prompt must be 1 to ${LIMITS.promptMaxChars} characters`);
+    }
+    req.prompt = prompt;
+  }
+  return req;
+}
+
+/** Cuts to at most `max` UTF-16 code units without splitting a surrogate pair. */
+export function truncateChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return text.slice(0, end);
+}

@@ -1,0 +1,62 @@
+/**
+ * Text analysis shared by query building and snippets: Unicode word runs, lowercase, diacritics
+ * folded, Lucene's English stop words removed, Porter stems. The SQLite index tokenizes with FTS5's
+ * `porter unicode61`, which does the same folding and stemming.
+ */
+import { stemmer } from 'stemmer';
+
+/** Lucene's EnglishAnalyzer default stop set. */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(
+    ' ',
+  ),
+);
+
+const WORD_RE = /[\p{L}\p{N}]+/gu;
+const MARKS_RE = /\p{M}+/gu;
+
+export function fold(word: string): string {
+  return word.normalize('NFD').replace(MARKS_RE, '').toLowerCase();
+}
+
+/** Folded words of `text`, in order, stop words kept. */
+export function words(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(WORD_RE)) out.push(fold(m[0]));
+  return out;
+}
+
+export function stem(word: string): string {
+  return /^[a-z]+$/.test(word) ? stemmer(word) : word;
+}
+
+/** Distinct query terms: folded, stop words removed (unless nothing else is left), in first-seen order. */
+export function queryTerms(query: string): string[] {
+  const all = words(query);
+  const kept = all.filter((w) => !STOP_WORDS.has(w));
+  return [...new Set(kept.length > 0 ? kept : all)];
+}
+
+/** Plain text of markdown: link targets, images, emphasis and heading marks dropped, whitespace folded. */
+export function markdownToText(markdown: string): string {
+  return markdown
+    .replace(/```[^\n]*\n/g, '')
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
+    .replace(/[*_`|]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Cuts `text` to at most `max` characters at a word boundary, adding an ellipsis when cut. */
+export function cutAtWord(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const room = max - 1; // the ellipsis
+  let cut = text.lastIndexOf(' ', room);
+  if (cut < room * 0.5) cut = room; // one very long word: cut inside it rather than lose most of the room
+  let end = cut;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${text.slice(0, end).trimEnd()}…`;
+}

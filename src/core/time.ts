@@ -1,0 +1,105 @@
+/**
+ * Date and time filter values (SPEC 2.4). All instants are integer milliseconds since the epoch, UTC.
+ */
+import { invalidParameter } from './errors.js';
+
+export type Side = 'after' | 'before';
+
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIMESTAMP_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})?$/;
+const RELATIVE_RE = /^([1-9]\d{0,8})(min|h|d|mo|y)$/;
+
+const MINUTE = 60_000;
+const UNIT_MS = { min: MINUTE, h: 60 * MINUTE, d: 24 * 60 * MINUTE } as const;
+
+function validDate(y: number, m: number, d: number): boolean {
+  if (m < 1 || m > 12 || d < 1) return false;
+  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+}
+
+/** `YYYY-MM-DD` to the UTC midnight that starts it, or undefined if it is not a real date. */
+export function parseDate(value: string): number | undefined {
+  const m = DATE_RE.exec(value);
+  if (!m) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (!validDate(y, mo, d)) return undefined;
+  return Date.UTC(y, mo - 1, d);
+}
+
+/** ISO 8601 timestamp (offset optional, UTC assumed; `Z` accepted) to its instant, or undefined. */
+export function parseTimestamp(value: string): number | undefined {
+  const m = TIMESTAMP_RE.exec(value);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i])) as [number, number, number, number, number, number];
+  if (!validDate(y, mo, d) || h > 23 || mi > 59 || s > 59) return undefined;
+  const ms = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
+  let offsetMin = 0;
+  const off = m[8];
+  if (off && off !== 'Z') {
+    const oh = Number(off.slice(1, 3));
+    const om = Number(off.slice(4, 6));
+    if (oh > 23 || om > 59) return undefined;
+    offsetMin = (off[0] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  return Date.UTC(y, mo - 1, d, h, mi, s, ms) - offsetMin * MINUTE;
+}
+
+/** Calendar subtraction for `mo` and `y`: the day of month is clamped (31 Mar - 1mo = 28/29 Feb). */
+function subtractMonths(instant: number, months: number): number {
+  const t = new Date(instant);
+  const targetMonth = t.getUTCMonth() - months;
+  const y = t.getUTCFullYear() + Math.floor(targetMonth / 12);
+  const mo = ((targetMonth % 12) + 12) % 12;
+  const lastDay = new Date(Date.UTC(y, mo + 1, 0)).getUTCDate();
+  const day = Math.min(t.getUTCDate(), lastDay);
+  return Date.UTC(y, mo, day, t.getUTCHours(), t.getUTCMinutes(), t.getUTCSeconds(), t.getUTCMilliseconds());
+}
+
+/** `<n><unit>` subtracted from `base`, truncated to the minute (SPEC 2.4 rule 3). */
+export function parseRelative(value: string, base: number): number | undefined {
+  const m = RELATIVE_RE.exec(value);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = m[2] as 'min' | 'h' | 'd' | 'mo' | 'y';
+  const instant = unit === 'mo' ? subtractMonths(base, n) : unit === 'y' ? subtractMonths(base, 12 * n) : base - n * UNIT_MS[unit];
+  if (!Number.isFinite(instant) || Number.isNaN(new Date(instant).getTime())) return undefined;
+  return Math.floor(instant / MINUTE) * MINUTE;
+}
+
+const DAY_END = 24 * 60 * MINUTE - 1;
+
+/**
+ * Resolves one filter bound. A date covers the whole UTC day (start on `_after`, 23:59:59.999 on
+ * `_before`); a timestamp is exact; a relative delta counts back from `base` (request time or query_time).
+ */
+export function resolveBound(param: string, value: string, side: Side, base: number): number {
+  const date = parseDate(value);
+  if (date !== undefined) return side === 'after' ? date : date + DAY_END;
+  const ts = parseTimestamp(value);
+  if (ts !== undefined) return ts;
+  const rel = parseRelative(value, base);
+  if (rel !== undefined) return rel;
+  throw invalidParameter(
+    param,
+    `${param} must be a date (YYYY-MM-DD), a timestamp (YYYY-MM-DDTHH:MM:SS[.sss][±HH:MM]) or a relative delta such as 2h, 7d, 1mo (units min, h, d, mo, y)`,
+  );
+}
+
+/** `query_time`: a timestamp, or a date meaning 00:00:00 UTC of that day (not its end). */
+export function resolveQueryTime(value: string): number {
+  const date = parseDate(value);
+  if (date !== undefined) return date;
+  const ts = parseTimestamp(value);
+  if (ts !== undefined) return ts;
+  throw invalidParameter('query_time', 'query_time must be a date (YYYY-MM-DD) or a timestamp (YYYY-MM-DDTHH:MM:SS[.sss][±HH:MM])');
+}
+
+export function toIso(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,56 @@
+/** buildApp(services): the fastify application. The only place (with http/*) that imports fastify. */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { ServiceError } from '../core/errors.js';
+import type { Services } from '../config/services.js';
+import { fromFrameworkError, sendError } from './reply-error.js';
+import { tierPlugin } from './tier-routes.js';
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Headers that carry secrets; never logged. */
+export const REDACTED_HEADERS = ['x-api-key', 'authorization', 'payment-signature', 'zc-signature', 'cookie'];
+
+export interface BuildAppOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+export async function buildApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: services.settings.logLevel,
+      redact: { paths: REDACTED_HEADERS.map((h) => `req.headers["${h}"]`), censor: '[redacted]' },
+    },
+    // fastify accepts a hop count too (its docs), though its types leave numbers out.
+    trustProxy: services.settings.trustProxy as boolean | string,
+    bodyLimit: 64 * 1024,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, request, reply) => {
+    const mapped = err instanceof ServiceError ? err : fromFrameworkError(err);
+    if (mapped.status >= 500) request.log.error({ err }, 'request failed');
+    return sendError(reply, mapped);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new ServiceError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  app.get('/healthz', async (_request, reply) => {
+    const healthy = await services.healthy();
+    return reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'unavailable' });
+  });
+
+  for (const tier of services.tiers) await app.register(tierPlugin(services, tier));
+  return app;
+}

@@ -1,0 +1,114 @@
+/**
+ * One encapsulated plugin per tier, each registering the same two handlers (STYLE 1). Nothing here
+ * looks at the path to decide who pays: the tier object does.
+ */
+import { performance } from 'node:perf_hooks';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceError } from '../core/errors.js';
+import { parseFetchRequest, parseSearchRequest } from '../core/requests.js';
+import type { AccessTier, Gate, Operation, OperationCall, TierRequest } from '../access/tier.js';
+import type { Services } from '../config/services.js';
+import { fetchPage } from '../ops/fetch-page.js';
+import { search } from '../ops/search.js';
+import { sendError } from './reply-error.js';
+
+function tierRequest(request: FastifyRequest, operation: Operation): TierRequest {
+  return {
+    requestId: String(request.id),
+    method: request.method,
+    headers: request.headers,
+    query: (request.query ?? {}) as Record<string, unknown>,
+    clientIp: request.ip,
+    operation,
+    url: `${request.protocol}://${request.host}${request.url}`,
+  };
+}
+
+function parseCall(request: FastifyRequest, operation: Operation, tier: AccessTier, now: number): OperationCall {
+  const ignore = tier.ownParams;
+  if (operation === 'fetch') return { operation, input: parseFetchRequest(request.query, { ignore }) };
+  const raw = request.method === 'GET' ? request.query : request.body;
+  return { operation, input: parseSearchRequest(raw, { now, ignore }) };
+}
+
+async function runCall(services: Services, call: OperationCall): Promise<unknown> {
+  return call.operation === 'search' ? search(services, call.input) : fetchPage(services, call.input);
+}
+
+function asServiceError(request: FastifyRequest, e: unknown): ServiceError {
+  if (e instanceof ServiceError) return e;
+  request.log.error({ err: e }, 'operation failed');
+  return new ServiceError('internal_error', undefined, { cause: e });
+}
+
+async function handle(
+  services: Services,
+  tier: AccessTier,
+  operation: Operation,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const started = performance.now();
+  const treq = tierRequest(request, operation);
+  let gate: Gate | undefined;
+  let cost = 0;
+  try {
+    const identified = await tier.identify(treq);
+    if (!identified.ok) return sendError(reply, identified.error);
+    gate = identified.value;
+    reply.headers(gate.headers);
+
+    let call: OperationCall;
+    try {
+      call = parseCall(request, operation, tier, services.clock.now());
+    } catch (e) {
+      return sendError(reply, asServiceError(request, e));
+    }
+    const admitted = await tier.admit(gate, call, treq);
+    if (!admitted.ok) return sendError(reply, admitted.error);
+
+    let body: unknown;
+    let failure: ServiceError | undefined;
+    try {
+      body = await runCall(services, call);
+    } catch (e) {
+      failure = asServiceError(request, e);
+    }
+    // Settle before a byte of the result leaves: a failed settlement replaces the result.
+    const settled = await tier.settle(gate, admitted.value, failure ? failure.status : 200);
+    if (failure) return sendError(reply, failure);
+    if (!settled.ok) return sendError(reply, settled.error);
+    cost = admitted.value.cost;
+    return reply.code(200).headers(settled.value).send(body);
+  } catch (e) {
+    // An infrastructure fault in a tier (store down): a 500, and nothing was charged.
+    return sendError(reply, asServiceError(request, e));
+  } finally {
+    const attribution = gate?.attribution ?? {};
+    const entry = {
+      at: Date.now(),
+      requestId: treq.requestId,
+      tier: tier.name,
+      operation,
+      status: reply.statusCode,
+      costMicroUsd: cost,
+      latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+      clientIp: treq.clientIp,
+      ...attribution,
+    };
+    services.usage.record(entry).catch((e: unknown) => request.log.error({ err: e }, 'usage not recorded'));
+  }
+}
+
+export function tierPlugin(services: Services, tier: AccessTier) {
+  return async function register(app: FastifyInstance): Promise<void> {
+    for (const operation of ['search', 'fetch'] as const) {
+      const route = tier.routes[operation];
+      app.route({
+        method: route.methods,
+        url: route.path,
+        handler: (request, reply) => handle(services, tier, operation, request, reply),
+      });
+    }
+  };
+}

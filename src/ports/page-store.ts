@@ -1,0 +1,46 @@
+/** Pages and their versions: the source of truth. Each acquisition of a URL is a version. */
+
+export interface NewVersion {
+  /** Normalised absolute URL (core/url.ts normalizeUrl). */
+  url: string;
+  title?: string;
+  description?: string;
+  author?: string;
+  /** Main content as markdown. */
+  content: string;
+  publishedAt?: number;
+  acquiredAt: number;
+  /** Whether this version may appear in search results (live fetches of unindexed URLs may not). */
+  searchable: boolean;
+}
+
+export interface StoredVersion {
+  id: number;
+  url: string;
+  host: string;
+  title?: string;
+  description?: string;
+  author?: string;
+  content: string;
+  publishedAt?: number;
+  acquiredAt: number;
+  contentHash: string;
+  searchable: boolean;
+}
+
+/** `unchanged`: the version alive at that instant already had the same content; nothing was stored. */
+export type PutOutcome = { status: 'added'; version: StoredVersion } | { status: 'unchanged'; version: StoredVersion };
+
+export interface PageStore {
+  /** Stores one version atomically. */
+  putVersion(version: NewVersion): Promise<PutOutcome>;
+  /** Stores several versions in one transaction: all or none. */
+  putVersions(versions: readonly NewVersion[]): Promise<PutOutcome[]>;
+  /** The newest version of a URL, or undefined when it was never acquired. */
+  latest(url: string): Promise<StoredVersion | undefined>;
+  /** Versions by id, in the order asked; unknown ids are left out. */
+  getVersions(ids: readonly number[]): Promise<StoredVersion[]>;
+  /** Every version of a URL, oldest first. */
+  history(url: string): Promise<StoredVersion[]>;
+  stats(): Promise<{ pages: number; versions: number }>;
+}

@@ -1,0 +1,20 @@
+/** One row per answered request, for metering and attribution. */
+
+export interface UsageEntry {
+  at: number;
+  requestId: string;
+  tier: string;
+  operation: 'search' | 'fetch';
+  status: number;
+  costMicroUsd: number;
+  latencyMs: number;
+  orgId?: string;
+  keyId?: string;
+  appTitle?: string;
+  clientIp?: string;
+}
+
+export interface UsageStore {
+  record(entry: UsageEntry): Promise<void>;
+  list(filter: { orgId?: string; limit: number }): Promise<UsageEntry[]>;
+}
