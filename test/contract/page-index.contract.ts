@@ -1,0 +1,200 @@
+/**
+ * One contract for the PageStore + IndexStore pair, to be run against every adapter
+ * (SQLite now; PostgreSQL and our own engine must pass the same).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { IndexQuery, IndexStore } from '../../src/ports/index-store.js';
+import type { PageStore } from '../../src/ports/page-store.js';
+import { page } from '../helpers.js';
+
+export interface PageIndexFactory {
+  (): Promise<{ pages: PageStore; index: IndexStore; close(): Promise<void> }>;
+}
+
+const T = (iso: string) => Date.parse(iso);
+
+export function pageIndexContract(name: string, make: PageIndexFactory): void {
+  describe(`PageStore + IndexStore contract: ${name}`, () => {
+    async function withStores(fn: (s: { pages: PageStore; index: IndexStore }) => Promise<void>) {
+      const s = await make();
+      try {
+        await fn(s);
+      } finally {
+        await s.close();
+      }
+    }
+    const urlsOf = async (index: IndexStore, pages: PageStore, q: Partial<IndexQuery> & { terms: string[] }) => {
+      const hits = await index.search({ limit: 10, ...q });
+      return (await pages.getVersions(hits.map((h) => h.versionId))).map((v) => v.url);
+    };
+
+    test('a version round-trips with its metadata', () =>
+      withStores(async ({ pages }) => {
+        const v = page('https://example.com/a', {
+          title: 'T',
+          description: 'D',
+          author: 'A',
+          content: '# Hello\n\nworld',
+          publishedAt: T('2025-01-02T03:04:05Z'),
+          acquiredAt: T('2026-01-01T00:00:00Z'),
+        });
+        const out = await pages.putVersion(v);
+        assert.equal(out.status, 'added');
+        const got = await pages.latest('https://example.com/a');
+        assert.ok(got);
+        assert.equal(got.title, 'T');
+        assert.equal(got.description, 'D');
+        assert.equal(got.author, 'A');
+        assert.equal(got.content, '# Hello\n\nworld');
+        assert.equal(got.publishedAt, T('2025-01-02T03:04:05Z'));
+        assert.equal(got.acquiredAt, T('2026-01-01T00:00:00Z'));
+        assert.equal(got.host, 'example.com');
+        assert.equal(await pages.latest('https://example.com/missing'), undefined);
+      }));
+
+    test('identical content is not stored twice; changed content is a new version', () =>
+      withStores(async ({ pages }) => {
+        const url = 'https://example.com/a';
+        assert.equal((await pages.putVersion(page(url, { acquiredAt: T('2026-01-01T00:00:00Z') }))).status, 'added');
+        assert.equal((await pages.putVersion(page(url, { acquiredAt: T('2026-02-01T00:00:00Z') }))).status, 'unchanged');
+        assert.equal(
+          (await pages.putVersion(page(url, { content: 'new', acquiredAt: T('2026-03-01T00:00:00Z') }))).status,
+          'added',
+        );
+        assert.deepEqual(await pages.stats(), { pages: 1, versions: 2 });
+        assert.equal((await pages.latest(url))?.content, 'new');
+      }));
+
+    test('a batch is all or nothing', () =>
+      withStores(async ({ pages }) => {
+        const bad = { ...page('https://example.com/b'), content: null as unknown as string };
+        await assert.rejects(pages.putVersions([page('https://example.com/a'), bad]));
+        assert.deepEqual(await pages.stats(), { pages: 0, versions: 0 });
+      }));
+
+    test('ranking: more matching terms and a title match rank higher', () =>
+      withStores(async ({ pages, index }) => {
+        await pages.putVersions([
+          page('https://a.test/1', { title: 'Cooking pasta', content: 'Boil water and add salt.' }),
+          page('https://a.test/2', { title: 'Rust memory safety', content: 'Ownership and borrowing give memory safety.' }),
+          page('https://a.test/3', { title: 'Notes', content: 'Some words about memory in passing.' }),
+        ]);
+        const urls = await urlsOf(index, pages, { terms: ['memory', 'safety'] });
+        assert.deepEqual(urls, ['https://a.test/2', 'https://a.test/3']);
+      }));
+
+    test('stemming matches word forms', () =>
+      withStores(async ({ pages, index }) => {
+        await pages.putVersion(page('https://a.test/1', { content: 'The runners were running quickly.' }));
+        assert.deepEqual(await urlsOf(index, pages, { terms: ['run'] }), ['https://a.test/1']);
+      }));
+
+    test('limit is honoured and no match gives nothing', () =>
+      withStores(async ({ pages, index }) => {
+        await pages.putVersions(Array.from({ length: 20 }, (_, i) => page(`https://a.test/${i}`, { content: `zebra ${i}` })));
+        assert.equal((await index.search({ terms: ['zebra'], limit: 7 })).length, 7);
+        assert.equal((await index.search({ terms: ['unicorn'], limit: 7 })).length, 0);
+        assert.equal((await index.search({ terms: [], limit: 7 })).length, 0);
+      }));
+
+    test('query syntax in terms is matched literally, never interpreted', () =>
+      withStores(async ({ pages, index }) => {
+        await pages.putVersion(page('https://a.test/1', { content: 'near or and not' }));
+        for (const term of ['"', 'NEAR', 'a*', '(', 'title:x', '^']) {
+          await index.search({ terms: [term], limit: 5 });
+        }
+      }));
+
+    test('site matches the host and its subdomains only', () =>
+      withStores(async ({ pages, index }) => {
+        await pages.putVersions([
+          page('https://example.com/1', { content: 'kiwi' }),
+          page('https://docs.example.com/2', { content: 'kiwi' }),
+          page('https://notexample.com/3', { content: 'kiwi' }),
+          page('https://example.com.evil.test/4', { content: 'kiwi' }),
+        ]);
+        const urls = await urlsOf(index, pages, { terms: ['kiwi'], site: 'example.com' });
+        assert.deepEqual(urls.sort(), ['https://docs.example.com/2', 'https://example.com/1']);
+        assert.deepEqual(await urlsOf(index, pages, { terms: ['kiwi'], site: 'docs.example.com' }), ['https://docs.example.com/2']);
+      }));
+
+    test('acquired and published windows are inclusive; pages without a publication time drop out of published filters', () =>
+      withStores(async ({ pages, index }) => {
+        await pages.putVersions([
+          page('https://a.test/early', { content: 'mango', acquiredAt: T('2026-01-01T12:22:59Z'), publishedAt: T('2025-01-01T00:00:00Z') }),
+          page('https://a.test/edge', { content: 'mango', acquiredAt: T('2026-01-01T12:23:00Z'), publishedAt: T('2025-06-01T00:00:00Z') }),
+          page('https://a.test/nodate', { content: 'mango', acquiredAt: T('2026-01-02T00:00:00Z') }),
+        ]);
+        assert.deepEqual(
+          (await urlsOf(index, pages, { terms: ['mango'], acquiredAfter: T('2026-01-01T12:23:00Z') })).sort(),
+          ['https://a.test/edge', 'https://a.test/nodate'],
+        );
+        assert.deepEqual(await urlsOf(index, pages, { terms: ['mango'], acquiredBefore: T('2026-01-01T12:22:59Z') }), [
+          'https://a.test/early',
+        ]);
+        assert.deepEqual(await urlsOf(index, pages, { terms: ['mango'], publishedAfter: T('2025-06-01T00:00:00Z') }), [
+          'https://a.test/edge',
+        ]);
+        assert.deepEqual(
+          (await urlsOf(index, pages, { terms: ['mango'], publishedBefore: T('2025-12-31T00:00:00Z') })).sort(),
+          ['https://a.test/early', 'https://a.test/edge'],
+        );
+      }));
+
+    test('point in time: the version alive at query_time, none before the first', () =>
+      withStores(async ({ pages, index }) => {
+        const url = 'https://a.test/p';
+        await pages.putVersion(page(url, { content: 'papaya old text', acquiredAt: T('2026-01-01T00:00:00Z') }));
+        await pages.putVersion(page(url, { content: 'papaya new text', acquiredAt: T('2026-03-01T00:00:00Z') }));
+        const at = async (iso?: string) => {
+          const hits = await index.search({ terms: ['papaya'], limit: 10, queryTime: iso ? T(iso) : undefined });
+          return (await pages.getVersions(hits.map((h) => h.versionId))).map((v) => v.content);
+        };
+        assert.deepEqual(await at(), ['papaya new text']);
+        assert.deepEqual(await at('2026-02-01T00:00:00Z'), ['papaya old text']);
+        assert.deepEqual(await at('2026-03-01T00:00:00Z'), ['papaya new text']);
+        assert.deepEqual(await at('2026-02-28T23:59:59.999Z'), ['papaya old text']);
+        assert.deepEqual(await at('2025-12-31T23:59:59Z'), []);
+        // Terms only in the old version match only at the old point in time.
+        const old = await index.search({ terms: ['old'], limit: 10 });
+        assert.equal(old.length, 0);
+        assert.equal((await index.search({ terms: ['old'], limit: 10, queryTime: T('2026-02-01T00:00:00Z') })).length, 1);
+      }));
+
+    test('an older capture imported after a newer one takes its place in the timeline', () =>
+      withStores(async ({ pages, index }) => {
+        const url = 'https://a.test/p';
+        await pages.putVersion(page(url, { content: 'guava v3', acquiredAt: T('2026-03-01T00:00:00Z') }));
+        await pages.putVersion(page(url, { content: 'guava v1', acquiredAt: T('2026-01-01T00:00:00Z') }));
+        await pages.putVersion(page(url, { content: 'guava v2', acquiredAt: T('2026-02-01T00:00:00Z') }));
+        assert.equal((await pages.latest(url))?.content, 'guava v3');
+        const at = async (iso: string) => {
+          const hits = await index.search({ terms: ['guava'], limit: 10, queryTime: T(iso) });
+          return (await pages.getVersions(hits.map((h) => h.versionId))).map((v) => v.content);
+        };
+        assert.deepEqual(await at('2026-01-15T00:00:00Z'), ['guava v1']);
+        assert.deepEqual(await at('2026-02-15T00:00:00Z'), ['guava v2']);
+        assert.deepEqual(await at('2026-03-15T00:00:00Z'), ['guava v3']);
+        assert.deepEqual(
+          (await pages.history(url)).map((v) => v.content),
+          ['guava v1', 'guava v2', 'guava v3'],
+        );
+      }));
+
+    test('versions that are not searchable never appear in results', () =>
+      withStores(async ({ pages, index }) => {
+        await pages.putVersion(page('https://a.test/private', { content: 'secret token', searchable: false }));
+        assert.equal((await index.search({ terms: ['secret'], limit: 10 })).length, 0);
+        assert.equal((await pages.latest('https://a.test/private'))?.searchable, false);
+      }));
+
+    test('rebuild gives the same answers', () =>
+      withStores(async ({ pages, index }) => {
+        await pages.putVersions([page('https://a.test/1', { content: 'lime lime' }), page('https://a.test/2', { content: 'lime' })]);
+        const before = await index.search({ terms: ['lime'], limit: 10 });
+        await index.rebuild();
+        assert.deepEqual(await index.search({ terms: ['lime'], limit: 10 }), before);
+      }));
+  });
+}

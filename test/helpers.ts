@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateApiKey } from '../src/access/keyed/api-keys.js';
+import { createServices, type Services } from '../src/config/services.js';
+import { loadSettings, type RawSettings } from '../src/config/settings.js';
+import type { Clock } from '../src/core/time.js';
+import { buildApp } from '../src/http/app.js';
+import type { NewVersion } from '../src/ports/page-store.js';
+
+export class TestClock implements Clock {
+  constructor(public t: number = Date.parse('2026-11-22T14:23:45.000Z')) {}
+  now(): number {
+    return this.t;
+  }
+  set(iso: string): void {
+    this.t = Date.parse(iso);
+  }
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export function tempDir(prefix = 'websearch-test-'): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface TestEnv {
+  services: Services;
+  clock: TestClock;
+  app: Awaited<ReturnType<typeof buildApp>>;
+  close(): Promise<void>;
+}
+
+export async function createTestEnv(flags: RawSettings = {}, clock = new TestClock()): Promise<TestEnv> {
+  const dir = tempDir();
+  const settings = loadSettings({ env: {}, flags: { dataDir: dir.path, ...flags } });
+  const services = await createServices(settings, { clock });
+  const app = await buildApp(services, { logger: false });
+  return {
+    services,
+    clock,
+    app,
+    async close() {
+      await app.close();
+      await services.close();
+      dir.remove();
+    },
+  };
+}
+
+/** An organization with a key and `usd` of credit. */
+export async function createFundedKey(services: Services, microUsd: number, rateLimit?: number) {
+  const org = await services.accounts.createOrg('Test org', rateLimit);
+  const { key, prefix, hash } = generateApiKey();
+  await services.accounts.insertKey({ id: `key_${prefix}`, orgId: org.id, prefix, hash, createdAt: Date.now() });
+  if (microUsd > 0) await services.ledger.credit(org.id, microUsd, 'test');
+  return { org, key, keyId: `key_${prefix}` };
+}
+
+export function page(url: string, overrides: Partial<NewVersion> = {}): NewVersion {
+  return {
+    url,
+    title: `Title of ${url}`,
+    content: `Content of ${url}.`,
+    acquiredAt: Date.parse('2026-01-01T00:00:00Z'),
+    searchable: true,
+    ...overrides,
+  };
+}
