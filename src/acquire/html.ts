@@ -14,7 +14,7 @@ export interface ExtractedPage {
   content: string;
 }
 
-const CHROME = 'script, style, noscript, template, svg, iframe, nav, header, footer, aside, form, [role=navigation], [aria-hidden=true]';
+const CHROME = 'head, title, meta, link, script, style, noscript, template, svg, iframe, nav, header, footer, aside, form, [role=navigation], [aria-hidden=true]';
 
 const converter = new NodeHtmlMarkdown({ bulletMarker: '-', codeBlockStyle: 'fenced', maxConsecutiveNewlines: 2 });
 

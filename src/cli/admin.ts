@@ -81,8 +81,8 @@ export async function adminCommand(group: string, argv: string[]): Promise<void>
         return;
       }
       case 'credits add': {
-        const org = await orgOf();
         const amount = parseUsd(typeof values.usd === 'string' ? values.usd : undefined);
+        const org = await orgOf();
         const balance = await services.ledger.credit(org.id, amount, 'cli credits add');
         out(`Balance of ${org.id}: ${formatUsd(balance)} USD`, { org: org.id, balance_usd: formatUsd(balance) });
         return;

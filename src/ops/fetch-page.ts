@@ -26,6 +26,6 @@ export async function fetchPage(deps: FetchDeps, req: FetchRequest): Promise<Fet
     throw new ServiceError('not_implemented', 'live=true is not implemented yet; fetch an indexed URL', { param: 'live' });
   }
   const version = await deps.pages.latest(req.url);
-  if (!version || !version.searchable) throw new ServiceError('not_indexed');
+  if (!version?.searchable) throw new ServiceError('not_indexed');
   return toFetchResponse(version, req.maxChars);
 }

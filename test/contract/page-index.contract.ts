@@ -8,9 +8,7 @@ import type { IndexQuery, IndexStore } from '../../src/ports/index-store.js';
 import type { PageStore } from '../../src/ports/page-store.js';
 import { page } from '../helpers.js';
 
-export interface PageIndexFactory {
-  (): Promise<{ pages: PageStore; index: IndexStore; close(): Promise<void> }>;
-}
+export type PageIndexFactory = () => Promise<{ pages: PageStore; index: IndexStore; close(): Promise<void> }>
 
 const T = (iso: string) => Date.parse(iso);
 

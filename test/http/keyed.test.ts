@@ -91,7 +91,7 @@ describe('keyed tier', () => {
     const limited = await createFundedKey(env.services, 1_000_000, 3);
     env.clock.advance(10_000);
     const codes: number[] = [];
-    let last;
+    let last: Awaited<ReturnType<typeof searchWith>> | undefined;
     for (let i = 0; i < 5; i++) {
       last = await searchWith({ 'x-api-key': limited.key });
       codes.push(last.statusCode);

@@ -1,0 +1,145 @@
+/**
+ * End to end as a user would: the real CLI (admin commands, import, serve) and a real server on
+ * a free port, called over HTTP with our client and with raw sockets.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createClient } from '../../src/client/client.js';
+import { tempDir } from '../helpers.js';
+
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+
+describe('CLI and server end to end', () => {
+  const dir = tempDir();
+  const env = { ...process.env, WEBSEARCH_DATA_DIR: dir.path, WEBSEARCH_LOG_LEVEL: 'info' };
+  let server: ChildProcess;
+  let port = 0;
+  let logs = '';
+
+  const cli = (...args: string[]) => {
+    const r = spawnSync(process.execPath, [...CLI, ...args], { env, encoding: 'utf8' });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  const json = (...args: string[]) => {
+    const r = cli(...args, '--json');
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+
+  before(async () => {
+    const file = join(dir.path, 'pages.jsonl');
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ url: 'https://docs.example.org/ownership', markdown: '# Ownership\n\nRust ownership rules keep memory safe.', title: 'Ownership' }),
+        JSON.stringify({ url: 'https://example.org/gc', html: '<title>GC</title><p>A garbage collector frees memory.</p>' }),
+        'this is not json',
+      ].join('\n'),
+    );
+    const imported = cli('import', file);
+    assert.equal(imported.code, 1, 'a failed line makes the exit code 1');
+    assert.match(imported.stderr, /pages\.jsonl:3: skipped: not valid JSON/);
+    assert.match(imported.stderr, /imported 2, skipped 0 unchanged, failed 1/);
+
+    server = spawn(process.execPath, [...CLI, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    server.stderr!.on('data', (d) => {
+      logs += d;
+    });
+    port = await new Promise<number>((resolve, reject) => {
+      server.stdout!.on('data', (d: Buffer) => {
+        logs += d;
+        const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(logs);
+        if (m) resolve(Number(m[1]));
+      });
+      server.once('exit', (code) => reject(new Error(`server exited ${code}: ${logs}`)));
+    });
+  });
+  after(() => {
+    if (server.exitCode === null) server.kill('SIGKILL');
+    dir.remove();
+  });
+
+  test('org, key and credits commands; keyed search and fetch draw on the balance', async () => {
+    const org = json('org', 'create', 'Acme Research');
+    assert.match(org.id, /^org_/);
+    assert.equal(org.name, 'Acme Research');
+    const key = json('key', 'create', '--org', org.id);
+    assert.match(key.key, /^wsk_[0-9A-Za-z]{44}$/);
+    assert.equal(key.org, org.id);
+    assert.deepEqual(json('credits', 'add', '--org', org.id, '--usd', '0.01'), { org: org.id, balance_usd: '0.010000' });
+
+    const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: key.key });
+    const found = await client.search({ query: 'memory ownership' });
+    assert.equal(found.results[0]?.url, 'https://docs.example.org/ownership');
+    const page = await client.fetch({ url: 'https://example.org/gc' });
+    assert.equal(page.title, 'GC');
+    assert.equal(page.content, 'A garbage collector frees memory.');
+    assert.deepEqual(json('credits', 'show', '--org', org.id), { org: org.id, balance_usd: '0.002000' });
+    await assert.rejects(client.search({ query: 'memory' }), /402 insufficient_credits/);
+
+    const listed = json('key', 'list', '--org', org.id);
+    assert.equal(listed.keys.length, 1);
+    assert.equal(listed.keys[0].revoked_at, null);
+    assert.equal(json('key', 'revoke', key.id).revoked, true);
+    await assert.rejects(client.search({ query: 'memory' }), /401 invalid_api_key/);
+    assert.notEqual(cli('key', 'revoke', key.id).code, 0, 'revoking twice is an error');
+    assert.ok(!logs.includes(key.key), 'the key never appears in the logs');
+  });
+
+  test('the search command is a client of the running server', () => {
+    const r = cli('search', 'garbage collector', '--server', `http://127.0.0.1:${port}`);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /1\. GC\n {3}https:\/\/example\.org\/gc/);
+  });
+
+  test('admin commands refuse bad input with a message and exit code 2', () => {
+    assert.equal(cli('credits', 'add', '--org', 'org_missing', '--usd', '5').code, 2);
+    const bad = cli('credits', 'add', '--org', 'x', '--usd', '1.0000001');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--usd/);
+    assert.equal(cli('frobnicate').code, 2);
+    const unknownVar = spawnSync(process.execPath, [...CLI, 'credits', 'show', '--org', 'x'], {
+      env: { ...env, WEBSEARCH_DATADIR: '/tmp' },
+      encoding: 'utf8',
+    });
+    assert.equal(unknownVar.status, 2);
+    assert.match(unknownVar.stderr, /Unknown configuration variable\(s\): WEBSEARCH_DATADIR/);
+  });
+
+  test('healthz, request ids', async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { 'x-request-id': 'trace-123' } });
+    assert.deepEqual(await res.json(), { status: 'ok' });
+    assert.equal(res.headers.get('x-request-id'), 'trace-123');
+    const other = await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    assert.match(other.headers.get('x-request-id')!, /^[0-9a-f-]{36}$/);
+  });
+
+  test('graceful shutdown: a request in flight finishes, then the database closes cleanly', async () => {
+    const body = JSON.stringify({ query: 'memory' });
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    let answer = '';
+    socket.on('data', (d) => {
+      answer += d;
+    });
+    // Headers and half the body now; SIGTERM; then the rest of the body.
+    socket.write(
+      `POST /v1/search/public HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Service-Title: e2e\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const exited = new Promise<number | null>((r) => server.once('exit', (code) => r(code)));
+    server.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    socket.write(body.slice(5));
+    await new Promise((r) => socket.once('close', r));
+    assert.match(answer, /^HTTP\/1\.1 200 OK/);
+    assert.match(answer, /"url":"https:\/\/example\.org\/gc"/);
+    assert.equal(await exited, 0);
+    assert.match(logs, /shutting down/);
+    assert.equal(existsSync(join(dir.path, 'websearch.db-wal')), false, 'WAL checkpointed and removed on close');
+  });
+});

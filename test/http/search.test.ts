@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestEnv, page, type TestEnv } from '../helpers.js';
+
+const T = (iso: string) => Date.parse(iso);
+
+describe('search over HTTP', () => {
+  let env: TestEnv;
+  before(async () => {
+    env = await createTestEnv({ keylessPerSecond: 100000, keylessPerHour: 100000 });
+    const p = env.services.pages;
+    await p.putVersions([
+      page('https://rule3.test/kept', { title: 'Kept', content: 'walrus facts', acquiredAt: T('2026-11-22T12:23:00Z') }),
+      page('https://rule3.test/dropped', { title: 'Dropped', content: 'walrus facts', acquiredAt: T('2026-11-22T12:22:59Z') }),
+      page('https://rule4.test/morning', { content: 'heron morning', acquiredAt: T('2026-03-04T00:00:00Z') }),
+      page('https://rule4.test/evening', { content: 'heron evening', acquiredAt: T('2026-03-04T18:30:00Z') }),
+      page('https://rule4.test/next', { content: 'heron next day', acquiredAt: T('2026-03-05T00:00:00Z') }),
+      page('https://www.site.test/a', { content: 'otter' }),
+      page('https://blog.site.test/b', { content: 'otter' }),
+      page('https://othersite.test/c', { content: 'otter' }),
+      page('https://pub.test/old', { content: 'lynx', publishedAt: T('2020-01-15T10:00:00Z') }),
+      page('https://pub.test/new', { content: 'lynx', publishedAt: T('2026-11-01T10:00:00Z') }),
+      page('https://pub.test/none', { content: 'lynx' }),
+    ]);
+    for (let i = 0; i < 60; i++) await p.putVersion(page(`https://many.test/${i}`, { content: `badger number ${i}` }));
+    await p.putVersion(page('https://pit.test/p', { title: 'Old title', content: 'ibis first edition', acquiredAt: T('2026-01-01T00:00:00Z') }));
+    await p.putVersion(page('https://pit.test/p', { title: 'New title', content: 'ibis second edition', acquiredAt: T('2026-06-01T00:00:00Z') }));
+    const long = Array.from({ length: 200 }, (_, i) =>
+      i === 150 ? 'The quetzal nests in tall trees of the cloud forest.' : `Filler sentence number ${i} talks about nothing much.`,
+    ).join(' ');
+    await p.putVersion(page('https://snippet.test/long', { content: long, description: 'A long page' }));
+  });
+  after(() => env.close());
+
+  const search = async (body: object) => {
+    const res = await env.app.inject({
+      method: 'POST',
+      url: '/v1/search/public',
+      headers: { 'x-service-title': 'tests' },
+      payload: body,
+    });
+    return { status: res.statusCode, body: res.json() };
+  };
+  const urls = async (body: object) => {
+    const r = await search(body);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return (r.body.results as { url: string }[]).map((x) => x.url).sort();
+  };
+
+  test('rule 3: at 14:23:45, acquired_after=2h keeps 12:23:00 and drops 12:22:59', async () => {
+    env.clock.set('2026-11-22T14:23:45Z');
+    assert.deepEqual(await urls({ query: 'walrus', acquired_after: '2h' }), ['https://rule3.test/kept']);
+    // Bounds are inclusive: 12:23:00 is also at or before 2h ago.
+    assert.deepEqual(await urls({ query: 'walrus', acquired_before: '2h' }), ['https://rule3.test/dropped', 'https://rule3.test/kept']);
+    // Seconds of the request time do not matter: at 14:23:00 and 14:23:59 the bound is the same minute.
+    env.clock.set('2026-11-22T14:23:59.999Z');
+    assert.deepEqual(await urls({ query: 'walrus', acquired_after: '2h' }), ['https://rule3.test/kept']);
+    env.clock.set('2026-11-22T14:24:00Z');
+    assert.deepEqual(await urls({ query: 'walrus', acquired_after: '2h' }), []);
+  });
+
+  test('rule 4: a date on _before keeps the whole day; a midnight timestamp drops the rest of it', async () => {
+    assert.deepEqual(await urls({ query: 'heron', acquired_before: '2026-03-04' }), [
+      'https://rule4.test/evening',
+      'https://rule4.test/morning',
+    ]);
+    assert.deepEqual(await urls({ query: 'heron', acquired_before: '2026-03-04T00:00:00' }), ['https://rule4.test/morning']);
+    assert.deepEqual(await urls({ query: 'heron', acquired_after: '2026-03-04', acquired_before: '2026-03-04' }), [
+      'https://rule4.test/evening',
+      'https://rule4.test/morning',
+    ]);
+    assert.deepEqual(await urls({ query: 'heron', acquired_after: '2026-03-04T18:30:00+00:00' }), [
+      'https://rule4.test/evening',
+      'https://rule4.test/next',
+    ]);
+  });
+
+  test('a relative bound combines with an absolute one across a window (rule 2)', async () => {
+    env.clock.set('2026-03-05T06:00:00Z');
+    assert.deepEqual(await urls({ query: 'heron', acquired_after: '1d', acquired_before: '2026-03-04' }), ['https://rule4.test/evening']);
+  });
+
+  test('published windows; pages without a publication time are left out of them', async () => {
+    assert.deepEqual(await urls({ query: 'lynx', published_after: '2026-01-01' }), ['https://pub.test/new']);
+    assert.deepEqual(await urls({ query: 'lynx', published_before: '2020-01-15' }), ['https://pub.test/old']);
+    assert.equal((await urls({ query: 'lynx' })).length, 3);
+  });
+
+  test('query_time: the newest version acquired at or before it', async () => {
+    const at = async (query_time?: string) => {
+      const r = await search(query_time ? { query: 'ibis', query_time } : { query: 'ibis' });
+      return r.body.results.map((x: { title: string }) => x.title);
+    };
+    assert.deepEqual(await at(), ['New title']);
+    assert.deepEqual(await at('2026-03-01'), ['Old title']);
+    assert.deepEqual(await at('2026-06-01'), ['New title']);
+    assert.deepEqual(await at('2025-12-31T23:59:59Z'), []);
+    // A date resolves to the start of that day: at 2026-06-01 00:00:00 the new version exists.
+    const r = await search({ query: 'first edition', query_time: '2026-05-31T23:59:59Z' });
+    assert.equal(r.body.results[0].title, 'Old title');
+  });
+
+  test('query_time re-bases relative deltas', async () => {
+    const r = await search({ query: 'ibis', query_time: '2026-06-02T00:00:00Z', acquired_after: '2d' });
+    assert.deepEqual(r.body.results.map((x: { title: string }) => x.title), ['New title']);
+    const none = await search({ query: 'ibis', query_time: '2026-03-01T00:00:00Z', acquired_after: '1d' });
+    assert.deepEqual(none.body.results, []);
+  });
+
+  test('site matches the host and its subdomains', async () => {
+    assert.deepEqual(await urls({ query: 'otter', site: 'site.test' }), ['https://blog.site.test/b', 'https://www.site.test/a']);
+    assert.deepEqual(await urls({ query: 'otter', site: 'blog.site.test' }), ['https://blog.site.test/b']);
+  });
+
+  test('never more than max_results; default 10', async () => {
+    assert.equal((await search({ query: 'badger' })).body.results.length, 10);
+    assert.equal((await search({ query: 'badger', max_results: 1 })).body.results.length, 1);
+    assert.equal((await search({ query: 'badger', max_results: 50 })).body.results.length, 50);
+  });
+
+  test('result shape: title, url, description, snippet, ISO 8601 UTC times', async () => {
+    const r = await search({ query: 'lynx', published_after: '2026-01-01' });
+    assert.equal(r.body.query, 'lynx');
+    const [res] = r.body.results;
+    assert.deepEqual(Object.keys(res).sort(), ['acquired_at', 'description', 'published_at', 'snippet', 'title', 'url']);
+    assert.equal(res.published_at, '2026-11-01T10:00:00.000Z');
+    assert.equal(res.acquired_at, '2026-01-01T00:00:00.000Z');
+    const noDate = (await search({ query: 'otter', site: 'othersite.test' })).body.results[0];
+    assert.equal('published_at' in noDate, false);
+    assert.equal(noDate.description, 'otter', 'without a description, the opening text');
+  });
+
+  test('snippets are query-biased, within snippet_max_length, cut at a word boundary', async () => {
+    for (const max of [180, 300, 1000]) {
+      const r = await search({ query: 'quetzal nests', snippet_max_length: max });
+      const { snippet } = r.body.results[0];
+      assert.ok(snippet.length <= max, `${snippet.length} <= ${max}`);
+      assert.match(snippet, /quetzal nests/);
+      const body = snippet.replace(/…$/, '');
+      assert.ok(/[.\w]$/.test(body), 'ends on a whole word');
+      const words = body.split(/\s+/);
+      for (const w of words) assert.match(w, /^(The|quetzal|nests|in|tall|trees|of|the|cloud|forest\.|Filler|sentence|number|\d+|talks|about|nothing|much\.)$/, w);
+    }
+    const r = await search({ query: 'quetzal', snippet_max_length: 10000 });
+    assert.ok(r.body.results[0].snippet.length > 5000);
+  });
+
+  test('stop words alone still search; punctuation-only queries return no results', async () => {
+    assert.equal((await search({ query: 'the' })).status, 200);
+    const r = await search({ query: '!!! ???' });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.results, []);
+  });
+
+  test('bad bodies: not JSON, wrong content type, unknown field', async () => {
+    const notJson = await env.app.inject({
+      method: 'POST',
+      url: '/v1/search/public',
+      headers: { 'x-service-title': 't', 'content-type': 'application/json' },
+      payload: '{"query": ',
+    });
+    assert.equal(notJson.statusCode, 400);
+    assert.equal(notJson.json().code, 'invalid_parameter');
+    const text = await env.app.inject({
+      method: 'POST',
+      url: '/v1/search/public',
+      headers: { 'x-service-title': 't', 'content-type': 'text/plain' },
+      payload: 'query',
+    });
+    assert.equal(text.statusCode, 400);
+    const unknown = await search({ query: 'x', foo: 1 });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.param, 'foo');
+    const invalidDate = await search({ query: 'x', published_after: 'yesterday' });
+    assert.deepEqual(Object.keys(invalidDate.body).sort(), ['code', 'error', 'param']);
+    assert.equal(invalidDate.body.param, 'published_after');
+  });
+});

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { importJsonl } from '../../src/acquire/import-jsonl.js';
+import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
+import { tempDir } from '../helpers.js';
+
+describe('JSONL import', () => {
+  const dir = tempDir();
+  let db: Db;
+  let pages: SqlitePageStore;
+  before(() => {
+    db = openDatabase({ path: join(dir.path, 'db.sqlite') });
+    pages = new SqlitePageStore(db);
+  });
+  after(() => {
+    db.close();
+    dir.remove();
+  });
+
+  const write = (name: string, lines: (object | string)[]) => {
+    const path = join(dir.path, name);
+    writeFileSync(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n'));
+    return path;
+  };
+
+  test('good lines are imported; bad lines are reported with their line number and skipped', async () => {
+    const file = write('mixed.jsonl', [
+      { url: 'https://a.test/1', markdown: '# One\n\ntext', title: 'One', published_at: '2025-01-02', acquired_at: '2026-01-01T00:00:00Z' },
+      '{"url": broken',
+      { url: 'https://a.test/2' },
+      { url: 'mailto:x@y.z', markdown: 'x' },
+      { url: 'https://a.test/3', markdown: 'x', html: '<p>x</p>' },
+      { url: 'https://a.test/4', markdown: 'x', extra: 1 },
+      { url: 'https://a.test/5', markdown: 'x', published_at: 'last tuesday' },
+      '',
+      { url: 'https://a.test/6', markdown: 'six', published_at: 1700000000 },
+      '[1,2]',
+    ]);
+    const s = await importJsonl(pages, file, { now: () => Date.parse('2026-05-05T00:00:00Z') });
+    assert.equal(s.imported, 2);
+    assert.equal(s.failed, 7);
+    assert.deepEqual(
+      s.failures.map((f) => f.line),
+      [2, 3, 4, 5, 6, 7, 10],
+    );
+    assert.match(s.failures[0]!.reason, /not valid JSON/);
+    assert.match(s.failures[1]!.reason, /html or markdown is required/);
+    assert.match(s.failures[4]!.reason, /unknown field\(s\): extra/);
+    const one = await pages.latest('https://a.test/1');
+    assert.equal(one?.publishedAt, Date.parse('2025-01-02'));
+    assert.equal(one?.acquiredAt, Date.parse('2026-01-01T00:00:00Z'));
+    const six = await pages.latest('https://a.test/6');
+    assert.equal(six?.publishedAt, 1_700_000_000_000);
+    assert.equal(six?.acquiredAt, Date.parse('2026-05-05T00:00:00Z'));
+    assert.equal(await pages.latest('https://a.test/3'), undefined);
+  });
+
+  test('re-importing adds no version for identical content, one for changed content', async () => {
+    const first = write('v1.jsonl', [{ url: 'https://b.test/x', markdown: 'same', acquired_at: '2026-01-01T00:00:00Z' }]);
+    const again = write('v1b.jsonl', [{ url: 'https://b.test/x', markdown: 'same', acquired_at: '2026-02-01T00:00:00Z' }]);
+    const changed = write('v2.jsonl', [{ url: 'https://b.test/x', markdown: 'changed', acquired_at: '2026-03-01T00:00:00Z' }]);
+    assert.equal((await importJsonl(pages, first)).imported, 1);
+    const s = await importJsonl(pages, again);
+    assert.deepEqual([s.imported, s.unchanged], [0, 1]);
+    assert.equal((await importJsonl(pages, changed)).imported, 1);
+    assert.equal((await pages.history('https://b.test/x')).length, 2);
+  });
+
+  test('HTML lines are converted to markdown with their metadata; chrome is dropped', async () => {
+    const html = `<!doctype html><html><head><title>Doc title</title>
+      <meta name="description" content="A description">
+      <meta name="author" content="Grace Hopper">
+      <meta property="article:published_time" content="2024-07-08T09:10:11Z">
+      <script>var tracking = 1;</script></head>
+      <body><nav><a href="/">Home</a> | <a href="/about">About</a></nav>
+      <article><h1>Heading</h1><p>A paragraph with <a href="https://x.test/">a link</a>.</p>
+      <ul><li>one</li><li>two</li></ul></article><footer>Copyright</footer></body></html>`;
+    const file = write('html.jsonl', [{ url: 'https://c.test/page', html }]);
+    assert.equal((await importJsonl(pages, file)).imported, 1);
+    const v = await pages.latest('https://c.test/page');
+    assert.equal(v?.title, 'Doc title');
+    assert.equal(v?.description, 'A description');
+    assert.equal(v?.author, 'Grace Hopper');
+    assert.equal(v?.publishedAt, Date.parse('2024-07-08T09:10:11Z'));
+    assert.match(v!.content, /^# Heading/);
+    assert.match(v!.content, /\[a link\]\(https:\/\/x\.test\/\)/);
+    assert.match(v!.content, /- one\n- two/);
+    assert.doesNotMatch(v!.content, /Home|Copyright|tracking/);
+  });
+
+  test('gzip files are read; progress is reported per batch', async () => {
+    const lines = Array.from({ length: 25 }, (_, i) => JSON.stringify({ url: `https://d.test/${i}`, markdown: `page ${i}` }));
+    const path = join(dir.path, 'pages.jsonl.gz');
+    writeFileSync(path, gzipSync(lines.join('\n')));
+    const progress: number[] = [];
+    const s = await importJsonl(pages, path, { batchSize: 10, onProgress: (sum) => progress.push(sum.imported) });
+    assert.equal(s.imported, 25);
+    assert.deepEqual(progress, [10, 20, 25]);
+  });
+});
