@@ -13,3 +13,8 @@ test('docs/errors.md lists exactly the codes, statuses and texts of src/core/err
   const table = Object.entries(ERRORS).map(([code, e]) => ({ status: e.status, code, text: e.text }));
   assert.deepEqual(rows, table);
 });
+
+test('the README names every error code', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  for (const code of Object.keys(ERRORS)) assert.ok(readme.includes(`\`${code}\``), `README lacks ${code}`);
+});

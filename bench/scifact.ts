@@ -1,0 +1,124 @@
+/** SciFact (BEIR layout) loading, the synthetic corpus generator, and IR metrics. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const SCIFACT_DIR = join(import.meta.dirname, '..', '..', 'shared', 'data', 'scifact');
+
+export interface Doc {
+  id: string;
+  title: string;
+  text: string;
+}
+
+export function loadCorpus(dir = SCIFACT_DIR): Doc[] {
+  return readFileSync(join(dir, 'corpus.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const o = JSON.parse(l) as { _id: string; title: string; text: string };
+      return { id: o._id, title: o.title, text: o.text };
+    });
+}
+
+export function loadQueries(dir = SCIFACT_DIR): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const l of readFileSync(join(dir, 'queries.jsonl'), 'utf8').split('\n').filter(Boolean)) {
+    const o = JSON.parse(l) as { _id: string; text: string };
+    m.set(o._id, o.text);
+  }
+  return m;
+}
+
+/** query id -> relevant corpus ids. */
+export function loadQrels(split: 'test' | 'train', dir = SCIFACT_DIR): Map<string, Set<string>> {
+  const m = new Map<string, Set<string>>();
+  const lines = readFileSync(join(dir, 'qrels', `${split}.tsv`), 'utf8').split('\n').slice(1).filter(Boolean);
+  for (const l of lines) {
+    const [q, d, score] = l.split('\t');
+    if (Number(score) <= 0) continue;
+    if (!m.has(q!)) m.set(q!, new Set());
+    m.get(q!)!.add(d!);
+  }
+  return m;
+}
+
+export function ndcgAt(ranked: readonly string[], relevant: Set<string>, k: number): number {
+  let dcg = 0;
+  ranked.slice(0, k).forEach((id, i) => {
+    if (relevant.has(id)) dcg += 1 / Math.log2(i + 2);
+  });
+  let ideal = 0;
+  for (let i = 0; i < Math.min(k, relevant.size); i++) ideal += 1 / Math.log2(i + 2);
+  return ideal === 0 ? 0 : dcg / ideal;
+}
+
+export function mrrAt(ranked: readonly string[], relevant: Set<string>, k: number): number {
+  const i = ranked.slice(0, k).findIndex((id) => relevant.has(id));
+  return i < 0 ? 0 : 1 / (i + 1);
+}
+
+export function recallAt(ranked: readonly string[], relevant: Set<string>, k: number): number {
+  return ranked.slice(0, k).filter((id) => relevant.has(id)).length / relevant.size;
+}
+
+/** Deterministic PRNG (mulberry32) so every run generates the same corpus. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function sentencesOf(corpus: readonly Doc[]): string[] {
+  const out: string[] = [];
+  for (const d of corpus) {
+    for (const s of d.text.split(/(?<=[.!?])\s+(?=[A-Z0-9])/)) if (s.length >= 20) out.push(s);
+  }
+  return out;
+}
+
+export interface GeneratedDoc {
+  url: string;
+  title: string;
+  content: string;
+  publishedAt: number;
+  acquiredAt: number;
+}
+
+const PUB_START = Date.parse('2016-01-01T00:00:00Z');
+const PUB_END = Date.parse('2026-01-01T00:00:00Z');
+const ACQ_START = Date.parse('2025-01-01T00:00:00Z');
+const ACQ_END = Date.parse('2026-11-01T00:00:00Z');
+
+/**
+ * Synthetic document n: a title made of one random SciFact sentence (first 12 words), and 3 to 12
+ * random SciFact sentences as content; publication uniform over 2016-2025, acquisition over
+ * 2025-01..2026-10; 1,000 hosts. Same n, same document, every run.
+ */
+export function* generateDocs(sentences: readonly string[], count: number, seed = 42): Generator<GeneratedDoc> {
+  const r = rng(seed);
+  const pick = () => sentences[Math.floor(r() * sentences.length)]!;
+  for (let n = 0; n < count; n++) {
+    const title = pick().split(/\s+/).slice(0, 12).join(' ');
+    const k = 3 + Math.floor(r() * 10);
+    const parts: string[] = [];
+    for (let i = 0; i < k; i++) parts.push(pick());
+    yield {
+      url: `https://host${n % 1000}.bench.example/doc/${n}`,
+      title,
+      content: parts.join(' '),
+      publishedAt: PUB_START + Math.floor(r() * (PUB_END - PUB_START)),
+      acquiredAt: ACQ_START + Math.floor(r() * (ACQ_END - ACQ_START)),
+    };
+  }
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
