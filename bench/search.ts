@@ -46,7 +46,7 @@ const CACHE = join(import.meta.dirname, '.cache');
 mkdirSync(CACHE, { recursive: true });
 const fmt = (n: number, d = 1) => n.toFixed(d);
 
-function relevance() {
+async function relevance() {
   const dbPath = join(CACHE, 'scifact.db');
   rmSync(dbPath, { force: true });
   rmSync(`${dbPath}-wal`, { force: true });
@@ -62,43 +62,42 @@ function relevance() {
     acquiredAt: Date.parse('2026-01-01T00:00:00Z'),
     searchable: true,
   }));
-  return pages.putVersions(batch).then(async (outcomes) => {
-    outcomes.forEach((o, i) => versionToDoc.set(o.version.id, corpus[i]!.id));
-    console.log(`SciFact: ${corpus.length} documents indexed in ${fmt((performance.now() - started) / 1000, 2)} s`);
-    const queries = loadQueries();
-    const evaluate = async (weights: FieldWeights, split: 'test' | 'train') => {
-      const index = new SqliteIndexStore(db, weights);
-      const qrels = loadQrels(split);
-      let ndcg = 0;
-      let mrr = 0;
-      let recall = 0;
-      for (const [qid, rel] of qrels) {
-        const hits = await index.search({ terms: queryTerms(queries.get(qid)!), limit: 100 });
-        const ranked = hits.map((h) => versionToDoc.get(h.versionId)!);
-        ndcg += ndcgAt(ranked, rel, 10);
-        mrr += mrrAt(ranked, rel, 10);
-        recall += recallAt(ranked, rel, 100);
-      }
-      const n = qrels.size;
-      return { ndcg: ndcg / n, mrr: mrr / n, recall: recall / n, n };
-    };
-    console.log('\nField weights on the train split (809 queries): title/description/content -> nDCG@10');
-    const candidates: FieldWeights[] = [];
-    for (const title of [0.5, 1, 2, 3, 4, 6, 8]) candidates.push({ title, description: 1, content: 1 });
-    let best = { weights: DEFAULT_WEIGHTS, ndcg: -1 };
-    for (const w of candidates) {
-      const r = await evaluate(w, 'train');
-      console.log(`  ${w.title}/${w.description}/${w.content}: ${fmt(r.ndcg, 4)}`);
-      if (r.ndcg > best.ndcg) best = { weights: w, ndcg: r.ndcg };
+  const outcomes = await pages.putVersions(batch);
+  for (const [i, o] of outcomes.entries()) versionToDoc.set(o.version.id, corpus[i]!.id);
+  console.log(`SciFact: ${corpus.length} documents indexed in ${fmt((performance.now() - started) / 1000, 2)} s`);
+  const queries = loadQueries();
+  const evaluate = async (weights: FieldWeights, split: 'test' | 'train') => {
+    const index = new SqliteIndexStore(db, weights);
+    const qrels = loadQrels(split);
+    let ndcg = 0;
+    let mrr = 0;
+    let recall = 0;
+    for (const [qid, rel] of qrels) {
+      const hits = await index.search({ terms: queryTerms(queries.get(qid)!), limit: 100 });
+      const ranked = hits.map((h) => versionToDoc.get(h.versionId)!);
+      ndcg += ndcgAt(ranked, rel, 10);
+      mrr += mrrAt(ranked, rel, 10);
+      recall += recallAt(ranked, rel, 100);
     }
-    const chosen = await evaluate(DEFAULT_WEIGHTS, 'test');
-    const bestOnTest = await evaluate(best.weights, 'test');
-    console.log(`\nRelevance on the test split (${chosen.n} queries), product weights ${JSON.stringify(DEFAULT_WEIGHTS)}:`);
-    console.log(`  nDCG@10 ${fmt(chosen.ndcg, 4)}  MRR@10 ${fmt(chosen.mrr, 4)}  Recall@100 ${fmt(chosen.recall, 4)}`);
-    console.log(`  (best weights on train ${JSON.stringify(best.weights)}: test nDCG@10 ${fmt(bestOnTest.ndcg, 4)})`);
-    console.log('  reference: Lucene BM25 (k1 0.9, b 0.4, flat) nDCG@10 0.6789, R@100 0.9253');
-    db.close();
-  });
+    const n = qrels.size;
+    return { ndcg: ndcg / n, mrr: mrr / n, recall: recall / n, n };
+  };
+  console.log('\nField weights on the train split (809 queries): title/description/content -> nDCG@10');
+  const candidates: FieldWeights[] = [];
+  for (const title of [0.5, 1, 2, 3, 4, 6, 8]) candidates.push({ title, description: 1, content: 1 });
+  let best = { weights: DEFAULT_WEIGHTS, ndcg: -1 };
+  for (const w of candidates) {
+    const r = await evaluate(w, 'train');
+    console.log(`  ${w.title}/${w.description}/${w.content}: ${fmt(r.ndcg, 4)}`);
+    if (r.ndcg > best.ndcg) best = { weights: w, ndcg: r.ndcg };
+  }
+  const chosen = await evaluate(DEFAULT_WEIGHTS, 'test');
+  const bestOnTest = await evaluate(best.weights, 'test');
+  console.log(`\nRelevance on the test split (${chosen.n} queries), product weights ${JSON.stringify(DEFAULT_WEIGHTS)}:`);
+  console.log(`  nDCG@10 ${fmt(chosen.ndcg, 4)}  MRR@10 ${fmt(chosen.mrr, 4)}  Recall@100 ${fmt(chosen.recall, 4)}`);
+  console.log(`  (best weights on train ${JSON.stringify(best.weights)}: test nDCG@10 ${fmt(bestOnTest.ndcg, 4)})`);
+  console.log('  reference: Lucene BM25 (k1 0.9, b 0.4, flat) nDCG@10 0.6789, R@100 0.9253');
+  db.close();
 }
 
 function ensureCorpus(size: number): { path: string; buildSeconds?: number } {
