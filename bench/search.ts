@@ -164,7 +164,10 @@ async function timeQueries(run: (q: string) => Promise<unknown>, queries: readon
 async function latency(size: number, queryCount: number) {
   const { path, buildSeconds } = ensureCorpus(size);
   const sizeMb = (statSync(path).size / 1e6).toFixed(0);
-  const queries = [...loadQrels('test').keys()].slice(0, queryCount).map((id) => loadQueries().get(id)!);
+  const all = loadQueries();
+  const queries = [...loadQrels('test').keys()].slice(0, queryCount).map((id) => all.get(id)!);
+  // Short queries: the first three content words of each claim (stop words left out).
+  const short = queries.map((q) => queryTerms(q).slice(0, 3).join(' '));
   const year = { publishedAfter: Date.parse('2024-01-01T00:00:00Z'), publishedBefore: Date.parse('2024-12-31T23:59:59.999Z') };
 
   const db = openDatabase({ path, readonly: false });
@@ -175,6 +178,8 @@ async function latency(size: number, queryCount: number) {
   const ask = (extra: Partial<IndexQuery>) => (q: string) => index.search({ terms: queryTerms(q), limit: 10, ...extra });
   cell('index, no filter', await timeQueries(ask({}), queries));
   cell('index, one-year published window', await timeQueries(ask(year), queries));
+  cell('index, short queries, no filter', await timeQueries(ask({}), short));
+  cell('index, short queries, one-year window', await timeQueries(ask(year), short));
   db.close();
 
   if (!values['skip-http']) {
@@ -196,6 +201,7 @@ async function latency(size: number, queryCount: number) {
     };
     cell('HTTP /v1/search, no filter', await timeQueries(post({}), queries));
     cell('HTTP /v1/search, one-year published window', await timeQueries(post({ published_after: '2024-01-01', published_before: '2024-12-31' }), queries));
+    cell('HTTP /v1/search, short queries, no filter', await timeQueries(post({}), short));
     await app.close();
     await services.close();
   }
