@@ -30,6 +30,10 @@ export interface TierRequest {
   operation: Operation;
   /** Absolute URL of the request as the caller addressed it. */
   url: string;
+  /** Path and query exactly as received. */
+  pathAndQuery: string;
+  /** The raw body as received, for tiers that sign it (`needsRawBody`); '' without a body. */
+  rawBody: string;
 }
 
 export type OperationCall = { operation: 'search'; input: SearchRequest } | { operation: 'fetch'; input: FetchRequest };
@@ -63,6 +67,8 @@ export interface AccessTier<G = unknown, T = unknown> {
   readonly routes: TierRoutes;
   /** Query parameters the tier reads itself; they are not the operation's. */
   readonly ownParams: readonly string[];
+  /** The tier verifies a signature over the exact body bytes: keep them, parse nothing before identify(). */
+  readonly needsRawBody?: boolean;
   identify(req: TierRequest): Promise<Result<Gate<G>>>;
   admit(gate: Gate<G>, call: OperationCall, req: TierRequest): Promise<Result<Ticket<T>>>;
   /** Returns headers to add, or an error that replaces the operation's response. */

@@ -1,16 +1,22 @@
 /** The composition root: picks and wires the adapters. Nothing connects at import time. */
 import { createKeyedTier } from '../access/keyed/keyed-tier.js';
 import { createKeylessTier } from '../access/keyless/keyless-tier.js';
+import { createStorefrontTier } from '../access/storefront/storefront-tier.js';
+import { createUsageReporter, type UsageReporter } from '../access/storefront/usage-reporter.js';
+import { createHttpStorefrontApi } from '../adapters/storefront/http-storefront-api.js';
+import { SqliteUsageOutbox } from '../adapters/sqlite/usage-outbox.js';
+import { createLogSink, type LogSink } from '../core/log.js';
+import type { StorefrontApi, UsageOutbox } from '../ports/storefront.js';
 import type { AccessTier } from '../access/tier.js';
 import { MemoryLimiterStore } from '../adapters/memory/limiter-store.js';
-import { SqliteAccountStore } from '../adapters/sqlite/accounts.js';
+import { SqliteAccountStore, SqliteStorefrontAccountStore } from '../adapters/sqlite/accounts.js';
 import { type Db, openDatabase } from '../adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../adapters/sqlite/index-store.js';
 import { SqliteLedger } from '../adapters/sqlite/ledger.js';
 import { SqlitePageStore } from '../adapters/sqlite/page-store.js';
 import { SqliteUsageStore } from '../adapters/sqlite/usage-store.js';
 import { type Clock, systemClock } from '../core/time.js';
-import type { AccountStore } from '../ports/accounts.js';
+import type { AccountStore, StorefrontAccountStore } from '../ports/accounts.js';
 import type { IndexStore } from '../ports/index-store.js';
 import type { Ledger } from '../ports/ledger.js';
 import type { LimiterStore } from '../ports/limiter-store.js';
@@ -24,10 +30,15 @@ export interface Services {
   pages: PageStore;
   index: IndexStore;
   accounts: AccountStore;
+  storefrontAccounts: StorefrontAccountStore;
   ledger: Ledger;
   usage: UsageStore;
   limiter: LimiterStore;
   tiers: AccessTier[];
+  outbox: UsageOutbox;
+  /** Present when usage goes to the storefront's usage API (STOREFRONT_USAGE=api). */
+  usageReporter?: UsageReporter;
+  logs: LogSink;
   /** True while the stores answer. */
   healthy(): Promise<boolean>;
   close(): Promise<void>;
@@ -36,13 +47,36 @@ export interface Services {
 /** Reservations still pending this long after they were made belong to a request that died. */
 const STALE_RESERVATION_MS = 10 * 60_000;
 
-export async function createServices(settings: Settings, options: { clock?: Clock } = {}): Promise<Services> {
+export interface ServiceOptions {
+  clock?: Clock;
+  /** Replaces the storefront's HTTP API adapter (tests of the adapter itself use the real one). */
+  storefrontApi?: StorefrontApi;
+  /** How often the usage reporter looks at the outbox. */
+  usageReportIntervalMs?: number;
+}
+
+export async function createServices(settings: Settings, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock;
+  const logs = createLogSink();
   const db: Db = openDatabase({ path: settings.sqlitePath });
   const accounts = new SqliteAccountStore(db);
   const ledger = new SqliteLedger(db);
   await ledger.releaseStale(Date.now() - STALE_RESERVATION_MS);
   const limiter: LimiterStore = new MemoryLimiterStore();
+  const sf = settings.storefront;
+  const outbox = new SqliteUsageOutbox(db);
+  const storefrontApi =
+    options.storefrontApi ??
+    (sf.allowanceUrl && sf.usageUrl
+      ? createHttpStorefrontApi({ allowanceUrl: sf.allowanceUrl, usageUrl: sf.usageUrl, apiKey: sf.apiKey, timeoutMs: sf.allowanceTimeoutMs })
+      : undefined);
+  const usageReporter =
+    sf.usage === 'api' && storefrontApi
+      ? createUsageReporter(outbox, storefrontApi, {
+          intervalMs: options.usageReportIntervalMs,
+          onError: (e) => logs.log('error', 'usage report pass failed', { err: String(e) }),
+        })
+      : undefined;
   const tiers: AccessTier[] = [
     createKeyedTier({ accounts, ledger, limiter, clock, defaultRatePerSecond: settings.keyedRatePerSecond }) as AccessTier,
     createKeylessTier({
@@ -50,6 +84,17 @@ export async function createServices(settings: Settings, options: { clock?: Cloc
       clock,
       perSecond: settings.keylessPerSecond,
       perHour: settings.keylessPerHour,
+    }) as AccessTier,
+    createStorefrontTier({
+      secrets: sf.signingSecrets,
+      api: storefrontApi,
+      usageChannel: sf.usage,
+      serviceSlug: sf.serviceSlug,
+      outbox,
+      reporter: usageReporter,
+      limiter,
+      clock,
+      log: logs.log,
     }) as AccessTier,
   ];
   let closed = false;
@@ -59,10 +104,14 @@ export async function createServices(settings: Settings, options: { clock?: Cloc
     pages: new SqlitePageStore(db),
     index: new SqliteIndexStore(db),
     accounts,
+    storefrontAccounts: new SqliteStorefrontAccountStore(db),
     ledger,
     usage: new SqliteUsageStore(db),
     limiter,
     tiers,
+    outbox,
+    usageReporter,
+    logs,
     async healthy() {
       try {
         return db.prepare('SELECT 1 AS one').get() !== undefined;
@@ -73,6 +122,7 @@ export async function createServices(settings: Settings, options: { clock?: Cloc
     async close() {
       if (closed) return;
       closed = true;
+      await usageReporter?.stop();
       await limiter.close?.();
       db.close();
     },

@@ -23,6 +23,20 @@ export interface Settings {
   /** For the `search` and `fetch` client commands: the server to call, and the key (keyless without). */
   serverUrl: string;
   apiKey?: string;
+  storefront: StorefrontSettings;
+}
+
+export interface StorefrontSettings {
+  /** kid -> secret. Empty: no storefront connected, so every storefront path answers 401. */
+  signingSecrets: Map<string, string>;
+  allowanceUrl?: string;
+  usageUrl?: string;
+  apiKey?: string;
+  usage: 'header' | 'api';
+  serviceSlug: string;
+  allowanceTimeoutMs: number;
+  /** The older key-exchange contract (`/zeroclick/api-key`); unset disables it. */
+  legacySecret?: string;
 }
 
 /** Environment variable -> setting name. Every one is documented in the README. */
@@ -42,6 +56,14 @@ const ENV_NAMES = {
   WEBSEARCH_CONFIG: 'configFile',
   WEBSEARCH_URL: 'serverUrl',
   WEBSEARCH_API_KEY: 'apiKey',
+  STOREFRONT_SIGNING_SECRETS: 'storefrontSigningSecrets',
+  STOREFRONT_ALLOWANCE_URL: 'storefrontAllowanceUrl',
+  STOREFRONT_USAGE_URL: 'storefrontUsageUrl',
+  STOREFRONT_API_KEY: 'storefrontApiKey',
+  STOREFRONT_USAGE: 'storefrontUsage',
+  STOREFRONT_SERVICE_SLUG: 'storefrontServiceSlug',
+  STOREFRONT_ALLOWANCE_TIMEOUT_MS: 'storefrontAllowanceTimeoutMs',
+  STOREFRONT_LEGACY_SECRET: 'storefrontLegacySecret',
 } as const;
 
 type RawName = (typeof ENV_NAMES)[keyof typeof ENV_NAMES];
@@ -77,7 +99,59 @@ function trustProxy(v: string | number | boolean): boolean | number | string {
 
 /** Environment variables we own that are not known: a typo or a retired name. */
 function unknownEnv(env: NodeJS.ProcessEnv): string[] {
-  return Object.keys(env).filter((k) => k.startsWith('WEBSEARCH_') && !(k in ENV_NAMES));
+  return Object.keys(env).filter((k) => /^(WEBSEARCH|STOREFRONT)_/.test(k) && !(k in ENV_NAMES));
+}
+
+function httpUrl(name: string, v: string | number | boolean | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  try {
+    const u = new URL(String(v));
+    if (u.protocol === 'http:' || u.protocol === 'https:') return u.toString();
+  } catch {
+    // reported below
+  }
+  throw new ConfigError(`${name} must be an http(s) URL`);
+}
+
+/** `kid:secret,kid2:secret2`; each secret at least 16 characters. */
+function signingSecrets(v: string | number | boolean | undefined): Map<string, string> {
+  const m = new Map<string, string>();
+  if (v === undefined) return m;
+  for (const part of String(v).split(',').map((x) => x.trim()).filter(Boolean)) {
+    const i = part.indexOf(':');
+    const kid = part.slice(0, i);
+    const secret = part.slice(i + 1);
+    if (i <= 0 || !/^[A-Za-z0-9._-]{1,64}$/.test(kid) || secret.length < 16) {
+      throw new ConfigError('STOREFRONT_SIGNING_SECRETS must be kid:secret pairs separated by commas, each secret at least 16 characters');
+    }
+    m.set(kid, secret);
+  }
+  return m;
+}
+
+function storefrontSettings(raw: RawSettings): StorefrontSettings {
+  const secrets = signingSecrets(raw.storefrontSigningSecrets);
+  const allowanceUrl = httpUrl('STOREFRONT_ALLOWANCE_URL', raw.storefrontAllowanceUrl);
+  if (secrets.size > 0 && !allowanceUrl) {
+    throw new ConfigError('STOREFRONT_SIGNING_SECRETS is set but STOREFRONT_ALLOWANCE_URL is not: the storefront tier needs both');
+  }
+  const usage = String(raw.storefrontUsage ?? 'header');
+  if (usage !== 'header' && usage !== 'api') throw new ConfigError('STOREFRONT_USAGE must be header or api');
+  const usageUrl =
+    httpUrl('STOREFRONT_USAGE_URL', raw.storefrontUsageUrl) ?? (allowanceUrl ? new URL('/usage', allowanceUrl).toString() : undefined);
+  const legacy = raw.storefrontLegacySecret === undefined ? undefined : String(raw.storefrontLegacySecret);
+  if (legacy !== undefined && legacy.length < 16) throw new ConfigError('STOREFRONT_LEGACY_SECRET must be at least 16 characters');
+  const settings: StorefrontSettings = {
+    signingSecrets: secrets,
+    usage,
+    serviceSlug: String(raw.storefrontServiceSlug ?? 'websearch'),
+    allowanceTimeoutMs: int('STOREFRONT_ALLOWANCE_TIMEOUT_MS', raw.storefrontAllowanceTimeoutMs ?? 2000, 100, 60_000),
+  };
+  if (allowanceUrl) settings.allowanceUrl = allowanceUrl;
+  if (usageUrl) settings.usageUrl = usageUrl;
+  if (raw.storefrontApiKey !== undefined) settings.apiKey = String(raw.storefrontApiKey);
+  if (legacy !== undefined) settings.legacySecret = legacy;
+  return settings;
 }
 
 export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSettings } = {}): Settings {
@@ -135,6 +209,7 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     shutdownGraceSeconds: int('WEBSEARCH_SHUTDOWN_GRACE_SECONDS', raw.shutdownGraceSeconds ?? 10, 0, 3600),
     serverUrl: String(raw.serverUrl ?? 'http://127.0.0.1:8080'),
     ...(raw.apiKey !== undefined ? { apiKey: String(raw.apiKey) } : {}),
+    storefront: storefrontSettings(raw),
   };
 }
 

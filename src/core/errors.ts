@@ -9,8 +9,9 @@ export const ERRORS = {
   url_not_allowed: { status: 400, text: 'URL not allowed' },
   missing_api_key: { status: 401, text: 'Missing API key' },
   invalid_api_key: { status: 401, text: 'Invalid API key' },
-  invalid_zeroclick_signature: { status: 401, text: 'Invalid storefront signature' },
+  invalid_zeroclick_signature: { status: 401, text: 'invalid_zeroclick_signature' },
   insufficient_credits: { status: 402, text: 'Insufficient credits' },
+  payment_required: { status: 402, text: 'payment_required' },
   mode_not_allowed: { status: 403, text: 'This search mode is available with an API key only' },
   blocked_by_robots: { status: 403, text: "Blocked by the origin's robots.txt" },
   not_indexed: { status: 404, text: 'URL is not in the index; use live=true to fetch it from its origin' },
@@ -36,11 +37,14 @@ export interface ErrorBody {
   error: string;
   code: ErrorCode;
   param?: string;
+  [extra: string]: unknown;
 }
 
 export interface ServiceErrorOptions {
   param?: string;
   headers?: Record<string, string>;
+  /** Extra body fields a peer's wire contract needs (the storefront's 402). Never `error` or `code`. */
+  body?: Record<string, unknown>;
   cause?: unknown;
 }
 
@@ -53,6 +57,7 @@ export class ServiceError extends Error {
   readonly status: number;
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
+  readonly extra: Record<string, unknown>;
 
   constructor(code: ErrorCode, message?: string, options: ServiceErrorOptions = {}) {
     super(message ?? ERRORS[code].text, options.cause === undefined ? undefined : { cause: options.cause });
@@ -61,10 +66,11 @@ export class ServiceError extends Error {
     this.status = ERRORS[code].status;
     this.param = options.param;
     this.headers = options.headers ?? {};
+    this.extra = options.body ?? {};
   }
 
   toBody(): ErrorBody {
-    const body: ErrorBody = { error: this.message, code: this.code };
+    const body: ErrorBody = { ...this.extra, error: this.message, code: this.code };
     if (this.param !== undefined) body.param = this.param;
     return body;
   }

@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { ServiceError } from '../core/errors.js';
 import type { Services } from '../config/services.js';
 import { fromFrameworkError, sendError } from './reply-error.js';
+import { storefrontKeysPlugin } from './storefront-keys.js';
 import { tierPlugin } from './tier-routes.js';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -32,6 +33,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     return503OnClosing: true,
   });
 
+  services.logs.attach((level, msg, fields) => app.log[level](fields ?? {}, msg));
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -52,5 +55,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   });
 
   for (const tier of services.tiers) await app.register(tierPlugin(services, tier));
+  const legacySecret = services.settings.storefront.legacySecret;
+  if (legacySecret) await app.register(storefrontKeysPlugin(services, legacySecret));
   return app;
 }

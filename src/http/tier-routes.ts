@@ -12,8 +12,13 @@ import { fetchPage } from '../ops/fetch-page.js';
 import { search } from '../ops/search.js';
 import { sendError } from './reply-error.js';
 
+const RAW_BODY = Symbol('rawBody');
+type WithRawBody = FastifyRequest & { [RAW_BODY]?: string };
+
 function tierRequest(request: FastifyRequest, operation: Operation): TierRequest {
   return {
+    pathAndQuery: request.url,
+    rawBody: (request as WithRawBody)[RAW_BODY] ?? '',
     requestId: String(request.id),
     method: request.method,
     headers: request.headers,
@@ -24,10 +29,25 @@ function tierRequest(request: FastifyRequest, operation: Operation): TierRequest
   };
 }
 
+/** A body kept raw (for a signature) is parsed only now, after the tier has identified the caller. */
+function jsonBody(request: FastifyRequest): unknown {
+  const raw = (request as WithRawBody)[RAW_BODY];
+  if (raw === undefined) return request.body;
+  const type = String(request.headers['content-type'] ?? '');
+  if (!/^application\/json\b/i.test(type)) {
+    throw new ServiceError('invalid_parameter', 'The request body must be JSON with Content-Type: application/json');
+  }
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new ServiceError('invalid_parameter', 'The request body is not valid JSON');
+  }
+}
+
 function parseCall(request: FastifyRequest, operation: Operation, tier: AccessTier, now: number): OperationCall {
   const ignore = tier.ownParams;
   if (operation === 'fetch') return { operation, input: parseFetchRequest(request.query, { ignore }) };
-  const raw = request.method === 'GET' ? request.query : request.body;
+  const raw = request.method === 'GET' ? request.query : jsonBody(request);
   return { operation, input: parseSearchRequest(raw, { now, ignore }) };
 }
 
@@ -102,6 +122,14 @@ async function handle(
 
 export function tierPlugin(services: Services, tier: AccessTier) {
   return async function register(app: FastifyInstance): Promise<void> {
+    if (tier.needsRawBody) {
+      // Encapsulated: only this tier's routes keep bodies raw, whatever their content type.
+      app.removeAllContentTypeParsers();
+      app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+        (request as WithRawBody)[RAW_BODY] = body as string;
+        done(null, body);
+      });
+    }
     for (const operation of ['search', 'fetch'] as const) {
       const route = tier.routes[operation];
       app.route({

@@ -1,8 +1,12 @@
 /** Organizations and their API keys. Keys are stored as hashes; the key itself is never kept. */
 
+/** `credits`: draws on our credit ledger. `storefront`: billed by the storefront (older contract). */
+export type Billing = 'credits' | 'storefront';
+
 export interface Org {
   id: string;
   name: string;
+  billing: Billing;
   /** Requests per second; undefined means the service default. */
   rateLimitPerSecond?: number;
   createdAt: number;
@@ -20,7 +24,7 @@ export interface ApiKeyRecord {
 }
 
 export interface AccountStore {
-  createOrg(name: string, rateLimitPerSecond?: number): Promise<Org>;
+  createOrg(name: string, rateLimitPerSecond?: number, billing?: Billing): Promise<Org>;
   getOrg(id: string): Promise<Org | undefined>;
   setOrgRateLimit(id: string, rateLimitPerSecond: number | undefined): Promise<boolean>;
   insertKey(record: Omit<ApiKeyRecord, 'revokedAt'>): Promise<void>;
@@ -28,4 +32,23 @@ export interface AccountStore {
   listKeys(orgId: string): Promise<ApiKeyRecord[]>;
   /** True when the key existed and was not yet revoked. */
   revokeKey(id: string, at: number): Promise<boolean>;
+}
+
+/** Storefront users provisioned through the older key-exchange contract. */
+export interface StorefrontAccount {
+  userId: string;
+  orgId: string;
+  plan?: string;
+  /** Bumped on every revocation, so a later provisioning derives a new key. */
+  generation: number;
+  active: boolean;
+}
+
+export interface StorefrontAccountStore {
+  /** The account of `userId`, creating it (and its storefront-billed organization) if needed. */
+  getOrCreate(userId: string): Promise<StorefrontAccount>;
+  /** Marks it active with its key, in one transaction; false if it was active already. */
+  activate(userId: string, plan: string | undefined, key: Omit<ApiKeyRecord, 'revokedAt' | 'orgId'>): Promise<boolean>;
+  /** Revokes its key and bumps the generation; false if it was not active. */
+  deactivate(userId: string, keyId: (generation: number) => string, at: number): Promise<boolean>;
 }

@@ -21,6 +21,8 @@ export interface KeyedTierDeps {
 
 interface KeyedGate {
   orgId: string;
+  /** Storefront-billed organizations (older storefront contract) report usage instead of paying credits. */
+  storefrontBilled: boolean;
 }
 
 /** `X-API-Key` wins over `Authorization: Bearer` when both are sent. */
@@ -32,7 +34,7 @@ export function presentedKey(req: TierRequest): string | undefined {
   return m?.[1];
 }
 
-export function createKeyedTier(deps: KeyedTierDeps): AccessTier<KeyedGate, { reservationId: string }> {
+export function createKeyedTier(deps: KeyedTierDeps): AccessTier<KeyedGate, { reservationId: string | undefined }> {
   const defaultRate = deps.defaultRatePerSecond ?? DEFAULT_LIMITS.keyedPerSecond;
   return {
     name: 'keyed',
@@ -60,10 +62,15 @@ export function createKeyedTier(deps: KeyedTierDeps): AccessTier<KeyedGate, { re
       const counted = await deps.limiter.consume([{ key: `org:${org.id}`, windowMs: SECOND, limit }], now);
       const headers = rateLimitHeaders(counted, now);
       if (!counted.allowed) return fail(rateLimitedError(counted, now, headers));
-      return ok({ headers, attribution: { orgId: org.id, keyId: record.id }, data: { orgId: org.id } });
+      return ok({
+        headers,
+        attribution: { orgId: org.id, keyId: record.id },
+        data: { orgId: org.id, storefrontBilled: org.billing === 'storefront' },
+      });
     },
 
     async admit(gate, _call, req) {
+      if (gate.data.storefrontBilled) return ok({ cost: 0, data: { reservationId: undefined } });
       const r = await deps.ledger.reserve(gate.data.orgId, KEYED_REQUEST_COST, req.requestId);
       if (!r.ok) {
         return fail(
@@ -76,9 +83,13 @@ export function createKeyedTier(deps: KeyedTierDeps): AccessTier<KeyedGate, { re
       return ok({ cost: KEYED_REQUEST_COST, data: { reservationId: r.id } });
     },
 
-    async settle(_gate, ticket, status) {
-      if (status < 400) await deps.ledger.commit(ticket.data.reservationId);
-      else await deps.ledger.release(ticket.data.reservationId);
+    async settle(gate, ticket, status) {
+      const reservation = ticket.data.reservationId;
+      if (reservation === undefined) {
+        return ok(gate.data.storefrontBilled && status < 400 ? { 'x-zeroclick-usage': 'api-requests=1' } : {});
+      }
+      if (status < 400) await deps.ledger.commit(reservation);
+      else await deps.ledger.release(reservation);
       return ok({});
     },
   };

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { AccountStore, ApiKeyRecord, Org } from '../../ports/accounts.js';
+import type { AccountStore, ApiKeyRecord, Billing, Org, StorefrontAccount, StorefrontAccountStore } from '../../ports/accounts.js';
 import type { Db } from './database.js';
 
 interface OrgRow {
   id: string;
   name: string;
+  billing: Billing;
   rate_limit: number | null;
   created_at: number;
 }
@@ -18,7 +19,7 @@ interface KeyRow {
 }
 
 function toOrg(r: OrgRow): Org {
-  const org: Org = { id: r.id, name: r.name, createdAt: r.created_at };
+  const org: Org = { id: r.id, name: r.name, billing: r.billing, createdAt: r.created_at };
   if (r.rate_limit !== null) org.rateLimitPerSecond = r.rate_limit;
   return org;
 }
@@ -37,8 +38,8 @@ export class SqliteAccountStore implements AccountStore {
 
   constructor(db: Db) {
     this.s = {
-      insertOrg: db.prepare('INSERT INTO orgs (id, name, rate_limit, created_at) VALUES (?, ?, ?, ?)'),
-      getOrg: db.prepare<[string], OrgRow>('SELECT id, name, rate_limit, created_at FROM orgs WHERE id = ?'),
+      insertOrg: db.prepare('INSERT INTO orgs (id, name, rate_limit, billing, created_at) VALUES (?, ?, ?, ?, ?)'),
+      getOrg: db.prepare<[string], OrgRow>('SELECT id, name, rate_limit, billing, created_at FROM orgs WHERE id = ?'),
       setRate: db.prepare('UPDATE orgs SET rate_limit = ? WHERE id = ?'),
       insertKey: db.prepare(
         'INSERT INTO api_keys (id, org_id, prefix, hash, created_at) VALUES (@id, @orgId, @prefix, @hash, @createdAt)',
@@ -49,10 +50,10 @@ export class SqliteAccountStore implements AccountStore {
     };
   }
 
-  async createOrg(name: string, rateLimitPerSecond?: number): Promise<Org> {
-    const org: Org = { id: newId('org'), name, createdAt: Date.now() };
+  async createOrg(name: string, rateLimitPerSecond?: number, billing: Billing = 'credits'): Promise<Org> {
+    const org: Org = { id: newId('org'), name, billing, createdAt: Date.now() };
     if (rateLimitPerSecond !== undefined) org.rateLimitPerSecond = rateLimitPerSecond;
-    this.s.insertOrg.run(org.id, name, rateLimitPerSecond ?? null, org.createdAt);
+    this.s.insertOrg.run(org.id, name, rateLimitPerSecond ?? null, billing, org.createdAt);
     return org;
   }
 
@@ -80,5 +81,72 @@ export class SqliteAccountStore implements AccountStore {
 
   async revokeKey(id: string, at: number): Promise<boolean> {
     return this.s.revoke.run(at, id).changes === 1;
+  }
+}
+
+interface SfRow {
+  user_id: string;
+  org_id: string;
+  plan: string | null;
+  generation: number;
+  active: number;
+}
+
+export class SqliteStorefrontAccountStore implements StorefrontAccountStore {
+  private readonly s;
+
+  constructor(private readonly db: Db) {
+    this.s = {
+      get: db.prepare<[string], SfRow>('SELECT * FROM storefront_accounts WHERE user_id = ?'),
+      insertOrg: db.prepare("INSERT INTO orgs (id, name, billing, created_at) VALUES (?, ?, 'storefront', ?)"),
+      insert: db.prepare('INSERT INTO storefront_accounts (user_id, org_id) VALUES (?, ?)'),
+      activate: db.prepare('UPDATE storefront_accounts SET active = 1, plan = ? WHERE user_id = ? AND active = 0'),
+      deactivate: db.prepare(
+        'UPDATE storefront_accounts SET active = 0, generation = generation + 1 WHERE user_id = ? AND active = 1',
+      ),
+      insertKey: db.prepare('INSERT INTO api_keys (id, org_id, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?)'),
+      revokeKey: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    };
+  }
+
+  private toAccount(r: SfRow): StorefrontAccount {
+    const a: StorefrontAccount = { userId: r.user_id, orgId: r.org_id, generation: r.generation, active: r.active === 1 };
+    if (r.plan !== null) a.plan = r.plan;
+    return a;
+  }
+
+  async getOrCreate(userId: string): Promise<StorefrontAccount> {
+    return this.db
+      .transaction(() => {
+        const row = this.s.get.get(userId);
+        if (row) return this.toAccount(row);
+        const orgId = newId('org');
+        this.s.insertOrg.run(orgId, `storefront:${userId}`, Date.now());
+        this.s.insert.run(userId, orgId);
+        return this.toAccount(this.s.get.get(userId)!);
+      })
+      .immediate();
+  }
+
+  async activate(userId: string, plan: string | undefined, key: Omit<ApiKeyRecord, 'revokedAt' | 'orgId'>): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        const row = this.s.get.get(userId);
+        if (!row || this.s.activate.run(plan ?? null, userId).changes === 0) return false;
+        this.s.insertKey.run(key.id, row.org_id, key.prefix, key.hash, key.createdAt);
+        return true;
+      })
+      .immediate();
+  }
+
+  async deactivate(userId: string, keyId: (generation: number) => string, at: number): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        const row = this.s.get.get(userId);
+        if (!row || this.s.deactivate.run(userId).changes === 0) return false;
+        this.s.revokeKey.run(at, keyId(row.generation));
+        return true;
+      })
+      .immediate();
   }
 }

@@ -103,6 +103,30 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX usage_org_at ON usage(org_id, at);
   `,
+  `
+  CREATE TABLE usage_outbox (
+    request_id TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    usage TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    lease_until INTEGER,
+    sent_at INTEGER,
+    last_error TEXT
+  );
+  CREATE INDEX usage_outbox_due ON usage_outbox(sent_at, next_attempt_at);
+
+  -- Organizations billed by the storefront (older key-exchange contract) draw no credits.
+  ALTER TABLE orgs ADD COLUMN billing TEXT NOT NULL DEFAULT 'credits' CHECK (billing IN ('credits', 'storefront'));
+  CREATE TABLE storefront_accounts (
+    user_id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    plan TEXT,
+    generation INTEGER NOT NULL DEFAULT 0,
+    active INTEGER NOT NULL DEFAULT 0
+  );
+  `,
 ];
 
 export interface OpenOptions {

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, loadSettings } from '../../src/config/settings.js';
+import { tempDir } from '../helpers.js';
+
+test('precedence: flags > environment > config file > defaults', () => {
+  const dir = tempDir();
+  try {
+    const file = join(dir.path, 'config.json');
+    writeFileSync(file, JSON.stringify({ port: 1111, host: '127.0.0.2', logLevel: 'warn' }));
+    const s = loadSettings({ env: { WEBSEARCH_CONFIG: file, PORT: '2222' }, flags: { host: '127.0.0.3' } });
+    assert.equal(s.host, '127.0.0.3');
+    assert.equal(s.port, 2222);
+    assert.equal(s.logLevel, 'warn');
+    assert.equal(s.keylessPerHour, 1000);
+    const defaults = loadSettings({ env: {} });
+    assert.equal(defaults.port, 8080);
+    assert.equal(defaults.host, '127.0.0.1');
+    assert.match(defaults.sqlitePath, /data\/websearch\.db$/);
+  } finally {
+    dir.remove();
+  }
+});
+
+test('unknown or invalid settings are errors, not silently ignored', () => {
+  assert.throws(() => loadSettings({ env: { WEBSEARCH_PORTT: '1' } }), /Unknown configuration variable\(s\): WEBSEARCH_PORTT/);
+  assert.throws(() => loadSettings({ env: { STOREFRONT_SECRET: 'x' } }), /STOREFRONT_SECRET/);
+  assert.throws(() => loadSettings({ env: { PORT: '70000' } }), ConfigError);
+  assert.throws(() => loadSettings({ env: { WEBSEARCH_ALLOW_PRIVATE_NETWORK: 'perhaps' } }), ConfigError);
+  assert.throws(() => loadSettings({ env: { DATABASE_URL: 'postgres://x/y' } }), /PostgreSQL is not supported yet/);
+  assert.throws(() => loadSettings({ env: { REDIS_URL: 'redis://x' } }), /REDIS_URL is not supported yet/);
+  const dir = tempDir();
+  try {
+    const file = join(dir.path, 'c.json');
+    writeFileSync(file, JSON.stringify({ prot: 1 }));
+    assert.throws(() => loadSettings({ env: { WEBSEARCH_CONFIG: file } }), /Unknown setting in .*: prot/);
+  } finally {
+    dir.remove();
+  }
+  assert.equal(loadSettings({ env: { DATABASE_URL: 'sqlite:/tmp/x.db' } }).sqlitePath, '/tmp/x.db');
+});
+
+test('storefront settings', () => {
+  const none = loadSettings({ env: {} }).storefront;
+  assert.equal(none.signingSecrets.size, 0);
+  assert.equal(none.usage, 'header');
+  const s = loadSettings({
+    env: {
+      STOREFRONT_SIGNING_SECRETS: 'k1:0123456789abcdef, k2:fedcba9876543210xyz',
+      STOREFRONT_ALLOWANCE_URL: 'https://sf.example/v1/allowance',
+    },
+  }).storefront;
+  assert.deepEqual([...s.signingSecrets], [
+    ['k1', '0123456789abcdef'],
+    ['k2', 'fedcba9876543210xyz'],
+  ]);
+  assert.equal(s.usageUrl, 'https://sf.example/usage');
+  assert.equal(s.allowanceTimeoutMs, 2000);
+  assert.throws(() => loadSettings({ env: { STOREFRONT_SIGNING_SECRETS: 'k1:0123456789abcdef' } }), /STOREFRONT_ALLOWANCE_URL/);
+  assert.throws(() => loadSettings({ env: { STOREFRONT_SIGNING_SECRETS: 'k1:short', STOREFRONT_ALLOWANCE_URL: 'https://a.b/' } }), ConfigError);
+  assert.throws(() => loadSettings({ env: { STOREFRONT_SIGNING_SECRETS: 'nocolon', STOREFRONT_ALLOWANCE_URL: 'https://a.b/' } }), ConfigError);
+  assert.throws(() => loadSettings({ env: { STOREFRONT_ALLOWANCE_URL: 'ftp://a.b/' } }), ConfigError);
+  assert.throws(() => loadSettings({ env: { STOREFRONT_USAGE: 'carrier-pigeon' } }), ConfigError);
+});
