@@ -104,6 +104,16 @@ export async function adminCommand(group: string, argv: string[]): Promise<void>
         out(lines.join('\n') || 'No usage recorded', rows);
         return;
       }
+      case 'payments list': {
+        const limit = Number(values.limit ?? 20);
+        const rows = await services.payments.list(Number.isInteger(limit) && limit > 0 ? limit : 20);
+        const lines = rows.map(
+          (p) =>
+            `${new Date(p.at).toISOString()}  ${p.outcome.padEnd(17)} ${p.operation.padEnd(6)} ${p.payer}  ${p.amount} ${p.network}  ${p.transaction ?? '-'}${p.reason ? `  (${p.reason})` : ''}`,
+        );
+        out(lines.join('\n') || 'No payments recorded', rows);
+        return;
+      }
       default:
         throw new UsageError(`Unknown command: ${group} ${action ?? ''}`.trim());
     }

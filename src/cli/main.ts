@@ -22,6 +22,7 @@ Usage:
   websearch credits add --org <id> --usd <amount>
   websearch credits show --org <id>
   websearch usage list [--org <id>] [--limit N]
+  websearch payments list [--limit N]           x402 payments (payer, nonce, amount, tx, outcome)
   websearch search <query> [--site host] [--max-results N] [--published-after v] ...
   websearch fetch <url> [--max-chars N]
 
@@ -45,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
     case 'key':
     case 'credits':
     case 'usage':
+    case 'payments':
       await adminCommand(command, rest);
       return 0;
     case 'search':

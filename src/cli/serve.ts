@@ -27,5 +27,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
 
+  if (services.x402Problems.length > 0) {
+    app.log.error({ problems: services.x402Problems }, 'x402 tier not started: its configuration is incomplete; the other tiers run');
+  }
   await app.listen({ host: settings.host, port: settings.port });
 }

@@ -7,6 +7,11 @@ import { createHttpStorefrontApi } from '../adapters/storefront/http-storefront-
 import { SqliteUsageOutbox } from '../adapters/sqlite/usage-outbox.js';
 import { createLogSink, type LogSink } from '../core/log.js';
 import type { StorefrontApi, UsageOutbox } from '../ports/storefront.js';
+import { createX402Tier } from '../access/x402/x402-tier.js';
+import { SqliteNonceStore, SqlitePaymentLog } from '../adapters/sqlite/payments.js';
+import { createInProcessFacilitator, createRemoteFacilitator } from '../adapters/x402/facilitators.js';
+import type { Facilitator, PaymentLog } from '../ports/payments.js';
+import type { Place } from '../access/x402/region.js';
 import type { AccessTier } from '../access/tier.js';
 import { MemoryLimiterStore } from '../adapters/memory/limiter-store.js';
 import { SqliteAccountStore, SqliteStorefrontAccountStore } from '../adapters/sqlite/accounts.js';
@@ -39,6 +44,9 @@ export interface Services {
   /** Present when usage goes to the storefront's usage API (STOREFRONT_USAGE=api). */
   usageReporter?: UsageReporter;
   logs: LogSink;
+  payments: PaymentLog;
+  /** Why the x402 tier is off although some of its settings are present (empty when on or unconfigured). */
+  x402Problems: string[];
   /** True while the stores answer. */
   healthy(): Promise<boolean>;
   close(): Promise<void>;
@@ -53,6 +61,19 @@ export interface ServiceOptions {
   storefrontApi?: StorefrontApi;
   /** How often the usage reporter looks at the outbox. */
   usageReportIntervalMs?: number;
+  /** Replaces the geoip database lookup for x402 region checks. */
+  placeOfIp?: (ip: string) => Place | undefined;
+}
+
+function createFacilitator(x: Extract<Settings['x402'], { enabled: true }>): Facilitator {
+  return x.facilitator.mode === 'remote'
+    ? createRemoteFacilitator({ url: x.facilitator.url, timeoutMs: x.facilitatorTimeoutMs })
+    : createInProcessFacilitator({
+        network: x.network,
+        rpcUrl: x.facilitator.rpcUrl,
+        privateKey: x.facilitator.privateKey,
+        rpcTimeoutMs: x.facilitatorTimeoutMs,
+      });
 }
 
 export async function createServices(settings: Settings, options: ServiceOptions = {}): Promise<Services> {
@@ -97,6 +118,32 @@ export async function createServices(settings: Settings, options: ServiceOptions
       log: logs.log,
     }) as AccessTier,
   ];
+  const payments = new SqlitePaymentLog(db);
+  const x = settings.x402;
+  if (x.enabled) {
+    tiers.push(
+      createX402Tier({
+        requirements: {
+          scheme: 'exact',
+          network: x.network,
+          amount: x.price,
+          asset: x.asset,
+          payTo: x.payTo,
+          maxTimeoutSeconds: 300,
+          extra: { name: x.assetName, version: x.assetVersion },
+        },
+        facilitator: createFacilitator(x),
+        nonces: new SqliteNonceStore(db),
+        payments,
+        limiter,
+        clock,
+        countryHeader: x.countryHeader,
+        regionHeader: x.regionHeader,
+        placeOfIp: options.placeOfIp,
+        log: logs.log,
+      }) as AccessTier,
+    );
+  }
   let closed = false;
   return {
     settings,
@@ -112,6 +159,8 @@ export async function createServices(settings: Settings, options: ServiceOptions
     outbox,
     usageReporter,
     logs,
+    payments,
+    x402Problems: x.enabled ? [] : x.problems,
     async healthy() {
       try {
         return db.prepare('SELECT 1 AS one').get() !== undefined;

@@ -24,7 +24,31 @@ export interface Settings {
   serverUrl: string;
   apiKey?: string;
   storefront: StorefrontSettings;
+  x402: X402Settings;
 }
+
+/** Base mainnet USDC, the spec's asset. */
+export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+
+export type X402Settings =
+  | { enabled: false; problems: string[] }
+  | {
+      enabled: true;
+      payTo: string;
+      network: string;
+      asset: string;
+      assetName: string;
+      assetVersion: string;
+      /** Base units of the asset (USDC: 6 decimals; 10000 = 0.01 USD). */
+      price: string;
+      facilitator:
+        | { mode: 'in-process'; rpcUrl: string; privateKey: `0x${string}` }
+        | { mode: 'remote'; url: string };
+      facilitatorTimeoutMs: number;
+      /** Headers a trusted proxy sets with the caller's country / region (e.g. CF-IPCountry). */
+      countryHeader?: string;
+      regionHeader?: string;
+    };
 
 export interface StorefrontSettings {
   /** kid -> secret. Empty: no storefront connected, so every storefront path answers 401. */
@@ -64,6 +88,18 @@ const ENV_NAMES = {
   STOREFRONT_SERVICE_SLUG: 'storefrontServiceSlug',
   STOREFRONT_ALLOWANCE_TIMEOUT_MS: 'storefrontAllowanceTimeoutMs',
   STOREFRONT_LEGACY_SECRET: 'storefrontLegacySecret',
+  X402_PAY_TO: 'x402PayTo',
+  X402_NETWORK: 'x402Network',
+  X402_ASSET: 'x402Asset',
+  X402_ASSET_NAME: 'x402AssetName',
+  X402_ASSET_VERSION: 'x402AssetVersion',
+  X402_PRICE: 'x402Price',
+  X402_RPC_URL: 'x402RpcUrl',
+  X402_FACILITATOR_KEY: 'x402FacilitatorKey',
+  X402_FACILITATOR_URL: 'x402FacilitatorUrl',
+  X402_FACILITATOR_TIMEOUT_MS: 'x402FacilitatorTimeoutMs',
+  X402_COUNTRY_HEADER: 'x402CountryHeader',
+  X402_REGION_HEADER: 'x402RegionHeader',
 } as const;
 
 type RawName = (typeof ENV_NAMES)[keyof typeof ENV_NAMES];
@@ -99,7 +135,7 @@ function trustProxy(v: string | number | boolean): boolean | number | string {
 
 /** Environment variables we own that are not known: a typo or a retired name. */
 function unknownEnv(env: NodeJS.ProcessEnv): string[] {
-  return Object.keys(env).filter((k) => /^(WEBSEARCH|STOREFRONT)_/.test(k) && !(k in ENV_NAMES));
+  return Object.keys(env).filter((k) => /^(WEBSEARCH|STOREFRONT|X402)_/.test(k) && !(k in ENV_NAMES));
 }
 
 function httpUrl(name: string, v: string | number | boolean | undefined): string | undefined {
@@ -127,6 +163,70 @@ function signingSecrets(v: string | number | boolean | undefined): Map<string, s
     m.set(kid, secret);
   }
   return m;
+}
+
+const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * The x402 tier runs only with a complete configuration. None of its variables set: disabled
+ * quietly. Some set but not all it needs: disabled, and `problems` says what is missing (the server
+ * logs it at start-up and runs the other tiers).
+ */
+function x402Settings(raw: RawSettings): X402Settings {
+  const str = (v: unknown) => (v === undefined ? undefined : String(v).trim());
+  const payTo = str(raw.x402PayTo);
+  const rpcUrl = str(raw.x402RpcUrl);
+  const key = str(raw.x402FacilitatorKey);
+  const facilitatorUrl = str(raw.x402FacilitatorUrl);
+  const anySet = Object.keys(raw).some((k) => k.startsWith('x402'));
+  if (!anySet) return { enabled: false, problems: [] };
+  const problems: string[] = [];
+  if (!payTo) problems.push('X402_PAY_TO is not set');
+  else if (!ADDRESS_RE.test(payTo)) problems.push('X402_PAY_TO must be a 0x-prefixed 20-byte address');
+  const network = str(raw.x402Network) ?? 'eip155:8453';
+  if (!/^eip155:\d+$/.test(network)) problems.push('X402_NETWORK must be eip155:<chain id>');
+  const asset = str(raw.x402Asset) ?? BASE_USDC;
+  if (!ADDRESS_RE.test(asset)) problems.push('X402_ASSET must be a 0x-prefixed 20-byte address');
+  const price = str(raw.x402Price) ?? '10000';
+  if (!/^[1-9]\d{0,17}$/.test(price)) problems.push('X402_PRICE must be a positive whole number of base units');
+  if (facilitatorUrl && (rpcUrl || key)) problems.push('set X402_FACILITATOR_URL or X402_RPC_URL with X402_FACILITATOR_KEY, not both');
+  let facilitator: Extract<X402Settings, { enabled: true }>['facilitator'] | undefined;
+  if (facilitatorUrl) {
+    try {
+      facilitator = { mode: 'remote', url: httpUrl('X402_FACILITATOR_URL', facilitatorUrl)! };
+    } catch (e) {
+      problems.push((e as Error).message);
+    }
+  } else if (rpcUrl && key) {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(key)) problems.push('X402_FACILITATOR_KEY must be a 0x-prefixed 32-byte hex private key');
+    else {
+      try {
+        facilitator = { mode: 'in-process', rpcUrl: httpUrl('X402_RPC_URL', rpcUrl)!, privateKey: key as `0x${string}` };
+      } catch (e) {
+        problems.push((e as Error).message);
+      }
+    }
+  } else {
+    problems.push('a facilitator is needed: X402_FACILITATOR_URL, or X402_RPC_URL with X402_FACILITATOR_KEY');
+  }
+  const timeout = int('X402_FACILITATOR_TIMEOUT_MS', raw.x402FacilitatorTimeoutMs ?? 15000, 100, 120_000);
+  if (problems.length > 0 || !facilitator || !payTo) return { enabled: false, problems };
+  const settings: X402Settings = {
+    enabled: true,
+    payTo,
+    network,
+    asset,
+    assetName: str(raw.x402AssetName) ?? 'USD Coin',
+    assetVersion: str(raw.x402AssetVersion) ?? '2',
+    price,
+    facilitator,
+    facilitatorTimeoutMs: timeout,
+  };
+  const countryHeader = str(raw.x402CountryHeader)?.toLowerCase();
+  const regionHeader = str(raw.x402RegionHeader)?.toLowerCase();
+  if (countryHeader) settings.countryHeader = countryHeader;
+  if (regionHeader) settings.regionHeader = regionHeader;
+  return settings;
 }
 
 function storefrontSettings(raw: RawSettings): StorefrontSettings {
@@ -210,6 +310,7 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     serverUrl: String(raw.serverUrl ?? 'http://127.0.0.1:8080'),
     ...(raw.apiKey !== undefined ? { apiKey: String(raw.apiKey) } : {}),
     storefront: storefrontSettings(raw),
+    x402: x402Settings(raw),
   };
 }
 

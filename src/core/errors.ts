@@ -11,6 +11,8 @@ export const ERRORS = {
   invalid_api_key: { status: 401, text: 'Invalid API key' },
   invalid_zeroclick_signature: { status: 401, text: 'invalid_zeroclick_signature' },
   insufficient_credits: { status: 402, text: 'Insufficient credits' },
+  x402_payment_required: { status: 402, text: 'Payment required' },
+  payment_settlement_failed: { status: 402, text: 'Payment settlement failed' },
   payment_required: { status: 402, text: 'payment_required' },
   mode_not_allowed: { status: 403, text: 'This search mode is available with an API key only' },
   blocked_by_robots: { status: 403, text: "Blocked by the origin's robots.txt" },
@@ -45,6 +47,8 @@ export interface ServiceErrorOptions {
   headers?: Record<string, string>;
   /** Extra body fields a peer's wire contract needs (the storefront's 402). Never `error` or `code`. */
   body?: Record<string, unknown>;
+  /** The whole body, when a protocol fixes it (the x402 offer of SPEC 2.5). */
+  exactBody?: Record<string, unknown>;
   cause?: unknown;
 }
 
@@ -58,6 +62,7 @@ export class ServiceError extends Error {
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
   readonly extra: Record<string, unknown>;
+  readonly exactBody: Record<string, unknown> | undefined;
 
   constructor(code: ErrorCode, message?: string, options: ServiceErrorOptions = {}) {
     super(message ?? ERRORS[code].text, options.cause === undefined ? undefined : { cause: options.cause });
@@ -67,9 +72,11 @@ export class ServiceError extends Error {
     this.param = options.param;
     this.headers = options.headers ?? {};
     this.extra = options.body ?? {};
+    this.exactBody = options.exactBody;
   }
 
-  toBody(): ErrorBody {
+  toBody(): ErrorBody | Record<string, unknown> {
+    if (this.exactBody) return this.exactBody;
     const body: ErrorBody = { ...this.extra, error: this.message, code: this.code };
     if (this.param !== undefined) body.param = this.param;
     return body;

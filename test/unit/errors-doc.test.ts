@@ -5,7 +5,7 @@ import { ERRORS } from '../../src/core/errors.js';
 
 test('docs/errors.md lists exactly the codes, statuses and texts of src/core/errors.ts', () => {
   const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
-  const rows = [...doc.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \| ([^|]+) \|/gm)].map((m) => ({
+  const rows = [...doc.matchAll(/^\| (\d{3}) \| `([a-z0-9_]+)` \| ([^|]+) \|/gm)].map((m) => ({
     status: Number(m[1]),
     code: m[2],
     text: m[3]!.trim(),

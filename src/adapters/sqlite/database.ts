@@ -127,6 +127,28 @@ const MIGRATIONS: string[] = [
     active INTEGER NOT NULL DEFAULT 0
   );
   `,
+  `
+  CREATE TABLE x402_nonces (
+    key TEXT PRIMARY KEY,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE TABLE payments (
+    id INTEGER PRIMARY KEY,
+    at INTEGER NOT NULL,
+    request_id TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    payer TEXT NOT NULL,
+    nonce TEXT NOT NULL,
+    amount TEXT NOT NULL,
+    asset TEXT NOT NULL,
+    network TEXT NOT NULL,
+    pay_to TEXT NOT NULL,
+    outcome TEXT NOT NULL CHECK (outcome IN ('settled', 'settlement_failed', 'not_settled')),
+    tx_hash TEXT,
+    reason TEXT
+  );
+  CREATE INDEX payments_at ON payments(at);
+  `,
 ];
 
 export interface OpenOptions {
