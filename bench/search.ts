@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
-import { DEFAULT_WEIGHTS, type FieldWeights, SqliteIndexStore } from '../src/adapters/sqlite/index-store.js';
+import { DEFAULT_WEIGHTS, type FieldWeights, ftsMatchExpression, SqliteIndexStore } from '../src/adapters/sqlite/index-store.js';
 import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
 import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
-import { queryTerms } from '../src/core/text.js';
+import { queryTerms, words } from '../src/core/text.js';
 import { buildApp } from '../src/http/app.js';
 import type { IndexQuery } from '../src/ports/index-store.js';
 import type { NewVersion } from '../src/ports/page-store.js';
@@ -39,6 +39,7 @@ const { values } = parseArgs({
     'skip-relevance': { type: 'boolean', default: false },
     'skip-latency': { type: 'boolean', default: false },
     'skip-http': { type: 'boolean', default: false },
+    analysis: { type: 'boolean', default: false },
   },
 });
 
@@ -97,7 +98,52 @@ async function relevance() {
   console.log(`  nDCG@10 ${fmt(chosen.ndcg, 4)}  MRR@10 ${fmt(chosen.mrr, 4)}  Recall@100 ${fmt(chosen.recall, 4)}`);
   console.log(`  (best weights on train ${JSON.stringify(best.weights)}: test nDCG@10 ${fmt(bestOnTest.ndcg, 4)})`);
   console.log('  reference: Lucene BM25 (k1 0.9, b 0.4, flat) nDCG@10 0.6789, R@100 0.9253');
+  if (values.analysis) await analysisChoices(db, versionToDoc, queries);
   db.close();
+}
+
+/**
+ * The analysis choices, measured on the test split: Porter stemming (porter unicode61) against none
+ * (unicode61), and Lucene's English stop words removed from queries against kept. A second FTS5 table
+ * with the other tokenizer is built over the same rows for the comparison.
+ */
+async function analysisChoices(db: ReturnType<typeof openDatabase>, versionToDoc: Map<number, string>, queries: Map<string, string>) {
+  db.exec(`CREATE VIRTUAL TABLE plain_fts USING fts5(title, description, content, content='versions', content_rowid='id', tokenize='unicode61');
+           INSERT INTO plain_fts(plain_fts) VALUES ('rebuild');`);
+  const plain = db.prepare(
+    `SELECT rowid AS id FROM plain_fts WHERE plain_fts MATCH ? ORDER BY bm25(plain_fts, 3, 1, 1) LIMIT 100`,
+  );
+  const stemmed = new SqliteIndexStore(db);
+  const qrels = loadQrels('test');
+  const variants: [string, (q: string) => Promise<number[]>][] = [
+    ['porter unicode61, stop words removed (product)', async (q) => (await stemmed.search({ terms: queryTerms(q), limit: 100 })).map((h) => h.versionId)],
+    ['porter unicode61, stop words kept', async (q) => (await stemmed.search({ terms: [...new Set(words(q))], limit: 100 })).map((h) => h.versionId)],
+    ['unicode61 (no stemming), stop words removed', async (q) => {
+      const terms = queryTerms(q);
+      return terms.length === 0 ? [] : (plain.all(ftsMatchExpression(terms)) as { id: number }[]).map((r) => r.id);
+    }],
+  ];
+  console.log('\nAnalysis choices on the test split (title weight 3):');
+  for (const [name, run] of variants) {
+    let ndcg = 0;
+    let recall = 0;
+    for (const [qid, rel] of qrels) {
+      const ranked = (await run(queries.get(qid)!)).map((id) => versionToDoc.get(id)!);
+      ndcg += ndcgAt(ranked, rel, 10);
+      recall += recallAt(ranked, rel, 100);
+    }
+    console.log(`  ${name}: nDCG@10 ${fmt(ndcg / qrels.size, 4)}  Recall@100 ${fmt(recall / qrels.size, 4)}`);
+  }
+  const corpus = join(CACHE, 'generated-100000.db');
+  if (statSync(corpus, { throwIfNoEntry: false })) {
+    const big = openDatabase({ path: corpus });
+    const index = new SqliteIndexStore(big);
+    const claims = [...qrels.keys()].slice(0, 100).map((id) => queries.get(id)!);
+    const removed = await timeQueries((q) => index.search({ terms: queryTerms(q), limit: 10 }), claims);
+    const kept = await timeQueries((q) => index.search({ terms: [...new Set(words(q))], limit: 10 }), claims);
+    console.log(`  latency at 100,000 documents (100 claims): stop words removed p50 ${fmt(removed.p50)} ms p99 ${fmt(removed.p99)} ms; kept p50 ${fmt(kept.p50)} ms p99 ${fmt(kept.p99)} ms`);
+    big.close();
+  }
 }
 
 function ensureCorpus(size: number): { path: string; buildSeconds?: number } {

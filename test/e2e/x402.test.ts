@@ -351,6 +351,34 @@ describe('x402 pay-per-request on a local chain', () => {
   });
 });
 
+describe('x402 per-wallet limit on a local chain', () => {
+  test('50 paid requests per second per wallet; the 51st is 429 and nothing is charged for it', async () => {
+    const chain = await startLocalChain();
+    // A clock that stands still at the real time: every request falls in one one-second window,
+    // while the signatures' validity (real time) still checks out.
+    const clock = new TestClock(Date.now());
+    const payTo = privateKeyToAccount(generatePrivateKey()).address;
+    const s = await startServer({ x402PayTo: payTo, x402RpcUrl: chain.rpcUrl, x402FacilitatorKey: (await chain.gasKey()).key }, clock);
+    try {
+      const buyer = await chain.fundedBuyer(1_000_000n);
+      const { client } = payingFetch(buyer.key);
+      const path = '/v1/x402/search?query=memory';
+      const required = decodePaymentRequiredHeader((await fetch(`${s.url}${path}`)).headers.get('payment-required')!);
+      const statuses: number[] = [];
+      for (let i = 0; i < 51; i++) {
+        const header = encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+        statuses.push((await fetch(`${s.url}${path}`, { headers: { 'payment-signature': header } })).status);
+      }
+      assert.equal(statuses.filter((c) => c === 200).length, 50);
+      assert.equal(statuses[50], 429);
+      assert.equal(await chain.balanceOf(buyer.address), 1_000_000n - 50n * PRICE);
+    } finally {
+      await s.close();
+      await chain.stop();
+    }
+  });
+});
+
 describe('x402 limits and configuration', () => {
   test('100 requests per second per IP, unpaid ones included; the 101st is 429 with Retry-After', async () => {
     const clock = new TestClock();
