@@ -8,7 +8,8 @@ import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
-import { htmlToPage, parseLooseTime } from './html.js';
+import { extractHtml } from './extract/index.js';
+import { parseLooseTime } from './html-time.js';
 
 export interface ImportSummary {
   imported: number;
@@ -67,7 +68,7 @@ export function lineToVersion(line: string, now: number): NewVersion {
   const markdown = optionalText(rec, 'markdown');
   if (html === undefined && markdown === undefined) throw new Error('html or markdown is required');
   if (html !== undefined && markdown !== undefined) throw new Error('give html or markdown, not both');
-  const extracted = html !== undefined ? htmlToPage(html) : { content: markdown! };
+  const extracted = html !== undefined ? extractHtml(html, url) : { content: markdown! };
   if (!extracted.content.trim()) throw new Error('the page has no text content');
 
   const version: NewVersion = {

@@ -1,0 +1,104 @@
+/**
+ * npm run bench:extract [-- --only ours|readability-jsdom|readability-linkedom] [--show ID]
+ *
+ * Main-content extraction on ../shared/data/article-extraction-benchmark (181 pages), with the metric
+ * its SOURCE.md defines (upstream evaluate.py): tokens are Unicode \w+ runs, case-sensitive; each text
+ * is a multiset of 4-token shingles; per page tp/fp/fn over the shingle counts; precision averaged
+ * over pages with output, recall over all pages; F1 of the two averages. Our markdown is compared as
+ * plain text (markdown syntax stripped). Speed: pages per second on one core (single thread, parse +
+ * extract + markdown; the html is decompressed beforehand), measured in the same run for each tool.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import { Readability } from '@mozilla/readability';
+import { JSDOM, VirtualConsole } from 'jsdom';
+import { parseHTML } from 'linkedom';
+import { extractHtml } from '../src/acquire/extract/index.js';
+import { markdownToText } from '../src/core/text.js';
+
+const DIR = join(import.meta.dirname, '..', '..', 'shared', 'data', 'article-extraction-benchmark');
+const { values } = parseArgs({ options: { only: { type: 'string' }, show: { type: 'string' }, worst: { type: 'string' } } });
+
+const truth = JSON.parse(readFileSync(join(DIR, 'ground-truth.json'), 'utf8')) as Record<string, { articleBody: string; url?: string }>;
+const pages = readdirSync(join(DIR, 'html'))
+  .filter((f) => f.endsWith('.html.gz'))
+  .map((f) => {
+    const id = f.replace('.html.gz', '');
+    return { id, html: gunzipSync(readFileSync(join(DIR, 'html', f))).toString('utf8'), url: truth[id]?.url ?? `https://example.com/${id}` };
+  })
+  .filter((p) => truth[p.id]);
+
+function shingles(text: string): Map<string, number> {
+  const tokens = text.match(/\w+/gu) ?? [];
+  const m = new Map<string, number>();
+  if (tokens.length === 0) return m;
+  const n = Math.min(4, tokens.length);
+  for (let i = 0; i + n <= tokens.length; i++) {
+    const k = tokens.slice(i, i + n).join(' ');
+    m.set(k, (m.get(k) ?? 0) + 1);
+  }
+  return m;
+}
+
+function score(pred: string, gold: string): { p?: number; r: number } {
+  const P = shingles(pred);
+  const G = shingles(gold);
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  for (const [k, c] of P) {
+    const g = G.get(k) ?? 0;
+    tp += Math.min(c, g);
+    fp += Math.max(0, c - g);
+  }
+  for (const [k, c] of G) fn += Math.max(0, c - (P.get(k) ?? 0));
+  const precision = tp + fp === 0 ? undefined : tp / (tp + fp);
+  const recall = tp + fn === 0 ? 1 : tp / (tp + fn);
+  return { p: pred.trim() ? precision : undefined, r: recall };
+}
+
+const silent = new VirtualConsole();
+const tools: Record<string, (html: string, url: string) => string> = {
+  ours: (html, url) => markdownToText(extractHtml(html, url).content),
+  'readability-linkedom': (html) => {
+    const { document } = parseHTML(html);
+    return new Readability(document as unknown as Document).parse()?.textContent ?? '';
+  },
+  'readability-jsdom': (html, url) => {
+    const dom = new JSDOM(html, { url, virtualConsole: silent });
+    return new Readability(dom.window.document).parse()?.textContent ?? '';
+  },
+};
+
+if (values.show) {
+  const p = pages.find((x) => x.id.startsWith(values.show!))!;
+  const out = extractHtml(p.html, p.url);
+  console.log(out.content.slice(0, 3000));
+  console.log('\n---- truth ----\n', truth[p.id]!.articleBody.slice(0, 1500));
+  console.log(score(markdownToText(out.content), truth[p.id]!.articleBody));
+  process.exit(0);
+}
+
+console.log(`${pages.length} pages; metric as SOURCE.md; one core`);
+console.log('| extractor | precision | recall | F1 | pages/s |\n|---|---|---|---|---|');
+for (const [name, run] of Object.entries(tools)) {
+  if (values.only && values.only !== name) continue;
+  const outputs: string[] = [];
+  for (const p of pages.slice(0, 5)) run(p.html, p.url); // warm-up
+  const started = performance.now();
+  for (const p of pages) outputs.push(run(p.html, p.url));
+  const secs = (performance.now() - started) / 1000;
+  const scored = pages.map((p, i) => ({ id: p.id, ...score(outputs[i]!, truth[p.id]!.articleBody) }));
+  const ps = scored.filter((s) => s.p !== undefined).map((s) => s.p!);
+  const precision = ps.reduce((a, b) => a + b, 0) / ps.length;
+  const recall = scored.reduce((a, s) => a + s.r, 0) / scored.length;
+  const f1 = (2 * precision * recall) / (precision + recall);
+  console.log(`| ${name} | ${precision.toFixed(3)} | ${recall.toFixed(3)} | ${f1.toFixed(3)} | ${(pages.length / secs).toFixed(1)} |`);
+  if (values.worst && name === 'ours') {
+    const worst = scored.map((s) => ({ ...s, f: s.p === undefined ? 0 : (2 * s.p * s.r) / (s.p + s.r || 1) })).sort((a, b) => a.f - b.f);
+    for (const w of worst.slice(0, Number(values.worst))) console.log(`  ${w.id.slice(0, 12)} P ${w.p?.toFixed(2)} R ${w.r.toFixed(2)}`);
+  }
+}

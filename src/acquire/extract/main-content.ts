@@ -1,0 +1,265 @@
+/**
+ * Finds the main content of a page: boilerplate removed by tag, role and class/id; paragraphs scored
+ * (length and commas), scores passed up to parent and grandparent, weighted by class/id hints and cut
+ * by link density; the best container is taken with the siblings that score close to it; then the
+ * container is cleaned of link lists, forms and short fragments. Text statistics are computed once,
+ * bottom-up, so the whole pass is linear in the page.
+ */
+import type { AnyNode, Document, Element } from 'domhandler';
+import { attr, children, findAll, isElement, isText, remove, textOf, walk } from './dom.js';
+
+const DROP_TAGS = new Set([
+  'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
+  'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'link', 'meta', 'head', 'label', 'title',
+]);
+const DROP_ROLES = /^(navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar)$/i;
+const UNLIKELY =
+  /-ad-|ai2html|banner|breadcrumb|combx|comment|community|cookie|consent|cover-wrap|disqus|extra|footer|gdpr|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|share|sharing|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|newsletter|subscribe|outbrain|taboola|yom-remote/i;
+const MAYBE = /(article|body|content|entry|main|page|post|text|blog|story|column|hentry)/i;
+const POSITIVE = /(article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story)/i;
+const NEGATIVE =
+  /(-ad-|hidden|^hid$|\bhid\b|banner|combx|comment|com-|contact|foot|footer|footnote|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|subscribe|newsletter)/i;
+const BLOCK = new Set([
+  'address', 'article', 'aside', 'blockquote', 'dd', 'div', 'dl', 'dt', 'fieldset', 'figure', 'footer', 'form',
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'ul',
+]);
+
+interface Stats {
+  chars: number;
+  linkChars: number;
+  commas: number;
+  paragraphs: number;
+  images: number;
+  listItems: number;
+}
+
+function hint(el: Element): string {
+  return `${attr(el, 'class') ?? ''} ${attr(el, 'id') ?? ''}`;
+}
+
+function classWeight(el: Element): number {
+  const h = hint(el);
+  if (!h.trim()) return 0;
+  let w = 0;
+  if (NEGATIVE.test(h)) w -= 25;
+  if (POSITIVE.test(h)) w += 25;
+  return w;
+}
+
+/** Removes what is never content. Keeps the body even when its class looks unlikely. */
+export function prune(doc: Document): void {
+  const doomed: AnyNode[] = [];
+  // Class names lie sometimes: never prune, by class alone, something holding much of the page's text.
+  const pageChars = textOf(doc).replace(/\s+/g, ' ').length;
+  const bigShare = (n: Element) => textOf(n).replace(/\s+/g, ' ').length > pageChars * 0.3;
+  walk(doc, (n) => {
+    if (n.type === 'comment' || n.type === 'directive') {
+      doomed.push(n);
+      return false;
+    }
+    if (!isElement(n)) return;
+    const name = n.name;
+    if (name === 'html' || name === 'body') return;
+    const role = attr(n, 'role');
+    const style = attr(n, 'style') ?? '';
+    const h = hint(n);
+    if (
+      DROP_TAGS.has(name) ||
+      (role !== undefined && DROP_ROLES.test(role)) ||
+      attr(n, 'hidden') !== undefined ||
+      attr(n, 'aria-hidden') === 'true' ||
+      /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style) ||
+      (name !== 'article' && name !== 'main' && UNLIKELY.test(h) && !MAYBE.test(h) && !bigShare(n))
+    ) {
+      doomed.push(n);
+      return false;
+    }
+  });
+  for (const n of doomed) remove(n);
+  // A page header outside the article is chrome; one inside it often holds the headline only.
+  for (const h of findAll(doc, (el) => el.name === 'header')) {
+    let p = h.parent;
+    let inContent = false;
+    while (p) {
+      if (isElement(p) && (p.name === 'article' || p.name === 'main')) inContent = true;
+      p = p.parent;
+    }
+    if (!inContent) remove(h);
+  }
+}
+
+function computeStats(root: AnyNode, stats: Map<AnyNode, Stats>): Stats {
+  const s: Stats = { chars: 0, linkChars: 0, commas: 0, paragraphs: 0, images: 0, listItems: 0 };
+  if (isText(root)) {
+    const t = root.data.replace(/\s+/g, ' ');
+    s.chars = t.trim().length;
+    s.commas = (t.match(/[,，、]/g) ?? []).length;
+    return s;
+  }
+  for (const c of children(root)) {
+    const cs = computeStats(c, stats);
+    s.chars += cs.chars;
+    s.linkChars += cs.linkChars;
+    s.commas += cs.commas;
+    s.paragraphs += cs.paragraphs;
+    s.images += cs.images;
+    s.listItems += cs.listItems;
+  }
+  if (isElement(root)) {
+    if (root.name === 'a') s.linkChars = s.chars;
+    else if (root.name === 'p') s.paragraphs++;
+    else if (root.name === 'img') s.images++;
+    else if (root.name === 'li') s.listItems++;
+    stats.set(root, s);
+  }
+  return s;
+}
+
+const linkDensity = (s: Stats) => (s.chars === 0 ? 0 : s.linkChars / s.chars);
+
+function hasBlockChild(el: Element): boolean {
+  return children(el).some((c) => isElement(c) && BLOCK.has(c.name));
+}
+
+function initialScore(el: Element): number {
+  switch (el.name) {
+    case 'div':
+    case 'article':
+    case 'main':
+    case 'section':
+      return 5 + classWeight(el);
+    case 'pre':
+    case 'td':
+    case 'blockquote':
+      return 3 + classWeight(el);
+    case 'address':
+    case 'ol':
+    case 'ul':
+    case 'dl':
+    case 'dd':
+    case 'dt':
+    case 'li':
+      return -3 + classWeight(el);
+    case 'h1':
+    case 'h2':
+    case 'h3':
+    case 'h4':
+    case 'h5':
+    case 'h6':
+    case 'th':
+      return -5 + classWeight(el);
+    default:
+      return classWeight(el);
+  }
+}
+
+/** Removes link lists, forms, image galleries and fragments that survived inside the content. */
+function cleanContent(root: Element, stats: Map<AnyNode, Stats>): void {
+  const doomed: Element[] = [];
+  walk(root, (n) => {
+    if (n === root || !isElement(n)) return;
+    if (!['div', 'section', 'ul', 'ol', 'table', 'figure', 'p', 'dl', 'header', 'span'].includes(n.name)) return;
+    const s = stats.get(n);
+    if (!s) return;
+    const weight = classWeight(n);
+    const ld = linkDensity(s);
+    if (n.name === 'p' || n.name === 'span') {
+      // A paragraph that is only a link ("Read more", "Share on ...") is chrome.
+      if (s.chars > 0 && s.chars < 120 && ld > 0.9) {
+        doomed.push(n);
+        return false;
+      }
+      return;
+    }
+    if (s.commas >= 10) return;
+    const isList = n.name === 'ul' || n.name === 'ol';
+    if (
+      weight < 0 ||
+      (s.images > 1 && s.paragraphs / s.images < 0.5 && s.chars < 200) ||
+      (!isList && s.listItems > s.paragraphs + 5 && ld > 0.3) ||
+      (weight < 25 && ld > 0.33 && s.chars < 1000) ||
+      (weight >= 25 && ld > 0.5) ||
+      (isList && ld > 0.6)
+    ) {
+      doomed.push(n);
+      return false;
+    }
+  });
+  for (const d of doomed) remove(d);
+}
+
+export interface MainContent {
+  /** Container(s) in document order. */
+  nodes: Element[];
+}
+
+export function findMainContent(doc: Document): MainContent {
+  const stats = new Map<AnyNode, Stats>();
+  computeStats(doc, stats);
+  const body = (findAll(doc, (el) => el.name === 'body')[0] ?? doc) as Element;
+
+  const explicit = findAll(doc, (el) => /articleBody/i.test(attr(el, 'itemprop') ?? ''));
+  const explicitChars = explicit.reduce((n, el) => n + (stats.get(el)?.chars ?? 0), 0);
+  if (explicit.length > 0 && explicitChars >= 250) {
+    for (const el of explicit) cleanContent(el, stats);
+    return { nodes: explicit };
+  }
+
+  const scores = new Map<Element, number>();
+  const add = (el: Element | null | undefined, v: number) => {
+    if (!el || !isElement(el) || el.name === 'html') return;
+    scores.set(el, (scores.get(el) ?? initialScore(el)) + v);
+  };
+  walk(body, (n) => {
+    if (!isElement(n)) return;
+    const scorable = ['p', 'pre', 'td', 'blockquote'].includes(n.name) || ((n.name === 'div' || n.name === 'section') && !hasBlockChild(n));
+    if (!scorable) return;
+    const s = stats.get(n)!;
+    if (s.chars < 25) return;
+    const score = 1 + s.commas + Math.min(Math.floor(s.chars / 100), 3);
+    add(n.parent as Element, score);
+    add(n.parent?.parent as Element, score / 2);
+    add(n.parent?.parent?.parent as Element, score / 3);
+  });
+  let top: Element | undefined;
+  let best = -Infinity;
+  for (const [el, raw] of scores) {
+    const v = raw * (1 - linkDensity(stats.get(el)!));
+    scores.set(el, v);
+    if (v > best) {
+      best = v;
+      top = el;
+    }
+  }
+  if (!top || (stats.get(top)?.chars ?? 0) < 140) {
+    const fallback = findAll(body, (el) => el.name === 'article' || el.name === 'main')[0] ?? body;
+    cleanContent(fallback, stats);
+    return { nodes: [fallback] };
+  }
+  // A top candidate that is most of its parent's text: the parent is the better container.
+  for (let parent = top.parent as Element | null; parent && isElement(parent) && parent.name !== 'body'; parent = parent.parent as Element | null) {
+    const ps = stats.get(parent)!;
+    const ts = stats.get(top)!;
+    if (ts.chars / Math.max(1, ps.chars) < 0.85 || linkDensity(ps) > 0.3) break;
+    top = parent;
+  }
+
+  const threshold = Math.max(10, best * 0.2);
+  const nodes: Element[] = [];
+  const siblings = top.parent ? children(top.parent) : [top];
+  for (const sib of siblings) {
+    if (!isElement(sib)) continue;
+    if (sib === top) {
+      nodes.push(sib);
+      continue;
+    }
+    const s = stats.get(sib);
+    if (!s || s.chars === 0) continue;
+    const bonus = hint(sib).trim() && hint(sib) === hint(top) ? best * 0.2 : 0;
+    const score = (scores.get(sib) ?? 0) + bonus;
+    const ld = linkDensity(s);
+    if (score >= threshold || (sib.name === 'p' && ((s.chars > 80 && ld < 0.25) || (s.chars > 0 && ld === 0)))) nodes.push(sib);
+  }
+  for (const n of nodes) cleanContent(n, stats);
+  return { nodes };
+}

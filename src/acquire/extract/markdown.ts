@@ -1,0 +1,194 @@
+/**
+ * DOM -> markdown: headings, paragraphs, nested lists, links made absolute, images as alt text with
+ * their URL, GFM tables, fenced code with its language when the class names one, blockquotes.
+ */
+import type { AnyNode, Element } from 'domhandler';
+import { attr, children, isElement, isText, textOf } from './dom.js';
+
+const BLOCKS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'center', 'dd', 'details', 'div', 'dl', 'dt', 'figcaption', 'figure',
+  'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'li', 'main', 'ol', 'p', 'pre', 'section',
+  'summary', 'table', 'tbody', 'thead', 'tfoot', 'tr', 'ul', 'body', 'html',
+]);
+
+function absolute(href: string | undefined, base: string): string | undefined {
+  if (!href) return undefined;
+  const h = href.trim();
+  if (!h || /^(javascript|data|vbscript):/i.test(h)) return undefined;
+  try {
+    return new URL(h, base).toString();
+  } catch {
+    return undefined;
+  }
+}
+
+const collapse = (s: string) => s.replace(/\s+/g, ' ');
+
+function inline(n: AnyNode, base: string): string {
+  if (isText(n)) return collapse(n.data);
+  if (!isElement(n)) return '';
+  const inner = () => children(n).map((c) => inline(c, base)).join('');
+  switch (n.name) {
+    case 'br':
+      return '\n';
+    case 'img': {
+      const src = absolute(attr(n, 'src') ?? attr(n, 'data-src'), base);
+      const alt = collapse(attr(n, 'alt') ?? '').trim();
+      return src && alt ? `![${alt}](${src})` : '';
+    }
+    case 'a': {
+      const text = inner().trim();
+      const href = absolute(attr(n, 'href'), base);
+      if (!text) return '';
+      return href && !href.startsWith('#') ? `[${text}](${href})` : text;
+    }
+    case 'strong':
+    case 'b': {
+      const t = inner();
+      return t.trim() ? `**${t.trim()}**${/\s$/.test(t) ? ' ' : ''}` : t;
+    }
+    case 'em':
+    case 'i': {
+      const t = inner();
+      return t.trim() ? `*${t.trim()}*${/\s$/.test(t) ? ' ' : ''}` : t;
+    }
+    case 'code':
+    case 'kbd':
+    case 'samp': {
+      const t = textOf(n);
+      return t.trim() ? `\`${t.trim().replace(/`/g, 'ˋ')}\`` : '';
+    }
+    case 'sup':
+    case 'sub':
+      return inner();
+    default:
+      return inner();
+  }
+}
+
+function codeLanguage(el: Element): string {
+  const code = children(el).find((c) => isElement(c) && c.name === 'code') as Element | undefined;
+  const cls = `${attr(el, 'class') ?? ''} ${code ? (attr(code, 'class') ?? '') : ''} ${attr(el, 'data-lang') ?? ''}`;
+  return /(?:language|lang)-([\w+#.-]+)/.exec(cls)?.[1] ?? (attr(el, 'data-lang') ?? '').trim();
+}
+
+function table(el: Element, base: string): string {
+  const rows: string[][] = [];
+  const visit = (n: AnyNode) => {
+    if (!isElement(n)) return;
+    if (n.name === 'table' && n !== el) return; // nested tables are flattened by their own block
+    if (n.name === 'tr') {
+      rows.push(
+        children(n)
+          .filter((c): c is Element => isElement(c) && (c.name === 'td' || c.name === 'th'))
+          .map((c) => inline(c, base).replace(/\n/g, ' ').replace(/\|/g, '\\|').trim()),
+      );
+      return;
+    }
+    for (const c of children(n)) visit(c);
+  };
+  visit(el);
+  const width = Math.max(0, ...rows.map((r) => r.length));
+  if (rows.length === 0 || width === 0) return '';
+  // A one-column or one-row "table" is layout, not data: its text reads better as paragraphs.
+  if (width === 1 || rows.length === 1) return rows.flat().filter(Boolean).join('\n\n');
+  const pad = (r: string[]) => [...r, ...Array(width - r.length).fill('')];
+  const [head, ...rest] = rows.map(pad);
+  return [`| ${head!.join(' | ')} |`, `| ${head!.map(() => '---').join(' | ')} |`, ...rest.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+function list(el: Element, base: string, depth: number): string {
+  const ordered = el.name === 'ol';
+  let i = Number(attr(el, 'start') ?? 1) || 1;
+  const lines: string[] = [];
+  for (const li of children(el)) {
+    if (!isElement(li) || li.name !== 'li') continue;
+    const marker = ordered ? `${i++}.` : '-';
+    const indent = '  '.repeat(depth);
+    const own: string[] = [];
+    const nested: string[] = [];
+    for (const c of children(li)) {
+      if (isElement(c) && (c.name === 'ul' || c.name === 'ol')) nested.push(list(c, base, depth + 1));
+      else if (isElement(c) && BLOCKS.has(c.name)) own.push(blocks([c], base).join(' '));
+      else own.push(inline(c, base));
+    }
+    const text = own.join('').replace(/\s*\n\s*/g, ' ').trim();
+    if (text) lines.push(`${indent}${marker} ${text}`);
+    lines.push(...nested.filter(Boolean));
+  }
+  return lines.join('\n');
+}
+
+/** Renders nodes as markdown blocks. */
+function blocks(nodes: AnyNode[], base: string): string[] {
+  const out: string[] = [];
+  let buffer = '';
+  const flush = () => {
+    const t = buffer
+      .split('\n')
+      .map((l) => l.trim())
+      .join('\n')
+      .replace(/\n{2,}/g, '\n')
+      .trim();
+    if (t) out.push(t);
+    buffer = '';
+  };
+  for (const n of nodes) {
+    if (n.type === 'root') {
+      flush();
+      out.push(...blocks(children(n), base));
+      continue;
+    }
+    if (!isElement(n) || !BLOCKS.has(n.name)) {
+      buffer += inline(n, base);
+      continue;
+    }
+    flush();
+    const name = n.name;
+    if (/^h[1-6]$/.test(name)) {
+      const t = inline(n, base).replace(/\s+/g, ' ').trim();
+      if (t) out.push(`${'#'.repeat(Number(name[1]))} ${t}`);
+    } else if (name === 'p' || name === 'dt' || name === 'dd' || name === 'figcaption' || name === 'summary' || name === 'address') {
+      const t = blocks(children(n), base).join('\n\n');
+      if (t.trim()) out.push(name === 'dt' ? `**${t.trim()}**` : t.trim());
+    } else if (name === 'pre') {
+      const code = textOf(n).replace(/^\n+|\s+$/g, '');
+      if (code) out.push(`\`\`\`${codeLanguage(n)}\n${code}\n\`\`\``);
+    } else if (name === 'blockquote') {
+      const inner = blocks(children(n), base).join('\n\n');
+      if (inner.trim()) out.push(inner.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n'));
+    } else if (name === 'ul' || name === 'ol') {
+      const t = list(n, base, 0);
+      if (t) out.push(t);
+    } else if (name === 'table') {
+      const t = table(n, base);
+      if (t) out.push(t);
+    } else if (name === 'hr') {
+      out.push('---');
+    } else {
+      out.push(...blocks(children(n), base));
+    }
+  }
+  flush();
+  return out;
+}
+
+/** Headings that open what follows an article: related links, comments, author boxes, tags. */
+const END_MARKER =
+  /^(#{1,6} )?\**(related( (articles|posts|stories|content|coverage|reading))?|more (from|on|in|stories|news|like this)|more [\w.]+$|you (may|might) (also )?(like|enjoy|be interested)|recommended( for you)?|read (more|next|also)|also read|see also|popular( (now|posts|stories))?|most (read|popular|viewed)|trending|latest (news|posts|stories)|comments?|\d+ comments?|leave a (reply|comment)|join the (conversation|discussion)|share this( (article|post|story))?|about the author|tags?:?|filed under|você pode gostar|veja também|leia também|te puede interesar|también te puede interesar|lee también|à lire aussi|lire aussi|vous aimerez aussi|das könnte sie auch interessieren|mehr zum thema|leggi anche|potrebbe interessarti)\b[^\n]{0,40}$/i;
+
+/** Cuts the blocks at the first end marker that comes after most of the text. */
+function cutAtEndMarker(out: string[]): string[] {
+  const total = out.reduce((n, b) => n + b.length, 0);
+  let seen = 0;
+  for (let i = 0; i < out.length; i++) {
+    const b = out[i]!;
+    if (i > 0 && b.length <= 80 && END_MARKER.test(b.trim()) && seen >= total * 0.6) return out.slice(0, i);
+    seen += b.length;
+  }
+  return out;
+}
+
+export function toMarkdown(nodes: AnyNode[], baseUrl: string): string {
+  return cutAtEndMarker(blocks(nodes, baseUrl)).join('\n\n').replace(/\n{3,}/g, '\n\n').trim();
+}

@@ -1,0 +1,120 @@
+/**
+ * Page metadata from the head and the structured data. Which source wins, in order:
+ * - title: og:title, twitter:title, JSON-LD headline, <title> (site suffix cut), first <h1>;
+ * - description: meta description, og:description, twitter:description, JSON-LD description;
+ * - author: meta author, article:author (when not a URL), JSON-LD author name, a byline element;
+ * - published: article:published_time, JSON-LD datePublished, other common meta names
+ *   (datePublished, pubdate, date, DC.date.issued, sailthru.date, parsely-pub-date), the first <time datetime>;
+ * - canonical: <link rel=canonical>; language: <html lang>; robots: meta robots / googlebot.
+ */
+import type { Document, Element } from 'domhandler';
+import { parseLooseTime } from '../html-time.js';
+import { attr, findAll, findFirst, textOf } from './dom.js';
+
+export interface PageMetadata {
+  title?: string;
+  description?: string;
+  author?: string;
+  publishedAt?: number;
+  canonicalUrl?: string;
+  lang?: string;
+  noindex: boolean;
+  nofollow: boolean;
+}
+
+const clean = (s: string | undefined) => {
+  const t = s?.replace(/\s+/g, ' ').trim();
+  return t ? t : undefined;
+};
+
+function jsonLdNodes(doc: Document): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const script of findAll(doc, (el) => el.name === 'script' && /ld\+json/i.test(attr(el, 'type') ?? ''))) {
+    try {
+      const stack: unknown[] = [JSON.parse(textOf(script))];
+      while (stack.length > 0) {
+        const node = stack.pop();
+        if (Array.isArray(node)) stack.push(...node);
+        else if (node && typeof node === 'object') {
+          out.push(node as Record<string, unknown>);
+          const graph = (node as Record<string, unknown>)['@graph'];
+          if (graph) stack.push(graph);
+        }
+      }
+    } catch {
+      // broken JSON-LD is common and simply gives nothing
+    }
+  }
+  return out;
+}
+
+function ldString(nodes: Record<string, unknown>[], field: string): string | undefined {
+  for (const n of nodes) {
+    const v = n[field];
+    if (typeof v === 'string' && v.trim()) return v.trim();
+  }
+  return undefined;
+}
+
+function ldAuthor(nodes: Record<string, unknown>[]): string | undefined {
+  for (const n of nodes) {
+    const a = n.author;
+    const list = Array.isArray(a) ? a : a ? [a] : [];
+    const names = list
+      .map((x) => (typeof x === 'string' ? x : typeof x === 'object' && x ? (x as Record<string, unknown>).name : undefined))
+      .filter((x): x is string => typeof x === 'string' && x.trim() !== '');
+    if (names.length > 0) return names.join(', ');
+  }
+  return undefined;
+}
+
+export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
+  const metas = findAll(doc, (el) => el.name === 'meta');
+  const meta = (...keys: string[]): string | undefined => {
+    for (const k of keys) {
+      const el = metas.find((m) => (attr(m, 'property') ?? attr(m, 'name') ?? attr(m, 'itemprop'))?.toLowerCase() === k.toLowerCase());
+      const v = clean(el ? attr(el, 'content') : undefined);
+      if (v) return v;
+    }
+    return undefined;
+  };
+  const ld = jsonLdNodes(doc);
+  const titleEl = findFirst(doc, (el) => el.name === 'title');
+  const h1 = findFirst(doc, (el) => el.name === 'h1');
+  const docTitle = clean(titleEl ? textOf(titleEl) : undefined)?.replace(/\s+[|\-–—·:]\s+[^|\-–—·:]{2,40}$/, '');
+
+  const metaAuthor = meta('author', 'article:author', 'parsely-author', 'sailthru.author', 'dc.creator');
+  const byline = findFirst(doc, (el) => /\b(byline|author)\b/i.test(`${attr(el, 'class') ?? ''} ${attr(el, 'rel') ?? ''} ${attr(el, 'itemprop') ?? ''}`));
+  const author = (metaAuthor && !/^https?:/.test(metaAuthor) ? metaAuthor : undefined) ?? ldAuthor(ld) ?? clean(byline ? textOf(byline) : undefined)?.replace(/^by\s+/i, '').slice(0, 200);
+
+  const timeEl = findFirst(doc, (el) => el.name === 'time' && attr(el, 'datetime') !== undefined);
+  const publishedAt = parseLooseTime(
+    meta('article:published_time', 'og:published_time', 'datePublished', 'pubdate', 'publishdate', 'date', 'dc.date.issued', 'dc.date', 'sailthru.date', 'parsely-pub-date') ??
+      ldString(ld, 'datePublished') ??
+      (timeEl ? attr(timeEl, 'datetime') : undefined),
+  );
+
+  const canonicalEl = findFirst(doc, (el) => el.name === 'link' && /\bcanonical\b/i.test(attr(el, 'rel') ?? ''));
+  let canonicalUrl: string | undefined;
+  try {
+    const href = canonicalEl ? attr(canonicalEl, 'href') : undefined;
+    if (href) canonicalUrl = new URL(href, pageUrl).toString();
+  } catch {
+    // an unusable canonical link is ignored
+  }
+  const htmlEl = findFirst(doc, (el) => el.name === 'html');
+  const robots = `${meta('robots') ?? ''},${meta('googlebot') ?? ''}`.toLowerCase();
+
+  const out: PageMetadata = {
+    title: meta('og:title', 'twitter:title') ?? ldString(ld, 'headline') ?? docTitle ?? clean(h1 ? textOf(h1) : undefined),
+    description: meta('description', 'og:description', 'twitter:description') ?? ldString(ld, 'description'),
+    author: clean(author),
+    publishedAt,
+    canonicalUrl,
+    lang: clean(htmlEl ? attr(htmlEl as Element, 'lang') : undefined)?.toLowerCase(),
+    noindex: /\b(noindex|none)\b/.test(robots),
+    nofollow: /\b(nofollow|none)\b/.test(robots),
+  };
+  for (const k of Object.keys(out) as (keyof PageMetadata)[]) if (out[k] === undefined) delete out[k];
+  return out;
+}
