@@ -24,6 +24,23 @@ function metaCharset(b: Buffer): string | undefined {
   return m?.[1]?.toLowerCase();
 }
 
+/** WHATWG windows-1252 for 0x80-0x9F (the rest is Latin-1). Node's TextDecoder decodes this label as Latin-1. */
+const CP1252_HIGH = [
+  0x20ac, 0x81, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8d, 0x017d, 0x8f,
+  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0x9d, 0x017e, 0x0178,
+];
+/** Labels the Encoding Standard maps to windows-1252. */
+const CP1252_LABELS = new Set(['windows-1252', 'cp1252', 'x-cp1252', 'latin1', 'iso-8859-1', 'iso8859-1', 'iso_8859-1', 'l1', 'ascii', 'us-ascii', 'cp819', 'ibm819', 'iso-ir-100']);
+
+function decodeCp1252(body: Buffer): string {
+  let out = '';
+  for (let i = 0; i < body.length; i += 8192) {
+    const chunk = body.subarray(i, i + 8192);
+    out += String.fromCharCode(...Array.from(chunk, (b) => (b >= 0x80 && b <= 0x9f ? CP1252_HIGH[b - 0x80]! : b)));
+  }
+  return out;
+}
+
 function decoder(label: string): InstanceType<typeof TextDecoder> | undefined {
   try {
     return new TextDecoder(label);
@@ -36,11 +53,12 @@ export function decodeText(body: Buffer, contentType: string | undefined, isHtml
   const bom = bomCharset(body);
   if (bom) return new TextDecoder(bom).decode(body); // the decoder drops the BOM
   const label = charsetFromContentType(contentType) ?? (isHtml ? metaCharset(body) : undefined);
+  if (label && CP1252_LABELS.has(label)) return decodeCp1252(body);
   const chosen = label ? decoder(label) : undefined;
   if (chosen) return chosen.decode(body);
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(body);
   } catch {
-    return new TextDecoder('windows-1252').decode(body);
+    return decodeCp1252(body);
   }
 }

@@ -14,7 +14,8 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { isForbiddenAddress } from './address-policy.js';
 
-export const DEFAULT_USER_AGENT = 'websearch/0.1 (+https://github.com/websearch/websearch; bot)';
+/** Our outbound User-Agent; `websearch` is the token robots.txt rules address. */
+export const DEFAULT_USER_AGENT = 'websearch/0.1 (+https://github.com/websearch/websearch)';
 
 export interface HttpClientOptions {
   /** Lifts the address policy (tests and local demos only). */
@@ -23,6 +24,8 @@ export interface HttpClientOptions {
   timeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
+  /** The address policy; tests replace it to make one loopback address stand for "public". */
+  isForbidden?: (address: string) => boolean;
 }
 
 export interface RawResponse {
@@ -63,7 +66,7 @@ export class AcquireError extends Error {
 
 const FORBIDDEN = 'EFORBIDDENADDRESS';
 
-function guardedLookup(allowPrivate: boolean) {
+function guardedLookup(allowPrivate: boolean, isForbidden: (address: string) => boolean) {
   return (
     hostname: string,
     options: { all?: boolean; family?: number },
@@ -71,7 +74,7 @@ function guardedLookup(allowPrivate: boolean) {
   ) => {
     dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
       if (err) return callback(err);
-      if (!allowPrivate && addresses.some((a) => isForbiddenAddress(a.address))) {
+      if (!allowPrivate && addresses.some((a) => isForbidden(a.address))) {
         const e: NodeJS.ErrnoException = new Error(`${hostname} resolves to a private or reserved address`);
         e.code = FORBIDDEN;
         return callback(e);
@@ -135,8 +138,9 @@ export function createHttpClient(o: HttpClientOptions): HttpClient {
   const timeoutMs = o.timeoutMs ?? 15_000;
   const maxBytes = o.maxBytes ?? 10 * 1024 * 1024;
   const maxRedirects = o.maxRedirects ?? 5;
+  const isForbidden = o.isForbidden ?? isForbiddenAddress;
   const agent = new Agent({
-    connect: { lookup: guardedLookup(o.allowPrivateNetwork) as never, timeout: timeoutMs },
+    connect: { lookup: guardedLookup(o.allowPrivateNetwork, isForbidden) as never, timeout: timeoutMs },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     keepAliveTimeout: 10_000,
@@ -150,7 +154,7 @@ export function createHttpClient(o: HttpClientOptions): HttpClient {
     if (u.username || u.password) throw new AcquireError('url_not_allowed', 'permanent', 'URLs with credentials are not fetched');
     const host = u.hostname.replace(/^\[|\]$/g, '');
     // A literal address never goes through DNS, so it is checked here.
-    if (!o.allowPrivateNetwork && isIP(host) && isForbiddenAddress(host)) {
+    if (!o.allowPrivateNetwork && isIP(host) && isForbidden(host)) {
       throw new AcquireError('url_not_allowed', 'permanent', `${host} is a private or reserved address`);
     }
   }

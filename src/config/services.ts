@@ -12,6 +12,8 @@ import { SqliteNonceStore, SqlitePaymentLog } from '../adapters/sqlite/payments.
 import { createInProcessFacilitator, createRemoteFacilitator } from '../adapters/x402/facilitators.js';
 import type { Facilitator, PaymentLog } from '../ports/payments.js';
 import type { Place } from '../access/x402/region.js';
+import { createLiveFetcher } from '../acquire/live-fetch.js';
+import type { LiveFetcher } from '../ports/live-fetcher.js';
 import type { AccessTier } from '../access/tier.js';
 import { MemoryLimiterStore } from '../adapters/memory/limiter-store.js';
 import { SqliteAccountStore, SqliteStorefrontAccountStore } from '../adapters/sqlite/accounts.js';
@@ -39,6 +41,8 @@ export interface Services {
   ledger: Ledger;
   usage: UsageStore;
   limiter: LimiterStore;
+  live: LiveFetcher;
+  liveFetchIndexes: boolean;
   tiers: AccessTier[];
   outbox: UsageOutbox;
   /** Present when usage goes to the storefront's usage API (STOREFRONT_USAGE=api). */
@@ -119,6 +123,11 @@ export async function createServices(settings: Settings, options: ServiceOptions
     }) as AccessTier,
   ];
   const payments = new SqlitePaymentLog(db);
+  const live = createLiveFetcher({
+    allowPrivateNetwork: settings.allowPrivateNetwork,
+    userAgent: settings.userAgent,
+    robotsAgent: settings.userAgent.split(/[/\s]/)[0]!.toLowerCase(),
+  });
   const x = settings.x402;
   if (x.enabled) {
     tiers.push(
@@ -155,6 +164,8 @@ export async function createServices(settings: Settings, options: ServiceOptions
     ledger,
     usage: new SqliteUsageStore(db),
     limiter,
+    live,
+    liveFetchIndexes: settings.liveFetchIndexes,
     tiers,
     outbox,
     usageReporter,
@@ -172,6 +183,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
       if (closed) return;
       closed = true;
       await usageReporter?.stop();
+      await live.close();
       await limiter.close?.();
       db.close();
     },

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { DEFAULT_USER_AGENT } from '../acquire/http-client.js';
 
 export interface Settings {
   host: string;
@@ -12,6 +13,10 @@ export interface Settings {
   /** SQLite file; `DATABASE_URL=sqlite:<path>` or `<dataDir>/websearch.db`. */
   sqlitePath: string;
   allowPrivateNetwork: boolean;
+  /** Sent on every outbound request; its first token is what robots.txt rules are matched against. */
+  userAgent: string;
+  /** Live fetches of URLs not yet in the search index add them to it (DESIGN: off by default). */
+  liveFetchIndexes: boolean;
   /** fastify's trustProxy: false, true, a hop count, or comma-separated addresses/CIDRs. */
   trustProxy: boolean | number | string;
   logLevel: string;
@@ -78,6 +83,8 @@ const ENV_NAMES = {
   WEBSEARCH_KEYLESS_RATE_PER_HOUR: 'keylessPerHour',
   WEBSEARCH_SHUTDOWN_GRACE_SECONDS: 'shutdownGraceSeconds',
   WEBSEARCH_CONFIG: 'configFile',
+  WEBSEARCH_USER_AGENT: 'userAgent',
+  WEBSEARCH_LIVE_FETCH_INDEXES: 'liveFetchIndexes',
   WEBSEARCH_URL: 'serverUrl',
   WEBSEARCH_API_KEY: 'apiKey',
   STOREFRONT_SIGNING_SECRETS: 'storefrontSigningSecrets',
@@ -301,6 +308,8 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     dataDir,
     sqlitePath,
     allowPrivateNetwork: bool('WEBSEARCH_ALLOW_PRIVATE_NETWORK', raw.allowPrivateNetwork ?? false),
+    userAgent: String(raw.userAgent ?? DEFAULT_USER_AGENT),
+    liveFetchIndexes: bool('WEBSEARCH_LIVE_FETCH_INDEXES', raw.liveFetchIndexes ?? false),
     trustProxy: trustProxy(raw.trustProxy ?? false),
     logLevel: String(raw.logLevel ?? 'info'),
     keyedRatePerSecond: int('WEBSEARCH_KEYED_RATE_LIMIT', raw.keyedRatePerSecond ?? 50, 1, 1_000_000),

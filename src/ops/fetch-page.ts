@@ -1,19 +1,43 @@
-/** The fetch operation, tier-blind. Live fetch and prompt extraction plug in here later. */
+/** The fetch operation, tier-blind: the newest indexed version, or (live=true) the origin now. */
 import { ServiceError } from '../core/errors.js';
 import { type FetchRequest, type FetchResponse, truncateChars } from '../core/requests.js';
+import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
 import type { PageStore, StoredVersion } from '../ports/page-store.js';
 
 export interface FetchDeps {
   pages: PageStore;
+  live?: LiveFetcher;
+  /** Whether a live fetch of a URL not yet in the search index adds it (DESIGN: off by default). */
+  liveFetchIndexes?: boolean;
 }
 
-export function toFetchResponse(v: StoredVersion, maxChars: number): FetchResponse {
+export function toFetchResponse(v: Pick<StoredVersion, 'url' | 'title' | 'description' | 'author' | 'publishedAt' | 'content'>, maxChars: number): FetchResponse {
   const res: FetchResponse = { url: v.url, content: truncateChars(v.content, maxChars) };
   if (v.title) res.title = v.title;
   if (v.description) res.description = v.description;
   if (v.author) res.author = v.author;
   if (v.publishedAt !== undefined) res.published_at = Math.floor(v.publishedAt / 1000);
   return res;
+}
+
+/**
+ * Stores a live-fetched page as a new version. It is searchable only if its URL was already in the
+ * search index (or configuration says live fetches index), and never when the page says noindex.
+ */
+export async function storeLivePage(deps: FetchDeps, page: LivePage, requestedUrl: string): Promise<void> {
+  if (!page.content.trim()) return;
+  const known = (await deps.pages.latest(page.url)) ?? (await deps.pages.latest(requestedUrl));
+  const searchable = !page.noindex && (known?.searchable === true || deps.liveFetchIndexes === true);
+  await deps.pages.putVersion({
+    url: page.url,
+    title: page.title,
+    description: page.description,
+    author: page.author,
+    publishedAt: page.publishedAt,
+    content: page.content,
+    acquiredAt: page.fetchedAt,
+    searchable,
+  });
 }
 
 export async function fetchPage(deps: FetchDeps, req: FetchRequest): Promise<FetchResponse> {
@@ -23,7 +47,10 @@ export async function fetchPage(deps: FetchDeps, req: FetchRequest): Promise<Fet
     });
   }
   if (req.live) {
-    throw new ServiceError('not_implemented', 'live=true is not implemented yet; fetch an indexed URL', { param: 'live' });
+    if (!deps.live) throw new ServiceError('not_implemented', 'live fetch is not configured on this server', { param: 'live' });
+    const page = await deps.live.fetch(req.url);
+    await storeLivePage(deps, page, req.url);
+    return toFetchResponse(page, req.maxChars);
   }
   const version = await deps.pages.latest(req.url);
   if (!version?.searchable) throw new ServiceError('not_indexed');

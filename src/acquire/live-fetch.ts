@@ -1,0 +1,113 @@
+/**
+ * RawPage -> ExtractedPage for one URL, now: robots.txt, the SSRF-safe client, the content type
+ * (HTML/XHTML, plain text), the charset, main-content extraction, and bot-challenge detection. Every
+ * failure becomes a row of the error table.
+ */
+import { ServiceError } from '../core/errors.js';
+import { normalizeUrl } from '../core/url.js';
+import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
+import { looksBlocked } from './challenge.js';
+import { decodeText } from './charset.js';
+import { extractHtml } from './extract/index.js';
+import { AcquireError, createHttpClient, type HttpClient, type RawResponse, statusFailure } from './http-client.js';
+import { RobotsCache } from './robots.js';
+
+export interface LiveFetchOptions {
+  allowPrivateNetwork: boolean;
+  userAgent: string;
+  /** The token matched in robots.txt User-agent lines. */
+  robotsAgent: string;
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+export function toServiceError(e: AcquireError): ServiceError {
+  switch (e.code) {
+    case 'url_not_allowed':
+      return new ServiceError('url_not_allowed', `URL not allowed: ${e.message}`, { param: 'url' });
+    case 'timeout':
+      return new ServiceError('origin_timeout', 'The origin did not answer in time');
+    case 'http_status':
+      return new ServiceError('origin_error', `The origin answered ${e.status}`, { body: { origin_status: e.status } });
+    default:
+      return new ServiceError('origin_error', `The origin could not be fetched: ${e.message}`);
+  }
+}
+
+function contentKind(r: RawResponse): 'html' | 'text' | 'pdf' | undefined {
+  const type = (r.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'text/html' || type === 'application/xhtml+xml') return 'html';
+  if (type === 'text/plain' || type === 'text/markdown') return 'text';
+  if (type === 'application/pdf') return 'pdf';
+  if (!type) {
+    const head = r.body.subarray(0, 512).toString('latin1').trimStart().toLowerCase();
+    if (head.startsWith('%pdf-')) return 'pdf';
+    if (head.startsWith('<!doctype html') || head.startsWith('<html')) return 'html';
+  }
+  return undefined;
+}
+
+/** Turns a response into a page; exported for the crawler and WARC import, which have their own bytes. */
+export function pageFromResponse(r: RawResponse): LivePage {
+  const kind = contentKind(r);
+  if (!kind) {
+    throw new ServiceError('origin_error', `Unsupported content type ${r.headers['content-type'] ?? '(none)'}: HTML, XHTML and plain text are fetched`);
+  }
+  if (kind === 'pdf') throw new ServiceError('origin_error', 'PDF documents are not supported yet');
+  const url = normalizeUrl(r.url) ?? r.url;
+  const text = decodeText(r.body, r.headers['content-type'], kind === 'html');
+  const robotsHeader = (r.headers['x-robots-tag'] ?? '').toLowerCase();
+  const base: Pick<LivePage, 'url' | 'fetchedAt' | 'etag' | 'lastModified'> = { url, fetchedAt: r.fetchedAt };
+  if (r.headers.etag) base.etag = r.headers.etag;
+  if (r.headers['last-modified']) base.lastModified = r.headers['last-modified'];
+  if (kind === 'text') {
+    return { ...base, content: text.trim(), noindex: /\b(noindex|none)\b/.test(robotsHeader), links: [] };
+  }
+  const page = extractHtml(text, url);
+  if (looksBlocked(r.status, text, page.content.length)) {
+    throw new ServiceError('origin_blocked', 'The origin answered with a bot challenge or a login wall');
+  }
+  const out: LivePage = {
+    ...base,
+    content: page.content,
+    noindex: page.noindex || /\b(noindex|none)\b/.test(robotsHeader),
+    links: /\b(nofollow|none)\b/.test(robotsHeader) ? [] : page.links,
+  };
+  for (const k of ['title', 'description', 'author', 'publishedAt', 'canonicalUrl', 'lang'] as const) {
+    if (page[k] !== undefined) (out as unknown as Record<string, unknown>)[k] = page[k];
+  }
+  return out;
+}
+
+export function createLiveFetcher(o: LiveFetchOptions, client?: HttpClient): LiveFetcher & { robots: RobotsCache; client: HttpClient } {
+  const http = client ?? createHttpClient({ allowPrivateNetwork: o.allowPrivateNetwork, userAgent: o.userAgent, timeoutMs: o.timeoutMs, maxBytes: o.maxBytes });
+  const robots = new RobotsCache({ client: http, agent: o.robotsAgent });
+  return {
+    robots,
+    client: http,
+    async fetch(url, options = {}) {
+      try {
+        if (!(await robots.check(url)).allowed) {
+          throw new ServiceError('blocked_by_robots', "The origin's robots.txt does not allow fetching this URL");
+        }
+        const res = await http.get(url, { signal: options.signal });
+        const failed = statusFailure(res);
+        if (failed) {
+          const text = res.body.toString('utf8', 0, Math.min(res.body.length, 200_000));
+          if (looksBlocked(res.status, text, 0)) throw new ServiceError('origin_blocked', 'The origin answered with a bot challenge or a login wall');
+          throw failed;
+        }
+        const page = pageFromResponse(res);
+        // A redirect may lead somewhere robots.txt forbids.
+        if (page.url !== normalizeUrl(url) && !(await robots.check(page.url)).allowed) {
+          throw new ServiceError('blocked_by_robots', "The origin's robots.txt does not allow fetching the redirect target");
+        }
+        return page;
+      } catch (e) {
+        if (e instanceof AcquireError) throw toServiceError(e);
+        throw e;
+      }
+    },
+    close: () => http.close(),
+  };
+}

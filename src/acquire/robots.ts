@@ -1,0 +1,83 @@
+/**
+ * robots.txt (RFC 9309) with the `robots-parser` package, cached per origin. 2xx: the rules apply;
+ * 4xx: no rules (everything allowed); 5xx or unreachable: everything disallowed for a short while.
+ */
+import { createRequire } from 'node:module';
+import { AcquireError, type HttpClient } from './http-client.js';
+
+const require = createRequire(import.meta.url);
+const robotsParser = require('robots-parser') as (url: string, body: string) => {
+  isAllowed(url: string, ua?: string): boolean | undefined;
+  getCrawlDelay(ua?: string): number | undefined;
+  getSitemaps(): string[];
+};
+
+export interface RobotsVerdict {
+  allowed: boolean;
+  crawlDelaySeconds?: number;
+}
+
+interface Entry {
+  rules?: ReturnType<typeof robotsParser>;
+  /** No usable robots.txt: true = allow everything, false = disallow everything. */
+  blanket?: boolean;
+  expires: number;
+}
+
+export interface RobotsCacheOptions {
+  client: HttpClient;
+  /** The product token matched against User-agent lines. */
+  agent: string;
+  ttlMs?: number;
+  unreachableTtlMs?: number;
+  now?: () => number;
+}
+
+export class RobotsCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly pending = new Map<string, Promise<Entry>>();
+
+  constructor(private readonly o: RobotsCacheOptions) {}
+
+  private async load(origin: string): Promise<Entry> {
+    const now = (this.o.now ?? Date.now)();
+    const ttl = this.o.ttlMs ?? 3_600_000;
+    try {
+      const res = await this.o.client.get(`${origin}/robots.txt`, { maxBytes: 512 * 1024 });
+      if (res.status >= 200 && res.status < 300) {
+        return { rules: robotsParser(`${origin}/robots.txt`, res.body.toString('utf8')), expires: now + ttl };
+      }
+      if (res.status >= 400 && res.status < 500) return { blanket: true, expires: now + ttl };
+      return { blanket: false, expires: now + (this.o.unreachableTtlMs ?? 300_000) };
+    } catch (e) {
+      if (e instanceof AcquireError && e.code === 'url_not_allowed') throw e;
+      return { blanket: false, expires: now + (this.o.unreachableTtlMs ?? 300_000) };
+    }
+  }
+
+  private async entry(origin: string): Promise<Entry> {
+    const cached = this.entries.get(origin);
+    if (cached && cached.expires > (this.o.now ?? Date.now)()) return cached;
+    let p = this.pending.get(origin);
+    if (!p) {
+      p = this.load(origin).finally(() => this.pending.delete(origin));
+      this.pending.set(origin, p);
+    }
+    const e = await p;
+    this.entries.set(origin, e);
+    return e;
+  }
+
+  async check(url: string): Promise<RobotsVerdict> {
+    const e = await this.entry(new URL(url).origin);
+    if (e.blanket !== undefined) return { allowed: e.blanket };
+    const allowed = e.rules!.isAllowed(url, this.o.agent) !== false;
+    const delay = e.rules!.getCrawlDelay(this.o.agent);
+    return delay === undefined ? { allowed } : { allowed, crawlDelaySeconds: delay };
+  }
+
+  async sitemaps(origin: string): Promise<string[]> {
+    const e = await this.entry(origin);
+    return e.rules?.getSitemaps() ?? [];
+  }
+}

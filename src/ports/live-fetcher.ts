@@ -1,0 +1,25 @@
+/** Fetching a page from its origin now: robots, SSRF rules and extraction included. */
+
+export interface LivePage {
+  /** Normalised URL that answered (after redirects). */
+  url: string;
+  title?: string;
+  description?: string;
+  author?: string;
+  publishedAt?: number;
+  canonicalUrl?: string;
+  lang?: string;
+  content: string;
+  noindex: boolean;
+  links: string[];
+  fetchedAt: number;
+  /** Validators for a later conditional request. */
+  etag?: string;
+  lastModified?: string;
+}
+
+export interface LiveFetcher {
+  /** Throws a ServiceError from the error table on any failure (url_not_allowed, blocked_by_robots, origin_*). */
+  fetch(url: string, options?: { signal?: AbortSignal }): Promise<LivePage>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { isForbiddenAddress } from '../../src/acquire/address-policy.js';
+import { decodeText } from '../../src/acquire/charset.js';
+import { AcquireError, createHttpClient, statusFailure } from '../../src/acquire/http-client.js';
+import { html, type Origin, startOrigin } from '../fixtures/origin.js';
+
+const refusedAs = (code: string) => (e: unknown) => e instanceof AcquireError && e.code === code;
+
+describe('SSRF guard', () => {
+  const client = createHttpClient({ allowPrivateNetwork: false, timeoutMs: 3000 });
+  after(() => client.close());
+
+  test('literal private addresses in every notation are refused before any connection', async () => {
+    for (const url of [
+      'http://127.0.0.1/',
+      'http://127.1/',
+      'http://2130706433/',
+      'http://0x7f.0.0.1/',
+      'http://0177.0.0.1/',
+      'http://10.0.0.1/',
+      'http://172.16.5.4/',
+      'http://192.168.0.10/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://100.64.1.1/',
+      'http://0.0.0.0/',
+      'http://224.0.0.1/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[::ffff:a9fe:a9fe]/',
+      'http://[fe80::1]/',
+      'http://[fc00::1]/',
+      'http://[64:ff9b::7f00:1]/',
+    ]) {
+      await assert.rejects(client.get(url), refusedAs('url_not_allowed'), url);
+    }
+  });
+
+  test('a host name resolving to loopback is refused at connection time', async () => {
+    await assert.rejects(client.get('http://localhost:9/'), refusedAs('url_not_allowed'));
+  });
+
+  test('non-http schemes and credentials are refused', async () => {
+    await assert.rejects(client.get('ftp://example.com/'), refusedAs('url_not_allowed'));
+    await assert.rejects(client.get('file:///etc/passwd'), refusedAs('url_not_allowed'));
+    await assert.rejects(client.get('http://user:pw@example.com/'), refusedAs('url_not_allowed'));
+  });
+
+  test('public addresses are allowed by the policy', () => {
+    for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(isForbiddenAddress(a), false, a);
+  });
+});
+
+describe('redirects re-checked at every hop', () => {
+  let publicOrigin: Origin;
+  let privateOrigin: Origin;
+  before(async () => {
+    privateOrigin = await startOrigin({ '/secret': html('<p>internal admin page</p>') }, '127.0.0.1');
+    publicOrigin = await startOrigin(
+      {
+        '/to-private': (_q, r) => {
+          r.writeHead(302, { location: `${privateOrigin.url}/secret` });
+          r.end();
+        },
+        '/ok': html('<p>public page</p>'),
+      },
+      '127.0.0.2',
+    );
+  });
+  after(async () => {
+    await publicOrigin.close();
+    await privateOrigin.close();
+  });
+
+  test('a redirect from a public host to a private one is refused, and the private host is never contacted', async () => {
+    // 127.0.0.2 stands for a public address in this test; everything else keeps the real policy.
+    const client = createHttpClient({
+      allowPrivateNetwork: false,
+      isForbidden: (a) => a !== '127.0.0.2' && isForbiddenAddress(a),
+    });
+    try {
+      const ok = await client.get(`${publicOrigin.url}/ok`);
+      assert.equal(ok.status, 200);
+      await assert.rejects(client.get(`${publicOrigin.url}/to-private`), refusedAs('url_not_allowed'));
+      assert.deepEqual(privateOrigin.hits, []);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('limits and failures against a local origin', () => {
+  let origin: Origin;
+  const client = createHttpClient({ allowPrivateNetwork: true, timeoutMs: 1500, maxBytes: 1024 * 1024 });
+  before(async () => {
+    origin = await startOrigin({
+      '/big': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/html' });
+        r.end(Buffer.alloc(2 * 1024 * 1024, 'a'));
+      },
+      '/big-chunked': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/html' });
+        const chunk = Buffer.alloc(64 * 1024, 'b');
+        let sent = 0;
+        const push = () => {
+          while (sent < 40 && r.write(chunk)) sent++;
+          if (sent < 40) r.once('drain', push);
+          else r.end();
+        };
+        push();
+      },
+      '/bomb': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
+        r.end(gzipSync(Buffer.alloc(50 * 1024 * 1024)));
+      },
+      '/gzip': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
+        r.end(gzipSync('<p>compressed</p>'));
+      },
+      '/slow': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/html' });
+        r.write('<p>start');
+        // never ends
+      },
+      '/loop': (_q, r) => {
+        r.writeHead(301, { location: '/loop' });
+        r.end();
+      },
+      '/hop': (req, r) => {
+        const n = Number(new URL(req.url!, 'http://x').searchParams.get('n') ?? 0);
+        r.writeHead(302, { location: n >= 5 ? '/gzip' : `/hop?n=${n + 1}` });
+        r.end();
+      },
+      '/throttled': (_q, r) => {
+        r.writeHead(429, { 'retry-after': '7' });
+        r.end();
+      },
+      '/gone': html('gone', 410),
+      '/broken': html('oops', 502),
+    });
+  });
+  after(async () => {
+    await client.close();
+    await origin.close();
+  });
+
+  test('bodies over the cap are refused, declared or streamed', async () => {
+    await assert.rejects(client.get(`${origin.url}/big`), refusedAs('too_large'));
+    await assert.rejects(client.get(`${origin.url}/big-chunked`), refusedAs('too_large'));
+  });
+
+  test('decompression is bounded: a gzip bomb stops at the cap', async () => {
+    await assert.rejects(client.get(`${origin.url}/bomb`), refusedAs('too_large'));
+    assert.equal((await client.get(`${origin.url}/gzip`)).body.toString(), '<p>compressed</p>');
+  });
+
+  test('a body that stalls hits the deadline', async () => {
+    const started = Date.now();
+    await assert.rejects(client.get(`${origin.url}/slow`), (e) => e instanceof AcquireError && e.code === 'timeout' && e.kind === 'transient');
+    assert.ok(Date.now() - started < 5000);
+  });
+
+  test('redirects: five are followed, a loop is refused', async () => {
+    const r = await client.get(`${origin.url}/hop?n=1`);
+    assert.equal(r.status, 200);
+    assert.equal(r.url, `${origin.url}/gzip`);
+    await assert.rejects(client.get(`${origin.url}/loop`), refusedAs('too_many_redirects'));
+  });
+
+  test('statuses are classified: throttled, permanent, transient', async () => {
+    const throttled = statusFailure(await client.get(`${origin.url}/throttled`));
+    assert.equal(throttled?.kind, 'throttled');
+    assert.equal(throttled?.retryAfterSeconds, 7);
+    assert.equal(statusFailure(await client.get(`${origin.url}/gone`))?.kind, 'permanent');
+    assert.equal(statusFailure(await client.get(`${origin.url}/broken`))?.kind, 'transient');
+  });
+
+  test('connection refused is transient', async () => {
+    await assert.rejects(client.get('http://127.0.0.1:9/'), (e) => e instanceof AcquireError && e.code === 'connection_failed' && e.kind === 'transient');
+  });
+});
+
+describe('charsets', () => {
+  test('header, BOM, meta, and the windows-1252 fallback', () => {
+    const cp1252 = Buffer.from([0x93, 0x63, 0x61, 0x66, 0xe9, 0x94]); // “café”
+    assert.equal(decodeText(cp1252, 'text/html; charset=windows-1252', true), '\u201ccaf\u00e9\u201d');
+    assert.equal(decodeText(cp1252, 'text/html', true), '\u201ccaf\u00e9\u201d', 'invalid UTF-8 without a label');
+    const sjis = Buffer.concat([Buffer.from('<meta charset="Shift_JIS"><p>'), Buffer.from([0x93, 0xfa, 0x96, 0x7b]), Buffer.from('</p>')]);
+    assert.match(decodeText(sjis, 'text/html', true), /日本/);
+    const httpEquiv = Buffer.concat([Buffer.from('<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"><p>'), Buffer.from([0xe9]), Buffer.from('</p>')]);
+    assert.match(decodeText(httpEquiv, undefined, true), /é/);
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('héllo')]);
+    assert.equal(decodeText(bom, 'text/plain; charset=iso-8859-1', false), 'héllo', 'a BOM wins over the header');
+    assert.equal(decodeText(Buffer.from('naïve'), undefined, false), 'naïve');
+  });
+});
