@@ -50,7 +50,9 @@ export class RobotsCache {
       if (res.status >= 400 && res.status < 500) return { blanket: true, expires: now + ttl };
       return { blanket: false, expires: now + (this.o.unreachableTtlMs ?? 300_000) };
     } catch (e) {
-      if (e instanceof AcquireError && e.code === 'url_not_allowed') throw e;
+      // The origin itself cannot be reached (or may not be): that is the caller's failure to report,
+      // not a robots decision, and it is not cached.
+      if (e instanceof AcquireError && (e.code === 'url_not_allowed' || e.code === 'connection_failed' || e.code === 'dns_failure' || e.code === 'timeout')) throw e;
       return { blanket: false, expires: now + (this.o.unreachableTtlMs ?? 300_000) };
     }
   }

@@ -126,6 +126,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
   const live = createLiveFetcher({
     allowPrivateNetwork: settings.allowPrivateNetwork,
     userAgent: settings.userAgent,
+    timeoutMs: settings.fetchTimeoutMs,
     robotsAgent: settings.userAgent.split(/[/\s]/)[0]!.toLowerCase(),
   });
   const x = settings.x402;

@@ -17,6 +17,8 @@ export interface Settings {
   userAgent: string;
   /** Live fetches of URLs not yet in the search index add them to it (DESIGN: off by default). */
   liveFetchIndexes: boolean;
+  /** One deadline for an outbound fetch, redirects included. */
+  fetchTimeoutMs: number;
   /** fastify's trustProxy: false, true, a hop count, or comma-separated addresses/CIDRs. */
   trustProxy: boolean | number | string;
   logLevel: string;
@@ -85,6 +87,7 @@ const ENV_NAMES = {
   WEBSEARCH_CONFIG: 'configFile',
   WEBSEARCH_USER_AGENT: 'userAgent',
   WEBSEARCH_LIVE_FETCH_INDEXES: 'liveFetchIndexes',
+  WEBSEARCH_FETCH_TIMEOUT_MS: 'fetchTimeoutMs',
   WEBSEARCH_URL: 'serverUrl',
   WEBSEARCH_API_KEY: 'apiKey',
   STOREFRONT_SIGNING_SECRETS: 'storefrontSigningSecrets',
@@ -310,6 +313,7 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     allowPrivateNetwork: bool('WEBSEARCH_ALLOW_PRIVATE_NETWORK', raw.allowPrivateNetwork ?? false),
     userAgent: String(raw.userAgent ?? DEFAULT_USER_AGENT),
     liveFetchIndexes: bool('WEBSEARCH_LIVE_FETCH_INDEXES', raw.liveFetchIndexes ?? false),
+    fetchTimeoutMs: int('WEBSEARCH_FETCH_TIMEOUT_MS', raw.fetchTimeoutMs ?? 15_000, 100, 120_000),
     trustProxy: trustProxy(raw.trustProxy ?? false),
     logLevel: String(raw.logLevel ?? 'info'),
     keyedRatePerSecond: int('WEBSEARCH_KEYED_RATE_LIMIT', raw.keyedRatePerSecond ?? 50, 1, 1_000_000),

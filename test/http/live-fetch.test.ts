@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
+import { html, type Origin, startOrigin } from '../fixtures/origin.js';
+import { createFundedKey, createTestEnv, page, type TestEnv } from '../helpers.js';
+
+const ARTICLE = `<!doctype html><html lang="en"><head><title>Otters | Nature Site</title>
+<meta name="description" content="All about otters">
+<meta name="author" content="Ada Lovelace">
+<meta property="article:published_time" content="2025-03-04T05:06:07Z">
+</head><body><nav><a href="/">Home</a><a href="/about">About</a></nav>
+<article><h1>Otters</h1><p>Otters are semiaquatic mammals that eat fish, crabs and frogs, and they hold hands while sleeping.</p>
+<p>Sea otters use stones as tools to open shellfish, one of the few mammals that do so.</p>
+<pre><code class="language-python">print("otter")</code></pre></article>
+<footer>Copyright Nature Site</footer></body></html>`;
+
+describe('live fetch through the API', () => {
+  let origin: Origin;
+  let env: TestEnv;
+  let body = 'Version one of the indexed page, about beavers building dams.';
+  before(async () => {
+    origin = await startOrigin({
+      '/robots.txt': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/plain' });
+        r.end('User-agent: websearch\nDisallow: /private\n\nUser-agent: *\nDisallow:\n');
+      },
+      '/otters': html(ARTICLE),
+      '/indexed': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/html' });
+        r.end(`<html><body><article><p>${body}</p></article></body></html>`);
+      },
+      '/noindex': html('<html><head><meta name="robots" content="noindex"></head><body><p>Please do not index this page about herons and egrets.</p></body></html>'),
+      '/noindex-header': html('<html><body><p>Header says noindex for this page about storks and cranes.</p></body></html>', 200, { 'x-robots-tag': 'noindex' }),
+      '/private/page': html('<p>private</p>'),
+      '/missing': html('nope', 404),
+      '/challenge': html('<html><head><title>Just a moment...</title></head><body><div id="cf-browser-verification">Checking your browser before accessing</div></body></html>', 503),
+      '/login': html('<html><body><form><h2>Sign in</h2><input type="password" name="pw"></form></body></html>'),
+      '/plain': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+        r.end('Just some plain text about kingfishers.');
+      },
+      '/slow': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/html' });
+        r.write('<p>never finishes');
+      },
+      '/binary': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'image/png' });
+        r.end(Buffer.alloc(10));
+      },
+    });
+    env = await createTestEnv({ allowPrivateNetwork: true, fetchTimeoutMs: 800, keylessPerSecond: 10000, keylessPerHour: 100000 });
+    await env.services.pages.putVersion(page(`${origin.url}/indexed`, { content: body, title: 'Indexed page' }));
+  });
+  after(async () => {
+    await env.close();
+    await origin.close();
+  });
+
+  const get = async (path: string, headers: Record<string, string> = { 'x-service-title': 't' }) => {
+    const res = await env.app.inject({ url: path, headers });
+    return { status: res.statusCode, body: res.json() };
+  };
+  const live = (path: string, extra = '') => get(`/v1/fetch/public?url=${encodeURIComponent(`${origin.url}${path}`)}&live=true${extra}`);
+  const search = async (query: string) =>
+    (await env.app.inject({ method: 'POST', url: '/v1/search/public', headers: { 'x-service-title': 't' }, payload: { query } })).json().results as { url: string; snippet: string }[];
+
+  test('main content as markdown with metadata; chrome removed', async () => {
+    const r = await live('/otters');
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.url, `${origin.url}/otters`);
+    assert.equal(r.body.title, 'Otters', 'the site name after the separator is not part of the title');
+    assert.equal(r.body.description, 'All about otters');
+    assert.equal(r.body.author, 'Ada Lovelace');
+    assert.equal(r.body.published_at, Date.parse('2025-03-04T05:06:07Z') / 1000);
+    assert.match(r.body.content, /^Otters are semiaquatic mammals/);
+    assert.match(r.body.content, /```python\nprint\("otter"\)\n```/);
+    assert.doesNotMatch(r.body.content, /Home|About|Copyright/);
+    assert.equal((await live('/otters', '&max_chars=6')).body.content, 'Otters');
+  });
+
+  test('a URL that was not indexed is stored but not added to the search index', async () => {
+    await live('/otters');
+    assert.equal((await env.services.pages.latest(`${origin.url}/otters`))?.searchable, false);
+    assert.equal((await search('semiaquatic')).length, 0);
+    assert.equal((await get(`/v1/fetch/public?url=${encodeURIComponent(`${origin.url}/otters`)}`)).status, 404);
+  });
+
+  test('an indexed URL gets a new searchable version with the fresh content', async () => {
+    body = 'Version two of the indexed page, about beavers and their lodges.';
+    const r = await live('/indexed');
+    assert.equal(r.status, 200);
+    const hits = await search('beavers lodges');
+    assert.equal(hits[0]?.url, `${origin.url}/indexed`);
+    assert.match(hits[0]!.snippet, /Version two/);
+    assert.equal((await env.services.pages.history(`${origin.url}/indexed`)).length, 2);
+  });
+
+  test('noindex (meta or X-Robots-Tag) is never searchable', async () => {
+    for (const path of ['/noindex', '/noindex-header']) {
+      assert.equal((await live(path)).status, 200);
+      assert.equal((await env.services.pages.latest(`${origin.url}${path}`))?.searchable, false, path);
+    }
+  });
+
+  test('robots.txt is honoured: 403 blocked_by_robots, nothing fetched or stored', async () => {
+    const r = await live('/private/page');
+    assert.equal(r.status, 403);
+    assert.equal(r.body.code, 'blocked_by_robots');
+    assert.ok(!origin.hits.includes('/private/page'));
+    assert.equal(await env.services.pages.latest(`${origin.url}/private/page`), undefined);
+  });
+
+  test('failures map to the error table and store nothing', async () => {
+    const missing = await live('/missing');
+    assert.equal(missing.status, 502);
+    assert.equal(missing.body.code, 'origin_error');
+    assert.equal(missing.body.origin_status, 404);
+    for (const path of ['/challenge', '/login']) {
+      const r = await live(path);
+      assert.equal(r.status, 502, path);
+      assert.equal(r.body.code, 'origin_blocked', path);
+      assert.equal(await env.services.pages.latest(`${origin.url}${path}`), undefined);
+    }
+    const slow = await live('/slow');
+    assert.equal(slow.status, 504);
+    assert.equal(slow.body.code, 'origin_timeout');
+    assert.equal((await live('/binary')).body.code, 'origin_error');
+    assert.equal((await get(`/v1/fetch/public?url=${encodeURIComponent('http://127.0.0.1:9/')}&live=true`)).body.code, 'origin_error');
+  });
+
+  test('plain text documents are returned as they are', async () => {
+    assert.equal((await live('/plain')).body.content, 'Just some plain text about kingfishers.');
+  });
+
+  test('keyed: a live fetch is charged on success only', async () => {
+    const { key, org } = await createFundedKey(env.services, 100_000);
+    const h = { 'x-api-key': key };
+    assert.equal((await get(`/v1/fetch?url=${encodeURIComponent(`${origin.url}/otters`)}&live=true`, h)).status, 200);
+    assert.equal((await get(`/v1/fetch?url=${encodeURIComponent(`${origin.url}/missing`)}&live=true`, h)).status, 502);
+    assert.equal((await get(`/v1/fetch?url=${encodeURIComponent(`${origin.url}/private/page`)}&live=true`, h)).status, 403);
+    assert.equal(await env.services.ledger.balance(org.id), 100_000 - KEYED_REQUEST_COST);
+  });
+});
+
+describe('live fetch with the address policy on', () => {
+  test('private targets are 400 url_not_allowed; configuration can index live fetches', async () => {
+    const origin = await startOrigin({ '/p': html('<article><p>Puffins nest in burrows on cliff tops by the sea.</p></article>') });
+    const strict = await createTestEnv();
+    const indexing = await createTestEnv({ allowPrivateNetwork: true, liveFetchIndexes: true });
+    try {
+      for (const url of ['http://127.0.0.1/', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'http://localhost/']) {
+        const res = await strict.app.inject({ url: `/v1/fetch/public?url=${encodeURIComponent(url)}&live=true`, headers: { 'x-service-title': 't' } });
+        assert.equal(res.statusCode, 400, url);
+        assert.equal(res.json().code, 'url_not_allowed', url);
+      }
+      const res = await indexing.app.inject({ url: `/v1/fetch/public?url=${encodeURIComponent(`${origin.url}/p`)}&live=true`, headers: { 'x-service-title': 't' } });
+      assert.equal(res.statusCode, 200);
+      const found = await indexing.app.inject({ method: 'POST', url: '/v1/search/public', headers: { 'x-service-title': 't' }, payload: { query: 'puffins burrows' } });
+      assert.equal(found.json().results[0].url, `${origin.url}/p`);
+    } finally {
+      await strict.close();
+      await indexing.close();
+      await origin.close();
+    }
+  });
+});
