@@ -68,10 +68,7 @@ describe('fetch over HTTP', () => {
     assert.equal((await get('url=https://example.com/private')).status, 404);
   });
 
-  test('live=true and prompt answer 501 until they are built, never a fake result', async () => {
-    const live = await get('url=https://example.com/article&live=true');
-    assert.equal(live.status, 501);
-    assert.equal(live.body.code, 'not_implemented');
+  test('prompt answers 501 until a language model is configured, never a fake result', async () => {
     const prompt = await get('url=https://example.com/article&prompt=summarise');
     assert.equal(prompt.status, 501);
     assert.equal(prompt.body.code, 'extraction_unavailable');
