@@ -1,17 +1,35 @@
 /** `websearch import <file.jsonl[.gz]>...`: progress and a summary on stderr. */
 import { importJsonl } from '../acquire/import-jsonl.js';
+import { importWarc } from '../acquire/import-warc.js';
 import { createServices } from '../config/services.js';
 import { parse, settingsFrom, UsageError } from './args.js';
 
 export async function importCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {});
-  if (positionals.length === 0) throw new UsageError('usage: websearch import <file.jsonl[.gz]>...');
+  if (positionals.length === 0) throw new UsageError('usage: websearch import <file.jsonl[.gz]|file.warc[.gz]>...');
   const services = await createServices(settingsFrom(values));
   const tty = process.stderr.isTTY;
   let failedTotal = 0;
   try {
     for (const file of positionals) {
-      if (!/\.jsonl(\.gz)?$/.test(file)) throw new UsageError(`${file}: only .jsonl and .jsonl.gz files can be imported in this version`);
+      if (/\.warc(\.gz)?$/.test(file)) {
+        const started = Date.now();
+        const s = await importWarc(services.pages, file, {
+          onProgress: (p) => {
+            const line = `${file}: ${p.records} records, ${p.imported} imported, ${p.unchanged} unchanged, ${p.skipped} skipped, ${p.broken} broken`;
+            process.stderr.write(tty ? `\r${line}` : `${line}\n`);
+          },
+        });
+        if (tty) process.stderr.write('\n');
+        for (const r of s.brokenReasons) process.stderr.write(`${file}: broken: ${r}\n`);
+        process.stderr.write(
+          `${file}: ${s.records} records: imported ${s.imported}, unchanged ${s.unchanged}, skipped ${s.skipped} (not 200 or not HTML/text), ${s.notResponses} not responses, ${s.broken} broken (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+        );
+        if (values.json) process.stdout.write(`${JSON.stringify({ file, ...s })}\n`);
+        failedTotal += s.broken;
+        continue;
+      }
+      if (!/\.jsonl(\.gz)?$/.test(file)) throw new UsageError(`${file}: import reads .jsonl, .jsonl.gz, .warc and .warc.gz files`);
       const started = Date.now();
       const summary = await importJsonl(services.pages, file, {
         onProgress: (s, lines) => {
