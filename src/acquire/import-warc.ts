@@ -39,7 +39,10 @@ export async function importWarc(
   let batch: NewVersion[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    for (const o of await pages.putVersions(batch)) o.status === 'added' ? s.imported++ : s.unchanged++;
+    for (const o of await pages.putVersions(batch)) {
+      if (o.status === 'added') s.imported++;
+      else s.unchanged++;
+    }
     batch = [];
     options.onProgress?.(s);
   };
