@@ -3,6 +3,7 @@
 import { ConfigError } from '../config/settings.js';
 import { ApiError } from '../client/client.js';
 import { adminCommand } from './admin.js';
+import { crawlCommand } from './crawl.js';
 import { UsageError } from './args.js';
 import { fetchCommand, searchCommand } from './client-commands.js';
 import { importCommand, indexCommand } from './import.js';
@@ -12,7 +13,9 @@ const HELP = `websearch: self-hostable web search and page fetch
 
 Usage:
   websearch serve                               run the HTTP service
-  websearch import <file.jsonl[.gz]>...         bring pages into the index
+  websearch import <file.jsonl[.gz]|file.warc[.gz]>...   bring pages in
+  websearch crawl <seed-url>... [--max-pages N] [--max-depth N] [--same-site|--any-site]
+        [--include RE] [--exclude RE] [--concurrency N] [--delay-ms N] [--refresh-older-than 7d] [--no-sitemaps]to the index
   websearch index rebuild                       rebuild the full-text index from stored pages
   websearch org create <name> [--rate-limit N]  create an organization
   websearch org set --org <id> --rate-limit N|default
@@ -39,6 +42,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'import':
       return importCommand(rest);
+    case 'crawl':
+      return crawlCommand(rest);
     case 'index':
       await indexCommand(rest);
       return 0;

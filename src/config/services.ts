@@ -14,6 +14,10 @@ import type { Facilitator, PaymentLog } from '../ports/payments.js';
 import type { Place } from '../access/x402/region.js';
 import { createLiveFetcher } from '../acquire/live-fetch.js';
 import type { LiveFetcher } from '../ports/live-fetcher.js';
+import { SqliteCrawlFrontier } from '../adapters/sqlite/crawl-frontier.js';
+import type { HttpClient } from '../acquire/http-client.js';
+import type { RobotsCache } from '../acquire/robots.js';
+import type { CrawlFrontier } from '../ports/crawl-frontier.js';
 import type { AccessTier } from '../access/tier.js';
 import { MemoryLimiterStore } from '../adapters/memory/limiter-store.js';
 import { SqliteAccountStore, SqliteStorefrontAccountStore } from '../adapters/sqlite/accounts.js';
@@ -43,6 +47,10 @@ export interface Services {
   limiter: LimiterStore;
   live: LiveFetcher;
   liveFetchIndexes: boolean;
+  /** The outbound client and robots cache live fetch uses; the crawler shares them. */
+  http: HttpClient;
+  robots: RobotsCache;
+  frontier: CrawlFrontier;
   tiers: AccessTier[];
   outbox: UsageOutbox;
   /** Present when usage goes to the storefront's usage API (STOREFRONT_USAGE=api). */
@@ -167,6 +175,9 @@ export async function createServices(settings: Settings, options: ServiceOptions
     limiter,
     live,
     liveFetchIndexes: settings.liveFetchIndexes,
+    http: live.client,
+    robots: live.robots,
+    frontier: new SqliteCrawlFrontier(db),
     tiers,
     outbox,
     usageReporter,

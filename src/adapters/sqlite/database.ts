@@ -149,6 +149,27 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX payments_at ON payments(at);
   `,
+  `
+  CREATE TABLE crawl_frontier (
+    crawl_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    host TEXT NOT NULL,
+    depth INTEGER NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('queued', 'done', 'failed', 'skipped')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_at INTEGER NOT NULL,
+    done_at INTEGER,
+    last_error TEXT,
+    PRIMARY KEY (crawl_id, url)
+  );
+  CREATE INDEX crawl_frontier_due ON crawl_frontier(crawl_id, state, next_at, depth);
+  CREATE TABLE fetch_validators (
+    url TEXT PRIMARY KEY,
+    etag TEXT,
+    last_modified TEXT,
+    fetched_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 export interface OpenOptions {

@@ -1,0 +1,229 @@
+/**
+ * The crawler. The frontier lives in the database (a crawl is identified by its seeds and scope, so
+ * running the same command again resumes it). Hosts are polite one by one (robots.txt Crawl-delay,
+ * or a default delay) while different hosts are fetched in parallel. Pages go through the same
+ * RawPage -> ExtractedPage path as live fetch; unchanged content adds no version; a refresh uses
+ * conditional requests.
+ */
+import { createHash } from 'node:crypto';
+import { ServiceError } from '../core/errors.js';
+import { normalizeUrl } from '../core/url.js';
+import type { CrawlFrontier, FrontierItem } from '../ports/crawl-frontier.js';
+import type { PageStore } from '../ports/page-store.js';
+import { AcquireError, type HttpClient, statusFailure } from './http-client.js';
+import { pageFromResponse } from './live-fetch.js';
+import type { RobotsCache } from './robots.js';
+import { readSitemaps } from './sitemap.js';
+
+export interface CrawlOptions {
+  seeds: string[];
+  maxPages: number;
+  maxDepth: number;
+  scope: 'same-site' | 'any-site';
+  include?: RegExp;
+  exclude?: RegExp;
+  concurrency: number;
+  /** Minimum milliseconds between two requests to one host (robots.txt Crawl-delay wins when longer). */
+  delayMs: number;
+  /** Done pages fetched longer ago than this are fetched again (conditionally). */
+  refreshOlderThanMs?: number;
+  sitemaps: boolean;
+  signal?: AbortSignal;
+  onProgress?: (p: CrawlProgress) => void;
+}
+
+export interface CrawlProgress {
+  done: number;
+  queued: number;
+  failed: number;
+  skipped: number;
+  stored: number;
+  unchanged: number;
+  notModified: number;
+  pagesPerSecond: number;
+}
+
+export interface CrawlDeps {
+  client: HttpClient;
+  robots: RobotsCache;
+  frontier: CrawlFrontier;
+  pages: PageStore;
+  now?: () => number;
+}
+
+const MAX_ATTEMPTS = 3;
+
+/** The registrable-ish site of a host: its last two labels (three for common second-level suffixes). */
+export function siteOf(host: string): string {
+  const labels = host.split('.');
+  const n = /^(co|com|net|org|gov|ac|edu)$/.test(labels.at(-2) ?? '') && labels.length > 2 ? 3 : 2;
+  return labels.slice(-n).join('.');
+}
+
+export function crawlIdOf(o: Pick<CrawlOptions, 'seeds' | 'scope' | 'include' | 'exclude' | 'maxDepth'>): string {
+  const key = JSON.stringify([[...o.seeds].sort(), o.scope, o.include?.source ?? '', o.exclude?.source ?? '', o.maxDepth]);
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+}
+
+export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProgress & { crawlId: string }> {
+  const now = deps.now ?? Date.now;
+  const crawlId = crawlIdOf(o);
+  const seeds = o.seeds.map((s) => normalizeUrl(s)).filter((s): s is string => s !== undefined);
+  const sites = new Set(seeds.map((s) => siteOf(new URL(s).hostname)));
+  const inScope = (url: string) => {
+    const host = new URL(url).hostname;
+    if (o.scope === 'same-site' && !sites.has(siteOf(host))) return false;
+    if (o.include && !o.include.test(url)) return false;
+    if (o.exclude?.test(url)) return false;
+    return true;
+  };
+  const item = (url: string, depth: number) => ({ url, host: new URL(url).host, depth });
+
+  await deps.frontier.enqueue(crawlId, seeds.map((s) => item(s, 0)), now());
+  if (o.refreshOlderThanMs !== undefined) await deps.frontier.requeueOlderThan(crawlId, now() - o.refreshOlderThanMs, now());
+  if (o.sitemaps) {
+    for (const origin of new Set(seeds.map((s) => new URL(s).origin))) {
+      let roots: string[] = [];
+      try {
+        roots = await deps.robots.sitemaps(origin);
+      } catch {
+        roots = [];
+      }
+      const listed = await readSitemaps(deps.client, [...roots, `${origin}/sitemap.xml`], o.maxPages * 2);
+      const urls = listed.map((u) => normalizeUrl(u)).filter((u): u is string => u !== undefined && inScope(u));
+      await deps.frontier.enqueue(crawlId, urls.map((u) => item(u, 1)), now());
+    }
+  }
+
+  const p: CrawlProgress = { done: 0, queued: 0, failed: 0, skipped: 0, stored: 0, unchanged: 0, notModified: 0, pagesPerSecond: 0 };
+  const started = now();
+  const hostFree = new Map<string, number>();
+  const busyHosts = new Set<string>();
+  const counts = await deps.frontier.counts(crawlId);
+  let budget = Math.max(0, o.maxPages - counts.done);
+
+  const report = async () => {
+    const c = await deps.frontier.counts(crawlId);
+    p.queued = c.queued;
+    p.done = c.done;
+    p.failed = c.failed;
+    p.skipped = c.skipped;
+    p.pagesPerSecond = Math.round(((p.stored + p.unchanged + p.notModified) / Math.max(1, now() - started)) * 10_000) / 10;
+    o.onProgress?.({ ...p });
+  };
+
+  async function visit(it: FrontierItem): Promise<void> {
+    try {
+      const verdict = await deps.robots.check(it.url);
+      const delay = Math.max(o.delayMs, (verdict.crawlDelaySeconds ?? 0) * 1000);
+      hostFree.set(it.host, now() + delay);
+      if (!verdict.allowed) {
+        await deps.frontier.markSkipped(crawlId, it.url, 'disallowed by robots.txt');
+        return;
+      }
+      // Conditional only when refreshing a page this crawl already has: a new crawl needs the body for its links.
+      const validators = it.doneAt !== undefined ? await deps.frontier.validators(it.url) : undefined;
+      const headers: Record<string, string> = {};
+      if (validators?.etag) headers['if-none-match'] = validators.etag;
+      if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
+      const res = await deps.client.get(it.url, { headers, signal: o.signal });
+      if (res.status === 304) {
+        p.notModified++;
+        await deps.frontier.saveValidators(it.url, { ...validators, fetchedAt: res.fetchedAt });
+        await deps.frontier.markDone(crawlId, it.url, now());
+        budget--;
+        return;
+      }
+      const failure = statusFailure(res);
+      if (failure) throw failure;
+      const page = pageFromResponse(res);
+      // A canonical link on the same site names the page's identity; a foreign one is ignored.
+      const canonical = page.canonicalUrl && normalizeUrl(page.canonicalUrl);
+      const identity = canonical && siteOf(new URL(canonical).hostname) === siteOf(new URL(page.url).hostname) ? canonical : page.url;
+      if (page.content.trim()) {
+        const out = await deps.pages.putVersion({
+          url: identity,
+          title: page.title,
+          description: page.description,
+          author: page.author,
+          publishedAt: page.publishedAt,
+          content: page.content,
+          acquiredAt: res.fetchedAt,
+          searchable: !page.noindex,
+        });
+        if (out.status === 'added') p.stored++;
+        else p.unchanged++;
+      }
+      await deps.frontier.saveValidators(it.url, { etag: page.etag, lastModified: page.lastModified, fetchedAt: res.fetchedAt });
+      await deps.frontier.markDone(crawlId, it.url, now());
+      budget--;
+      if (it.depth < o.maxDepth) {
+        const links = [...page.links, ...(canonical && canonical !== it.url ? [canonical] : [])].filter(inScope);
+        // Links robots.txt disallows are never queued (the rules are cached per origin).
+        const allowed: string[] = [];
+        for (const l of links) {
+          try {
+            if ((await deps.robots.check(l)).allowed) allowed.push(l);
+          } catch {
+            allowed.push(l); // an unreachable host is found out when its page is visited
+          }
+        }
+        await deps.frontier.enqueue(crawlId, allowed.map((l) => item(l, it.depth + 1)), now());
+      }
+    } catch (e) {
+      const err = e instanceof AcquireError ? e : undefined;
+      const message = e instanceof Error ? e.message : String(e);
+      if (err && err.kind !== 'permanent' && it.attempts + 1 < MAX_ATTEMPTS) {
+        const wait = err.kind === 'throttled' ? (err.retryAfterSeconds ?? 60) * 1000 : 2 ** it.attempts * 5_000;
+        await deps.frontier.retryLater(crawlId, it.url, now() + wait, message);
+        if (err.kind === 'throttled') hostFree.set(it.host, now() + wait);
+      } else if (e instanceof AcquireError || e instanceof ServiceError) {
+        await deps.frontier.markFailed(crawlId, it.url, message);
+      } else {
+        throw e;
+      }
+    }
+  }
+
+  const running = new Set<Promise<void>>();
+  let lastReport = 0;
+  while (!o.signal?.aborted) {
+    if (budget - running.size <= 0) break;
+    const due = await deps.frontier.due(crawlId, now(), 500);
+    const t = now();
+    const ready = due.filter((d) => !busyHosts.has(d.host) && (hostFree.get(d.host) ?? 0) <= t);
+    const picked: FrontierItem[] = [];
+    const hosts = new Set<string>();
+    for (const d of ready) {
+      if (picked.length >= Math.min(o.concurrency - running.size, budget - running.size)) break;
+      if (hosts.has(d.host)) continue;
+      hosts.add(d.host);
+      picked.push(d);
+    }
+    for (const it of picked) {
+      busyHosts.add(it.host);
+      const job = visit(it).finally(() => {
+        busyHosts.delete(it.host);
+        running.delete(job);
+      });
+      running.add(job);
+    }
+    if (now() - lastReport >= 1000) {
+      lastReport = now();
+      await report();
+    }
+    if (picked.length === 0) {
+      if (running.size > 0) {
+        await Promise.race([...running, new Promise((r) => setTimeout(r, 50))]);
+        continue;
+      }
+      const next = await deps.frontier.nextDueAt(crawlId);
+      if (next === undefined && due.length === 0) break;
+      const soonest = Math.min(next ?? Infinity, ...due.map((d) => hostFree.get(d.host) ?? 0));
+      await new Promise((r) => setTimeout(r, Math.max(5, Math.min(1000, soonest - now()))));
+    }
+  }
+  await Promise.all(running);
+  await report();
+  return { ...p, crawlId };
+}

@@ -1,0 +1,40 @@
+/** Sitemaps (sitemaps.org): url sets and sitemap indexes, plain or gzip, read with a size bound. */
+import { gunzipSync } from 'node:zlib';
+import type { HttpClient } from './http-client.js';
+
+const MAX_SITEMAP_BYTES = 50 * 1024 * 1024;
+
+function decodeEntities(s: string): string {
+  return s.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'");
+}
+
+export function parseSitemap(xml: string): { sitemaps: string[]; urls: string[] } {
+  const locs = [...xml.matchAll(/<loc>\s*([^<]+?)\s*<\/loc>/gi)].map((m) => decodeEntities(m[1]!));
+  return /<sitemapindex[\s>]/i.test(xml) ? { sitemaps: locs, urls: [] } : { sitemaps: [], urls: locs };
+}
+
+/** Page URLs listed by these sitemaps (following indexes `maxDepth` levels), at most `limit`. */
+export async function readSitemaps(client: HttpClient, roots: string[], limit: number, maxDepth = 2): Promise<string[]> {
+  const urls: string[] = [];
+  const seen = new Set<string>();
+  let level = roots;
+  for (let depth = 0; depth <= maxDepth && level.length > 0 && urls.length < limit; depth++) {
+    const next: string[] = [];
+    for (const sitemap of level) {
+      if (seen.has(sitemap) || urls.length >= limit) continue;
+      seen.add(sitemap);
+      try {
+        const res = await client.get(sitemap, { maxBytes: MAX_SITEMAP_BYTES });
+        if (res.status !== 200) continue;
+        const bytes = res.body[0] === 0x1f && res.body[1] === 0x8b ? gunzipSync(res.body, { maxOutputLength: MAX_SITEMAP_BYTES }) : res.body;
+        const parsed = parseSitemap(bytes.toString('utf8'));
+        next.push(...parsed.sitemaps);
+        for (const u of parsed.urls) if (urls.length < limit) urls.push(u);
+      } catch {
+        // An unreadable sitemap only means fewer seeds.
+      }
+    }
+    level = next;
+  }
+  return urls;
+}

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { crawl, type CrawlOptions } from '../../src/acquire/crawler.js';
+import { createTestEnv, type TestEnv } from '../helpers.js';
+import { type Site, startSite } from '../fixtures/site.js';
+
+const base = (site: Site, extra: Partial<CrawlOptions> = {}): CrawlOptions => ({
+  seeds: [`${site.url}/p/0`],
+  maxPages: 1000,
+  maxDepth: 10,
+  scope: 'same-site',
+  concurrency: 4,
+  delayMs: 0,
+  sitemaps: true,
+  ...extra,
+});
+
+describe('crawler', () => {
+  let env: TestEnv;
+  let site: Site;
+  before(async () => {
+    env = await createTestEnv({ allowPrivateNetwork: true, keylessPerSecond: 10000, keylessPerHour: 100000 });
+    site = await startSite({ pages: 40 });
+  });
+  after(async () => {
+    await env.close();
+    await site.close();
+  });
+  const deps = () => ({ client: env.services.http, robots: env.services.robots, frontier: env.services.frontier, pages: env.services.pages });
+
+  test('walks the site: links, the sitemap index (gzip), robots rules, canonical links, noindex', async () => {
+    const r = await crawl(deps(), base(site));
+    assert.equal(r.failed, 0);
+    for (let i = 0; i < 40; i++) assert.ok(await env.services.pages.latest(`${site.url}/p/${i}`), `page ${i}`);
+    assert.ok(await env.services.pages.latest(`${site.url}/orphan`), 'found through the sitemap');
+    assert.equal(await env.services.pages.latest(`${site.url}/dup?ref=1`), undefined);
+    assert.match((await env.services.pages.latest(`${site.url}/canonical`))!.content, /windmills/, 'stored under its canonical URL');
+    assert.equal((await env.services.pages.latest(`${site.url}/hidden`))?.searchable, false);
+    assert.ok(![...site.times.keys()].some((p) => p.startsWith('/private/')), 'robots.txt Disallow honoured');
+    for (let i = 0; i < 40; i++) assert.equal(site.times.get(`/p/${i}`)?.length, 1, `page ${i} fetched once`);
+    const hits = await env.app.inject({ method: 'POST', url: '/v1/search/public', headers: { 'x-service-title': 't' }, payload: { query: 'lighthouses tides' } });
+    assert.equal(hits.json().results[0].url, `${site.url}/orphan`);
+  });
+
+  test('a refresh uses conditional requests: unchanged pages answer 304 and add no version', async () => {
+    const before = (await env.services.pages.stats()).versions;
+    const r = await crawl(deps(), base(site, { refreshOlderThanMs: 0 }));
+    assert.equal(r.notModified, 40);
+    assert.equal((await env.services.pages.stats()).versions, before);
+    site.setVersion(2);
+    const changed = await crawl(deps(), base(site, { refreshOlderThanMs: 0 }));
+    assert.equal(changed.stored, 40);
+    assert.match((await env.services.pages.latest(`${site.url}/p/3`))!.content, /version 2/);
+  });
+
+  test('max pages, scope and include/exclude', async () => {
+    const other = await startSite({ pages: 20 });
+    try {
+      const r = await crawl(deps(), base(other, { maxPages: 5, sitemaps: false }));
+      assert.equal(r.done, 5);
+      const r2 = await crawl(deps(), base(other, { maxPages: 100, sitemaps: false, exclude: /\/p\/1\d$/, maxDepth: 10 }));
+      assert.ok(r2.done > 5);
+      assert.equal(await env.services.pages.latest(`${other.url}/p/12`), undefined, 'excluded');
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('politeness', () => {
+  test('one host is spaced by the delay (Crawl-delay wins when longer) while another proceeds in parallel', async () => {
+    const env = await createTestEnv({ allowPrivateNetwork: true });
+    const slowSite = await startSite({ pages: 4, crawlDelay: 0.3 });
+    const fastSite = await startSite({ pages: 4, host: '127.0.0.2' });
+    try {
+      await crawl(
+        { client: env.services.http, robots: env.services.robots, frontier: env.services.frontier, pages: env.services.pages },
+        { seeds: [`${slowSite.url}/p/0`, `${fastSite.url}/p/0`], maxPages: 100, maxDepth: 5, scope: 'any-site', concurrency: 4, delayMs: 100, sitemaps: false },
+      );
+      const spacing = (s: Site) => {
+        const t = [...s.times.entries()].filter(([p]) => p.startsWith('/p/')).map(([, v]) => v[0]!).sort((a, b) => a - b);
+        return t.slice(1).map((x, i) => x - t[i]!);
+      };
+      assert.equal(spacing(slowSite).length, 3);
+      for (const gap of spacing(slowSite)) assert.ok(gap >= 280, `Crawl-delay 0.3 s kept (gap ${gap} ms)`);
+      for (const gap of spacing(fastSite)) assert.ok(gap >= 90, `default delay kept (gap ${gap} ms)`);
+      const firstSlow = Math.min(...[...slowSite.times.values()].flat());
+      const lastFast = Math.max(...[...fastSite.times.values()].flat());
+      assert.ok(lastFast - firstSlow < 900, 'the two hosts were crawled at the same time, not one after the other');
+    } finally {
+      await env.close();
+      await slowSite.close();
+      await fastSite.close();
+    }
+  });
+});
+
+describe('resume', () => {
+  test('a crawl killed with SIGKILL resumes where it stopped when the same command runs again', async () => {
+    const site = await startSite({ pages: 30, pageDelayMs: 60 });
+    const env = await createTestEnv();
+    const dataDir = env.services.settings.dataDir;
+    await env.close();
+    const cmd = ['--import', 'tsx', 'src/cli/main.ts', 'crawl', `${site.url}/p/0`, '--max-depth', '10', '--concurrency', '1', '--delay-ms', '0', '--no-sitemaps', '--json'];
+    const childEnv = { ...process.env, WEBSEARCH_DATA_DIR: dataDir, WEBSEARCH_ALLOW_PRIVATE_NETWORK: 'true' };
+    try {
+      const child = spawn(process.execPath, cmd, { env: childEnv, stdio: 'ignore' });
+      await new Promise((r) => setTimeout(r, 2200));
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      const fetchedBefore = [...site.times.keys()].filter((p) => p.startsWith('/p/')).length;
+      assert.ok(fetchedBefore > 0 && fetchedBefore < 30, `killed part-way (${fetchedBefore} pages fetched)`);
+      // Not spawnSync: the origin lives in this process and must keep answering.
+      const again = spawn(process.execPath, cmd, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      again.stdout!.on('data', (d) => (stdout += d));
+      again.stderr!.on('data', (d) => (stderr += d));
+      const code = await new Promise((r) => again.once('exit', r));
+      assert.equal(code, 0, stderr);
+      const result = JSON.parse(stdout);
+      assert.equal(result.done, 30);
+      assert.equal(result.queued, 0);
+      for (let i = 0; i < 30; i++) {
+        const n = site.times.get(`/p/${i}`)?.length ?? 0;
+        assert.ok(n >= 1 && n <= 2, `page ${i} fetched ${n} times (once, or twice if it was in flight at the kill)`);
+      }
+      assert.ok([...site.times.values()].filter((t) => t.length === 2).length <= 1);
+    } finally {
+      await site.close();
+    }
+  });
+});
