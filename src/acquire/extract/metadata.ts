@@ -31,7 +31,9 @@ function jsonLdNodes(doc: Document): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const script of findAll(doc, (el) => el.name === 'script' && /ld\+json/i.test(attr(el, 'type') ?? ''))) {
     try {
-      const stack: unknown[] = [JSON.parse(textOf(script))];
+      // textOf leaves script contents out on purpose; JSON-LD is exactly such content.
+      const raw = script.children.map((c) => ('data' in c ? String(c.data) : '')).join('');
+      const stack: unknown[] = [JSON.parse(raw)];
       while (stack.length > 0) {
         const node = stack.pop();
         if (Array.isArray(node)) stack.push(...node);

@@ -1,0 +1,41 @@
+/**
+ * Golden fixtures: HTML pages and the markdown and metadata we expect from them (tables, code with
+ * its language, nested lists, blockquotes, images, relative links made absolute, JSON-LD, a nested
+ * layout, a page with no article). A change of output shows up here as a diff to review; regenerate
+ * a fixture only when the new output is better.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { extractHtml } from '../../src/acquire/extract/index.js';
+
+const DIR = join(import.meta.dirname, '..', 'fixtures', 'extract');
+
+for (const name of ['article', 'nested', 'no-article']) {
+  test(`golden: ${name}`, () => {
+    const html = readFileSync(join(DIR, `${name}.html`), 'utf8');
+    const { content, ...meta } = extractHtml(html, `https://blog.example.com/posts/${name}?utm=1`);
+    assert.equal(`${content}\n`, readFileSync(join(DIR, `${name}.md`), 'utf8'));
+    assert.deepEqual(meta, JSON.parse(readFileSync(join(DIR, `${name}.json`), 'utf8')));
+  });
+}
+
+test('what the article fixture must keep and lose', () => {
+  const { content } = extractHtml(readFileSync(join(DIR, 'article.html'), 'utf8'), 'https://blog.example.com/posts/article');
+  assert.match(content, /\| Documents \| p50 ms \|\n\| --- \| --- \|/);
+  assert.match(content, /```sql\nSELECT rowid/);
+  assert.match(content, /- Stemming helps recall\.\n {2}- Porter is the default\./);
+  assert.match(content, /> Premature optimization/);
+  assert.match(content, /!\[Latency chart\]\(https:\/\/blog\.example\.com\/img\/chart\.png\)/);
+  for (const chrome of ['cookies', 'Popular posts', 'Great post', 'Privacy', 'Tweet', 'By Grace Hopper']) {
+    assert.ok(!content.includes(chrome), chrome);
+  }
+});
+
+test('robots meta: noindex and nofollow (nofollow drops the links)', () => {
+  const page = extractHtml('<html><head><meta name="robots" content="noindex, nofollow"></head><body><p><a href="/x">x</a> text</p></body></html>', 'https://a.test/');
+  assert.equal(page.noindex, true);
+  assert.equal(page.nofollow, true);
+  assert.deepEqual(page.links, []);
+});
