@@ -136,7 +136,7 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       }
       const failure = statusFailure(res);
       if (failure) throw failure;
-      const page = pageFromResponse(res);
+      const page = await pageFromResponse(res);
       // A canonical link on the same site names the page's identity; a foreign one is ignored.
       const canonical = page.canonicalUrl && normalizeUrl(page.canonicalUrl);
       const identity = canonical && siteOf(new URL(canonical).hostname) === siteOf(new URL(page.url).hostname) ? canonical : page.url;

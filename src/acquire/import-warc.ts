@@ -77,7 +77,7 @@ export async function importWarc(
         continue;
       }
       try {
-        const page = pageFromResponse({ requestedUrl: url, url, status, headers, body, fetchedAt: acquiredAt });
+        const page = await pageFromResponse({ requestedUrl: url, url, status, headers, body, fetchedAt: acquiredAt });
         if (!page.content.trim()) {
           s.skipped++;
           continue;

@@ -10,6 +10,7 @@ import { looksBlocked } from './challenge.js';
 import { decodeText } from './charset.js';
 import { extractHtml } from './extract/index.js';
 import { AcquireError, createHttpClient, type HttpClient, type RawResponse, statusFailure } from './http-client.js';
+import { pdfToText } from './pdf.js';
 import { RobotsCache } from './robots.js';
 
 export interface LiveFetchOptions {
@@ -48,13 +49,26 @@ function contentKind(r: RawResponse): 'html' | 'text' | 'pdf' | undefined {
 }
 
 /** Turns a response into a page; exported for the crawler and WARC import, which have their own bytes. */
-export function pageFromResponse(r: RawResponse): LivePage {
+export async function pageFromResponse(r: RawResponse): Promise<LivePage> {
   const kind = contentKind(r);
   if (!kind) {
-    throw new ServiceError('origin_error', `Unsupported content type ${r.headers['content-type'] ?? '(none)'}: HTML, XHTML and plain text are fetched`);
+    throw new ServiceError('origin_error', `Unsupported content type ${r.headers['content-type'] ?? '(none)'}: HTML, XHTML, plain text and PDF are fetched`);
   }
-  if (kind === 'pdf') throw new ServiceError('origin_error', 'PDF documents are not supported yet');
   const url = normalizeUrl(r.url) ?? r.url;
+  if (kind === 'pdf') {
+    let pdf;
+    try {
+      pdf = await pdfToText(new Uint8Array(r.body));
+    } catch (e) {
+      throw new ServiceError('origin_error', `The PDF could not be read: ${(e as Error).message}`);
+    }
+    const page: LivePage = { url, fetchedAt: r.fetchedAt, content: pdf.content, noindex: /\b(noindex|none)\b/.test((r.headers['x-robots-tag'] ?? '').toLowerCase()), links: [] };
+    if (pdf.title) page.title = pdf.title;
+    if (pdf.author) page.author = pdf.author;
+    if (r.headers.etag) page.etag = r.headers.etag;
+    if (r.headers['last-modified']) page.lastModified = r.headers['last-modified'];
+    return page;
+  }
   const text = decodeText(r.body, r.headers['content-type'], kind === 'html');
   const robotsHeader = (r.headers['x-robots-tag'] ?? '').toLowerCase();
   const base: Pick<LivePage, 'url' | 'fetchedAt' | 'etag' | 'lastModified'> = { url, fetchedAt: r.fetchedAt };
@@ -97,7 +111,7 @@ export function createLiveFetcher(o: LiveFetchOptions, client?: HttpClient): Liv
           if (looksBlocked(res.status, text, 0)) throw new ServiceError('origin_blocked', 'The origin answered with a bot challenge or a login wall');
           throw failed;
         }
-        const page = pageFromResponse(res);
+        const page = await pageFromResponse(res);
         // A redirect may lead somewhere robots.txt forbids.
         if (page.url !== normalizeUrl(url) && !(await robots.check(page.url)).allowed) {
           throw new ServiceError('blocked_by_robots', "The origin's robots.txt does not allow fetching the redirect target");

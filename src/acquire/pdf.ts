@@ -1,0 +1,58 @@
+/**
+ * PDF -> text in reading order, one block per page, pages separated by a horizontal rule, with
+ * pdf.js (legacy build, which runs in Node). Lines come from the text items' end-of-line marks and
+ * vertical positions; a page with no text layer gives nothing (no OCR).
+ */
+
+interface TextItem {
+  str: string;
+  hasEOL?: boolean;
+  transform?: number[];
+}
+
+export interface PdfText {
+  title?: string;
+  author?: string;
+  content: string;
+  pages: number;
+}
+
+export async function pdfToText(data: Uint8Array, maxPages = 500): Promise<PdfText> {
+  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const doc = await pdfjs.getDocument({ data, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+  try {
+    const pages: string[] = [];
+    for (let n = 1; n <= Math.min(doc.numPages, maxPages); n++) {
+      const page = await doc.getPage(n);
+      const text = await page.getTextContent();
+      let line = '';
+      let lastY: number | undefined;
+      const lines: string[] = [];
+      for (const raw of text.items as TextItem[]) {
+        if (typeof raw.str !== 'string') continue;
+        const y = raw.transform?.[5];
+        if (lastY !== undefined && y !== undefined && Math.abs(y - lastY) > 2 && line.trim()) {
+          lines.push(line.trim());
+          line = '';
+        }
+        line += raw.str;
+        if (raw.hasEOL) {
+          lines.push(line.trim());
+          line = '';
+        }
+        if (y !== undefined) lastY = y;
+      }
+      if (line.trim()) lines.push(line.trim());
+      // Blank lines between paragraphs survive as empty strings; runs of them fold into one.
+      pages.push(lines.join('\n').replace(/\n{3,}/g, '\n\n').trim());
+      page.cleanup();
+    }
+    const info = ((await doc.getMetadata()).info ?? {}) as { Title?: string; Author?: string };
+    const out: PdfText = { content: pages.filter(Boolean).join('\n\n---\n\n'), pages: doc.numPages };
+    if (info.Title?.trim()) out.title = info.Title.trim();
+    if (info.Author?.trim()) out.author = info.Author.trim();
+    return out;
+  } finally {
+    await doc.destroy();
+  }
+}
