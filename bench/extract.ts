@@ -32,7 +32,8 @@ const pages = readdirSync(join(DIR, 'html'))
   .filter((p) => truth[p.id]);
 
 function shingles(text: string): Map<string, number> {
-  const tokens = text.match(/\w+/gu) ?? [];
+  // Python's \w (the upstream metric) is Unicode-aware; JavaScript's \w is ASCII-only even with /u.
+  const tokens = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
   const m = new Map<string, number>();
   if (tokens.length === 0) return m;
   const n = Math.min(4, tokens.length);
