@@ -189,6 +189,23 @@ function cutAtEndMarker(out: string[]): string[] {
   return out;
 }
 
+const STRUCTURED = /^(#{1,6} |[-*] |\d+\. |\||```|>|!\[)/;
+const SENTENCE_END = /[.!?…:;"”’»)\]]$/;
+
+/**
+ * Trims chrome at the edges of the content: short lines without sentence punctuation before the
+ * first real paragraph (kickers, datelines, "Updated on ...") and after the last one (addresses,
+ * copyright lines, dangling headings).
+ */
+function trimEdges(out: string[]): string[] {
+  const chrome = (b: string, limit: number) => b.length < limit && !SENTENCE_END.test(b.trim()) && !STRUCTURED.test(b);
+  let start = 0;
+  while (start < out.length - 1 && chrome(out[start]!, 60)) start++;
+  let end = out.length;
+  while (end > start + 1 && (chrome(out[end - 1]!, 120) || /^#{1,6} /.test(out[end - 1]!))) end--;
+  return out.slice(start, end);
+}
+
 export function toMarkdown(nodes: AnyNode[], baseUrl: string): string {
-  return cutAtEndMarker(blocks(nodes, baseUrl)).join('\n\n').replace(/\n{3,}/g, '\n\n').trim();
+  return trimEdges(cutAtEndMarker(blocks(nodes, baseUrl))).join('\n\n').replace(/\n{3,}/g, '\n\n').trim();
 }
