@@ -37,11 +37,11 @@ export function queryTerms(query: string): string[] {
   return [...new Set(kept.length > 0 ? kept : all)];
 }
 
-/** Plain text of markdown: link targets, images, emphasis and heading marks dropped, whitespace folded. */
+/** Plain text of markdown: images, link targets, emphasis and heading marks dropped, whitespace folded. */
 export function markdownToText(markdown: string): string {
   return markdown
     .replace(/```[^\n]*\n/g, '')
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
     .replace(/[*_`|]+/g, ' ')

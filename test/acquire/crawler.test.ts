@@ -106,7 +106,10 @@ describe('resume', () => {
     const childEnv = { ...process.env, WEBSEARCH_DATA_DIR: dataDir, WEBSEARCH_ALLOW_PRIVATE_NETWORK: 'true' };
     try {
       const child = spawn(process.execPath, cmd, { env: childEnv, stdio: 'ignore' });
-      await new Promise((r) => setTimeout(r, 2200));
+      // Kill it once it is truly part-way: after the origin has served five pages (not after a fixed time).
+      const served = () => [...site.times.keys()].filter((p) => p.startsWith('/p/')).length;
+      const deadline = Date.now() + 60_000;
+      while (served() < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
       const fetchedBefore = [...site.times.keys()].filter((p) => p.startsWith('/p/')).length;

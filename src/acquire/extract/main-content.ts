@@ -10,7 +10,7 @@ import { attr, children, findAll, isElement, isText, remove, textOf, walk } from
 
 const DROP_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
-  'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'link', 'meta', 'head', 'label', 'title',
+  'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'link', 'meta', 'head', 'label', 'title', 'figcaption',
 ]);
 const DROP_ROLES = /^(navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar)$/i;
 const UNLIKELY =
