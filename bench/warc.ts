@@ -1,0 +1,49 @@
+/**
+ * npm run bench:warc [-- --records 20000]
+ *
+ * WARC import on a large generated file: N gzip-member response records of ~6 KB HTML each, written
+ * with warcio, then imported. Prints records/s and resident memory sampled during the import (it
+ * should stay flat: records are streamed and written in batches).
+ */
+import { createWriteStream, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { WARCRecord } from 'warcio';
+import { WARCSerializer } from 'warcio/node';
+import { importWarc } from '../src/acquire/import-warc.js';
+import { createServices } from '../src/config/services.js';
+import { loadSettings } from '../src/config/settings.js';
+import { tempDir } from '../test/helpers.js';
+
+const { values } = parseArgs({ options: { records: { type: 'string', default: '20000' } } });
+const n = Number(values.records);
+const dir = tempDir();
+const file = join(dir.path, 'big.warc.gz');
+const out = createWriteStream(file);
+const para = 'Rivers carry water from the hills to the sea, and towns grow where they can be crossed. '.repeat(12);
+for (let i = 0; i < n; i++) {
+  const html = `<html><head><title>Doc ${i}</title></head><body><article><h1>Doc ${i}</h1><p>${para}</p><p>${para}</p><p>${para} ${i}</p></article></body></html>`;
+  const rec = WARCRecord.create(
+    { url: `https://warc.bench/doc/${i}`, date: '2026-01-01T00:00:00Z', type: 'response', warcVersion: 'WARC/1.1', statusline: 'HTTP/1.1 200 OK', httpHeaders: { 'Content-Type': 'text/html' } },
+    (async function* () {
+      yield new TextEncoder().encode(html);
+    })(),
+  );
+  if (!out.write(await WARCSerializer.serialize(rec, { gzip: true }))) await new Promise<void>((r) => out.once('drain', () => r()));
+}
+await new Promise<void>((r) => out.end(() => r()));
+
+const services = await createServices(loadSettings({ env: {}, flags: { dataDir: dir.path } }));
+const samples: number[] = [];
+const sampler = setInterval(() => samples.push(process.memoryUsage().rss), 200);
+const started = performance.now();
+const s = await importWarc(services.pages, file);
+const secs = (performance.now() - started) / 1000;
+clearInterval(sampler);
+const mib = (b: number) => (b / 2 ** 20).toFixed(0);
+const q = (f: number) => samples[Math.floor(f * (samples.length - 1))]!;
+console.log(`${n} records, ${(statSync(file).size / 1e6).toFixed(1)} MB gzip WARC: imported ${s.imported} in ${secs.toFixed(1)} s (${(n / secs).toFixed(0)} records/s)`);
+console.log(`RSS during the import: at 10% ${mib(q(0.1))} MiB, 50% ${mib(q(0.5))} MiB, 90% ${mib(q(0.9))} MiB, peak ${mib(Math.max(...samples))} MiB`);
+await services.close();
+dir.remove();
