@@ -11,7 +11,7 @@ import { normalizeUrl } from '../core/url.js';
 import type { CrawlFrontier, FrontierItem } from '../ports/crawl-frontier.js';
 import type { PageStore } from '../ports/page-store.js';
 import { AcquireError, type HttpClient, statusFailure } from './http-client.js';
-import { pageFromResponse } from './live-fetch.js';
+import { pageFromResponse, versionOf } from './live-fetch.js';
 import type { RobotsCache } from './robots.js';
 import { readSitemaps } from './sitemap.js';
 
@@ -141,16 +141,7 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       const canonical = page.canonicalUrl && normalizeUrl(page.canonicalUrl);
       const identity = canonical && siteOf(new URL(canonical).hostname) === siteOf(new URL(page.url).hostname) ? canonical : page.url;
       if (page.content.trim()) {
-        const out = await deps.pages.putVersion({
-          url: identity,
-          title: page.title,
-          description: page.description,
-          author: page.author,
-          publishedAt: page.publishedAt,
-          content: page.content,
-          acquiredAt: res.fetchedAt,
-          searchable: !page.noindex,
-        });
+        const out = await deps.pages.putVersion(versionOf(page, { url: identity, searchable: !page.noindex }));
         if (out.status === 'added') p.stored++;
         else p.unchanged++;
       }

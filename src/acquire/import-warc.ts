@@ -9,7 +9,7 @@ import { WARCParser } from 'warcio';
 import { ServiceError } from '../core/errors.js';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
-import { pageFromResponse } from './live-fetch.js';
+import { pageFromResponse, versionOf } from './live-fetch.js';
 
 export interface WarcSummary {
   records: number;
@@ -82,16 +82,7 @@ export async function importWarc(
           s.skipped++;
           continue;
         }
-        batch.push({
-          url,
-          title: page.title,
-          description: page.description,
-          author: page.author,
-          publishedAt: page.publishedAt,
-          content: page.content,
-          acquiredAt,
-          searchable: !page.noindex,
-        });
+        batch.push(versionOf(page, { url, acquiredAt, searchable: !page.noindex }));
       } catch (e) {
         if (e instanceof ServiceError) s.skipped++;
         else broken(`record ${s.records} (${url}): ${(e as Error).message}`);

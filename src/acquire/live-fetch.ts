@@ -6,6 +6,7 @@
 import { ServiceError } from '../core/errors.js';
 import { normalizeUrl } from '../core/url.js';
 import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
+import type { NewVersion } from '../ports/page-store.js';
 import { looksBlocked } from './challenge.js';
 import { decodeText } from './charset.js';
 import { extractHtml } from './extract/index.js';
@@ -46,6 +47,20 @@ function contentKind(r: RawResponse): 'html' | 'text' | 'pdf' | undefined {
     if (head.startsWith('<!doctype html') || head.startsWith('<html')) return 'html';
   }
   return undefined;
+}
+
+/** The version to store for a fetched page (live fetch, crawl and WARC import all store it this way). */
+export function versionOf(page: LivePage, o: { url?: string; acquiredAt?: number; searchable: boolean }): NewVersion {
+  return {
+    url: o.url ?? page.url,
+    title: page.title,
+    description: page.description,
+    author: page.author,
+    publishedAt: page.publishedAt,
+    content: page.content,
+    acquiredAt: o.acquiredAt ?? page.fetchedAt,
+    searchable: o.searchable,
+  };
 }
 
 /** Turns a response into a page; exported for the crawler and WARC import, which have their own bytes. */

@@ -1,6 +1,7 @@
 /** The fetch operation, tier-blind: the newest indexed version, or (live=true) the origin now. */
 import { ServiceError } from '../core/errors.js';
 import { type FetchRequest, type FetchResponse, truncateChars } from '../core/requests.js';
+import { versionOf } from '../acquire/live-fetch.js';
 import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
 import type { PageStore, StoredVersion } from '../ports/page-store.js';
 
@@ -28,16 +29,7 @@ export async function storeLivePage(deps: FetchDeps, page: LivePage, requestedUr
   if (!page.content.trim()) return;
   const known = (await deps.pages.latest(page.url)) ?? (await deps.pages.latest(requestedUrl));
   const searchable = !page.noindex && (known?.searchable === true || deps.liveFetchIndexes === true);
-  await deps.pages.putVersion({
-    url: page.url,
-    title: page.title,
-    description: page.description,
-    author: page.author,
-    publishedAt: page.publishedAt,
-    content: page.content,
-    acquiredAt: page.fetchedAt,
-    searchable,
-  });
+  await deps.pages.putVersion(versionOf(page, { searchable }));
 }
 
 export async function fetchPage(deps: FetchDeps, req: FetchRequest): Promise<FetchResponse> {
