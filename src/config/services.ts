@@ -18,6 +18,8 @@ import { SqliteCrawlFrontier } from '../adapters/sqlite/crawl-frontier.js';
 import type { HttpClient } from '../acquire/http-client.js';
 import type { RobotsCache } from '../acquire/robots.js';
 import type { CrawlFrontier } from '../ports/crawl-frontier.js';
+import { createOpenAiCompatibleExtractor } from '../adapters/llm/openai-compatible.js';
+import type { LlmExtractor } from '../ports/llm-extractor.js';
 import type { AccessTier } from '../access/tier.js';
 import { MemoryLimiterStore } from '../adapters/memory/limiter-store.js';
 import { SqliteAccountStore, SqliteStorefrontAccountStore } from '../adapters/sqlite/accounts.js';
@@ -51,6 +53,8 @@ export interface Services {
   http: HttpClient;
   robots: RobotsCache;
   frontier: CrawlFrontier;
+  /** Present when a language model is configured (LLM_BASE_URL, LLM_MODEL). */
+  llm?: LlmExtractor;
   tiers: AccessTier[];
   outbox: UsageOutbox;
   /** Present when usage goes to the storefront's usage API (STOREFRONT_USAGE=api). */
@@ -178,6 +182,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
     http: live.client,
     robots: live.robots,
     frontier: new SqliteCrawlFrontier(db),
+    llm: settings.llm ? createOpenAiCompatibleExtractor(settings.llm) : undefined,
     tiers,
     outbox,
     usageReporter,

@@ -32,6 +32,8 @@ export interface Settings {
   apiKey?: string;
   storefront: StorefrontSettings;
   x402: X402Settings;
+  /** The language model for `prompt`; undefined: prompt answers 501 extraction_unavailable. */
+  llm?: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number; maxInputTokens: number; maxOutputTokens: number };
 }
 
 /** Base mainnet USDC, the spec's asset. */
@@ -98,6 +100,12 @@ const ENV_NAMES = {
   STOREFRONT_SERVICE_SLUG: 'storefrontServiceSlug',
   STOREFRONT_ALLOWANCE_TIMEOUT_MS: 'storefrontAllowanceTimeoutMs',
   STOREFRONT_LEGACY_SECRET: 'storefrontLegacySecret',
+  LLM_BASE_URL: 'llmBaseUrl',
+  LLM_MODEL: 'llmModel',
+  LLM_API_KEY: 'llmApiKey',
+  LLM_TIMEOUT_MS: 'llmTimeoutMs',
+  LLM_MAX_INPUT_TOKENS: 'llmMaxInputTokens',
+  LLM_MAX_OUTPUT_TOKENS: 'llmMaxOutputTokens',
   X402_PAY_TO: 'x402PayTo',
   X402_NETWORK: 'x402Network',
   X402_ASSET: 'x402Asset',
@@ -145,7 +153,7 @@ function trustProxy(v: string | number | boolean): boolean | number | string {
 
 /** Environment variables we own that are not known: a typo or a retired name. */
 function unknownEnv(env: NodeJS.ProcessEnv): string[] {
-  return Object.keys(env).filter((k) => /^(WEBSEARCH|STOREFRONT|X402)_/.test(k) && !(k in ENV_NAMES));
+  return Object.keys(env).filter((k) => /^(WEBSEARCH|STOREFRONT|X402|LLM)_/.test(k) && !(k in ENV_NAMES));
 }
 
 function httpUrl(name: string, v: string | number | boolean | undefined): string | undefined {
@@ -239,6 +247,24 @@ function x402Settings(raw: RawSettings): X402Settings {
   return settings;
 }
 
+function llmSettings(raw: RawSettings): Pick<Settings, 'llm'> {
+  if (raw.llmBaseUrl === undefined) {
+    if (raw.llmModel !== undefined || raw.llmApiKey !== undefined) throw new ConfigError('LLM_MODEL and LLM_API_KEY need LLM_BASE_URL');
+    return {};
+  }
+  if (raw.llmModel === undefined) throw new ConfigError('LLM_BASE_URL needs LLM_MODEL (the model name the endpoint serves)');
+  return {
+    llm: {
+      baseUrl: httpUrl('LLM_BASE_URL', raw.llmBaseUrl)!,
+      model: String(raw.llmModel),
+      ...(raw.llmApiKey !== undefined ? { apiKey: String(raw.llmApiKey) } : {}),
+      timeoutMs: int('LLM_TIMEOUT_MS', raw.llmTimeoutMs ?? 60_000, 100, 600_000),
+      maxInputTokens: int('LLM_MAX_INPUT_TOKENS', raw.llmMaxInputTokens ?? 8000, 100, 2_000_000),
+      maxOutputTokens: int('LLM_MAX_OUTPUT_TOKENS', raw.llmMaxOutputTokens ?? 1000, 1, 200_000),
+    },
+  };
+}
+
 function storefrontSettings(raw: RawSettings): StorefrontSettings {
   const secrets = signingSecrets(raw.storefrontSigningSecrets);
   const allowanceUrl = httpUrl('STOREFRONT_ALLOWANCE_URL', raw.storefrontAllowanceUrl);
@@ -324,6 +350,7 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     ...(raw.apiKey !== undefined ? { apiKey: String(raw.apiKey) } : {}),
     storefront: storefrontSettings(raw),
     x402: x402Settings(raw),
+    ...llmSettings(raw),
   };
 }
 

@@ -25,11 +25,13 @@ export const ERRORS = {
   not_implemented: { status: 501, text: 'Not implemented yet' },
   extraction_unavailable: { status: 501, text: 'No language model is configured for prompt extraction' },
   origin_error: { status: 502, text: 'The origin answered with an error' },
+  extraction_failed: { status: 502, text: 'The language model gave no usable answer' },
   origin_blocked: { status: 502, text: 'The origin answered with a bot challenge or login wall' },
   payments_unavailable: { status: 503, text: 'Payments are temporarily unavailable; retry shortly or use an API key' },
   allowance_unavailable: { status: 503, text: 'Remaining credit could not be confirmed; nothing was charged' },
   service_unavailable: { status: 503, text: 'The service is shutting down or not ready' },
   origin_timeout: { status: 504, text: 'The origin did not answer in time' },
+  extraction_timeout: { status: 504, text: 'The language model did not answer in time' },
 } as const satisfies Record<string, { status: number; text: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

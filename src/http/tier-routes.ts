@@ -8,7 +8,7 @@ import { ServiceError } from '../core/errors.js';
 import { parseFetchRequest, parseSearchRequest } from '../core/requests.js';
 import type { AccessTier, Gate, Operation, OperationCall, TierRequest } from '../access/tier.js';
 import type { Services } from '../config/services.js';
-import { fetchPage } from '../ops/fetch-page.js';
+import { fetchPage, type Meter } from '../ops/fetch-page.js';
 import { search } from '../ops/search.js';
 import { sendError } from './reply-error.js';
 
@@ -51,8 +51,8 @@ function parseCall(request: FastifyRequest, operation: Operation, tier: AccessTi
   return { operation, input: parseSearchRequest(raw, { now, ignore }) };
 }
 
-async function runCall(services: Services, call: OperationCall): Promise<unknown> {
-  return call.operation === 'search' ? search(services, call.input) : fetchPage(services, call.input);
+async function runCall(services: Services, call: OperationCall, meter: Meter): Promise<unknown> {
+  return call.operation === 'search' ? search(services, call.input) : fetchPage(services, call.input, meter);
 }
 
 function asServiceError(request: FastifyRequest, e: unknown): ServiceError {
@@ -72,6 +72,7 @@ async function handle(
   const treq = tierRequest(request, operation);
   let gate: Gate | undefined;
   let cost = 0;
+  const meter: Meter = {};
   try {
     const identified = await tier.identify(treq);
     if (!identified.ok) return sendError(reply, identified.error);
@@ -90,7 +91,7 @@ async function handle(
     let body: unknown;
     let failure: ServiceError | undefined;
     try {
-      body = await runCall(services, call);
+      body = await runCall(services, call, meter);
     } catch (e) {
       failure = asServiceError(request, e);
     }
@@ -115,6 +116,7 @@ async function handle(
       latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
       clientIp: treq.clientIp,
       ...attribution,
+      ...meter,
     };
     services.usage.record(entry).catch((e: unknown) => request.log.error({ err: e }, 'usage not recorded'));
   }

@@ -3,6 +3,7 @@ import { ServiceError } from '../core/errors.js';
 import { type FetchRequest, type FetchResponse, truncateChars } from '../core/requests.js';
 import { versionOf } from '../acquire/live-fetch.js';
 import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
+import type { LlmExtractor } from '../ports/llm-extractor.js';
 import type { PageStore, StoredVersion } from '../ports/page-store.js';
 
 export interface FetchDeps {
@@ -10,6 +11,13 @@ export interface FetchDeps {
   live?: LiveFetcher;
   /** Whether a live fetch of a URL not yet in the search index adds it (DESIGN: off by default). */
   liveFetchIndexes?: boolean;
+  llm?: LlmExtractor;
+}
+
+/** What a request used, for the usage record. */
+export interface Meter {
+  promptTokens?: number;
+  completionTokens?: number;
 }
 
 export function toFetchResponse(v: Pick<StoredVersion, 'url' | 'title' | 'description' | 'author' | 'publishedAt' | 'content'>, maxChars: number): FetchResponse {
@@ -32,8 +40,19 @@ export async function storeLivePage(deps: FetchDeps, page: LivePage, requestedUr
   await deps.pages.putVersion(versionOf(page, { searchable }));
 }
 
-export async function fetchPage(deps: FetchDeps, req: FetchRequest): Promise<FetchResponse> {
-  if (req.prompt !== undefined) {
+type PageLike = Parameters<typeof toFetchResponse>[0];
+
+/** With `prompt`, the model's answer replaces the page content; `max_chars` applies to the answer. */
+async function answer(deps: FetchDeps, req: FetchRequest, page: PageLike, meter: Meter): Promise<FetchResponse> {
+  if (req.prompt === undefined) return toFetchResponse(page, req.maxChars);
+  const out = await deps.llm!.extract(req.prompt, { url: page.url, title: page.title, markdown: page.content });
+  meter.promptTokens = out.promptTokens;
+  meter.completionTokens = out.completionTokens;
+  return toFetchResponse({ ...page, content: out.text }, req.maxChars);
+}
+
+export async function fetchPage(deps: FetchDeps, req: FetchRequest, meter: Meter = {}): Promise<FetchResponse> {
+  if (req.prompt !== undefined && !deps.llm) {
     throw new ServiceError('extraction_unavailable', 'prompt extraction is not available: no language model is configured', {
       param: 'prompt',
     });
@@ -42,9 +61,9 @@ export async function fetchPage(deps: FetchDeps, req: FetchRequest): Promise<Fet
     if (!deps.live) throw new ServiceError('not_implemented', 'live fetch is not configured on this server', { param: 'live' });
     const page = await deps.live.fetch(req.url);
     await storeLivePage(deps, page, req.url);
-    return toFetchResponse(page, req.maxChars);
+    return answer(deps, req, page, meter);
   }
   const version = await deps.pages.latest(req.url);
   if (!version?.searchable) throw new ServiceError('not_indexed');
-  return toFetchResponse(version, req.maxChars);
+  return answer(deps, req, version, meter);
 }

@@ -12,6 +12,9 @@ export interface UsageEntry {
   keyId?: string;
   appTitle?: string;
   clientIp?: string;
+  /** Language-model tokens used by `prompt`. */
+  promptTokens?: number;
+  completionTokens?: number;
 }
 
 export interface UsageStore {

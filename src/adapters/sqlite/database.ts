@@ -163,6 +163,8 @@ const MIGRATIONS: string[] = [
     PRIMARY KEY (crawl_id, url)
   );
   CREATE INDEX crawl_frontier_due ON crawl_frontier(crawl_id, state, next_at, depth);
+  ALTER TABLE usage ADD COLUMN prompt_tokens INTEGER;
+  ALTER TABLE usage ADD COLUMN completion_tokens INTEGER;
   CREATE TABLE fetch_validators (
     url TEXT PRIMARY KEY,
     etag TEXT,

@@ -13,6 +13,8 @@ interface UsageRow {
   key_id: string | null;
   app_title: string | null;
   client_ip: string | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
 }
 
 export class SqliteUsageStore implements UsageStore {
@@ -21,8 +23,8 @@ export class SqliteUsageStore implements UsageStore {
   constructor(db: Db) {
     this.s = {
       insert: db.prepare(
-        `INSERT INTO usage (at, request_id, tier, operation, status, cost, latency_ms, org_id, key_id, app_title, client_ip)
-         VALUES (@at, @requestId, @tier, @operation, @status, @cost, @latencyMs, @orgId, @keyId, @appTitle, @clientIp)`,
+        `INSERT INTO usage (at, request_id, tier, operation, status, cost, latency_ms, org_id, key_id, app_title, client_ip, prompt_tokens, completion_tokens)
+         VALUES (@at, @requestId, @tier, @operation, @status, @cost, @latencyMs, @orgId, @keyId, @appTitle, @clientIp, @promptTokens, @completionTokens)`,
       ),
       byOrg: db.prepare<[string, number], UsageRow>('SELECT * FROM usage WHERE org_id = ? ORDER BY id DESC LIMIT ?'),
       all: db.prepare<[number], UsageRow>('SELECT * FROM usage ORDER BY id DESC LIMIT ?'),
@@ -42,6 +44,8 @@ export class SqliteUsageStore implements UsageStore {
       keyId: e.keyId ?? null,
       appTitle: e.appTitle ?? null,
       clientIp: e.clientIp ?? null,
+      promptTokens: e.promptTokens ?? null,
+      completionTokens: e.completionTokens ?? null,
     });
   }
 
@@ -61,6 +65,8 @@ export class SqliteUsageStore implements UsageStore {
       if (r.key_id !== null) e.keyId = r.key_id;
       if (r.app_title !== null) e.appTitle = r.app_title;
       if (r.client_ip !== null) e.clientIp = r.client_ip;
+      if (r.prompt_tokens !== null) e.promptTokens = r.prompt_tokens;
+      if (r.completion_tokens !== null) e.completionTokens = r.completion_tokens;
       return e;
     });
   }
