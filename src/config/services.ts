@@ -49,6 +49,7 @@ export interface Services {
   limiter: LimiterStore;
   live: LiveFetcher;
   liveFetchIndexes: boolean;
+  realtimeDeadlineMs: number;
   /** The outbound client and robots cache live fetch uses; the crawler shares them. */
   http: HttpClient;
   robots: RobotsCache;
@@ -179,6 +180,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
     limiter,
     live,
     liveFetchIndexes: settings.liveFetchIndexes,
+    realtimeDeadlineMs: settings.realtimeDeadlineMs,
     http: live.client,
     robots: live.robots,
     frontier: new SqliteCrawlFrontier(db),

@@ -19,6 +19,8 @@ export interface Settings {
   liveFetchIndexes: boolean;
   /** One deadline for an outbound fetch, redirects included. */
   fetchTimeoutMs: number;
+  /** realtime_content: one deadline for all the live fetches of a search. */
+  realtimeDeadlineMs: number;
   /** fastify's trustProxy: false, true, a hop count, or comma-separated addresses/CIDRs. */
   trustProxy: boolean | number | string;
   logLevel: string;
@@ -90,6 +92,7 @@ const ENV_NAMES = {
   WEBSEARCH_USER_AGENT: 'userAgent',
   WEBSEARCH_LIVE_FETCH_INDEXES: 'liveFetchIndexes',
   WEBSEARCH_FETCH_TIMEOUT_MS: 'fetchTimeoutMs',
+  WEBSEARCH_REALTIME_DEADLINE_MS: 'realtimeDeadlineMs',
   WEBSEARCH_URL: 'serverUrl',
   WEBSEARCH_API_KEY: 'apiKey',
   STOREFRONT_SIGNING_SECRETS: 'storefrontSigningSecrets',
@@ -340,6 +343,7 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     userAgent: String(raw.userAgent ?? DEFAULT_USER_AGENT),
     liveFetchIndexes: bool('WEBSEARCH_LIVE_FETCH_INDEXES', raw.liveFetchIndexes ?? false),
     fetchTimeoutMs: int('WEBSEARCH_FETCH_TIMEOUT_MS', raw.fetchTimeoutMs ?? 15_000, 100, 120_000),
+    realtimeDeadlineMs: int('WEBSEARCH_REALTIME_DEADLINE_MS', raw.realtimeDeadlineMs ?? 10_000, 100, 120_000),
     trustProxy: trustProxy(raw.trustProxy ?? false),
     logLevel: String(raw.logLevel ?? 'info'),
     keyedRatePerSecond: int('WEBSEARCH_KEYED_RATE_LIMIT', raw.keyedRatePerSecond ?? 50, 1, 1_000_000),

@@ -5,11 +5,43 @@ import { queryTerms, stem } from '../core/text.js';
 import { toIso } from '../core/time.js';
 import type { IndexStore } from '../ports/index-store.js';
 import type { PageStore, StoredVersion } from '../ports/page-store.js';
+import { type FetchDeps, storeLivePage } from './fetch-page.js';
 import { buildSnippet, fallbackDescription } from './snippet.js';
 
-export interface SearchDeps {
+export interface SearchDeps extends FetchDeps {
   index: IndexStore;
   pages: PageStore;
+  /** realtime_content: one deadline for all the live fetches of a search. */
+  realtimeDeadlineMs?: number;
+}
+
+const REALTIME_CONCURRENCY = 4;
+
+/**
+ * realtime_content: each result's page is fetched live (robots and SSRF rules as for live fetch, a
+ * few at a time, one overall deadline); a fresh page gives the snippet and acquired_at and is stored
+ * as a new version; a result whose fetch fails or is too late keeps its indexed snippet.
+ */
+async function refresh(deps: SearchDeps, results: SearchResult[], stems: readonly string[], snippetMaxLength: number): Promise<void> {
+  if (!deps.live) return;
+  const signal = AbortSignal.timeout(deps.realtimeDeadlineMs ?? 10_000);
+  let next = 0;
+  const worker = async () => {
+    while (next < results.length && !signal.aborted) {
+      const r = results[next++]!;
+      try {
+        const page = await deps.live!.fetch(r.url, { signal });
+        if (signal.aborted) return;
+        await storeLivePage(deps, page, r.url);
+        const snippet = buildSnippet(page.content, stems, snippetMaxLength);
+        if (snippet) r.snippet = snippet;
+        r.acquired_at = toIso(page.fetchedAt);
+      } catch {
+        // keeps the indexed snippet
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(REALTIME_CONCURRENCY, results.length) }, worker));
 }
 
 function toResult(v: StoredVersion, stems: readonly string[], snippetMaxLength: number): SearchResult {
@@ -26,7 +58,7 @@ function toResult(v: StoredVersion, stems: readonly string[], snippetMaxLength: 
 }
 
 export async function search(deps: SearchDeps, req: SearchRequest): Promise<SearchResponse> {
-  if (req.mode !== 'standard') {
+  if (req.mode === 'webql') {
     throw new ServiceError('not_implemented', `Search mode ${req.mode} is not implemented yet; use mode standard`, {
       param: 'mode',
     });
@@ -44,5 +76,7 @@ export async function search(deps: SearchDeps, req: SearchRequest): Promise<Sear
   });
   const versions = await deps.pages.getVersions(hits.slice(0, req.maxResults).map((h) => h.versionId));
   const stems = terms.map(stem);
-  return { query: req.query, results: versions.map((v) => toResult(v, stems, req.snippetMaxLength)) };
+  const results = versions.map((v) => toResult(v, stems, req.snippetMaxLength));
+  if (req.mode === 'realtime_content') await refresh(deps, results, stems, req.snippetMaxLength);
+  return { query: req.query, results };
 }
