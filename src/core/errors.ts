@@ -85,10 +85,6 @@ export class ServiceError extends Error {
   }
 }
 
-export function createError(code: ErrorCode, message?: string, options?: ServiceErrorOptions): ServiceError {
-  return new ServiceError(code, message, options);
-}
-
 export function invalidParameter(param: string, message: string): ServiceError {
   return new ServiceError('invalid_parameter', message, { param });
 }

@@ -18,11 +18,6 @@ export function normalizeUrl(raw: string): string | undefined {
   return u.toString();
 }
 
-/** The host of a normalised URL, without a leading `www.` kept: site filters match subdomains anyway. */
-export function hostOf(url: string): string {
-  return new URL(url).hostname;
-}
-
 const LABEL_RE = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
@@ -42,11 +37,6 @@ export function parseSiteFilter(raw: string): string | undefined {
   const labels = host.split('.');
   if (!labels.every((l) => LABEL_RE.test(l))) return undefined;
   return host;
-}
-
-/** True when `host` is `site` or one of its subdomains. */
-export function hostMatchesSite(host: string, site: string): boolean {
-  return host === site || host.endsWith(`.${site}`);
 }
 
 /** The host reversed label by label (`www.example.com` -> `com.example.www.`), so subdomains share a prefix. */

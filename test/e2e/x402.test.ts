@@ -63,6 +63,17 @@ describe('x402 pay-per-request on a local chain', () => {
     await chain?.stop();
   });
 
+  /** The one `accepts` entry the spec (2.5) says our offer has. */
+  const offerEntry = () => ({
+    scheme: 'exact',
+    network: 'eip155:8453',
+    amount: '10000',
+    asset: BASE_USDC,
+    payTo,
+    maxTimeoutSeconds: 300,
+    extra: { name: 'USD Coin', version: '2' },
+  });
+
   const offerFor = async (path: string) => {
     const res = await fetch(`${server.url}${path}`);
     return { res, body: (await res.json()) as Record<string, unknown> };
@@ -75,17 +86,7 @@ describe('x402 pay-per-request on a local chain', () => {
       x402Version: 2,
       error: 'Payment required',
       resource: { url: `${server.url}/v1/x402/search?query=memory` },
-      accepts: [
-        {
-          scheme: 'exact',
-          network: 'eip155:8453',
-          amount: '10000',
-          asset: BASE_USDC,
-          payTo,
-          maxTimeoutSeconds: 300,
-          extra: { name: 'USD Coin', version: '2' },
-        },
-      ],
+      accepts: [offerEntry()],
     };
     assert.deepEqual(body, expected);
     assert.deepEqual(b64json(res.headers.get('payment-required')!), expected);
@@ -200,16 +201,7 @@ describe('x402 pay-per-request on a local chain', () => {
       primaryType: 'TransferWithAuthorization',
       message: authorization,
     });
-    const accepted = {
-      scheme: 'exact',
-      network: 'eip155:8453',
-      amount: '10000',
-      asset: BASE_USDC,
-      payTo,
-      maxTimeoutSeconds: 300,
-      extra: { name: 'USD Coin', version: '2' },
-      ...o.accepted,
-    };
+    const accepted = { ...offerEntry(), ...o.accepted };
     const payload = {
       x402Version: 2,
       payload: {
