@@ -1,11 +1,12 @@
 /**
  * `websearch import file.jsonl`: one page per line, `{url, html | markdown, title?, description?,
- * author?, published_at?, acquired_at?}`. Lines are validated first and written in batches, each
+ * author?, published_at?, acquired_at?, lang?}` (`lang` defaults to the HTML's, else a guess). Lines are validated first and written in batches, each
  * batch one transaction, so a bad line is skipped with its number and nothing is half-written.
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
+import { normalizeLangTag, pageLanguage } from '../core/language.js';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import { extractHtml } from './extract/index.js';
@@ -27,7 +28,7 @@ export interface ImportOptions {
   maxFailuresKept?: number;
 }
 
-const FIELDS = new Set(['url', 'html', 'markdown', 'title', 'description', 'author', 'published_at', 'acquired_at']);
+const FIELDS = new Set(['url', 'html', 'markdown', 'title', 'description', 'author', 'published_at', 'acquired_at', 'lang']);
 const MAX_LINE_CHARS = 20_000_000;
 
 function optionalText(o: Record<string, unknown>, name: string): string | undefined {
@@ -85,6 +86,10 @@ export function lineToVersion(line: string, now: number): NewVersion {
   if (description !== undefined) version.description = description;
   if (author !== undefined) version.author = author;
   if (publishedAt !== undefined) version.publishedAt = publishedAt;
+  const declared = optionalText(rec, 'lang');
+  if (declared !== undefined && normalizeLangTag(declared) === undefined) throw new Error('lang must be a language tag such as en or pt-BR');
+  const lang = pageLanguage(declared ?? ('lang' in extracted ? extracted.lang : undefined), extracted.content);
+  if (lang !== undefined) version.lang = lang;
   return version;
 }
 

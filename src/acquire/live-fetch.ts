@@ -4,6 +4,7 @@
  * failure becomes a row of the error table.
  */
 import { ServiceError } from '../core/errors.js';
+import { pageLanguage } from '../core/language.js';
 import { normalizeUrl } from '../core/url.js';
 import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
 import type { NewVersion } from '../ports/page-store.js';
@@ -59,6 +60,7 @@ export function versionOf(page: LivePage, o: { url?: string; acquiredAt?: number
     publishedAt: page.publishedAt,
     content: page.content,
     acquiredAt: o.acquiredAt ?? page.fetchedAt,
+    lang: pageLanguage(page.lang, page.content),
     searchable: o.searchable,
   };
 }
@@ -82,11 +84,14 @@ export async function pageFromResponse(r: RawResponse): Promise<LivePage> {
     if (pdf.author) page.author = pdf.author;
     if (r.headers.etag) page.etag = r.headers.etag;
     if (r.headers['last-modified']) page.lastModified = r.headers['last-modified'];
+    if (r.headers['content-language']) page.lang = r.headers['content-language'];
     return page;
   }
   const text = decodeText(r.body, r.headers['content-type'], kind === 'html');
   const robotsHeader = (r.headers['x-robots-tag'] ?? '').toLowerCase();
-  const base: Pick<LivePage, 'url' | 'fetchedAt' | 'etag' | 'lastModified'> = { url, fetchedAt: r.fetchedAt };
+  const base: Pick<LivePage, 'url' | 'fetchedAt' | 'etag' | 'lastModified' | 'lang'> = { url, fetchedAt: r.fetchedAt };
+  // The document's own <html lang> (set below) wins over the header.
+  if (r.headers['content-language']) base.lang = r.headers['content-language'];
   if (r.headers.etag) base.etag = r.headers.etag;
   if (r.headers['last-modified']) base.lastModified = r.headers['last-modified'];
   if (kind === 'text') {

@@ -25,7 +25,10 @@ export const LIMITS = {
 } as const;
 
 export interface SearchRequest {
+  /** Trimmed. */
   query: string;
+  /** Characters trimmed from the query's start, so webql errors point into the query as sent. */
+  queryOffset?: number;
   mode: SearchMode;
   site?: string;
   acquiredAfter?: number;
@@ -160,6 +163,9 @@ export function parseSearchRequest(raw: unknown, options: ParseOptions): SearchR
     maxResults:
       optionalInteger(input, 'max_results', LIMITS.maxResultsMin, LIMITS.maxResultsMax) ?? LIMITS.maxResultsDefault,
   };
+
+  const leading = rawQuery.length - rawQuery.trimStart().length;
+  if (leading > 0) req.queryOffset = leading;
 
   const site = optionalString(input, 'site');
   if (site !== undefined) {

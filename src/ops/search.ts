@@ -1,8 +1,8 @@
 /** The search operation, tier-blind: a validated request in, the spec's response out. */
-import { ServiceError } from '../core/errors.js';
 import type { SearchRequest, SearchResponse, SearchResult } from '../core/requests.js';
 import { queryTerms, stem } from '../core/text.js';
 import { toIso } from '../core/time.js';
+import { parseWebql, positiveWords } from '../core/webql.js';
 import type { IndexStore } from '../ports/index-store.js';
 import type { PageStore, StoredVersion } from '../ports/page-store.js';
 import { type FetchDeps, storeLivePage } from './fetch-page.js';
@@ -58,14 +58,12 @@ function toResult(v: StoredVersion, stems: readonly string[], snippetMaxLength: 
 }
 
 export async function search(deps: SearchDeps, req: SearchRequest): Promise<SearchResponse> {
-  if (req.mode === 'webql') {
-    throw new ServiceError('not_implemented', `Search mode ${req.mode} is not implemented yet; use mode standard`, {
-      param: 'mode',
-    });
-  }
-  const terms = queryTerms(req.query);
+  // A webql syntax error is a 400 here, after the tier admitted the call; the tier releases the reservation.
+  const webql = req.mode === 'webql' ? parseWebql(req.query, req.queryOffset) : undefined;
+  const terms = webql ? positiveWords(webql) : queryTerms(req.query);
   const hits = await deps.index.search({
     terms,
+    ...(webql && { webql }),
     site: req.site,
     acquiredAfter: req.acquiredAfter,
     acquiredBefore: req.acquiredBefore,

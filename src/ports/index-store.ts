@@ -1,8 +1,15 @@
 /** The search index: ranks versions for a query under filters. Derived from the PageStore. */
+import type { WebqlNode } from '../core/webql.js';
 
 export interface IndexQuery {
   /** Analysed query terms (core/text.ts queryTerms): folded, stop words removed. */
   terms: string[];
+  /**
+   * A webql expression (core/webql.ts); when present it decides what matches and `terms` is unused.
+   * Ranking is BM25 over the expression's text items; an expression whose top level has no text
+   * item (only fields, or only OR groups mixing text and fields) lists the newest versions first.
+   */
+  webql?: WebqlNode;
   /** Bare host; matches the host and its subdomains. */
   site?: string;
   acquiredAfter?: number;

@@ -10,6 +10,8 @@ export interface NewVersion {
   content: string;
   publishedAt?: number;
   acquiredAt: number;
+  /** Lowercase language tag (core/language.ts); not part of the content hash. */
+  lang?: string;
   /** Whether this version may appear in search results (live fetches of unindexed URLs may not). */
   searchable: boolean;
 }
@@ -24,6 +26,7 @@ export interface StoredVersion {
   content: string;
   publishedAt?: number;
   acquiredAt: number;
+  lang?: string;
   contentHash: string;
   searchable: boolean;
 }

@@ -39,6 +39,11 @@ describe('live fetch through the API', () => {
         r.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
         r.end('Just some plain text about kingfishers.');
       },
+      '/plain-de': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-language': 'de-AT' });
+        r.end('Ein Text über Eisvögel.');
+      },
+      '/html-lang': html('<html lang="pt-BR"><body><p>The page declares its language, and that is the one stored for it.</p></body></html>', 200, { 'content-language': 'de' }),
       '/slow': (_q, r) => {
         r.writeHead(200, { 'content-type': 'text/html' });
         r.write('<p>never finishes');
@@ -130,6 +135,15 @@ describe('live fetch through the API', () => {
 
   test('plain text documents are returned as they are', async () => {
     assert.equal((await live('/plain')).body.content, 'Just some plain text about kingfishers.');
+  });
+
+  test('the language stored: <html lang>, else Content-Language, else a guess from the text', async () => {
+    assert.equal((await live('/html-lang')).status, 200);
+    assert.equal((await env.services.pages.latest(`${origin.url}/html-lang`))?.lang, 'pt-br');
+    assert.equal((await live('/plain-de')).status, 200);
+    assert.equal((await env.services.pages.latest(`${origin.url}/plain-de`))?.lang, 'de-at');
+    await live('/otters');
+    assert.equal((await env.services.pages.latest(`${origin.url}/otters`))?.lang, 'en');
   });
 
   test('keyed: a live fetch is charged on success only', async () => {

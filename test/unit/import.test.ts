@@ -101,4 +101,24 @@ describe('JSONL import', () => {
     assert.equal(s.imported, 25);
     assert.deepEqual(progress, [10, 20, 25]);
   });
+
+  test("language: the line's lang, else the HTML's, else a guess; a bad lang is a failed line", async () => {
+    const english = 'The collector was running and it is the thing that they have been waiting for with their team.';
+    const file = write('lang.jsonl', [
+      { url: 'https://lang.test/declared', markdown: english, lang: 'en-GB' },
+      { url: 'https://lang.test/html', html: `<html lang="fr"><body><main><p>${english}</p></main></body></html>` },
+      { url: 'https://lang.test/guess', markdown: english },
+      { url: 'https://lang.test/unsure', markdown: 'Rust 1.80' },
+      { url: 'https://lang.test/bad', markdown: english, lang: 'English!' },
+    ]);
+    const s = await importJsonl(pages, file);
+    assert.equal(s.imported, 4);
+    assert.deepEqual(s.failures.map((f) => f.line), [5]);
+    assert.match(s.failures[0]!.reason, /lang must be a language tag/);
+    const lang = async (u: string) => (await pages.latest(`https://lang.test/${u}`))?.lang;
+    assert.equal(await lang('declared'), 'en-gb');
+    assert.equal(await lang('html'), 'fr');
+    assert.equal(await lang('guess'), 'en');
+    assert.equal(await lang('unsure'), undefined);
+  });
 });

@@ -10,7 +10,7 @@ const refusedFor = (param: string) => (e: ServiceError) => e.code === 'invalid_p
 describe('search request', () => {
   test('defaults', () => {
     const r = search({ query: '  rust  ' });
-    assert.deepEqual(r, { query: 'rust', mode: 'standard', snippetMaxLength: 500, maxResults: 10 });
+    assert.deepEqual(r, { query: 'rust', queryOffset: 2, mode: 'standard', snippetMaxLength: 500, maxResults: 10 });
   });
   test('snippet_max_length boundaries 179/180/10000/10001', () => {
     assert.throws(() => search({ query: 'q', snippet_max_length: 179 }), refusedFor('snippet_max_length'));

@@ -172,6 +172,10 @@ const MIGRATIONS: string[] = [
     fetched_at INTEGER NOT NULL
   );
   `,
+  `
+  -- The page's language tag (declared or detected), for webql's lang: field.
+  ALTER TABLE versions ADD COLUMN lang TEXT;
+  `,
 ];
 
 export interface OpenOptions {

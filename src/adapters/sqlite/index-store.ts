@@ -4,6 +4,7 @@
  * dedicated engine will replace it (docs/BENCHMARKS.md).
  */
 import { reverseHost } from '../../core/url.js';
+import type { WebqlNode } from '../../core/webql.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { Db } from './database.js';
 
@@ -19,6 +20,119 @@ export const DEFAULT_WEIGHTS: FieldWeights = { title: 3, description: 1, content
 /** An FTS5 MATCH expression: each term a quoted string, any of them may match. */
 export function ftsMatchExpression(terms: readonly string[]): string {
   return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
+}
+
+/** Reversed hosts put a site and its subdomains under one prefix: [com.example., com.example/). */
+function siteCondition(host: string): { sql: string; params: string[] } {
+  const rev = reverseHost(host);
+  return { sql: '(p.rev_host >= ? AND p.rev_host < ?)', params: [rev, `${rev.slice(0, -1)}/`] };
+}
+
+/** An FTS5 phrase: the folded words quoted; FTS5 stems them as it stemmed the documents. */
+function ftsPhrase(node: { words: string[]; field?: 'title' }): string {
+  const phrase = `"${node.words.join(' ').replaceAll('"', '""')}"`;
+  return node.field ? `${node.field} : ${phrase}` : phrase;
+}
+
+/**
+ * The node as one FTS5 expression, when FTS5 can say it: text items, OR of such, and AND of such
+ * with at least one positive item (FTS5's NOT is binary, `a NOT b`). Fields never can.
+ */
+function ftsExpression(node: WebqlNode): string | undefined {
+  switch (node.kind) {
+    case 'text':
+      return ftsPhrase(node);
+    case 'or': {
+      const parts = node.children.map((c) => (c.kind === 'not' ? undefined : ftsExpression(c)));
+      return parts.every((p) => p !== undefined) ? `(${parts.join(' OR ')})` : undefined;
+    }
+    case 'and': {
+      const pos: string[] = [];
+      const neg: string[] = [];
+      for (const c of node.children) {
+        const e = c.kind === 'not' ? ftsExpression(c.child) : ftsExpression(c);
+        if (e === undefined) return undefined;
+        (c.kind === 'not' ? neg : pos).push(e);
+      }
+      if (pos.length === 0) return undefined;
+      return neg.reduce((acc, n) => `(${acc} NOT ${n})`, `(${pos.join(' AND ')})`);
+    }
+    default:
+      return undefined;
+  }
+}
+
+interface SqlPart {
+  sql: string;
+  params: unknown[];
+}
+
+/** The node as an SQL condition over `v` (versions) and `p` (pages). */
+function sqlCondition(node: WebqlNode): SqlPart {
+  const fts = ftsExpression(node);
+  if (fts !== undefined) {
+    return { sql: 'v.id IN (SELECT rowid FROM versions_fts WHERE versions_fts MATCH ?)', params: [fts] };
+  }
+  switch (node.kind) {
+    case 'and':
+    case 'or': {
+      const parts = node.children.map(sqlCondition);
+      return {
+        sql: `(${parts.map((p) => p.sql).join(node.kind === 'and' ? ' AND ' : ' OR ')})`,
+        params: parts.flatMap((p) => p.params),
+      };
+    }
+    case 'not': {
+      const inner = sqlCondition(node.child);
+      // A version without a language is not in any language: NOT must hold for it (NULL would not).
+      return { sql: `NOT coalesce(${inner.sql}, 0)`, params: inner.params };
+    }
+    case 'site':
+      return siteCondition(node.host);
+    case 'url': {
+      const prefixes = /^https?:\/\//i.test(node.prefix) ? [node.prefix] : [`http://${node.prefix}`, `https://${node.prefix}`];
+      return {
+        sql: `(${prefixes.map(() => 'substr(p.url, 1, ?) = ?').join(' OR ')})`,
+        params: prefixes.flatMap((x) => [x.length, x]),
+      };
+    }
+    case 'inurl':
+      return { sql: 'instr(lower(p.url), ?) > 0', params: [node.text.toLowerCase()] };
+    case 'lang':
+      return { sql: "(v.lang = ? OR substr(v.lang, 1, ?) = ?)", params: [node.tag, node.tag.length + 1, `${node.tag}-`] };
+    case 'text':
+      throw new Error('unreachable: text items are FTS5 expressions');
+  }
+}
+
+/**
+ * Splits a webql expression into the FTS5 MATCH that ranks (the top-level items FTS5 can say,
+ * with top-level exclusions it can say attached by NOT) and an SQL condition for the rest.
+ */
+export function planWebql(node: WebqlNode): { match?: string; sql?: string; params: unknown[] } {
+  const items = node.kind === 'and' ? node.children : [node];
+  const pos: string[] = [];
+  const neg: string[] = [];
+  const rest: WebqlNode[] = [];
+  for (const item of items) {
+    const fts = item.kind === 'not' ? undefined : ftsExpression(item);
+    if (fts !== undefined) pos.push(fts);
+    else rest.push(item);
+  }
+  if (pos.length > 0) {
+    for (let i = rest.length - 1; i >= 0; i--) {
+      const item = rest[i]!;
+      const fts = item.kind === 'not' ? ftsExpression(item.child) : undefined;
+      if (fts !== undefined) {
+        neg.unshift(fts);
+        rest.splice(i, 1);
+      }
+    }
+  }
+  const match = pos.length > 0 ? neg.reduce((acc, n) => `(${acc} NOT ${n})`, `(${pos.join(' AND ')})`) : undefined;
+  if (rest.length === 0) return { match, params: [] };
+  const cond = sqlCondition(rest.length === 1 ? rest[0]! : { kind: 'and', children: rest });
+  return { match, sql: cond.sql, params: cond.params };
 }
 
 export class SqliteIndexStore implements IndexStore {
@@ -39,46 +153,55 @@ export class SqliteIndexStore implements IndexStore {
   }
 
   async search(q: IndexQuery): Promise<IndexHit[]> {
-    if (q.terms.length === 0 || q.limit <= 0) return [];
-    const where = ['versions_fts MATCH @match', 'v.searchable = 1'];
-    const params: Record<string, unknown> = { match: ftsMatchExpression(q.terms), limit: q.limit };
+    if (q.limit <= 0) return [];
+    const where = ['v.searchable = 1'];
+    const params: unknown[] = [];
+    let match: string | undefined;
+    if (q.webql) {
+      const plan = planWebql(q.webql);
+      match = plan.match;
+      if (plan.sql) {
+        where.push(plan.sql);
+        params.push(...plan.params);
+      }
+    } else {
+      if (q.terms.length === 0) return [];
+      match = ftsMatchExpression(q.terms);
+    }
     if (q.queryTime === undefined) {
       where.push('v.superseded_at IS NULL');
     } else {
-      where.push('v.acquired_at <= @queryTime', '(v.superseded_at IS NULL OR v.superseded_at > @queryTime)');
-      params.queryTime = q.queryTime;
+      where.push('v.acquired_at <= ?', '(v.superseded_at IS NULL OR v.superseded_at > ?)');
+      params.push(q.queryTime, q.queryTime);
     }
-    if (q.acquiredAfter !== undefined) {
-      where.push('v.acquired_at >= @acquiredAfter');
-      params.acquiredAfter = q.acquiredAfter;
-    }
-    if (q.acquiredBefore !== undefined) {
-      where.push('v.acquired_at <= @acquiredBefore');
-      params.acquiredBefore = q.acquiredBefore;
-    }
-    if (q.publishedAfter !== undefined) {
-      where.push('v.published_at >= @publishedAfter');
-      params.publishedAfter = q.publishedAfter;
-    }
-    if (q.publishedBefore !== undefined) {
-      where.push('v.published_at <= @publishedBefore');
-      params.publishedBefore = q.publishedBefore;
-    }
-    let join = '';
+    const bound = (column: string, op: string, value: number | undefined) => {
+      if (value === undefined) return;
+      where.push(`${column} ${op} ?`);
+      params.push(value);
+    };
+    bound('v.acquired_at', '>=', q.acquiredAfter);
+    bound('v.acquired_at', '<=', q.acquiredBefore);
+    bound('v.published_at', '>=', q.publishedAfter);
+    bound('v.published_at', '<=', q.publishedBefore);
     if (q.site !== undefined) {
-      // Reversed hosts put a site and its subdomains under one prefix: [com.example., com.example/).
-      join = 'JOIN pages p ON p.id = v.page_id';
-      where.push('p.rev_host >= @siteLow AND p.rev_host < @siteHigh');
-      const rev = reverseHost(q.site);
-      params.siteLow = rev;
-      params.siteHigh = `${rev.slice(0, -1)}/`;
+      const site = siteCondition(q.site);
+      where.push(site.sql);
+      params.push(...site.params);
     }
     const { title, description, content } = this.weights;
-    const sql = `SELECT v.id AS id, bm25(versions_fts, ${title}, ${description}, ${content}) AS rank
-      FROM versions_fts JOIN versions v ON v.id = versions_fts.rowid ${join}
-      WHERE ${where.join(' AND ')}
-      ORDER BY rank LIMIT @limit`;
-    const rows = this.statement(sql).all(params) as { id: number; rank: number }[];
+    // Pages are joined only for conditions on them (site, url, inurl).
+    const pages = where.some((w) => /\bp\./.test(w)) ? 'JOIN pages p ON p.id = v.page_id' : '';
+    const sql =
+      match === undefined
+        ? `SELECT v.id AS id, 0 AS rank FROM versions v ${pages}
+           WHERE ${where.join(' AND ')} ORDER BY v.acquired_at DESC, v.id DESC LIMIT ?`
+        : `SELECT v.id AS id, bm25(versions_fts, ${title}, ${description}, ${content}) AS rank
+           FROM versions_fts JOIN versions v ON v.id = versions_fts.rowid ${pages}
+           WHERE versions_fts MATCH ? AND ${where.join(' AND ')}
+           ORDER BY rank LIMIT ?`;
+    const all = match === undefined ? [...params, q.limit] : [match, ...params, q.limit];
+    const stmt = this.statement(sql) as unknown as { all(...args: unknown[]): { id: number; rank: number }[] };
+    const rows = stmt.all(...all);
     // FTS5's bm25() is negated so that ORDER BY ascending puts the best first.
     return rows.map((r) => ({ versionId: r.id, score: -r.rank }));
   }

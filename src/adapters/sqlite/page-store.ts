@@ -15,10 +15,11 @@ interface VersionRow {
   content: string;
   content_hash: string;
   searchable: number;
+  lang: string | null;
 }
 
 const VERSION_COLUMNS = `v.id, p.url, p.host, v.acquired_at, v.published_at, v.title, v.description, v.author,
-  v.content, v.content_hash, v.searchable`;
+  v.content, v.content_hash, v.searchable, v.lang`;
 
 function toVersion(row: VersionRow): StoredVersion {
   const v: StoredVersion = {
@@ -34,6 +35,7 @@ function toVersion(row: VersionRow): StoredVersion {
   if (row.description !== null) v.description = row.description;
   if (row.author !== null) v.author = row.author;
   if (row.published_at !== null) v.publishedAt = row.published_at;
+  if (row.lang !== null) v.lang = row.lang;
   return v;
 }
 
@@ -64,11 +66,12 @@ export class SqlitePageStore implements PageStore {
       ),
       insertVersion: db.prepare(
         `INSERT INTO versions (page_id, acquired_at, superseded_at, published_at, title, description, author,
-           content, content_hash, searchable)
-         VALUES (@pageId, @acquiredAt, @supersededAt, @publishedAt, @title, @description, @author, @content, @hash, @searchable)`,
+           content, content_hash, searchable, lang)
+         VALUES (@pageId, @acquiredAt, @supersededAt, @publishedAt, @title, @description, @author, @content, @hash, @searchable, @lang)`,
       ),
       supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_at = ? WHERE id = ?'),
       makeSearchable: db.prepare<[number]>('UPDATE versions SET searchable = 1 WHERE id = ?'),
+      fillLang: db.prepare<[string, number]>('UPDATE versions SET lang = ? WHERE id = ? AND lang IS NULL'),
       moveEarlier: db.prepare<[number, number]>('UPDATE versions SET acquired_at = ? WHERE id = ?'),
       latest: db.prepare<[string], VersionRow>(
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
@@ -103,6 +106,7 @@ export class SqlitePageStore implements PageStore {
     const prev = s.atOrBefore.get(page.id, v.acquiredAt);
     if (prev && prev.content_hash === hash) {
       if (v.searchable && prev.searchable === 0) s.makeSearchable.run(prev.id);
+      if (v.lang !== undefined && prev.lang === null) s.fillLang.run(v.lang, prev.id);
       return { status: 'unchanged', version: toVersion({ ...prev, searchable: prev.searchable || Number(v.searchable) }) };
     }
     const next = s.after.get(page.id, v.acquiredAt);
@@ -124,6 +128,7 @@ export class SqlitePageStore implements PageStore {
       content: v.content,
       hash,
       searchable: v.searchable ? 1 : 0,
+      lang: v.lang ?? null,
     });
     if (prev) s.supersede.run(v.acquiredAt, prev.id);
     const id = Number(info.lastInsertRowid);

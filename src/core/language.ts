@@ -1,0 +1,51 @@
+/**
+ * A page's language: the one it declares (`<html lang>`, Content-Language, an import's `lang`),
+ * else a guess from its most common function words. The guess covers a few European languages
+ * written in Latin script and answers nothing when unsure; a wrong tag is worse than none, since
+ * `lang:` in webql filters on it.
+ */
+import { words } from './text.js';
+
+const TAG_RE = /^[a-z]{2,3}(?:-[a-z0-9]{1,8})*$/;
+
+/** `en_US`, ` EN-us ` -> `en-us`; anything that is not a language tag -> undefined. */
+export function normalizeLangTag(tag: string | undefined): string | undefined {
+  if (tag === undefined) return undefined;
+  const t = tag.split(',')[0]!.trim().toLowerCase().replaceAll('_', '-');
+  return TAG_RE.test(t) && t !== 'und' ? t : undefined;
+}
+
+/** Function words that are frequent in each language and rare in the others (no word is in two lists once folded). */
+const PROFILES: Record<string, ReadonlySet<string>> = Object.fromEntries(
+  Object.entries({
+    en: 'the and of to is that was for with are this have from which were been has their would there what',
+    de: 'der die und das ist nicht mit sich auf dem den ein eine auch wird sind werden noch nach bei',
+    fr: 'le les des est une dans pour qui sur pas par avec sont mais nous cette ont aux leur',
+    es: 'el los las del con sus esta fue muy cuando tiene pero ella hay sobre todo fueron estos',
+    it: 'il della che sono non gli delle nel anche alla questo dei essere stato sulla degli',
+    nl: 'het een van niet zijn voor wordt ook maar bij aan deze naar worden dat werd hebben',
+    pt: 'os não uma com foi pelo pela são seu sua também ele ao muito já seus nos',
+    sv: 'och att det som inte har till av ett om var kan sig från eller också efter',
+  }).map(([lang, list]) => [lang, new Set(list.split(' ').flatMap((w) => words(w)))]),
+);
+
+/** The language of `text` when its function words say so clearly; at most the first 2,000 words are read. */
+export function detectLanguage(text: string): string | undefined {
+  const sample = words(text.slice(0, 20_000)).slice(0, 2_000);
+  if (sample.length < 8) return undefined;
+  const scores = Object.entries(PROFILES).map(([lang, set]) => {
+    let hits = 0;
+    for (const w of sample) if (set.has(w)) hits++;
+    return { lang, hits };
+  });
+  scores.sort((a, b) => b.hits - a.hits);
+  const [best, second] = scores as [{ lang: string; hits: number }, { lang: string; hits: number }];
+  // Clear winner: a tenth of the words are its function words, and well ahead of the runner-up.
+  if (best.hits < sample.length * 0.1 || best.hits < second.hits * 2) return undefined;
+  return best.lang;
+}
+
+/** The declared language if any, else the guess. */
+export function pageLanguage(declared: string | undefined, text: string): string | undefined {
+  return normalizeLangTag(declared) ?? detectLanguage(text);
+}

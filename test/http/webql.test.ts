@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createFundedKey, createTestEnv, page, type TestEnv } from '../helpers.js';
+
+const T = (iso: string) => Date.parse(iso);
+
+describe('webql search mode (keyed)', () => {
+  let env: TestEnv;
+  let key: string;
+  let orgId: string;
+  before(async () => {
+    env = await createTestEnv();
+    ({ key, org: { id: orgId } } = await createFundedKey(env.services, 10_000_000));
+    await env.services.pages.putVersions([
+      page('https://rust.test/book/ownership', {
+        title: 'Ownership in Rust',
+        content: 'The garbage collector is absent: ownership rules free memory.',
+        lang: 'en-gb',
+        publishedAt: T('2025-03-01T00:00:00Z'),
+      }),
+      page('https://blog.go.test/gc', {
+        title: 'Go GC',
+        content: 'The Go garbage collector is concurrent and the collector is fast.',
+        lang: 'en',
+        publishedAt: T('2023-03-01T00:00:00Z'),
+      }),
+      page('https://java.test/Posts/collector', {
+        title: 'Collector tuning',
+        content: 'A collector of garbage: tuning the JVM heap and its garbage.',
+        lang: 'en',
+        publishedAt: T('2024-03-01T00:00:00Z'),
+      }),
+      page('https://de.test/speicher', {
+        title: 'Speicherbereinigung',
+        content: 'Der garbage collector gibt Speicher frei.',
+        lang: 'de',
+        acquiredAt: T('2026-02-01T00:00:00Z'),
+      }),
+      page('http://plain.test/docs/python', {
+        title: 'Python memory',
+        content: 'Reference counting with a cycle collector.',
+        acquiredAt: T('2026-03-01T00:00:00Z'),
+      }),
+    ]);
+  });
+  after(() => env.close());
+
+  const webql = async (query: string, extra: object = {}) => {
+    const res = await env.app.inject({
+      method: 'POST',
+      url: '/v1/search',
+      headers: { 'x-api-key': key },
+      payload: { query, mode: 'webql', ...extra },
+    });
+    return { status: res.statusCode, body: res.json() };
+  };
+  const urls = async (query: string, extra: object = {}) => {
+    const r = await webql(query, extra);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return (r.body.results as { url: string }[]).map((x) => x.url).sort();
+  };
+  const RUST = 'https://rust.test/book/ownership';
+  const GO = 'https://blog.go.test/gc';
+  const JAVA = 'https://java.test/Posts/collector';
+  const DE = 'https://de.test/speicher';
+  const PY = 'http://plain.test/docs/python';
+
+  test('bare terms: every term must match', async () => {
+    assert.deepEqual(await urls('garbage collector'), [GO, JAVA, DE, RUST].sort());
+    assert.deepEqual(await urls('garbage ownership'), [RUST]);
+  });
+
+  test('phrases match adjacent words in order only', async () => {
+    assert.deepEqual(await urls('"garbage collector"'), [GO, DE, RUST].sort());
+    // java.test has both words, never side by side in this order.
+    assert.deepEqual(await urls('"collector garbage"'), []);
+    assert.deepEqual(await urls('"collector of garbage"'), [JAVA]);
+  });
+
+  test('OR and parentheses', async () => {
+    assert.deepEqual(await urls('ownership OR counting'), [PY, RUST].sort());
+    assert.deepEqual(await urls('(ownership OR concurrent) garbage'), [GO, RUST].sort());
+  });
+
+  test('exclusions: terms, phrases, groups and fields', async () => {
+    assert.deepEqual(await urls('collector -garbage'), [PY]);
+    assert.deepEqual(await urls('garbage -"garbage collector"'), [JAVA]);
+    assert.deepEqual(await urls('collector -(concurrent OR ownership)'), [JAVA, DE, PY].sort());
+    assert.deepEqual(await urls('collector -site:go.test -lang:de'), [JAVA, PY, RUST].sort());
+  });
+
+  test('title: matches the title only', async () => {
+    assert.deepEqual(await urls('title:collector'), [JAVA]);
+    assert.deepEqual(await urls('title:"ownership in rust"'), [RUST]);
+    assert.deepEqual(await urls('title:"rust ownership"'), []);
+  });
+
+  test('site: matches the host and its subdomains', async () => {
+    assert.deepEqual(await urls('collector site:go.test'), [GO]);
+    assert.deepEqual(await urls('collector site:blog.go.test'), [GO]);
+    assert.deepEqual(await urls('collector site:log.go.test'), []);
+  });
+
+  test('url: is a prefix, with or without the scheme; inurl: a case-insensitive substring', async () => {
+    assert.deepEqual(await urls('collector url:plain.test/docs'), [PY]);
+    assert.deepEqual(await urls('collector url:https://plain.test/docs'), []);
+    assert.deepEqual(await urls('collector url:http://plain.test/docs/'), [PY]);
+    assert.deepEqual(await urls('collector inurl:posts'), [JAVA]);
+    assert.deepEqual(await urls('collector inurl:/book/'), [RUST]);
+  });
+
+  test('lang: matches a tag and its subtags; pages without a language match no lang:', async () => {
+    assert.deepEqual(await urls('collector lang:en'), [GO, JAVA, RUST].sort());
+    assert.deepEqual(await urls('collector lang:en-gb'), [RUST]);
+    assert.deepEqual(await urls('collector lang:de'), [DE]);
+    assert.deepEqual(await urls('collector (lang:de OR site:plain.test)'), [DE, PY].sort());
+  });
+
+  test('fields combine with the request filters', async () => {
+    assert.deepEqual(await urls('garbage lang:en', { published_after: '2024-01-01' }), [JAVA, RUST].sort());
+    assert.deepEqual(await urls('garbage OR counting', { site: 'plain.test' }), [PY]);
+  });
+
+  test('results are ranked by BM25 over the text items; a query of fields only lists the newest first', async () => {
+    const ranked = await webql('collector lang:en');
+    assert.equal(ranked.body.results[0].url, JAVA, 'the one page with collector in its title (title weight 3)');
+    assert.equal(ranked.body.results[1].url, GO, 'then the page that says collector twice in a short text');
+    const fieldsOnly = await webql('site:de.test OR site:plain.test');
+    assert.deepEqual(
+      fieldsOnly.body.results.map((r: { url: string }) => r.url),
+      [PY, DE],
+    );
+  });
+
+  test('snippets come from the text items', async () => {
+    const r = await webql('"reference counting" -garbage');
+    assert.equal(r.status, 200);
+    assert.match(r.body.results[0].snippet, /Reference counting/);
+  });
+
+  test('a syntax error is 400 with the position and charges nothing', async () => {
+    const before = await env.services.ledger.balance(orgId);
+    const r = await webql('  rust (ownership');
+    assert.equal(r.status, 400);
+    assert.equal(r.body.code, 'invalid_parameter');
+    assert.equal(r.body.param, 'query');
+    assert.equal(r.body.position, 7);
+    assert.match(r.body.error, /unmatched "\(" at position 7/);
+    assert.equal(await env.services.ledger.balance(orgId), before);
+  });
+});

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ServiceError } from '../../src/core/errors.js';
+import { parseWebql, positiveWords, type WebqlNode } from '../../src/core/webql.js';
+
+const t = (...words: string[]): WebqlNode => ({ kind: 'text', words });
+
+function syntaxError(query: string, offset = 0): { position: number; message: string } {
+  try {
+    parseWebql(query, offset);
+  } catch (e) {
+    assert.ok(e instanceof ServiceError, String(e));
+    assert.equal(e.code, 'invalid_parameter');
+    assert.equal(e.param, 'query');
+    const body = e.toBody() as { position: number; error: string };
+    assert.match(body.error, new RegExp(`at position ${body.position}$`));
+    return { position: body.position, message: body.error };
+  }
+  assert.fail(`${query} parsed without error`);
+}
+
+describe('webql parser', () => {
+  test('bare terms are ANDed; words are folded', () => {
+    assert.deepEqual(parseWebql('Rust  Ownership'), { kind: 'and', children: [t('rust'), t('ownership')] });
+    assert.deepEqual(parseWebql('café'), t('cafe'));
+  });
+
+  test('quoted phrases, and words that analyse into several words, are phrases', () => {
+    assert.deepEqual(parseWebql('"garbage collector" go'), { kind: 'and', children: [t('garbage', 'collector'), t('go')] });
+    assert.deepEqual(parseWebql('e-mail'), t('e', 'mail'));
+  });
+
+  test('OR binds tighter than the implicit AND', () => {
+    assert.deepEqual(parseWebql('a b OR c d'), {
+      kind: 'and',
+      children: [t('a'), { kind: 'or', children: [t('b'), t('c')] }, t('d')],
+    });
+    // Lowercase "or" is a word.
+    assert.deepEqual(parseWebql('b or c'), { kind: 'and', children: [t('b'), t('or'), t('c')] });
+  });
+
+  test('parentheses group; "-" excludes terms, phrases, groups and fields', () => {
+    assert.deepEqual(parseWebql('(a OR b) -c -"d e" -(f g) -site:x.com'), {
+      kind: 'and',
+      children: [
+        { kind: 'or', children: [t('a'), t('b')] },
+        { kind: 'not', child: t('c') },
+        { kind: 'not', child: t('d', 'e') },
+        { kind: 'not', child: { kind: 'and', children: [t('f'), t('g')] } },
+        { kind: 'not', child: { kind: 'site', host: 'x.com' } },
+      ],
+    });
+    // A hyphen inside a word is not an exclusion.
+    assert.deepEqual(parseWebql('well-known'), t('well', 'known'));
+  });
+
+  test('fields: site, title, url, inurl, lang; names are case-insensitive', () => {
+    assert.deepEqual(parseWebql('Site:Docs.Example.com'), { kind: 'site', host: 'docs.example.com' });
+    assert.deepEqual(parseWebql('title:"memory safety"'), { kind: 'text', words: ['memory', 'safety'], field: 'title' });
+    assert.deepEqual(parseWebql('title:Rust'), { kind: 'text', words: ['rust'], field: 'title' });
+    assert.deepEqual(parseWebql('url:https://example.com/docs/'), { kind: 'url', prefix: 'https://example.com/docs/' });
+    assert.deepEqual(parseWebql('inurl:Blog'), { kind: 'inurl', text: 'Blog' });
+    assert.deepEqual(parseWebql('lang:pt_BR'), { kind: 'lang', tag: 'pt-br' });
+    // An unknown field name is text.
+    assert.deepEqual(parseWebql('foo:bar'), t('foo', 'bar'));
+  });
+
+  test('syntax errors are 400 with the position', () => {
+    assert.equal(syntaxError('rust "memory').position, 5);
+    assert.equal(syntaxError('(rust OR go').position, 0);
+    assert.equal(syntaxError('rust)').position, 4);
+    assert.equal(syntaxError('rust OR').position, 5);
+    assert.equal(syntaxError('OR rust').position, 0);
+    assert.equal(syntaxError('rust OR OR go').position, 5);
+    assert.equal(syntaxError('a - b').position, 2);
+    assert.equal(syntaxError('a ()').position, 2);
+    assert.equal(syntaxError('a site:').position, 2);
+    assert.equal(syntaxError('a site: x.com').position, 2);
+    assert.equal(syntaxError('a site:https://x.com/p').position, 7);
+    assert.equal(syntaxError('a lang:english!').position, 7);
+    assert.equal(syntaxError('-rust -go').position, 0);
+    assert.equal(syntaxError('-rust OR go').position, 0);
+    assert.match(syntaxError('"!!!" ???').message, /no term/);
+    // Positions count from the query as sent, leading spaces included.
+    assert.equal(syntaxError('rust)', 3).position, 7);
+    assert.equal(syntaxError('"rust', 2).position, 2);
+  });
+
+  test('positiveWords: the words of text items not under an exclusion', () => {
+    assert.deepEqual(positiveWords(parseWebql('a "b c" -d (e OR -f) title:g site:x.com')), ['a', 'b', 'c', 'e', 'g']);
+  });
+});
