@@ -24,7 +24,7 @@ import type { AccessTier } from '../access/tier.js';
 import { MemoryLimiterStore } from '../adapters/memory/limiter-store.js';
 import { SqliteAccountStore, SqliteStorefrontAccountStore } from '../adapters/sqlite/accounts.js';
 import { type Db, openDatabase } from '../adapters/sqlite/database.js';
-import { SqliteIndexStore } from '../adapters/sqlite/index-store.js';
+import { EngineIndexStore } from '../adapters/engine/engine-index-store.js';
 import { SqliteLedger } from '../adapters/sqlite/ledger.js';
 import { SqlitePageStore } from '../adapters/sqlite/page-store.js';
 import { SqliteUsageStore } from '../adapters/sqlite/usage-store.js';
@@ -167,12 +167,13 @@ export async function createServices(settings: Settings, options: ServiceOptions
       }) as AccessTier,
     );
   }
+  const index = await new EngineIndexStore(db).open();
   let closed = false;
   return {
     settings,
     clock,
     pages: new SqlitePageStore(db),
-    index: new SqliteIndexStore(db),
+    index,
     accounts,
     storefrontAccounts: new SqliteStorefrontAccountStore(db),
     ledger,

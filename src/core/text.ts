@@ -30,6 +30,29 @@ export function stem(word: string): string {
   return /^[a-z]+$/.test(word) ? stemmer(word) : word;
 }
 
+const stemCache = new Map<string, string>();
+
+/** `stem` with a bounded cache: indexing stems the same few hundred thousand words again and again. */
+export function cachedStem(word: string): string {
+  let s = stemCache.get(word);
+  if (s === undefined) {
+    s = stem(word);
+    if (stemCache.size >= 500_000) stemCache.clear();
+    stemCache.set(word, s);
+  }
+  return s;
+}
+
+/** The terms the search engine indexes for `text`: folded words, stop words removed, stemmed, in order. */
+export function indexTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(WORD_RE)) {
+    const w = fold(m[0]);
+    if (!STOP_WORDS.has(w)) out.push(cachedStem(w));
+  }
+  return out;
+}
+
 /** Distinct query terms: folded, stop words removed (unless nothing else is left), in first-seen order. */
 export function queryTerms(query: string): string[] {
   const all = words(query);

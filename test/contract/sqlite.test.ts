@@ -1,3 +1,4 @@
+import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { MemoryLimiterStore } from '../../src/adapters/memory/limiter-store.js';
 import { SqliteAccountStore } from '../../src/adapters/sqlite/accounts.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
@@ -21,9 +22,14 @@ function sqlite() {
   };
 }
 
-pageIndexContract('sqlite', async () => {
+pageIndexContract('sqlite FTS5 (reference; serves webql)', async () => {
   const s = sqlite();
   return { pages: new SqlitePageStore(s.db), index: new SqliteIndexStore(s.db), close: s.close };
+});
+
+pageIndexContract('engine over sqlite', async () => {
+  const s = sqlite();
+  return { pages: new SqlitePageStore(s.db), index: await new EngineIndexStore(s.db).open(), close: s.close };
 });
 
 ledgerContract('sqlite', async () => {

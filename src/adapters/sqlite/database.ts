@@ -176,6 +176,19 @@ const MIGRATIONS: string[] = [
   -- The page's language tag (declared or detected), for webql's lang: field.
   ALTER TABLE versions ADD COLUMN lang TEXT;
   `,
+  `
+  -- Every change to a version, in order, for the search engine to follow (adapters/engine).
+  CREATE TABLE index_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, version_id INTEGER NOT NULL);
+  CREATE TRIGGER index_log_insert AFTER INSERT ON versions BEGIN
+    INSERT INTO index_log (version_id) VALUES (new.id);
+  END;
+  CREATE TRIGGER index_log_update AFTER UPDATE ON versions BEGIN
+    INSERT INTO index_log (version_id) VALUES (new.id);
+  END;
+  CREATE TRIGGER index_log_delete AFTER DELETE ON versions BEGIN
+    INSERT INTO index_log (version_id) VALUES (old.id);
+  END;
+  `,
 ];
 
 export interface OpenOptions {

@@ -1,0 +1,233 @@
+/**
+ * The IndexStore of the product: our engine (engine.ts) over segments built from the SQLite page
+ * store, which stays the source of truth.
+ *
+ * Keeping up: every insert, update or delete of a version appends its id to `index_log` (triggers,
+ * migration 6). Before a search the store reads the log past the last sequence it applied: new
+ * searchable versions become a new segment; versions it holds get their changed columns
+ * (superseded, moved earlier, made unsearchable) patched in place. When there are more than
+ * MAX_SEGMENTS segments, the small ones are merged by rebuilding them. `rebuild()` builds everything
+ * again. Each process (worker) keeps its own copy and follows the same log, so several workers
+ * serve one database consistently.
+ *
+ * webql queries (phrases need positions, which the engine does not store) are answered by the
+ * FTS5 index, which the same database keeps.
+ */
+import { cachedStem, indexTerms } from '../../core/text.js';
+import { reverseHost } from '../../core/url.js';
+import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
+import type { Db } from '../sqlite/database.js';
+import { SqliteIndexStore } from '../sqlite/index-store.js';
+import { type EngineFilter, exhaustive, norms, type SearchableSegment, searchTopK, type Statistics } from './engine.js';
+import { docOf, SegmentBuilder, type SegmentData, type SegmentDoc } from './segment.js';
+
+export interface EngineWeights {
+  title: number;
+  description: number;
+  content: number;
+  url: number;
+}
+
+/** Integers (frequencies are stored as integers). Chosen on the SciFact train split: docs/BENCHMARKS.md. */
+export const ENGINE_WEIGHTS: EngineWeights = { title: 3, description: 1, content: 1, url: 1 };
+
+const MAX_SEGMENTS = 8;
+
+interface Row {
+  id: number;
+  url: string;
+  rev_host: string;
+  title: string | null;
+  description: string | null;
+  content: string;
+  acquired_at: number;
+  superseded_at: number | null;
+  published_at: number | null;
+  searchable: number;
+}
+
+const COLUMNS = `v.id, p.url, p.rev_host, v.title, v.description, v.content, v.acquired_at, v.superseded_at,
+  v.published_at, v.searchable`;
+
+/** A version analysed into a segment document. */
+export function analyse(row: Row, w: EngineWeights): SegmentDoc {
+  const terms = new Map<string, number>();
+  let length = 0;
+  const field = (text: string | null, weight: number) => {
+    if (!text || weight === 0) return;
+    const ts = indexTerms(text);
+    length += ts.length;
+    for (const t of ts) terms.set(t, (terms.get(t) ?? 0) + weight);
+  };
+  field(row.title, w.title);
+  field(row.description, w.description);
+  field(row.content, w.content);
+  field(row.url.replace(/^https?:\/\//, ''), w.url);
+  return {
+    versionId: row.id,
+    terms,
+    length,
+    acquiredAt: row.acquired_at,
+    supersededAt: row.superseded_at ?? Infinity,
+    publishedAt: row.published_at ?? Number.NaN,
+    revHost: row.rev_host,
+  };
+}
+
+export class EngineIndexStore implements IndexStore {
+  private segments: SearchableSegment[] = [];
+  private applied = 0;
+  private docCount = 0;
+  private totalLength = 0;
+  private readonly fts: SqliteIndexStore;
+  private readonly stmts;
+
+  constructor(
+    private readonly db: Db,
+    private readonly weights: EngineWeights = ENGINE_WEIGHTS,
+  ) {
+    this.fts = new SqliteIndexStore(db);
+    this.stmts = {
+      maxSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM index_log'),
+      changed: db.prepare<[number, number], { version_id: number }>(
+        'SELECT DISTINCT version_id FROM index_log WHERE seq > ? AND seq <= ? ORDER BY version_id',
+      ),
+      byId: db.prepare<[number], Row>(`SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`),
+      all: db.prepare<[], Row>(`SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.searchable = 1 ORDER BY v.id`),
+      range: db.prepare<[number, number], Row>(
+        `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
+         WHERE v.searchable = 1 AND v.id >= ? AND v.id <= ? ORDER BY v.id`,
+      ),
+    };
+  }
+
+  /** Segments in use (for the benchmark and tests). */
+  get segmentCount(): number {
+    return this.segments.length;
+  }
+
+  private statistics(): Statistics {
+    const segs = this.segments;
+    return {
+      docCount: this.docCount,
+      avgLength: this.docCount > 0 ? this.totalLength / this.docCount : 0,
+      df: (term) => {
+        let df = 0;
+        for (const s of segs) {
+          const t = s.data.terms.get(term);
+          if (t !== undefined) df += s.data.termDf[t]!;
+        }
+        return df;
+      },
+    };
+  }
+
+  private publish(datas: SegmentData[]): void {
+    this.docCount = datas.reduce((n, d) => n + d.docCount, 0);
+    this.totalLength = datas.reduce((n, d) => n + d.totalLength, 0);
+    const avg = this.docCount > 0 ? this.totalLength / this.docCount : 0;
+    this.segments = datas.map((data) => ({ data, norms: norms(data, avg) }));
+  }
+
+  private build(rows: Iterable<Row>): SegmentData | undefined {
+    const builder = new SegmentBuilder();
+    for (const row of rows) if (row.searchable === 1) builder.add(analyse(row, this.weights));
+    return builder.size > 0 ? builder.finish() : undefined;
+  }
+
+  /** Builds the engine from the page store; call once before serving. */
+  async open(): Promise<this> {
+    await this.buildAll();
+    return this;
+  }
+
+  private async buildAll(): Promise<void> {
+    const seq = this.stmts.maxSeq.get()?.seq ?? 0;
+    const seg = this.build(this.stmts.all.iterate());
+    this.publish(seg ? [seg] : []);
+    this.applied = seq;
+  }
+
+  /** Builds every segment again from the page store (and the FTS5 index webql uses). */
+  async rebuild(): Promise<void> {
+    // Versions written while building are in the log past the sequence read first; the next refresh applies them.
+    await this.buildAll();
+    await this.fts.rebuild();
+  }
+
+  private locate(versionId: number): { seg: SegmentData; doc: number } | undefined {
+    for (const s of this.segments) {
+      const doc = docOf(s.data, versionId);
+      if (doc >= 0) return { seg: s.data, doc };
+    }
+    return undefined;
+  }
+
+  /** Applies the page store's changes since the last refresh. Cheap when there are none. */
+  refresh(): void {
+    const seq = this.stmts.maxSeq.get()?.seq ?? 0;
+    if (seq <= this.applied) return;
+    const fresh: Row[] = [];
+    for (const { version_id: id } of this.stmts.changed.all(this.applied, seq)) {
+      const row = this.stmts.byId.get(id);
+      const held = this.locate(id);
+      if (held) {
+        if (!row || row.searchable !== 1) {
+          held.seg.deleted[held.doc] = 1;
+        } else {
+          held.seg.deleted[held.doc] = 0;
+          held.seg.acquiredAt[held.doc] = row.acquired_at;
+          held.seg.supersededAt[held.doc] = row.superseded_at ?? Infinity;
+        }
+      } else if (row && row.searchable === 1) {
+        fresh.push(row);
+      }
+    }
+    this.applied = seq;
+    let datas = this.segments.map((s) => s.data);
+    const seg = this.build(fresh);
+    if (seg) datas.push(seg);
+    if (datas.length > MAX_SEGMENTS) datas = this.merge(datas);
+    if (seg || datas.length !== this.segments.length) this.publish(datas);
+  }
+
+  /**
+   * Merges all segments but the largest into one, rebuilt from the page store (deleted documents
+   * drop out). Versions are read by id range, so this is one pass over the rows concerned.
+   */
+  private merge(datas: SegmentData[]): SegmentData[] {
+    const largest = datas.reduce((a, b) => (b.docCount > a.docCount ? b : a));
+    const rest = datas.filter((d) => d !== largest);
+    const ids = new Set<number>();
+    for (const d of rest) for (let i = 0; i < d.docCount; i++) if (d.deleted[i] === 0) ids.add(d.versionIds[i]!);
+    const lo = Math.min(...rest.map((d) => d.versionIds[0]!));
+    const hi = Math.max(...rest.map((d) => d.versionIds[d.docCount - 1]!));
+    const rows = [...this.stmts.range.iterate(lo, hi)].filter((r) => ids.has(r.id));
+    const merged = this.build(rows);
+    return merged ? [largest, merged] : [largest];
+  }
+
+  private filter(q: IndexQuery): EngineFilter {
+    const f: EngineFilter = {};
+    if (q.site !== undefined) f.revSite = reverseHost(q.site);
+    if (q.acquiredAfter !== undefined) f.acquiredAfter = q.acquiredAfter;
+    if (q.acquiredBefore !== undefined) f.acquiredBefore = q.acquiredBefore;
+    if (q.publishedAfter !== undefined) f.publishedAfter = q.publishedAfter;
+    if (q.publishedBefore !== undefined) f.publishedBefore = q.publishedBefore;
+    if (q.queryTime !== undefined) f.queryTime = q.queryTime;
+    return f;
+  }
+
+  async search(q: IndexQuery): Promise<IndexHit[]> {
+    if (q.webql) return this.fts.search(q);
+    this.refresh();
+    const terms = q.terms.map(cachedStem);
+    return searchTopK(this.segments, this.statistics(), terms, this.filter(q), q.limit);
+  }
+
+  /** Every match scored, for tests and the benchmark: the reference `search` must equal. */
+  exhaustiveSearch(q: IndexQuery): IndexHit[] {
+    this.refresh();
+    return exhaustive(this.segments, this.statistics(), q.terms.map(cachedStem), this.filter(q), q.limit);
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The engine's pruned top-k equals exhaustive BM25 on SciFact: all queries of both splits, top 10
+ * and top 100, with no filter, a published window and a site filter; several segments, since new
+ * versions arrive as new segments.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
+import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
+import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import { queryTerms } from '../../src/core/text.js';
+import type { IndexQuery } from '../../src/ports/index-store.js';
+import { loadCorpus, loadQueries } from '../../bench/scifact.js';
+import { tempDir } from '../helpers.js';
+
+describe('engine rank safety on SciFact', () => {
+  const dir = tempDir();
+  let db: Db;
+  let index: EngineIndexStore;
+  const queries = [...loadQueries().values()];
+
+  before(async () => {
+    db = openDatabase({ path: `${dir.path}/scifact.db` });
+    const pages = new SqlitePageStore(db);
+    const corpus = loadCorpus();
+    const half = Math.floor(corpus.length / 2);
+    const version = (d: (typeof corpus)[number], i: number) => ({
+      url: `https://h${i % 7}.scifact.test/doc/${d.id}`,
+      title: d.title,
+      content: d.text,
+      publishedAt: Date.parse('2015-01-01T00:00:00Z') + (i % 3650) * 86_400_000,
+      acquiredAt: Date.parse('2026-01-01T00:00:00Z'),
+      searchable: true,
+    });
+    await pages.putVersions(corpus.slice(0, half).map(version));
+    index = await new EngineIndexStore(db).open();
+    // The second half arrives after the engine opened: a second segment.
+    await pages.putVersions(corpus.slice(half).map((d, i) => version(d, i + half)));
+  });
+  after(() => {
+    db.close();
+    dir.remove();
+  });
+
+  const compare = async (extra: Partial<IndexQuery>, limit: number) => {
+    let nonEmpty = 0;
+    for (const q of queries) {
+      const query: IndexQuery = { terms: queryTerms(q), limit, ...extra };
+      const pruned = await index.search(query);
+      const reference = index.exhaustiveSearch(query);
+      assert.deepEqual(pruned, reference, q);
+      if (pruned.length > 0) nonEmpty++;
+    }
+    return nonEmpty;
+  };
+
+  test(`top 10, no filter (${queries.length} queries)`, async () => {
+    assert.ok((await compare({}, 10)) > queries.length * 0.9);
+    assert.equal(index.segmentCount, 2);
+  });
+
+  test('top 100, no filter', async () => {
+    await compare({}, 100);
+  });
+
+  test('top 10 with a one-year published window and with a site filter', async () => {
+    const year = { publishedAfter: Date.parse('2020-01-01T00:00:00Z'), publishedBefore: Date.parse('2020-12-31T23:59:59Z') };
+    assert.ok((await compare(year, 10)) > queries.length * 0.5);
+    assert.ok((await compare({ site: 'h3.scifact.test' }, 10)) > queries.length * 0.5);
+  });
+});
