@@ -7,18 +7,20 @@
  *     over generated corpora (bench/scifact.ts generateDocs), with no filter and with a one-year
  *     published window. Corpora are cached in bench/.cache (build time is measured when built).
  */
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { ENGINE_WEIGHTS, EngineIndexStore, type EngineWeights } from '../src/adapters/engine/engine-index-store.js';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
-import { DEFAULT_WEIGHTS, type FieldWeights, ftsMatchExpression, SqliteIndexStore } from '../src/adapters/sqlite/index-store.js';
+import { DEFAULT_WEIGHTS, ftsMatchExpression, SqliteIndexStore } from '../src/adapters/sqlite/index-store.js';
 import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
 import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { queryTerms, words } from '../src/core/text.js';
 import { buildApp } from '../src/http/app.js';
-import type { IndexQuery } from '../src/ports/index-store.js';
+import type { IndexStore } from '../src/ports/index-store.js';
 import type { NewVersion } from '../src/ports/page-store.js';
 import {
   generateDocs,
@@ -39,6 +41,8 @@ const { values } = parseArgs({
     'skip-relevance': { type: 'boolean', default: false },
     'skip-latency': { type: 'boolean', default: false },
     'skip-http': { type: 'boolean', default: false },
+    'skip-lucene': { type: 'boolean', default: false },
+    fts: { type: 'boolean', default: false },
     analysis: { type: 'boolean', default: false },
   },
 });
@@ -67,8 +71,7 @@ async function relevance() {
   for (const [i, o] of outcomes.entries()) versionToDoc.set(o.version.id, corpus[i]!.id);
   console.log(`SciFact: ${corpus.length} documents indexed in ${fmt((performance.now() - started) / 1000, 2)} s`);
   const queries = loadQueries();
-  const evaluate = async (weights: FieldWeights, split: 'test' | 'train') => {
-    const index = new SqliteIndexStore(db, weights);
+  const evaluate = async (index: IndexStore, split: 'test' | 'train') => {
     const qrels = loadQrels(split);
     let ndcg = 0;
     let mrr = 0;
@@ -83,20 +86,23 @@ async function relevance() {
     const n = qrels.size;
     return { ndcg: ndcg / n, mrr: mrr / n, recall: recall / n, n };
   };
-  console.log('\nField weights on the train split (809 queries): title/description/content -> nDCG@10');
-  const candidates: FieldWeights[] = [];
-  for (const title of [0.5, 1, 2, 3, 4, 6, 8]) candidates.push({ title, description: 1, content: 1 });
-  let best = { weights: DEFAULT_WEIGHTS, ndcg: -1 };
-  for (const w of candidates) {
-    const r = await evaluate(w, 'train');
-    console.log(`  ${w.title}/${w.description}/${w.content}: ${fmt(r.ndcg, 4)}`);
-    if (r.ndcg > best.ndcg) best = { weights: w, ndcg: r.ndcg };
+  console.log('\nEngine field weights on the train split (809 queries): title/description/content/url -> nDCG@10');
+  let best = { weights: ENGINE_WEIGHTS, ndcg: -1 };
+  for (const title of [1, 2, 3, 4, 6]) {
+    for (const url of [0, 1]) {
+      const w: EngineWeights = { title, description: 1, content: 1, url };
+      const r = await evaluate(await new EngineIndexStore(db, w).open(), 'train');
+      console.log(`  ${title}/1/1/${url}: ${fmt(r.ndcg, 4)}`);
+      if (r.ndcg > best.ndcg) best = { weights: w, ndcg: r.ndcg };
+    }
   }
-  const chosen = await evaluate(DEFAULT_WEIGHTS, 'test');
-  const bestOnTest = await evaluate(best.weights, 'test');
-  console.log(`\nRelevance on the test split (${chosen.n} queries), product weights ${JSON.stringify(DEFAULT_WEIGHTS)}:`);
+  const chosen = await evaluate(await new EngineIndexStore(db).open(), 'test');
+  const bestOnTest = await evaluate(await new EngineIndexStore(db, best.weights).open(), 'test');
+  console.log(`\nRelevance on the test split (${chosen.n} queries), engine with product weights ${JSON.stringify(ENGINE_WEIGHTS)}:`);
   console.log(`  nDCG@10 ${fmt(chosen.ndcg, 4)}  MRR@10 ${fmt(chosen.mrr, 4)}  Recall@100 ${fmt(chosen.recall, 4)}`);
   console.log(`  (best weights on train ${JSON.stringify(best.weights)}: test nDCG@10 ${fmt(bestOnTest.ndcg, 4)})`);
+  const ftsResult = await evaluate(new SqliteIndexStore(db, DEFAULT_WEIGHTS), 'test');
+  console.log(`  FTS5 reference (title weight 3): nDCG@10 ${fmt(ftsResult.ndcg, 4)}  Recall@100 ${fmt(ftsResult.recall, 4)}`);
   console.log('  reference: Lucene BM25 (k1 0.9, b 0.4, flat) nDCG@10 0.6789, R@100 0.9253');
   if (values.analysis) await analysisChoices(db, versionToDoc, queries);
   db.close();
@@ -193,8 +199,8 @@ interface Cell {
   mean: number;
 }
 
-async function timeQueries(run: (q: string) => Promise<unknown>, queries: readonly string[]): Promise<Cell> {
-  for (const q of queries.slice(0, 5)) await run(q); // warm-up
+async function timeQueries(run: (q: string) => unknown, queries: readonly string[]): Promise<Cell> {
+  for (const q of queries) await run(q); // warm-up: the whole set once, as the Lucene side does
   const lat: number[] = [];
   const started = performance.now();
   for (const q of queries) {
@@ -207,27 +213,118 @@ async function timeQueries(run: (q: string) => Promise<unknown>, queries: readon
   return { p50: percentile(lat, 50), p99: percentile(lat, 99), qps: (queries.length / total) * 1000, mean: total / queries.length };
 }
 
+const LUCENE_JARS = ['lucene-core', 'lucene-analyzers-common'];
+
+/** Debian's Lucene 8 and a JDK, installed for the benchmark only (never for the product). */
+function luceneClasspath(): string | undefined {
+  const find = () => {
+    const jars = LUCENE_JARS.map((name) => {
+      try {
+        return readdirSync('/usr/share/java').find((f) => f.startsWith(`${name}-8`) && f.endsWith('.jar'));
+      } catch {
+        return undefined;
+      }
+    });
+    return jars.every(Boolean) ? jars.map((j) => `/usr/share/java/${j}`).join(':') : undefined;
+  };
+  if (find() && spawnSync('java', ['-version']).status === 0) return find();
+  console.error('Installing liblucene8-java and a JDK (apt-get) for the Lucene comparison...');
+  const apt = (args: string[]) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  apt(['update', '-qq']);
+  apt(['install', '-y', '-qq', 'liblucene8-java', 'default-jdk-headless']);
+  return find();
+}
+
+function java(cp: string, args: string[]): Record<string, number | string>[] {
+  const r = spawnSync('java', ['-Xmx4g', '-cp', cp, join(import.meta.dirname, 'lucene', 'LuceneBench.java'), ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 2 ** 20,
+  });
+  if (r.status !== 0) throw new Error(`Lucene: ${r.stderr}`);
+  return r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+}
+
+function dirSize(path: string): number {
+  let total = 0;
+  for (const f of readdirSync(path)) total += statSync(join(path, f)).size;
+  return total;
+}
+
 async function latency(size: number, queryCount: number) {
   const { path, buildSeconds } = ensureCorpus(size);
-  const sizeMb = (statSync(path).size / 1e6).toFixed(0);
   const all = loadQueries();
-  const queries = [...loadQrels('test').keys()].slice(0, queryCount).map((id) => all.get(id)!);
+  const long = [...loadQrels('test').keys()].slice(0, queryCount).map((id) => all.get(id)!);
   // Short queries: the first three content words of each claim (stop words left out).
-  const short = queries.map((q) => queryTerms(q).slice(0, 3).join(' '));
-  const year = { publishedAfter: Date.parse('2024-01-01T00:00:00Z'), publishedBefore: Date.parse('2024-12-31T23:59:59.999Z') };
+  const short = long.map((q) => queryTerms(q).slice(0, 3).join(' '));
+  const windows: [string, { publishedAfter?: number; publishedBefore?: number }][] = [
+    ['no filter', {}],
+    ['one-year window', { publishedAfter: Date.parse('2024-01-01T00:00:00Z'), publishedBefore: Date.parse('2024-12-31T23:59:59.999Z') }],
+    ['one-month window', { publishedAfter: Date.parse('2024-06-01T00:00:00Z'), publishedBefore: Date.parse('2024-06-30T23:59:59.999Z') }],
+  ];
+  const sets: [string, string[]][] = [
+    ['long', long],
+    ['short', short],
+  ];
 
   const db = openDatabase({ path, readonly: false });
-  const index = new SqliteIndexStore(db);
-  const rows: string[] = [];
-  const cell = (name: string, c: Cell) =>
-    rows.push(`| ${size.toLocaleString('en-US')} | ${name} | ${fmt(c.p50)} | ${fmt(c.p99)} | ${fmt(c.qps)} |`);
-  const ask = (extra: Partial<IndexQuery>) => (q: string) => index.search({ terms: queryTerms(q), limit: 10, ...extra });
-  cell('index, no filter', await timeQueries(ask({}), queries));
-  cell('index, one-year published window', await timeQueries(ask(year), queries));
-  cell('index, short queries, no filter', await timeQueries(ask({}), short));
-  cell('index, short queries, one-year window', await timeQueries(ask(year), short));
-  db.close();
+  const rssBefore = process.memoryUsage().rss;
+  let t = performance.now();
+  const engine = await new EngineIndexStore(db).open();
+  const engineBuild = (performance.now() - t) / 1000;
+  global.gc?.();
+  const rss = process.memoryUsage().rss;
+  const engineBytes = engine.memoryBytes();
 
+  // Lucene over the same documents (exported once to TSV in the cache).
+  const cp = values['skip-lucene'] ? undefined : luceneClasspath();
+  const lucene = new Map<string, Cell>();
+  let luceneBuild: number | undefined;
+  let luceneDisk: number | undefined;
+  if (cp) {
+    const tsv = join(CACHE, `generated-${size}.tsv`);
+    if (!statSync(tsv, { throwIfNoEntry: false })) {
+      const out: string[] = [];
+      for (const r of db.prepare('SELECT v.published_at AS p, v.title AS t, v.content AS c FROM versions v ORDER BY v.id').iterate() as Iterable<{ p: number; t: string; c: string }>) {
+        out.push(`${r.p}\t${r.t.replace(/[\t\n]/g, ' ')}\t${r.c.replace(/[\t\n]/g, ' ')}`);
+        if (out.length === 50_000) {
+          appendFileSync(tsv, `${out.join('\n')}\n`);
+          out.length = 0;
+        }
+      }
+      if (out.length > 0) appendFileSync(tsv, `${out.join('\n')}\n`);
+    }
+    const dir = join(CACHE, `lucene-${size}`);
+    rmSync(dir, { recursive: true, force: true });
+    luceneBuild = Number(java(cp, ['build', dir, tsv])[0]!.build_s);
+    luceneDisk = dirSize(dir);
+    const qfile = join(CACHE, 'lucene-queries.tsv');
+    const lines: string[] = [];
+    for (const [set, qs] of sets) {
+      for (const [w, f] of windows) {
+        for (const q of qs) lines.push(`${set} ${w}\t${f.publishedAfter ?? ''}\t${f.publishedBefore ?? ''}\t${q.replace(/[\t\n]/g, ' ')}`);
+      }
+    }
+    writeFileSync(qfile, `${lines.join('\n')}\n`);
+    for (const r of java(cp, ['query', dir, qfile])) lucene.set(String(r.cell), { p50: Number(r.p50), p99: Number(r.p99), qps: Number(r.qps), mean: 0 });
+  }
+
+  const rows: string[] = [];
+  const ms = (c: Cell | undefined) => (c ? `${fmt(c.p50)} / ${fmt(c.p99)} / ${fmt(c.qps, 0)}` : 'n/a');
+  const ratio = (a: number, b: number | undefined) => (b ? fmt(a / b, 2) : 'n/a');
+  for (const [set, qs] of sets) {
+    for (const [w, f] of windows) {
+      const ask = (q: string) => engine.search({ terms: queryTerms(q), limit: 10, ...f });
+      const ours = await timeQueries(ask, qs);
+      const full = await timeQueries((q) => engine.exhaustiveSearch({ terms: queryTerms(q), limit: 10, ...f }), qs);
+      const fts = values.fts ? await timeQueries((q) => ftsIndex(db).search({ terms: queryTerms(q), limit: 10, ...f }), qs) : undefined;
+      const luc = lucene.get(`${set} ${w}`);
+      rows.push(
+        `| ${set} claims, ${w} | ${ms(ours)} | ${ms(full)} | ${ms(luc)} | ${ratio(ours.p50, luc?.p50)} | ${ratio(ours.p99, luc?.p99)} |${values.fts ? ` ${ms(fts)} |` : ''}`,
+      );
+    }
+  }
+
+  let httpLine = '';
   if (!values['skip-http']) {
     const settings = loadSettings({
       env: {},
@@ -236,27 +333,37 @@ async function latency(size: number, queryCount: number) {
     const services = await createServices(settings);
     const app = await buildApp(services, { logger: false });
     const address = await app.listen({ host: '127.0.0.1', port: 0 });
-    const post = (extra: object) => async (q: string) => {
+    const post = async (q: string) => {
       const res = await fetch(`${address}/v1/search/public`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-service-title': 'bench' },
-        body: JSON.stringify({ query: q.slice(0, 2000), ...extra }),
+        body: JSON.stringify({ query: q.slice(0, 2000) }),
       });
       if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();
     };
-    cell('HTTP /v1/search, no filter', await timeQueries(post({}), queries));
-    cell('HTTP /v1/search, one-year published window', await timeQueries(post({ published_after: '2024-01-01', published_before: '2024-12-31' }), queries));
-    cell('HTTP /v1/search, short queries, no filter', await timeQueries(post({}), short));
+    const http = await timeQueries(post, long);
+    const direct = await timeQueries((q) => engine.search({ terms: queryTerms(q), limit: 10 }), long);
+    httpLine = `HTTP POST /v1/search/public, long claims, no filter: p50 ${fmt(http.p50, 2)} ms, p99 ${fmt(http.p99, 2)} ms (engine alone in the same run: p50 ${fmt(direct.p50, 2)} ms): the API adds ${fmt(http.p50 - direct.p50, 2)} ms at p50 (snippets from stored markdown, 10 versions read from SQLite, JSON, HTTP)`;
     await app.close();
     await services.close();
   }
+  db.close();
   console.log(
-    `\n${size.toLocaleString('en-US')} documents: ${sizeMb} MB on disk${buildSeconds ? `, built in ${fmt(buildSeconds)} s (${fmt(size / buildSeconds, 0)} docs/s)` : ' (cached build)'}, ${queries.length} SciFact test claims as queries, top 10, one client`,
+    `\n${size.toLocaleString('en-US')} documents (SQLite ${fmt(statSync(path).size / 1e6, 0)} MB${buildSeconds ? `, built in ${fmt(buildSeconds)} s` : ', cached'}), ${long.length} SciFact test claims, top 10, one client`,
   );
-  console.log('| documents | path | p50 ms | p99 ms | QPS |\n|---|---|---|---|---|');
+  console.log(`Engine build from SQLite: ${fmt(engineBuild)} s, ${fmt(engineBytes / 2 ** 20, 0)} MiB of segments in memory; process RSS ${fmt(rss / 2 ** 20, 0)} MiB (${fmt(rssBefore / 2 ** 20, 0)} MiB before the build)`);
+  if (cp) console.log(`Lucene 8 build (forceMerge to one segment): ${fmt(luceneBuild!)} s, ${fmt(luceneDisk! / 2 ** 20, 0)} MiB on disk; build ratio ours/Lucene ${fmt(engineBuild / luceneBuild!, 2)}`);
+  console.log(`| queries | ours p50 / p99 / QPS | exhaustive BM25 p50 / p99 / QPS | Lucene p50 / p99 / QPS | p50 ratio | p99 ratio |${values.fts ? ' FTS5 |' : ''}`);
+  console.log(`|---|---|---|---|---|---|${values.fts ? '---|' : ''}`);
   console.log(rows.join('\n'));
-  console.log(`RSS ${fmt(process.memoryUsage().rss / 2 ** 20, 0)} MiB`);
+  if (httpLine) console.log(httpLine);
+}
+
+let fts: SqliteIndexStore | undefined;
+function ftsIndex(db: ReturnType<typeof openDatabase>): SqliteIndexStore {
+  fts ??= new SqliteIndexStore(db);
+  return fts;
 }
 
 if (!values['skip-relevance']) await relevance();

@@ -47,11 +47,14 @@ export function cachedStem(word: string): string {
 export function indexTerms(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(WORD_RE)) {
-    const w = fold(m[0]);
+    const raw = m[0];
+    const w = ASCII_RE.test(raw) ? raw.toLowerCase() : fold(raw);
     if (!STOP_WORDS.has(w)) out.push(cachedStem(w));
   }
   return out;
 }
+
+const ASCII_RE = /^[\x00-\x7f]*$/;
 
 /** Distinct query terms: folded, stop words removed (unless nothing else is left), in first-seen order. */
 export function queryTerms(query: string): string[] {

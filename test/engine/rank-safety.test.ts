@@ -68,4 +68,10 @@ describe('engine rank safety on SciFact', () => {
     assert.ok((await compare(year, 10)) > queries.length * 0.5);
     assert.ok((await compare({ site: 'h3.scifact.test' }, 10)) > queries.length * 0.5);
   });
+
+  test('top 10 with a one-month published window (the window leads the traversal)', async () => {
+    const month = { publishedAfter: Date.parse('2020-06-01T00:00:00Z'), publishedBefore: Date.parse('2020-06-30T23:59:59Z') };
+    assert.ok((await compare(month, 10)) > queries.length * 0.2);
+    assert.ok((await compare({ ...month, site: 'h2.scifact.test' }, 10)) > 10);
+  });
 });

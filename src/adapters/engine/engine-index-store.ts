@@ -101,6 +101,16 @@ export class EngineIndexStore implements IndexStore {
     };
   }
 
+  /** Bytes held by the segments' arrays (the term dictionaries' Maps not included). */
+  memoryBytes(): number {
+    let n = 0;
+    for (const { data: d, norms } of this.segments) {
+      n += norms.byteLength + d.postings.byteLength + d.termDf.byteLength * 3 + d.blockLast.byteLength * 4;
+      n += d.versionIds.byteLength + d.lengths.byteLength + d.acquiredAt.byteLength * 3 + d.hostRank.byteLength + d.deleted.byteLength;
+    }
+    return n;
+  }
+
   /** Segments in use (for the benchmark and tests). */
   get segmentCount(): number {
     return this.segments.length;
@@ -126,7 +136,7 @@ export class EngineIndexStore implements IndexStore {
     this.docCount = datas.reduce((n, d) => n + d.docCount, 0);
     this.totalLength = datas.reduce((n, d) => n + d.totalLength, 0);
     const avg = this.docCount > 0 ? this.totalLength / this.docCount : 0;
-    this.segments = datas.map((data) => ({ data, norms: norms(data, avg) }));
+    this.segments = datas.map((data) => ({ data, norms: norms(data, avg), ub: new Float64Array(data.termDf.length).fill(Number.NaN) }));
   }
 
   private build(rows: Iterable<Row>): SegmentData | undefined {

@@ -9,7 +9,7 @@
  * N, df and avglen count every document of every segment, deleted ones included (as Lucene does until
  * segments merge), so the statistics never depend on a query's filters.
  */
-import { BLOCK, type SegmentData, hostRange } from './segment.js';
+import { BLOCK, type SegmentData, hostRange, sparsePublished } from './segment.js';
 
 export const K1 = 1.2;
 export const B = 0.75;
@@ -272,6 +272,8 @@ interface QueryTerm {
 export interface SearchableSegment {
   data: SegmentData;
   norms: Float32Array;
+  /** Each term's upper bound over the segment under the current statistics; NaN until computed. */
+  ub: Float64Array;
 }
 
 /** Score of one posting; the same expression everywhere so exhaustive and pruned agree bit for bit. */
@@ -306,7 +308,7 @@ export function searchTopK(
   if (m === 0 || k <= 0) return [];
   const contrib = new Float64Array(m);
   const pool = Array.from({ length: m }, () => ({ docs: new Int32Array(BLOCK), tfs: new Int32Array(BLOCK) }));
-  for (const { data: seg, norms: norm } of segments) {
+  for (const { data: seg, norms: norm, ub: ubCache } of segments) {
     const accept = compileFilter(seg, filter);
     if (!accept) continue;
     // Cursors of the terms present in this segment, with their upper bounds over the segment.
@@ -319,10 +321,14 @@ export function searchTopK(
       if (t === undefined) continue;
       const first = seg.termBlockStart[t]!;
       const count = seg.termBlockCount[t]!;
-      let bound = 0;
-      for (let b = first; b < first + count; b++) {
-        const s = blockBound(q[j]!.idf, seg.blockMaxTf[b]!, seg.blockMinLen[b]!, stats.avgLength);
-        if (s > bound) bound = s;
+      let bound = ubCache[t]!;
+      if (Number.isNaN(bound)) {
+        bound = 0;
+        for (let b = first; b < first + count; b++) {
+          const s = blockBound(q[j]!.idf, seg.blockMaxTf[b]!, seg.blockMinLen[b]!, stats.avgLength);
+          if (s > bound) bound = s;
+        }
+        ubCache[t] = bound;
       }
       const c = new Cursor(seg, first, count, pool[j]!.docs, pool[j]!.tfs);
       c.start();
@@ -343,6 +349,39 @@ export function searchTopK(
     for (let i = 0, s = 0; i < n; i++) cum[i] = s += ubs[i]!;
     const slack = (x: number) => x + Math.abs(x) * 1e-12 + 1e-12; // float safety: never prune a possible tie
     let threshold = top.threshold;
+    const only = sparsePublished(seg, filter.publishedAfter, filter.publishedBefore);
+    if (only) {
+      // Few documents pass the window: they lead, each bounded by the blocks around it first.
+      const avg = stats.avgLength;
+      for (let x = 0; x < only.length; x++) {
+        const doc = only[x]!;
+        if (!accept(doc)) continue;
+        let bound = 0;
+        for (let i = 0; i < n; i++) {
+          const c = cs[i]!;
+          const b = c.blockFor(doc);
+          if (b < c.blockEnd) bound += blockBound(idf2[i]!, seg.blockMaxTf[b]!, seg.blockMinLen[b]!, avg);
+        }
+        if (slack(bound) < threshold) continue;
+        const nd = norm[doc]!;
+        contrib.fill(0);
+        let hit = false;
+        for (let i = 0; i < n; i++) {
+          const c = cs[i]!;
+          c.advance(doc);
+          if (c.doc === doc) {
+            contrib[sl[i]!] = termScore(idf2[i]!, c.tf, nd);
+            hit = true;
+          }
+        }
+        if (!hit) continue;
+        let score = 0;
+        for (let j = 0; j < m; j++) score += contrib[j]!;
+        top.offer(score, seg.versionIds[doc]!);
+        threshold = top.threshold;
+      }
+      continue;
+    }
     let firstEssential = 0;
     while (firstEssential < n && slack(cum[firstEssential]!) < threshold) firstEssential++;
     const avg = stats.avgLength;

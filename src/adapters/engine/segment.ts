@@ -132,6 +132,9 @@ export interface SegmentData {
   hostRank: Uint32Array;
   hosts: string[];
   deleted: Uint8Array;
+  /** Documents with a publication time, ordered by it, and those times: a published window is a range. */
+  pubOrder: Uint32Array;
+  pubSorted: Float64Array;
 }
 
 /** Builds segments one document at a time; `finish` freezes the postings into flat arrays. */
@@ -209,6 +212,12 @@ export class SegmentBuilder {
     const rankOf = new Map(hosts.map((h, i) => [h, i]));
     const hostRank = new Uint32Array(n);
     for (let i = 0; i < n; i++) hostRank[i] = rankOf.get(this.revHosts[i]!)!;
+    const published = Float64Array.from(this.published);
+    const dated: number[] = [];
+    for (let i = 0; i < n; i++) if (!Number.isNaN(published[i])) dated.push(i);
+    const pubOrder = Uint32Array.from(dated).sort((a, b) => published[a]! - published[b]! || a - b);
+    const pubSorted = new Float64Array(pubOrder.length);
+    for (let i = 0; i < pubOrder.length; i++) pubSorted[i] = published[pubOrder[i]!]!;
     return {
       docCount: n,
       terms,
@@ -225,10 +234,12 @@ export class SegmentBuilder {
       totalLength: this.totalLength,
       acquiredAt: Float64Array.from(this.acquired),
       supersededAt: Float64Array.from(this.superseded),
-      publishedAt: Float64Array.from(this.published),
+      publishedAt: published,
       hostRank,
       hosts,
       deleted: new Uint8Array(n),
+      pubOrder,
+      pubSorted,
     };
   }
 }
@@ -246,6 +257,47 @@ export function hostRange(hosts: readonly string[], revPrefix: string): [number,
     return lo;
   };
   return [lowerBound(revPrefix), lowerBound(`${revPrefix.slice(0, -1)}/`)];
+}
+
+/** First index of `sorted` whose value is >= x (or > x when `after`). */
+export function lowerBound(sorted: Float64Array, x: number, after = false): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = sorted[mid]!;
+    if (v < x || (after && v === x)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The documents published inside [from, to], ascending, when they are few (under 1/16 of the
+ * segment) so the filter can lead the traversal; undefined otherwise.
+ */
+export function sparsePublished(seg: SegmentData, from: number | undefined, to: number | undefined): Int32Array | undefined {
+  if (from === undefined && to === undefined) return undefined;
+  const i = from === undefined ? 0 : lowerBound(seg.pubSorted, from);
+  const j = to === undefined ? seg.pubSorted.length : lowerBound(seg.pubSorted, to, true);
+  const count = Math.max(0, j - i);
+  if (count * 16 > seg.docCount) return undefined;
+  const bits = new Uint32Array((seg.docCount + 31) >>> 5);
+  for (let k = i; k < j; k++) {
+    const d = seg.pubOrder[k]!;
+    bits[d >>> 5]! |= 1 << (d & 31);
+  }
+  const out = new Int32Array(count);
+  let n = 0;
+  for (let w = 0; w < bits.length; w++) {
+    let word = bits[w]!;
+    while (word !== 0) {
+      const low = word & -word;
+      out[n++] = (w << 5) + 31 - Math.clz32(low);
+      word ^= low;
+    }
+  }
+  return out;
 }
 
 /** Index of a version in a segment (versionIds ascend), or -1. */
