@@ -167,7 +167,9 @@ export async function createServices(settings: Settings, options: ServiceOptions
       }) as AccessTier,
     );
   }
-  const index = await new EngineIndexStore(db).open();
+  // The engine's segments live beside the database file (derived data: deleting the folder only costs a rebuild).
+  const engineDir = settings.sqlitePath === ':memory:' ? undefined : `${settings.sqlitePath}.engine`;
+  const index = await new EngineIndexStore(db, undefined, engineDir).open();
   let closed = false;
   return {
     settings,

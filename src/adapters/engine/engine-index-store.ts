@@ -13,13 +13,15 @@
  * webql queries (phrases need positions, which the engine does not store) are answered by the
  * FTS5 index, which the same database keeps.
  */
+import { Worker } from 'node:worker_threads';
 import { cachedStem, indexTerms } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { Db } from '../sqlite/database.js';
 import { SqliteIndexStore } from '../sqlite/index-store.js';
 import { type EngineFilter, exhaustive, norms, type SearchableSegment, searchTopK, type Statistics } from './engine.js';
-import { docOf, SegmentBuilder, type SegmentData, type SegmentDoc } from './segment.js';
+import { loadIndex, saveIndex } from './segment-files.js';
+import { concatSegments, docOf, SegmentBuilder, type SegmentData, type SegmentDoc } from './segment.js';
 
 export interface EngineWeights {
   title: number;
@@ -74,6 +76,33 @@ export function analyse(row: Row, w: EngineWeights): SegmentDoc {
   };
 }
 
+const RANGE_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
+  WHERE v.searchable = 1 AND v.id >= ? AND v.id <= ? ORDER BY v.id`;
+
+/** The segment of the searchable versions with ids in [lo, hi]; undefined when there are none. */
+export function buildRange(db: Db, lo: number, hi: number, weights: EngineWeights): SegmentData | undefined {
+  const builder = new SegmentBuilder();
+  for (const row of db.prepare<[number, number], Row>(RANGE_SQL).iterate(lo, hi)) builder.add(analyse(row, weights));
+  return builder.size > 0 ? builder.finish() : undefined;
+}
+
+/** Below this many versions one thread builds everything; above, both cores share the work. */
+const PARALLEL_FROM = 50_000;
+
+/** Builds the searchable versions with ids in [lo, hi] in a worker thread. */
+function buildInWorker(path: string, lo: number, hi: number, weights: EngineWeights): Promise<SegmentData | undefined> {
+  const self = import.meta.url;
+  const file = new URL(`./build-worker${self.endsWith('.ts') ? '.ts' : '.js'}`, self);
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(file, { workerData: { path, lo, hi, weights } });
+    worker.once('message', (seg: SegmentData | null) => resolve(seg ?? undefined));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`engine build worker exited with ${code}`));
+    });
+  });
+}
+
 export class EngineIndexStore implements IndexStore {
   private segments: SearchableSegment[] = [];
   private applied = 0;
@@ -82,9 +111,19 @@ export class EngineIndexStore implements IndexStore {
   private readonly fts: SqliteIndexStore;
   private readonly stmts;
 
+  /** Whether `open` found saved segments (rather than building). */
+  loadedFromDisk = false;
+  /** Segment file names, for those on disk. */
+  private names = new Map<SegmentData, string>();
+
+  /**
+   * @param dir where segments are saved (segment-files.ts); without it the engine lives in memory
+   *   only and is built from SQLite at every open.
+   */
   constructor(
     private readonly db: Db,
     private readonly weights: EngineWeights = ENGINE_WEIGHTS,
+    private readonly dir?: string,
   ) {
     this.fts = new SqliteIndexStore(db);
     this.stmts = {
@@ -94,10 +133,11 @@ export class EngineIndexStore implements IndexStore {
       ),
       byId: db.prepare<[number], Row>(`SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`),
       all: db.prepare<[], Row>(`SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.searchable = 1 ORDER BY v.id`),
-      range: db.prepare<[number, number], Row>(
-        `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
-         WHERE v.searchable = 1 AND v.id >= ? AND v.id <= ? ORDER BY v.id`,
+      range: db.prepare<[number, number], Row>(RANGE_SQL),
+      span: db.prepare<[], { n: number; lo: number | null; hi: number | null }>(
+        'SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM versions WHERE searchable = 1',
       ),
+      idAt: db.prepare<[number], { id: number }>('SELECT id FROM versions WHERE searchable = 1 ORDER BY id LIMIT 1 OFFSET ?'),
     };
   }
 
@@ -145,15 +185,49 @@ export class EngineIndexStore implements IndexStore {
     return builder.size > 0 ? builder.finish() : undefined;
   }
 
-  /** Builds the engine from the page store; call once before serving. */
+  private get signature(): string {
+    return `engine-2 ${JSON.stringify(this.weights)}`;
+  }
+
+  /** Loads the saved segments (then catches up with the log), or builds from the page store; call once before serving. */
   async open(): Promise<this> {
-    await this.buildAll();
+    const saved = this.dir ? loadIndex(this.dir, this.signature) : undefined;
+    this.loadedFromDisk = saved !== undefined;
+    if (saved) {
+      this.publish(saved.segments);
+      this.names = saved.names;
+      this.applied = saved.applied;
+      this.refresh();
+    } else {
+      await this.buildAll();
+      this.save();
+    }
     return this;
   }
 
+  /** Saves the segments and the columns as of `applied` (only when every segment is one that is saved whole). */
+  private save(): void {
+    if (!this.dir) return;
+    saveIndex(this.dir, this.segments.map((s) => s.data), this.names, this.applied, this.signature);
+  }
+
+  /**
+   * Everything from the page store. Large stores are split at the median version id: a worker
+   * thread builds the upper half while this thread builds the lower, and the halves are joined.
+   */
   private async buildAll(): Promise<void> {
     const seq = this.stmts.maxSeq.get()?.seq ?? 0;
-    const seg = this.build(this.stmts.all.iterate());
+    const { n, lo, hi } = this.stmts.span.get()!;
+    let seg: SegmentData | undefined;
+    if (n >= PARALLEL_FROM && this.db.name !== ':memory:' && !this.db.memory) {
+      const mid = this.stmts.idAt.get(Math.floor(n / 2))!.id;
+      const upper = buildInWorker(this.db.name, mid, hi!, this.weights);
+      const lower = buildRange(this.db, lo!, mid - 1, this.weights);
+      const top = await upper;
+      seg = lower && top ? concatSegments(lower, top) : (lower ?? top);
+    } else {
+      seg = this.build(this.stmts.all.iterate());
+    }
     this.publish(seg ? [seg] : []);
     this.applied = seq;
   }
@@ -162,6 +236,8 @@ export class EngineIndexStore implements IndexStore {
   async rebuild(): Promise<void> {
     // Versions written while building are in the log past the sequence read first; the next refresh applies them.
     await this.buildAll();
+    this.names = new Map();
+    this.save();
     await this.fts.rebuild();
   }
 
@@ -197,8 +273,11 @@ export class EngineIndexStore implements IndexStore {
     let datas = this.segments.map((s) => s.data);
     const seg = this.build(fresh);
     if (seg) datas.push(seg);
-    if (datas.length > MAX_SEGMENTS) datas = this.merge(datas);
+    const merging = datas.length > MAX_SEGMENTS;
+    if (merging) datas = this.merge(datas);
     if (seg || datas.length !== this.segments.length) this.publish(datas);
+    // After a merge every segment is a whole one: save them, with the columns, as of `applied`.
+    if (merging) this.save();
   }
 
   /**

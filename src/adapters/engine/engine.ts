@@ -9,10 +9,10 @@
  * N, df and avglen count every document of every segment, deleted ones included (as Lucene does until
  * segments merge), so the statistics never depend on a query's filters.
  */
-import { BLOCK, type SegmentData, hostRange, sparsePublished } from './segment.js';
+import { B, BLOCK, hostRange, K1, type SegmentData, sparsePublished } from './segment.js';
 
-export const K1 = 1.2;
-export const B = 0.75;
+export { B, K1 };
+
 
 export interface EngineFilter {
   /** Reversed-host prefix (site and subdomains). */
@@ -57,7 +57,7 @@ class Cursor {
     this.block = block;
     const postings = seg.postings;
     let p = seg.blockOffset[block]!;
-    let doc = block === this.first ? -1 : seg.blockLast[block - 1]!;
+    let doc = seg.blockBase[block]! - 1;
     const last = seg.blockLast[block]!;
     let k = 0;
     const docs = this.docs;
@@ -311,6 +311,7 @@ export function searchTopK(
   for (const { data: seg, norms: norm, ub: ubCache } of segments) {
     const accept = compileFilter(seg, filter);
     if (!accept) continue;
+    const drift = Math.max(1, stats.avgLength / seg.refAvg);
     // Cursors of the terms present in this segment, with their upper bounds over the segment.
     const cursors: Cursor[] = [];
     const ub: number[] = [];
@@ -325,7 +326,7 @@ export function searchTopK(
       if (Number.isNaN(bound)) {
         bound = 0;
         for (let b = first; b < first + count; b++) {
-          const s = blockBound(q[j]!.idf, seg.blockMaxTf[b]!, seg.blockMinLen[b]!, stats.avgLength);
+          const s = blockBound(q[j]!.idf, seg.blockMaxSat[b]!, drift);
           if (s > bound) bound = s;
         }
         ubCache[t] = bound;
@@ -352,7 +353,6 @@ export function searchTopK(
     const only = sparsePublished(seg, filter.publishedAfter, filter.publishedBefore);
     if (only) {
       // Few documents pass the window: they lead, each bounded by the blocks around it first.
-      const avg = stats.avgLength;
       for (let x = 0; x < only.length; x++) {
         const doc = only[x]!;
         if (!accept(doc)) continue;
@@ -360,7 +360,7 @@ export function searchTopK(
         for (let i = 0; i < n; i++) {
           const c = cs[i]!;
           const b = c.blockFor(doc);
-          if (b < c.blockEnd) bound += blockBound(idf2[i]!, seg.blockMaxTf[b]!, seg.blockMinLen[b]!, avg);
+          if (b < c.blockEnd) bound += blockBound(idf2[i]!, seg.blockMaxSat[b]!, drift);
         }
         if (slack(bound) < threshold) continue;
         const nd = norm[doc]!;
@@ -384,7 +384,6 @@ export function searchTopK(
     }
     let firstEssential = 0;
     while (firstEssential < n && slack(cum[firstEssential]!) < threshold) firstEssential++;
-    const avg = stats.avgLength;
 
     while (firstEssential < n) {
       let doc = NO_MORE;
@@ -413,7 +412,7 @@ export function searchTopK(
         for (let i = firstEssential - 1; i >= 0; i--) {
           const c = cs[i]!;
           const b = c.blockFor(doc);
-          if (b < c.blockEnd) blockSum += blockBound(idf2[i]!, seg.blockMaxTf[b]!, seg.blockMinLen[b]!, avg);
+          if (b < c.blockEnd) blockSum += blockBound(idf2[i]!, seg.blockMaxSat[b]!, drift);
         }
         if (slack(partial + blockSum) < threshold) pruned = true;
         for (let i = firstEssential - 1; i >= 0 && !pruned; i--) {
@@ -445,9 +444,9 @@ export function searchTopK(
   return top.sorted();
 }
 
-function blockBound(idfW: number, maxTf: number, minLen: number, avgLength: number): number {
-  const norm = K1 * (1 - B + (B * minLen) / (avgLength > 0 ? avgLength : 1));
-  return termScore(idfW, maxTf, Math.fround(norm)) * (1 + 1e-6);
+/** Bound of a block's scores: its saturation maximum, widened when the collection's average length grew past the segment's. */
+function blockBound(idfW: number, maxSat: number, drift: number): number {
+  return idfW * (K1 + 1) * maxSat * drift * (1 + 1e-6);
 }
 
 /** Every matching document scored: the reference the pruned search must equal. */

@@ -15,6 +15,10 @@
 
 export const BLOCK = 128;
 
+/** BM25 parameters (FTS5's and Lucene's defaults). */
+export const K1 = 1.2;
+export const B = 0.75;
+
 export interface SegmentDoc {
   versionId: number;
   /** Analysed terms with their weighted frequency (sum over fields of weight x count). */
@@ -79,32 +83,26 @@ class TermWriter {
   df = 0;
   private lastDoc = -1;
   private inBlock = 0;
-  private maxTf = 0;
-  private minLen = 0xffffffff;
+  readonly blockBase = new GrowInt(1);
   readonly blockLast = new GrowInt(1);
   readonly blockOffset = new GrowInt(1);
-  readonly blockMaxTf = new GrowInt(1);
-  readonly blockMinLen = new GrowInt(1);
 
-  add(doc: number, tf: number, len: number): void {
-    if (this.inBlock === 0) this.blockOffset.push(this.bytes.length);
+  add(doc: number, tf: number): void {
+    if (this.inBlock === 0) {
+      this.blockOffset.push(this.bytes.length);
+      this.blockBase.push(this.lastDoc + 1); // stored +1 so that "none before" (-1) fits unsigned
+    }
     this.bytes.varint(doc - this.lastDoc - 1);
     this.bytes.varint(tf);
     this.lastDoc = doc;
     this.df++;
-    if (tf > this.maxTf) this.maxTf = tf;
-    if (len < this.minLen) this.minLen = len;
     if (++this.inBlock === BLOCK) this.closeBlock();
   }
 
   closeBlock(): void {
     if (this.inBlock === 0) return;
     this.blockLast.push(this.lastDoc);
-    this.blockMaxTf.push(this.maxTf);
-    this.blockMinLen.push(this.minLen);
     this.inBlock = 0;
-    this.maxTf = 0;
-    this.minLen = 0xffffffff;
   }
 }
 
@@ -117,10 +115,17 @@ export interface SegmentData {
   termBlockStart: Uint32Array;
   termBlockCount: Uint32Array;
   blockLast: Uint32Array;
+  /** Document before the block's first posting, plus one (0: none); deltas start from it. */
+  blockBase: Uint32Array;
   /** Byte offset of each block in `postings`. */
   blockOffset: Uint32Array;
-  blockMaxTf: Uint32Array;
-  blockMinLen: Uint32Array;
+  /**
+   * Per block, the largest BM25 saturation tf / (tf + k1 (1 - b + b len / refAvg)) of its postings,
+   * with refAvg the segment's own average length. Under another average A the same postings stay
+   * under blockMaxSat x max(1, A / refAvg), which is how queries bound a block.
+   */
+  blockMaxSat: Float32Array;
+  refAvg: number;
   postings: Uint8Array;
   versionIds: Float64Array;
   lengths: Uint32Array;
@@ -135,6 +140,50 @@ export interface SegmentData {
   /** Documents with a publication time, ordered by it, and those times: a published window is a range. */
   pubOrder: Uint32Array;
   pubSorted: Float64Array;
+}
+
+/** Each block's largest BM25 saturation at `refAvg`, by decoding every posting once. */
+function blockMaxSaturation(
+  blockBase: Uint32Array,
+  blockLast: Uint32Array,
+  blockOffset: Uint32Array,
+  postings: Uint8Array,
+  lengths: Uint32Array,
+  refAvg: number,
+): Float32Array {
+  const out = new Float32Array(blockLast.length);
+  const c0 = K1 * (1 - B);
+  const c1 = (K1 * B) / refAvg;
+  for (let block = 0; block < blockLast.length; block++) {
+    let p = blockOffset[block]!;
+    let doc = blockBase[block]! - 1;
+    const last = blockLast[block]!;
+    let best = 0;
+    while (doc !== last) {
+      let v = 0;
+      let shift = 0;
+      let byte: number;
+      do {
+        byte = postings[p++]!;
+        v |= (byte & 0x7f) << shift;
+        shift += 7;
+      } while (byte & 0x80);
+      doc += v + 1;
+      let tf = 0;
+      shift = 0;
+      do {
+        byte = postings[p++]!;
+        tf |= (byte & 0x7f) << shift;
+        shift += 7;
+      } while (byte & 0x80);
+      const sat = tf / (tf + c0 + c1 * lengths[doc]!);
+      if (sat > best) best = sat;
+    }
+    // Rounded up to the next float32 so the stored bound is never below the true maximum.
+    const f = Math.fround(best);
+    out[block] = f < best ? f * (1 + 2 ** -23) : f;
+  }
+  return out;
 }
 
 /** Builds segments one document at a time; `finish` freezes the postings into flat arrays. */
@@ -167,7 +216,7 @@ export class SegmentBuilder {
         w = new TermWriter();
         this.writers.set(term, w);
       }
-      w.add(doc, tf, d.length);
+      w.add(doc, tf);
     }
   }
 
@@ -186,9 +235,8 @@ export class SegmentBuilder {
       bytes += w.bytes.length;
     }
     const blockLast = new Uint32Array(blocks);
+    const blockBase = new Uint32Array(blocks);
     const blockOffset = new Uint32Array(blocks);
-    const blockMaxTf = new Uint32Array(blocks);
-    const blockMinLen = new Uint32Array(blocks);
     const postings = new Uint8Array(bytes);
     let t = 0;
     let b = 0;
@@ -199,8 +247,7 @@ export class SegmentBuilder {
       termBlockStart[t] = b;
       termBlockCount[t] = w.blockLast.length;
       blockLast.set(w.blockLast.a.subarray(0, w.blockLast.length), b);
-      blockMaxTf.set(w.blockMaxTf.a.subarray(0, w.blockMaxTf.length), b);
-      blockMinLen.set(w.blockMinLen.a.subarray(0, w.blockMinLen.length), b);
+      blockBase.set(w.blockBase.a.subarray(0, w.blockBase.length), b);
       for (let i = 0; i < w.blockOffset.length; i++) blockOffset[b + i] = w.blockOffset.a[i]! + at;
       postings.set(w.bytes.buf.subarray(0, w.bytes.length), at);
       at += w.bytes.length;
@@ -218,6 +265,8 @@ export class SegmentBuilder {
     const pubOrder = Uint32Array.from(dated).sort((a, b) => published[a]! - published[b]! || a - b);
     const pubSorted = new Float64Array(pubOrder.length);
     for (let i = 0; i < pubOrder.length; i++) pubSorted[i] = published[pubOrder[i]!]!;
+    const lengths = Uint32Array.from(this.lengths);
+    const refAvg = n > 0 ? this.totalLength / n : 1;
     return {
       docCount: n,
       terms,
@@ -225,12 +274,13 @@ export class SegmentBuilder {
       termBlockStart,
       termBlockCount,
       blockLast,
+      blockBase,
       blockOffset,
-      blockMaxTf,
-      blockMinLen,
+      blockMaxSat: blockMaxSaturation(blockBase, blockLast, blockOffset, postings, lengths, refAvg),
+      refAvg,
       postings,
       versionIds: Float64Array.from(this.versionIds),
-      lengths: Uint32Array.from(this.lengths),
+      lengths,
       totalLength: this.totalLength,
       acquiredAt: Float64Array.from(this.acquired),
       supersededAt: Float64Array.from(this.superseded),
@@ -313,4 +363,109 @@ export function docOf(seg: SegmentData, versionId: number): number {
     else hi = mid - 1;
   }
   return -1;
+}
+
+/**
+ * One segment holding the documents of `a` then those of `b` (b's numbered after a's). Postings
+ * bytes are copied as they are: each block's deltas start from its own base, which is shifted.
+ * Deleted documents stay, flagged.
+ */
+export function concatSegments(a: SegmentData, b: SegmentData): SegmentData {
+  const shift = a.docCount;
+  const n = a.docCount + b.docCount;
+  const terms = new Map<string, number>();
+  for (const t of a.terms.keys()) terms.set(t, terms.size);
+  for (const t of b.terms.keys()) if (!terms.has(t)) terms.set(t, terms.size);
+  const count = terms.size;
+  const blocks = a.blockLast.length + b.blockLast.length;
+  const out = {
+    termDf: new Uint32Array(count),
+    termBlockStart: new Uint32Array(count),
+    termBlockCount: new Uint32Array(count),
+    blockLast: new Uint32Array(blocks),
+    blockBase: new Uint32Array(blocks),
+    blockOffset: new Uint32Array(blocks),
+    postings: new Uint8Array(a.postings.length + b.postings.length),
+  };
+  let blockAt = 0;
+  let byteAt = 0;
+  const copy = (src: SegmentData, t: number, docShift: number) => {
+    const first = src.termBlockStart[t]!;
+    const nb = src.termBlockCount[t]!;
+    const from = src.blockOffset[first]!;
+    const end = first + nb < src.blockOffset.length ? src.blockOffset[first + nb]! : src.postings.length;
+    out.postings.set(src.postings.subarray(from, end), byteAt);
+    for (let i = 0; i < nb; i++) {
+      out.blockLast[blockAt + i] = src.blockLast[first + i]! + docShift;
+      out.blockBase[blockAt + i] = src.blockBase[first + i]! + docShift;
+      out.blockOffset[blockAt + i] = src.blockOffset[first + i]! - from + byteAt;
+    }
+    blockAt += nb;
+    byteAt += end - from;
+  };
+  for (const [term, id] of terms) {
+    out.termBlockStart[id] = blockAt;
+    const ta = a.terms.get(term);
+    const tb = b.terms.get(term);
+    if (ta !== undefined) copy(a, ta, 0);
+    if (tb !== undefined) copy(b, tb, shift);
+    out.termBlockCount[id] = blockAt - out.termBlockStart[id]!;
+    out.termDf[id] = (ta === undefined ? 0 : a.termDf[ta]!) + (tb === undefined ? 0 : b.termDf[tb]!);
+  }
+  const hosts = [...new Set([...a.hosts, ...b.hosts])].sort();
+  const rankOf = new Map(hosts.map((h, i) => [h, i]));
+  const hostRank = new Uint32Array(n);
+  for (let i = 0; i < a.docCount; i++) hostRank[i] = rankOf.get(a.hosts[a.hostRank[i]!]!)!;
+  for (let i = 0; i < b.docCount; i++) hostRank[shift + i] = rankOf.get(b.hosts[b.hostRank[i]!]!)!;
+  const join64 = (x: Float64Array, y: Float64Array) => {
+    const r = new Float64Array(x.length + y.length);
+    r.set(x);
+    r.set(y, x.length);
+    return r;
+  };
+  const lengths = new Uint32Array(n);
+  lengths.set(a.lengths);
+  lengths.set(b.lengths, shift);
+  const deleted = new Uint8Array(n);
+  deleted.set(a.deleted);
+  deleted.set(b.deleted, shift);
+  // Merge the two time orders.
+  const pubOrder = new Uint32Array(a.pubOrder.length + b.pubOrder.length);
+  const pubSorted = new Float64Array(pubOrder.length);
+  for (let i = 0, j = 0, k = 0; k < pubOrder.length; k++) {
+    if (j >= b.pubOrder.length || (i < a.pubOrder.length && a.pubSorted[i]! <= b.pubSorted[j]!)) {
+      pubOrder[k] = a.pubOrder[i]!;
+      pubSorted[k] = a.pubSorted[i++]!;
+    } else {
+      pubOrder[k] = b.pubOrder[j]! + shift;
+      pubSorted[k] = b.pubSorted[j++]!;
+    }
+  }
+  const totalLength = a.totalLength + b.totalLength;
+  const refAvg = n > 0 ? totalLength / n : 1;
+  return {
+    docCount: n,
+    terms,
+    ...out,
+    blockMaxSat: blockMaxSaturation(out.blockBase, out.blockLast, out.blockOffset, out.postings, lengths, refAvg),
+    refAvg,
+    versionIds: join64(a.versionIds, b.versionIds),
+    lengths,
+    totalLength,
+    acquiredAt: join64(a.acquiredAt, b.acquiredAt),
+    supersededAt: join64(a.supersededAt, b.supersededAt),
+    publishedAt: join64(a.publishedAt, b.publishedAt),
+    hostRank,
+    hosts,
+    deleted,
+    pubOrder,
+    pubSorted,
+  };
+}
+
+/** The buffers of a segment, to move it between threads without copying. */
+export function transferables(seg: SegmentData): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  for (const v of Object.values(seg)) if (ArrayBuffer.isView(v)) out.push(v.buffer as ArrayBuffer);
+  return out;
 }

@@ -1,0 +1,201 @@
+/**
+ * Segments on disk. A segment file is written once (temporary name, fsync, rename) and never
+ * changed. The columns that later writes change (acquired, superseded, deleted) and the log
+ * sequence they reflect go into a state file; the manifest names the segment files and the state
+ * file and is replaced atomically (write, fsync, rename, fsync the directory). A crash at any point
+ * leaves the previous manifest and the files it names intact; files it does not name are removed
+ * at the next load. Anything unreadable means "rebuild from SQLite", never a wrong index.
+ */
+import { randomUUID } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SegmentData } from './segment.js';
+
+const MAGIC = 'WSEG1';
+const STATE_MAGIC = 'WSTA1';
+
+/** The typed arrays of a segment in file order, with their constructors. */
+const ARRAYS = [
+  ['termDf', Uint32Array],
+  ['termBlockStart', Uint32Array],
+  ['termBlockCount', Uint32Array],
+  ['blockLast', Uint32Array],
+  ['blockBase', Uint32Array],
+  ['blockOffset', Uint32Array],
+  ['blockMaxSat', Float32Array],
+  ['postings', Uint8Array],
+  ['versionIds', Float64Array],
+  ['lengths', Uint32Array],
+  ['publishedAt', Float64Array],
+  ['hostRank', Uint32Array],
+  ['pubOrder', Uint32Array],
+  ['pubSorted', Float64Array],
+] as const;
+
+type ArrayName = (typeof ARRAYS)[number][0];
+
+function writeDurably(path: string, parts: Uint8Array[]): void {
+  const tmp = `${path}.tmp`;
+  const fd = openSync(tmp, 'w');
+  try {
+    for (const p of parts) {
+      let off = 0;
+      while (off < p.length) off += writeSync(fd, p, off, p.length - off);
+    }
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+}
+
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A header (JSON with the terms, hosts and array lengths) then each array, 8-byte aligned. */
+function encode(magic: string, meta: object, arrays: ArrayBufferView[]): Uint8Array[] {
+  const header = Buffer.from(JSON.stringify(meta));
+  const prefix = Buffer.alloc(16);
+  prefix.write(magic, 0, 'latin1');
+  prefix.writeUInt32LE(header.length, 8);
+  const parts: Uint8Array[] = [prefix, header];
+  let at = 16 + header.length;
+  for (const a of arrays) {
+    const pad = (8 - (at % 8)) % 8;
+    if (pad) parts.push(new Uint8Array(pad));
+    at += pad;
+    const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    parts.push(bytes);
+    at += bytes.length;
+  }
+  const end = Buffer.alloc(8);
+  end.write(magic, 0, 'latin1');
+  parts.push(end);
+  return parts;
+}
+
+/** Reads what `encode` wrote; throws on any inconsistency. */
+function decode(file: Buffer, magic: string): { meta: Record<string, unknown>; arrays: (n: number, ctor: ArrayCtor, length: number) => ArrayBufferView } {
+  if (file.length < 24 || file.toString('latin1', 0, magic.length) !== magic || file.toString('latin1', file.length - 8, file.length - 8 + magic.length) !== magic) {
+    throw new Error('not a complete engine file');
+  }
+  const headerLength = file.readUInt32LE(8);
+  const meta = JSON.parse(file.toString('utf8', 16, 16 + headerLength)) as Record<string, unknown>;
+  let at = 16 + headerLength;
+  // Copy into a fresh aligned buffer per array (the file buffer's offset need not be aligned).
+  return {
+    meta,
+    arrays: (_n, ctor, length) => {
+      at += (8 - (at % 8)) % 8;
+      const bytes = length * ctor.BYTES_PER_ELEMENT;
+      if (at + bytes > file.length - 8) throw new Error('engine file is truncated');
+      const out = new ctor(length);
+      new Uint8Array(out.buffer).set(file.subarray(at, at + bytes));
+      at += bytes;
+      return out;
+    },
+  };
+}
+
+type ArrayCtor = Uint8ArrayConstructor | Uint32ArrayConstructor | Float32ArrayConstructor | Float64ArrayConstructor;
+
+export function writeSegment(dir: string, seg: SegmentData): string {
+  const name = `seg-${randomUUID()}.bin`;
+  const meta = {
+    docCount: seg.docCount,
+    totalLength: seg.totalLength,
+    refAvg: seg.refAvg,
+    terms: [...seg.terms.keys()],
+    hosts: seg.hosts,
+    lengths: ARRAYS.map(([k]) => (seg[k] as ArrayBufferView & { length: number }).length),
+  };
+  writeDurably(join(dir, name), encode(MAGIC, meta, ARRAYS.map(([k]) => seg[k])));
+  return name;
+}
+
+export function readSegment(dir: string, name: string): SegmentData {
+  const { meta, arrays } = decode(readFileSync(join(dir, name)), MAGIC);
+  const lengths = meta.lengths as number[];
+  const out: Partial<Record<ArrayName, ArrayBufferView>> = {};
+  ARRAYS.forEach(([k, ctor], i) => {
+    out[k] = arrays(i, ctor, lengths[i]!);
+  });
+  const terms = new Map<string, number>();
+  (meta.terms as string[]).forEach((t, i) => terms.set(t, i));
+  const docCount = meta.docCount as number;
+  return {
+    ...(out as Pick<SegmentData, ArrayName>),
+    docCount,
+    totalLength: meta.totalLength as number,
+    refAvg: meta.refAvg as number,
+    terms,
+    hosts: meta.hosts as string[],
+    // Columns that change come from the state file.
+    acquiredAt: new Float64Array(docCount),
+    supersededAt: new Float64Array(docCount),
+    deleted: new Uint8Array(docCount),
+  };
+}
+
+export interface Manifest {
+  segments: string[];
+  state: string;
+  /** The index_log sequence the saved state reflects. */
+  applied: number;
+  /** The analysis and weights the segments were built with; a change means rebuild. */
+  signature: string;
+}
+
+/**
+ * Saves the segments (writing those not yet on disk, named in `names`), their changing columns,
+ * and a new manifest. Returns the file names per segment.
+ */
+export function saveIndex(dir: string, segs: SegmentData[], names: Map<SegmentData, string>, applied: number, signature: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (const s of segs) if (!names.has(s)) names.set(s, writeSegment(dir, s));
+  const state = `state-${randomUUID()}.bin`;
+  const columns: ArrayBufferView[] = [];
+  for (const s of segs) columns.push(s.acquiredAt, s.supersededAt, s.deleted);
+  writeDurably(join(dir, state), encode(STATE_MAGIC, { counts: segs.map((s) => s.docCount) }, columns));
+  const manifest: Manifest = { segments: segs.map((s) => names.get(s)!), state, applied, signature };
+  syncDir(dir);
+  writeDurably(join(dir, 'manifest.json'), [Buffer.from(JSON.stringify(manifest))]);
+  syncDir(dir);
+  removeUnlisted(dir, manifest);
+}
+
+function removeUnlisted(dir: string, m: Manifest): void {
+  const keep = new Set([...m.segments, m.state, 'manifest.json']);
+  for (const f of readdirSync(dir)) if (!keep.has(f)) rmSync(join(dir, f), { force: true });
+}
+
+/** The saved index, or undefined when there is none or it cannot be trusted (then: rebuild). */
+export function loadIndex(dir: string, signature: string): { segments: SegmentData[]; names: Map<SegmentData, string>; applied: number } | undefined {
+  const path = join(dir, 'manifest.json');
+  if (!existsSync(path)) return undefined;
+  try {
+    const m = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
+    if (m.signature !== signature) return undefined;
+    const segments = m.segments.map((name) => readSegment(dir, name));
+    const { meta, arrays } = decode(readFileSync(join(dir, m.state)), STATE_MAGIC);
+    const counts = meta.counts as number[];
+    if (counts.length !== segments.length) throw new Error('state does not match the segments');
+    segments.forEach((s, i) => {
+      if (counts[i] !== s.docCount) throw new Error('state does not match the segments');
+      s.acquiredAt = arrays(0, Float64Array, s.docCount) as Float64Array;
+      s.supersededAt = arrays(0, Float64Array, s.docCount) as Float64Array;
+      s.deleted = arrays(0, Uint8Array, s.docCount) as Uint8Array;
+    });
+    removeUnlisted(dir, m);
+    const names = new Map(segments.map((s, i) => [s, m.segments[i]!]));
+    return { segments, names, applied: m.applied };
+  } catch {
+    return undefined;
+  }
+}

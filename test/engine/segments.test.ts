@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { analyse, EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
+import { norms, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
+import { concatSegments, SegmentBuilder, type SegmentData } from '../../src/adapters/engine/segment.js';
+import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
+import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import { queryTerms, stem } from '../../src/core/text.js';
+import { loadCorpus, loadQueries } from '../../bench/scifact.js';
+import { page, tempDir } from '../helpers.js';
+
+const corpus = loadCorpus();
+const queries = [...loadQueries().values()].slice(0, 200);
+
+function statsOf(segs: SegmentData[]): Statistics {
+  const docCount = segs.reduce((n, s) => n + s.docCount, 0);
+  const total = segs.reduce((n, s) => n + s.totalLength, 0);
+  return {
+    docCount,
+    avgLength: total / docCount,
+    df: (t) => segs.reduce((n, s) => n + (s.terms.has(t) ? s.termDf[s.terms.get(t)!]! : 0), 0),
+  };
+}
+
+function run(segs: SegmentData[], q: string) {
+  const stats = statsOf(segs);
+  const searchable = segs.map((data) => ({ data, norms: norms(data, stats.avgLength), ub: new Float64Array(data.termDf.length).fill(Number.NaN) }));
+  return searchTopK(searchable, stats, queryTerms(q).map(stem), {}, 10);
+}
+
+describe('segments', () => {
+  test('two halves joined answer exactly as one segment built whole', () => {
+    const rows = corpus.map((d, i) => ({
+      id: i + 1,
+      url: `https://h${i % 5}.test/${d.id}`,
+      rev_host: `test.h${i % 5}.`,
+      title: d.title,
+      description: null,
+      content: d.text,
+      acquired_at: 0,
+      superseded_at: null,
+      published_at: i,
+      searchable: 1,
+    }));
+    const build = (part: typeof rows) => {
+      const b = new SegmentBuilder();
+      for (const r of part) b.add(analyse(r, { title: 3, description: 1, content: 1, url: 1 }));
+      return b.finish();
+    };
+    const whole = build(rows);
+    const joined = concatSegments(build(rows.slice(0, 2000)), build(rows.slice(2000)));
+    assert.equal(joined.docCount, whole.docCount);
+    assert.deepEqual([...joined.pubSorted], [...whole.pubSorted]);
+    for (const q of queries) assert.deepEqual(run([joined], q), run([whole], q), q);
+  });
+});
+
+describe('segments on disk', () => {
+  const dir = tempDir();
+  const dbPath = join(dir.path, 'pages.db');
+  const engineDir = join(dir.path, 'engine');
+  let db: Db;
+  let pages: SqlitePageStore;
+  const probe = ['alpha', 'beta', 'gamma', 'delta'];
+  const results = async (index: EngineIndexStore) => {
+    const out = [];
+    for (const t of probe) out.push(await index.search({ terms: [t], limit: 20 }));
+    out.push(await index.search({ terms: ['alpha'], limit: 20, queryTime: Date.parse('2026-01-01T00:10:00Z') }));
+    return out;
+  };
+  const reference = async () => results(await new EngineIndexStore(db).open());
+
+  before(async () => {
+    db = openDatabase({ path: dbPath });
+    pages = new SqlitePageStore(db);
+    for (let i = 0; i < 300; i++) {
+      await pages.putVersion(page(`https://s${i % 7}.disk.test/${i % 120}`, {
+        content: `${probe[i % 4]} ${probe[(i * 3) % 4]} item ${i}`,
+        acquiredAt: Date.parse('2026-01-01T00:00:00Z') + i * 1000,
+      }));
+    }
+  });
+  after(() => {
+    db.close();
+    dir.remove();
+  });
+
+  test('a second open loads the saved segments, then catches up with writes made since', async () => {
+    const first = await new EngineIndexStore(db, undefined, engineDir).open();
+    assert.equal(first.loadedFromDisk, false);
+    assert.ok(existsSync(join(engineDir, 'manifest.json')));
+    const again = await new EngineIndexStore(db, undefined, engineDir).open();
+    assert.equal(again.loadedFromDisk, true);
+    assert.deepEqual(await results(again), await reference());
+    // Writes after the save: new versions supersede old ones; the log brings them in.
+    for (let i = 300; i < 340; i++) {
+      await pages.putVersion(page(`https://s${i % 7}.disk.test/${i % 120}`, { content: `${probe[i % 4]} later ${i}`, acquiredAt: Date.parse('2026-02-01T00:00:00Z') + i }));
+    }
+    const third = await new EngineIndexStore(db, undefined, engineDir).open();
+    assert.equal(third.loadedFromDisk, true);
+    assert.deepEqual(await results(third), await reference());
+  });
+
+  test('leftovers are removed; a damaged file means a rebuild, never a wrong index', async () => {
+    await new EngineIndexStore(db, undefined, engineDir).open();
+    writeFileSync(join(engineDir, 'seg-leftover.bin.tmp'), 'half a segment');
+    const loaded = await new EngineIndexStore(db, undefined, engineDir).open();
+    assert.equal(loaded.loadedFromDisk, true);
+    assert.ok(!existsSync(join(engineDir, 'seg-leftover.bin.tmp')));
+    const seg = readdirSync(engineDir).find((f) => f.startsWith('seg-'))!;
+    truncateSync(join(engineDir, seg), 100);
+    const rebuilt = await new EngineIndexStore(db, undefined, engineDir).open();
+    assert.equal(rebuilt.loadedFromDisk, false);
+    assert.deepEqual(await results(rebuilt), await reference());
+  });
+
+  test('kill -9 at random moments while writing and saving leaves a consistent index', async () => {
+    const crashDb = join(dir.path, 'crash.db');
+    const crashDir = join(dir.path, 'crash-engine');
+    for (let round = 0; round < 6; round++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'engine-writer.ts'), crashDb, crashDir, String(round)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+      await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 400)));
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    }
+    const cdb = openDatabase({ path: crashDb });
+    try {
+      const saved = await new EngineIndexStore(cdb, undefined, crashDir).open();
+      const fresh = await new EngineIndexStore(cdb).open();
+      assert.ok(saved.loadedFromDisk, 'the writer saved at least once');
+      for (const t of ['alpha', 'beta', 'kappa', 'omicron', 'number']) {
+        const q = { terms: [t], limit: 50 };
+        assert.deepEqual(await saved.search(q), await fresh.search(q), t);
+      }
+      const count = (cdb.prepare('SELECT count(*) AS n FROM versions').get() as { n: number }).n;
+      assert.ok(count > 50, `the writer wrote ${count} versions`);
+    } finally {
+      cdb.close();
+    }
+  });
+});
