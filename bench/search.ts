@@ -268,12 +268,18 @@ async function latency(size: number, queryCount: number) {
 
   const db = openDatabase({ path, readonly: false });
   const rssBefore = process.memoryUsage().rss;
-  let t = performance.now();
-  const engine = await new EngineIndexStore(db).open();
+  const engineDir = `${path}.engine`;
+  rmSync(engineDir, { recursive: true, force: true });
+  const t = performance.now();
+  const engine = await new EngineIndexStore(db, undefined, engineDir).open();
   const engineBuild = (performance.now() - t) / 1000;
   global.gc?.();
   const rss = process.memoryUsage().rss;
   const engineBytes = engine.memoryBytes();
+  const engineDisk = dirSize(engineDir);
+  // A restart: a fresh process loads the saved segments.
+  const loaded = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(import.meta.dirname, 'engine-load.ts'), path, engineDir], { encoding: 'utf8' });
+  const restart = JSON.parse(loaded.stdout.trim().split('\n').pop() ?? '{}') as { fromDisk: boolean; loadSeconds: number; rssMiB: number; baseMiB: number };
 
   // Lucene over the same documents (exported once to TSV in the cache).
   const cp = values['skip-lucene'] ? undefined : luceneClasspath();
@@ -353,7 +359,8 @@ async function latency(size: number, queryCount: number) {
   console.log(
     `\n${size.toLocaleString('en-US')} documents (SQLite ${fmt(statSync(path).size / 1e6, 0)} MB${buildSeconds ? `, built in ${fmt(buildSeconds)} s` : ', cached'}), ${long.length} SciFact test claims, top 10, one client`,
   );
-  console.log(`Engine build from SQLite: ${fmt(engineBuild)} s, ${fmt(engineBytes / 2 ** 20, 0)} MiB of segments in memory; process RSS ${fmt(rss / 2 ** 20, 0)} MiB (${fmt(rssBefore / 2 ** 20, 0)} MiB before the build)`);
+  console.log(`Engine build from SQLite (both cores) and save: ${fmt(engineBuild)} s, ${fmt(engineDisk / 2 ** 20, 0)} MiB on disk, ${fmt(engineBytes / 2 ** 20, 0)} MiB of segment arrays; RSS of this process after the build ${fmt(rss / 2 ** 20, 0)} MiB (${fmt(rssBefore / 2 ** 20, 0)} MiB before)`);
+  console.log(`Restart (fresh process, segments loaded from disk${restart.fromDisk ? '' : ' FAILED: it rebuilt'}): ${fmt(restart.loadSeconds, 2)} s, RSS ${fmt(restart.rssMiB, 0)} MiB (${fmt(restart.baseMiB, 0)} MiB of it before opening)`);
   if (cp) console.log(`Lucene 8 build (forceMerge to one segment): ${fmt(luceneBuild!)} s, ${fmt(luceneDisk! / 2 ** 20, 0)} MiB on disk; build ratio ours/Lucene ${fmt(engineBuild / luceneBuild!, 2)}`);
   console.log(`| queries | ours p50 / p99 / QPS | exhaustive BM25 (first 100) p50 / p99 / QPS | Lucene p50 / p99 / QPS | p50 ratio | p99 ratio |${values.fts ? ' FTS5 |' : ''}`);
   console.log(`|---|---|---|---|---|---|${values.fts ? '---|' : ''}`);

@@ -54,7 +54,7 @@ export function indexTerms(text: string): string[] {
   return out;
 }
 
-const ASCII_RE = /^[\x00-\x7f]*$/;
+const ASCII_RE = /^[a-zA-Z0-9]*$/;
 
 /** Distinct query terms: folded, stop words removed (unless nothing else is left), in first-seen order. */
 export function queryTerms(query: string): string[] {

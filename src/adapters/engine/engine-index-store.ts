@@ -94,7 +94,13 @@ function buildInWorker(path: string, lo: number, hi: number, weights: EngineWeig
   const self = import.meta.url;
   const file = new URL(`./build-worker${self.endsWith('.ts') ? '.ts' : '.js'}`, self);
   return new Promise((resolve, reject) => {
-    const worker = new Worker(file, { workerData: { path, lo, hi, weights } });
+    // From TypeScript sources (tests, benchmarks) the worker first registers the same loader (tsx).
+    const worker = self.endsWith('.ts')
+      ? new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(file.href)}); });`, {
+          eval: true,
+          workerData: { path, lo, hi, weights },
+        })
+      : new Worker(file, { workerData: { path, lo, hi, weights } });
     worker.once('message', (seg: SegmentData | null) => resolve(seg ?? undefined));
     worker.once('error', reject);
     worker.once('exit', (code) => {

@@ -1,0 +1,19 @@
+/**
+ * Opens a saved engine in a fresh process and prints its load time and resident memory as JSON:
+ * what a server restart costs. Args: <db path> <engine dir>. Used by bench/search.ts.
+ */
+import { performance } from 'node:perf_hooks';
+import { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
+import { openDatabase } from '../src/adapters/sqlite/database.js';
+
+const [path, dir] = process.argv.slice(2) as [string, string];
+const rssBefore = process.memoryUsage().rss;
+const t = performance.now();
+const db = openDatabase({ path });
+const engine = await new EngineIndexStore(db, undefined, dir).open();
+const loadSeconds = (performance.now() - t) / 1000;
+await engine.search({ terms: ['cell'], limit: 10 });
+global.gc?.();
+await new Promise((r) => setTimeout(r, 200));
+console.log(JSON.stringify({ fromDisk: engine.loadedFromDisk, loadSeconds, rssMiB: process.memoryUsage().rss / 2 ** 20, baseMiB: rssBefore / 2 ** 20 }));
+db.close();
