@@ -10,7 +10,7 @@ const [path, dir] = process.argv.slice(2) as [string, string];
 const rssBefore = process.memoryUsage().rss;
 const t = performance.now();
 const db = openDatabase({ path });
-const engine = await new EngineIndexStore(db, undefined, dir).open();
+const engine = await new EngineIndexStore(db, { dir }).open();
 const loadSeconds = (performance.now() - t) / 1000;
 await engine.search({ terms: ['cell'], limit: 10 });
 global.gc?.();

@@ -91,13 +91,13 @@ async function relevance() {
   for (const title of [1, 2, 3, 4, 6]) {
     for (const url of [0, 1]) {
       const w: EngineWeights = { title, description: 1, content: 1, url };
-      const r = await evaluate(await new EngineIndexStore(db, w).open(), 'train');
+      const r = await evaluate(await new EngineIndexStore(db, { weights: w }).open(), 'train');
       console.log(`  ${title}/1/1/${url}: ${fmt(r.ndcg, 4)}`);
       if (r.ndcg > best.ndcg) best = { weights: w, ndcg: r.ndcg };
     }
   }
   const chosen = await evaluate(await new EngineIndexStore(db).open(), 'test');
-  const bestOnTest = await evaluate(await new EngineIndexStore(db, best.weights).open(), 'test');
+  const bestOnTest = await evaluate(await new EngineIndexStore(db, { weights: best.weights }).open(), 'test');
   console.log(`\nRelevance on the test split (${chosen.n} queries), engine with product weights ${JSON.stringify(ENGINE_WEIGHTS)}:`);
   console.log(`  nDCG@10 ${fmt(chosen.ndcg, 4)}  MRR@10 ${fmt(chosen.mrr, 4)}  Recall@100 ${fmt(chosen.recall, 4)}`);
   console.log(`  (best weights on train ${JSON.stringify(best.weights)}: test nDCG@10 ${fmt(bestOnTest.ndcg, 4)})`);
@@ -271,7 +271,7 @@ async function latency(size: number, queryCount: number) {
   const engineDir = `${path}.engine`;
   rmSync(engineDir, { recursive: true, force: true });
   const t = performance.now();
-  const engine = await new EngineIndexStore(db, undefined, engineDir).open();
+  const engine = await new EngineIndexStore(db, { dir: engineDir }).open();
   const engineBuild = (performance.now() - t) / 1000;
   global.gc?.();
   const rss = process.memoryUsage().rss;

@@ -10,6 +10,7 @@ export const SETTINGS_FLAGS = {
   config: { type: 'string' },
   'log-level': { type: 'string' },
   'trust-proxy': { type: 'string' },
+  workers: { type: 'string' },
   server: { type: 'string' },
   key: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
@@ -36,6 +37,7 @@ export function settingsFrom(values: Record<string, unknown>): Settings {
     config: 'configFile',
     'log-level': 'logLevel',
     'trust-proxy': 'trustProxy',
+    workers: 'workers',
     server: 'serverUrl',
     key: 'apiKey',
   };

@@ -1,11 +1,50 @@
-/** `websearch serve`: the HTTP service, with a graceful shutdown on SIGINT/SIGTERM. */
+/**
+ * `websearch serve`: the HTTP service, with a graceful shutdown on SIGINT/SIGTERM. With
+ * `--workers N` (WEBSEARCH_WORKERS) the process becomes a primary that prepares the search engine's
+ * saved segments once, then forks N workers that share the port (node:cluster), load those
+ * segments, follow the same database, and count rate limits in it.
+ */
+import cluster from 'node:cluster';
+import { EngineIndexStore } from '../adapters/engine/engine-index-store.js';
+import { openDatabase } from '../adapters/sqlite/database.js';
 import { createServices } from '../config/services.js';
+import type { Settings } from '../config/settings.js';
 import { buildApp } from '../http/app.js';
 import { parse, settingsFrom } from './args.js';
+
+async function runPrimary(settings: Settings): Promise<void> {
+  // Build (or catch up) and save the engine once, so the workers load it instead of each building it.
+  const db = openDatabase({ path: settings.sqlitePath });
+  try {
+    await new EngineIndexStore(db, { dir: `${settings.sqlitePath}.engine` }).open();
+  } finally {
+    db.close();
+  }
+  let stopping = false;
+  const fork = () => cluster.fork();
+  for (let i = 0; i < settings.workers; i++) fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
+    fork();
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
 
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {});
   const settings = settingsFrom(values);
+  if (settings.workers > 1 && cluster.isPrimary) return runPrimary(settings);
   const services = await createServices(settings);
   const app = await buildApp(services);
   app.addHook('onClose', async () => services.close());

@@ -22,8 +22,10 @@ import { createOpenAiCompatibleExtractor } from '../adapters/llm/openai-compatib
 import type { LlmExtractor } from '../ports/llm-extractor.js';
 import type { AccessTier } from '../access/tier.js';
 import { MemoryLimiterStore } from '../adapters/memory/limiter-store.js';
+import { SqliteLimiterStore } from '../adapters/sqlite/limiter-store.js';
 import { SqliteAccountStore, SqliteStorefrontAccountStore } from '../adapters/sqlite/accounts.js';
 import { type Db, openDatabase } from '../adapters/sqlite/database.js';
+import cluster from 'node:cluster';
 import { EngineIndexStore } from '../adapters/engine/engine-index-store.js';
 import { SqliteLedger } from '../adapters/sqlite/ledger.js';
 import { SqlitePageStore } from '../adapters/sqlite/page-store.js';
@@ -100,7 +102,8 @@ export async function createServices(settings: Settings, options: ServiceOptions
   const accounts = new SqliteAccountStore(db);
   const ledger = new SqliteLedger(db);
   await ledger.releaseStale(Date.now() - STALE_RESERVATION_MS);
-  const limiter: LimiterStore = new MemoryLimiterStore();
+  // Several server processes must count rate limits together: in the database they share.
+  const limiter: LimiterStore = settings.workers > 1 ? new SqliteLimiterStore(db) : new MemoryLimiterStore();
   const sf = settings.storefront;
   const outbox = new SqliteUsageOutbox(db);
   const storefrontApi =
@@ -167,9 +170,10 @@ export async function createServices(settings: Settings, options: ServiceOptions
       }) as AccessTier,
     );
   }
-  // The engine's segments live beside the database file (derived data: deleting the folder only costs a rebuild).
+  // The engine's segments live beside the database file (derived data: deleting the folder only costs
+  // a rebuild); a worker of `serve --workers` only reads them, its primary saves.
   const engineDir = settings.sqlitePath === ':memory:' ? undefined : `${settings.sqlitePath}.engine`;
-  const index = await new EngineIndexStore(db, undefined, engineDir).open();
+  const index = await new EngineIndexStore(db, { dir: engineDir, readOnly: cluster.isWorker }).open();
   let closed = false;
   return {
     settings,

@@ -29,6 +29,8 @@ export interface Settings {
   keylessPerHour: number;
   /** Seconds; in-flight requests get this long to finish on shutdown. */
   shutdownGraceSeconds: number;
+  /** Server processes sharing the port (node:cluster); above 1, rate limits are counted in the database. */
+  workers: number;
   /** For the `search` and `fetch` client commands: the server to call, and the key (keyless without). */
   serverUrl: string;
   apiKey?: string;
@@ -88,6 +90,7 @@ const ENV_NAMES = {
   WEBSEARCH_KEYLESS_RATE_PER_SECOND: 'keylessPerSecond',
   WEBSEARCH_KEYLESS_RATE_PER_HOUR: 'keylessPerHour',
   WEBSEARCH_SHUTDOWN_GRACE_SECONDS: 'shutdownGraceSeconds',
+  WEBSEARCH_WORKERS: 'workers',
   WEBSEARCH_CONFIG: 'configFile',
   WEBSEARCH_USER_AGENT: 'userAgent',
   WEBSEARCH_LIVE_FETCH_INDEXES: 'liveFetchIndexes',
@@ -350,6 +353,7 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     keylessPerSecond: int('WEBSEARCH_KEYLESS_RATE_PER_SECOND', raw.keylessPerSecond ?? 10, 1, 1_000_000),
     keylessPerHour: int('WEBSEARCH_KEYLESS_RATE_PER_HOUR', raw.keylessPerHour ?? 1000, 1, 1_000_000_000),
     shutdownGraceSeconds: int('WEBSEARCH_SHUTDOWN_GRACE_SECONDS', raw.shutdownGraceSeconds ?? 10, 0, 3600),
+    workers: int('WEBSEARCH_WORKERS', raw.workers ?? 1, 1, 64),
     serverUrl: String(raw.serverUrl ?? 'http://127.0.0.1:8080'),
     ...(raw.apiKey !== undefined ? { apiKey: String(raw.apiKey) } : {}),
     storefront: storefrontSettings(raw),

@@ -3,7 +3,7 @@
  * boundary. Sentences are scored by how many distinct query stems they hold (rarer coverage wins
  * over repetition); the best one is widened with its neighbours until the length is used.
  */
-import { cutAtWord, markdownToText, stem, words } from '../core/text.js';
+import { cachedStem, cutAtWord, markdownToText, words } from '../core/text.js';
 
 /** Pages can be large; a snippet is looked for in the first part only. */
 const SCAN_LIMIT = 200_000;
@@ -31,7 +31,7 @@ export function buildSnippet(markdown: string, queryStems: readonly string[], ma
     const seen = new Set<string>();
     let hits = 0;
     for (const w of words(parts[i]!)) {
-      const s = stem(w);
+      const s = cachedStem(w);
       if (wanted.has(s)) {
         hits++;
         seen.add(s);

@@ -3,6 +3,7 @@ import { MemoryLimiterStore } from '../../src/adapters/memory/limiter-store.js';
 import { SqliteAccountStore } from '../../src/adapters/sqlite/accounts.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
+import { SqliteLimiterStore } from '../../src/adapters/sqlite/limiter-store.js';
 import { SqliteLedger } from '../../src/adapters/sqlite/ledger.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { tempDir } from '../helpers.js';
@@ -38,3 +39,9 @@ ledgerContract('sqlite', async () => {
 });
 
 limiterContract('memory', async () => new MemoryLimiterStore());
+
+limiterContract('sqlite (shared by workers)', async () => {
+  const s = sqlite();
+  const store = new SqliteLimiterStore(s.db);
+  return Object.assign(store, { close: s.close });
+});

@@ -59,6 +59,16 @@ describe('engine rank safety on SciFact', () => {
     assert.equal(index.segmentCount, 2);
   });
 
+  test('an index built on two threads (from the database file) answers exactly as one built on one', async () => {
+    const parallel = await new EngineIndexStore(db, { parallelFrom: 1000 }).open();
+    const single = await new EngineIndexStore(db, { parallelFrom: Number.POSITIVE_INFINITY }).open();
+    assert.equal(parallel.segmentCount, 1);
+    for (const q of queries.slice(0, 300)) {
+      const query: IndexQuery = { terms: queryTerms(q), limit: 10 };
+      assert.deepEqual(await parallel.search(query), await single.search(query), q);
+    }
+  });
+
   test('top 100, no filter', async () => {
     await compare({}, 100);
   });

@@ -89,30 +89,30 @@ describe('segments on disk', () => {
   });
 
   test('a second open loads the saved segments, then catches up with writes made since', async () => {
-    const first = await new EngineIndexStore(db, undefined, engineDir).open();
+    const first = await new EngineIndexStore(db, { dir: engineDir }).open();
     assert.equal(first.loadedFromDisk, false);
     assert.ok(existsSync(join(engineDir, 'manifest.json')));
-    const again = await new EngineIndexStore(db, undefined, engineDir).open();
+    const again = await new EngineIndexStore(db, { dir: engineDir }).open();
     assert.equal(again.loadedFromDisk, true);
     assert.deepEqual(await results(again), await reference());
     // Writes after the save: new versions supersede old ones; the log brings them in.
     for (let i = 300; i < 340; i++) {
       await pages.putVersion(page(`https://s${i % 7}.disk.test/${i % 120}`, { content: `${probe[i % 4]} later ${i}`, acquiredAt: Date.parse('2026-02-01T00:00:00Z') + i }));
     }
-    const third = await new EngineIndexStore(db, undefined, engineDir).open();
+    const third = await new EngineIndexStore(db, { dir: engineDir }).open();
     assert.equal(third.loadedFromDisk, true);
     assert.deepEqual(await results(third), await reference());
   });
 
   test('leftovers are removed; a damaged file means a rebuild, never a wrong index', async () => {
-    await new EngineIndexStore(db, undefined, engineDir).open();
+    await new EngineIndexStore(db, { dir: engineDir }).open();
     writeFileSync(join(engineDir, 'seg-leftover.bin.tmp'), 'half a segment');
-    const loaded = await new EngineIndexStore(db, undefined, engineDir).open();
+    const loaded = await new EngineIndexStore(db, { dir: engineDir }).open();
     assert.equal(loaded.loadedFromDisk, true);
     assert.ok(!existsSync(join(engineDir, 'seg-leftover.bin.tmp')));
     const seg = readdirSync(engineDir).find((f) => f.startsWith('seg-'))!;
     truncateSync(join(engineDir, seg), 100);
-    const rebuilt = await new EngineIndexStore(db, undefined, engineDir).open();
+    const rebuilt = await new EngineIndexStore(db, { dir: engineDir }).open();
     assert.equal(rebuilt.loadedFromDisk, false);
     assert.deepEqual(await results(rebuilt), await reference());
   });
@@ -131,7 +131,7 @@ describe('segments on disk', () => {
     }
     const cdb = openDatabase({ path: crashDb });
     try {
-      const saved = await new EngineIndexStore(cdb, undefined, crashDir).open();
+      const saved = await new EngineIndexStore(cdb, { dir: crashDir }).open();
       const fresh = await new EngineIndexStore(cdb).open();
       assert.ok(saved.loadedFromDisk, 'the writer saved at least once');
       for (const t of ['alpha', 'beta', 'kappa', 'omicron', 'number']) {

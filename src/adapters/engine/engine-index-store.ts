@@ -109,6 +109,16 @@ function buildInWorker(path: string, lo: number, hi: number, weights: EngineWeig
   });
 }
 
+export interface EngineOptions {
+  weights?: EngineWeights;
+  /** Where segments are saved (segment-files.ts); without it the engine lives in memory only and is built at every open. */
+  dir?: string;
+  /** Loads from `dir` but never writes there (the server's workers: the primary saves). */
+  readOnly?: boolean;
+  /** Stores with at least this many searchable versions are built on both cores. */
+  parallelFrom?: number;
+}
+
 export class EngineIndexStore implements IndexStore {
   private segments: SearchableSegment[] = [];
   private applied = 0;
@@ -122,15 +132,19 @@ export class EngineIndexStore implements IndexStore {
   /** Segment file names, for those on disk. */
   private names = new Map<SegmentData, string>();
 
-  /**
-   * @param dir where segments are saved (segment-files.ts); without it the engine lives in memory
-   *   only and is built from SQLite at every open.
-   */
+  private readonly weights: EngineWeights;
+  private readonly dir: string | undefined;
+  private readonly parallelFrom: number;
+  private readonly saves: boolean;
+
   constructor(
     private readonly db: Db,
-    private readonly weights: EngineWeights = ENGINE_WEIGHTS,
-    private readonly dir?: string,
+    options: EngineOptions = {},
   ) {
+    this.weights = options.weights ?? ENGINE_WEIGHTS;
+    this.dir = options.dir;
+    this.parallelFrom = options.parallelFrom ?? PARALLEL_FROM;
+    this.saves = options.dir !== undefined && !options.readOnly;
     this.fts = new SqliteIndexStore(db);
     this.stmts = {
       maxSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM index_log'),
@@ -213,7 +227,7 @@ export class EngineIndexStore implements IndexStore {
 
   /** Saves the segments and the columns as of `applied` (only when every segment is one that is saved whole). */
   private save(): void {
-    if (!this.dir) return;
+    if (!this.saves || !this.dir) return;
     saveIndex(this.dir, this.segments.map((s) => s.data), this.names, this.applied, this.signature);
   }
 
@@ -225,7 +239,7 @@ export class EngineIndexStore implements IndexStore {
     const seq = this.stmts.maxSeq.get()?.seq ?? 0;
     const { n, lo, hi } = this.stmts.span.get()!;
     let seg: SegmentData | undefined;
-    if (n >= PARALLEL_FROM && this.db.name !== ':memory:' && !this.db.memory) {
+    if (n >= this.parallelFrom && this.db.name !== ':memory:' && !this.db.memory) {
       const mid = this.stmts.idAt.get(Math.floor(n / 2))!.id;
       const upper = buildInWorker(this.db.name, mid, hi!, this.weights);
       const lower = buildRange(this.db, lo!, mid - 1, this.weights);

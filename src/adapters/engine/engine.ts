@@ -37,6 +37,7 @@ class Cursor {
   doc = -1;
   tf = 0;
   private block = -1;
+  private shallow = -1;
   private i = 0;
   private n = 0;
   private byte = 0;
@@ -136,10 +137,17 @@ class Cursor {
 
   /** Index of the block holding `target` (or the next block after it), for block-max bounds. */
   blockFor(target: number): number {
+    // Shallow advance: targets only grow, so the search resumes where the last one stopped.
     const blockLast = this.seg.blockLast;
-    let b = this.block < this.first ? this.first : this.block;
+    let b = this.shallow > this.block ? this.shallow : this.block < this.first ? this.first : this.block;
     while (b < this.end && blockLast[b]! < target) b++;
+    this.shallow = b;
     return b;
+  }
+
+  /** The block holding the current posting. */
+  get currentBlock(): number {
+    return this.block;
   }
 
   get blockEnd(): number {
@@ -385,10 +393,48 @@ export function searchTopK(
     let firstEssential = 0;
     while (firstEssential < n && slack(cum[firstEssential]!) < threshold) firstEssential++;
 
+    const blockLast = seg.blockLast;
+    const maxSat = seg.blockMaxSat;
+    let windowEnd = -1; // the window checked last, valid until the threshold moves
     while (firstEssential < n) {
       let doc = NO_MORE;
       for (let i = firstEssential; i < n; i++) if (cs[i]!.doc < doc) doc = cs[i]!.doc;
       if (doc === NO_MORE) break;
+      if (threshold > -Infinity && doc > windowEnd) {
+        // Block-max window: up to the first end of an essential cursor's current block, each list's
+        // contribution is bounded by its block there. If even their sum cannot beat the threshold,
+        // every essential cursor jumps past the window without decoding what lies inside.
+        let upTo = NO_MORE;
+        for (let i = firstEssential; i < n; i++) {
+          const c = cs[i]!;
+          if (c.doc !== NO_MORE) {
+            const last = blockLast[c.currentBlock]!;
+            if (last < upTo) upTo = last;
+          }
+        }
+        let bound = 0;
+        for (let i = firstEssential; i < n; i++) {
+          const c = cs[i]!;
+          if (c.doc <= upTo) bound += blockBound(idf2[i]!, maxSat[c.currentBlock]!, drift);
+        }
+        for (let i = 0; i < firstEssential; i++) {
+          const c = cs[i]!;
+          let b = c.blockFor(doc);
+          let best = 0;
+          while (b < c.blockEnd) {
+            if (maxSat[b]! > best) best = maxSat[b]!;
+            if (blockLast[b]! >= upTo) break;
+            b++;
+          }
+          bound += blockBound(idf2[i]!, best, drift);
+        }
+        if (slack(bound) < threshold) {
+          const next = upTo + 1;
+          for (let i = firstEssential; i < n; i++) cs[i]!.advance(next);
+          continue;
+        }
+        windowEnd = upTo;
+      }
       if (!accept(doc)) {
         for (let i = firstEssential; i < n; i++) if (cs[i]!.doc === doc) cs[i]!.next();
         continue;
@@ -437,6 +483,7 @@ export function searchTopK(
       const t = top.threshold;
       if (t !== threshold) {
         threshold = t;
+        windowEnd = -1;
         while (firstEssential < n && slack(cum[firstEssential]!) < threshold) firstEssential++;
       }
     }

@@ -189,6 +189,10 @@ const MIGRATIONS: string[] = [
     INSERT INTO index_log (version_id) VALUES (old.id);
   END;
   `,
+  `
+  -- Rate-limit windows shared by the server's worker processes (adapters/sqlite/limiter-store.ts).
+  CREATE TABLE rate_windows (id TEXT PRIMARY KEY, count INTEGER NOT NULL, reset_at INTEGER NOT NULL);
+  `,
 ];
 
 export interface OpenOptions {

@@ -1,0 +1,112 @@
+/**
+ * Several workers: `websearch serve --workers 2` forks two processes on one port. They load the
+ * saved engine, follow writes made by other processes, and count rate limits together.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { tempDir } from '../helpers.js';
+
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [...CLI, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    p.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    p.once('exit', (code) => resolve({ code, stderr }));
+  });
+}
+
+describe('serve --workers 2', () => {
+  const dir = tempDir();
+  const env = {
+    ...process.env,
+    WEBSEARCH_DATA_DIR: dir.path,
+    WEBSEARCH_LOG_LEVEL: 'info',
+    WEBSEARCH_KEYLESS_RATE_PER_SECOND: '1000',
+    WEBSEARCH_KEYLESS_RATE_PER_HOUR: '12',
+  };
+  let server: ChildProcess;
+  let port = 0;
+  let logs = '';
+
+  const importPage = async (name: string, url: string, markdown: string) => {
+    const file = join(dir.path, name);
+    writeFileSync(file, `${JSON.stringify({ url, markdown, title: name })}\n`);
+    const r = await run(['import', file], env);
+    assert.equal(r.code, 0, r.stderr);
+  };
+  const search = (query: string) =>
+    fetch(`http://127.0.0.1:${port}/v1/search/public`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-title': 'workers-test', connection: 'close' },
+      body: JSON.stringify({ query }),
+    });
+
+  before(async () => {
+    await importPage('first.jsonl', 'https://one.example.org/a', 'Pelicans dive for fish.');
+    server = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--workers', '2'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const onData = (d: Buffer) => {
+      logs += d;
+    };
+    server.stderr!.on('data', onData);
+    server.stdout!.on('data', onData);
+    port = await new Promise<number>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const all = [...logs.matchAll(/listening at http:\/\/127\.0\.0\.1:(\d+)/g)];
+        if (all.length >= 2) {
+          clearInterval(timer);
+          resolve(Number(all[0]![1]));
+        }
+      }, 50);
+      server.once('exit', (code) => {
+        clearInterval(timer);
+        reject(new Error(`server exited ${code}: ${logs}`));
+      });
+    });
+  });
+  after(async () => {
+    if (server.exitCode === null) {
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+    }
+    dir.remove();
+  });
+
+  test('both workers listen on one port and answer from the saved engine', async () => {
+    const listening = [...logs.matchAll(/listening at http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]));
+    assert.equal(listening.length, 2);
+    assert.equal(new Set(listening).size, 1);
+    const r = await search('pelicans');
+    assert.equal(r.status, 200);
+    assert.equal((await r.json()).results[0].url, 'https://one.example.org/a');
+  });
+
+  test('a page imported by another process is found by every worker', async () => {
+    await importPage('second.jsonl', 'https://two.example.org/b', 'Cormorants also dive for fish.');
+    for (let i = 0; i < 4; i++) {
+      const r = await search('cormorants');
+      assert.equal(r.status, 200);
+      assert.deepEqual((await r.json()).results.map((x: { url: string }) => x.url), ['https://two.example.org/b']);
+    }
+  });
+
+  test('rate limits are counted once across workers', async () => {
+    // 12 per hour for this IP, 5 used by the tests above: 7 more succeed, whichever worker answers.
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await search('fish')).status);
+    assert.deepEqual(statuses.filter((s) => s === 200).length, 7, statuses.join(','));
+    assert.deepEqual(statuses.slice(7), [429, 429, 429]);
+  });
+
+  test('SIGTERM stops the workers and the primary', async () => {
+    server.kill('SIGTERM');
+    const code = await new Promise((r) => server.once('exit', (c) => r(c)));
+    assert.equal(code, 0);
+  });
+});
