@@ -43,18 +43,46 @@ export function cachedStem(word: string): string {
   return s;
 }
 
-/** The terms the search engine indexes for `text`: folded words, stop words removed, stemmed, in order. */
+function isAsciiWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+}
+
+function pushTerm(out: string[], w: string): void {
+  if (!STOP_WORDS.has(w)) out.push(cachedStem(w));
+}
+
+/**
+ * The terms the search engine indexes for `text`: folded words, stop words removed, stemmed, in
+ * order. The same words as `words()`, found faster: runs of ASCII letters and digits are cut by
+ * hand; a run holding any other character goes through the Unicode word pattern.
+ */
 export function indexTerms(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(WORD_RE)) {
-    const raw = m[0];
-    const w = ASCII_RE.test(raw) ? raw.toLowerCase() : fold(raw);
-    if (!STOP_WORDS.has(w)) out.push(cachedStem(w));
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c < 128 && !isAsciiWordChar(c)) {
+      i++;
+      continue;
+    }
+    let j = i;
+    let ascii = true;
+    for (; j < n; j++) {
+      const d = text.charCodeAt(j);
+      if (d < 128) {
+        if (!isAsciiWordChar(d)) break;
+      } else {
+        ascii = false;
+      }
+    }
+    const run = text.slice(i, j);
+    if (ascii) pushTerm(out, run.toLowerCase());
+    else for (const m of run.matchAll(WORD_RE)) pushTerm(out, fold(m[0]));
+    i = j;
   }
   return out;
 }
-
-const ASCII_RE = /^[a-zA-Z0-9]*$/;
 
 /** Distinct query terms: folded, stop words removed (unless nothing else is left), in first-seen order. */
 export function queryTerms(query: string): string[] {
