@@ -46,6 +46,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const settings = settingsFrom(values);
   if (settings.workers > 1 && cluster.isPrimary) return runPrimary(settings);
   const services = await createServices(settings);
+  // Load (or build) the search engine before taking requests.
+  await services.index.open?.();
   const app = await buildApp(services);
   app.addHook('onClose', async () => services.close());
 

@@ -173,7 +173,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
   // The engine's segments live beside the database file (derived data: deleting the folder only costs
   // a rebuild); a worker of `serve --workers` only reads them, its primary saves.
   const engineDir = settings.sqlitePath === ':memory:' ? undefined : `${settings.sqlitePath}.engine`;
-  const index = await new EngineIndexStore(db, { dir: engineDir, readOnly: cluster.isWorker }).open();
+  const index = new EngineIndexStore(db, { dir: engineDir, readOnly: cluster.isWorker });
   let closed = false;
   return {
     settings,

@@ -29,6 +29,8 @@ export interface IndexHit {
 
 export interface IndexStore {
   search(query: IndexQuery): Promise<IndexHit[]>;
+  /** Prepares the index for serving (load or build); searching does it on first use otherwise. */
+  open?(): Promise<unknown>;
   /** Rebuilds the index from the page store. */
   rebuild(): Promise<void>;
 }

@@ -209,8 +209,19 @@ export class EngineIndexStore implements IndexStore {
     return `engine-2 ${JSON.stringify(this.weights)}`;
   }
 
-  /** Loads the saved segments (then catches up with the log), or builds from the page store; call once before serving. */
+  /**
+   * Loads the saved segments (then catches up with the log), or builds from the page store. Once;
+   * the first search does it otherwise, so commands that never search never pay for it.
+   */
   async open(): Promise<this> {
+    this.opening ??= this.load();
+    await this.opening;
+    return this;
+  }
+
+  private opening: Promise<void> | undefined;
+
+  private async load(): Promise<void> {
     const saved = this.dir ? loadIndex(this.dir, this.signature) : undefined;
     this.loadedFromDisk = saved !== undefined;
     if (saved) {
@@ -222,7 +233,6 @@ export class EngineIndexStore implements IndexStore {
       await this.buildAll();
       this.save();
     }
-    return this;
   }
 
   /** Saves the segments and the columns as of `applied` (only when every segment is one that is saved whole). */
@@ -254,6 +264,7 @@ export class EngineIndexStore implements IndexStore {
 
   /** Builds every segment again from the page store (and the FTS5 index webql uses). */
   async rebuild(): Promise<void> {
+    this.opening = Promise.resolve();
     // Versions written while building are in the log past the sequence read first; the next refresh applies them.
     await this.buildAll();
     this.names = new Map();
@@ -329,6 +340,8 @@ export class EngineIndexStore implements IndexStore {
 
   async search(q: IndexQuery): Promise<IndexHit[]> {
     if (q.webql) return this.fts.search(q);
+    if (!this.opening) await this.open();
+    else await this.opening;
     this.refresh();
     const terms = q.terms.map(cachedStem);
     return searchTopK(this.segments, this.statistics(), terms, this.filter(q), q.limit);

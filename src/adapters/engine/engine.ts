@@ -395,6 +395,12 @@ export function searchTopK(
 
     const blockLast = seg.blockLast;
     const maxSat = seg.blockMaxSat;
+    const tfOf = new Int32Array(n);
+    const below = new Float64Array(n);
+    const cursorOfSlot = new Int32Array(m).fill(-1);
+    for (let i = 0; i < n; i++) cursorOfSlot[sl[i]!] = i;
+    const trivial = isTrivial(filter);
+    const { deleted, supersededAt: superseded } = seg;
     let windowEnd = -1; // the window checked last, valid until the threshold moves
     while (firstEssential < n) {
       let doc = NO_MORE;
@@ -435,49 +441,54 @@ export function searchTopK(
         }
         windowEnd = upTo;
       }
-      if (!accept(doc)) {
+      if (trivial ? deleted[doc] === 1 || superseded[doc] !== Infinity : !accept(doc)) {
         for (let i = firstEssential; i < n; i++) if (cs[i]!.doc === doc) cs[i]!.next();
         continue;
       }
       const nd = norm[doc]!;
-      contrib.fill(0);
       let partial = 0;
       for (let i = firstEssential; i < n; i++) {
         const c = cs[i]!;
         if (c.doc === doc) {
-          const s = termScore(idf2[i]!, c.tf, nd);
-          contrib[sl[i]!] = s;
-          partial += s;
+          tfOf[i] = c.tf;
+          partial += termScore(idf2[i]!, c.tf, nd);
           c.next();
+        } else {
+          tfOf[i] = 0;
         }
       }
-      let pruned = false;
       if (firstEssential > 0) {
-        // Tighter bound from the non-essential lists' blocks around doc.
-        let blockSum = 0;
-        for (let i = firstEssential - 1; i >= 0; i--) {
+        // Bounds from the non-essential lists' blocks around doc, as prefix sums: lists 0..i can add at most below[i].
+        let sum = 0;
+        for (let i = 0; i < firstEssential; i++) {
           const c = cs[i]!;
           const b = c.blockFor(doc);
-          if (b < c.blockEnd) blockSum += blockBound(idf2[i]!, seg.blockMaxSat[b]!, drift);
+          if (b < c.blockEnd) sum += blockBound(idf2[i]!, maxSat[b]!, drift);
+          below[i] = sum;
         }
-        if (slack(partial + blockSum) < threshold) pruned = true;
-        for (let i = firstEssential - 1; i >= 0 && !pruned; i--) {
-          if (slack(partial + cum[i]!) < threshold) {
+        let pruned = false;
+        for (let i = firstEssential - 1; i >= 0; i--) {
+          if (slack(partial + below[i]!) < threshold) {
             pruned = true;
             break;
           }
           const c = cs[i]!;
           c.advance(doc);
           if (c.doc === doc) {
-            const s = termScore(idf2[i]!, c.tf, nd);
-            contrib[sl[i]!] = s;
-            partial += s;
+            tfOf[i] = c.tf;
+            partial += termScore(idf2[i]!, c.tf, nd);
+          } else {
+            tfOf[i] = 0;
           }
         }
+        if (pruned) continue;
       }
-      if (pruned) continue;
+      // The score in query-term order, exactly as exhaustive scoring adds it.
       let score = 0;
-      for (let j = 0; j < m; j++) score += contrib[j]!;
+      for (let j = 0; j < m; j++) {
+        const i = cursorOfSlot[j]!;
+        if (i >= 0 && tfOf[i]! > 0) score += termScore(idf2[i]!, tfOf[i]!, nd);
+      }
       const id = seg.versionIds[doc]!;
       top.offer(score, id);
       const t = top.threshold;
@@ -489,6 +500,18 @@ export function searchTopK(
     }
   }
   return top.sorted();
+}
+
+/** No filter but the default one: versions alive now and not deleted. */
+function isTrivial(f: EngineFilter): boolean {
+  return (
+    f.revSite === undefined &&
+    f.acquiredAfter === undefined &&
+    f.acquiredBefore === undefined &&
+    f.publishedAfter === undefined &&
+    f.publishedBefore === undefined &&
+    f.queryTime === undefined
+  );
 }
 
 /** Bound of a block's scores: its saturation maximum, widened when the collection's average length grew past the segment's. */
