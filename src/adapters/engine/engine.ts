@@ -314,7 +314,6 @@ export function searchTopK(
   const q = queryTermsOf(stats, terms);
   const m = q.length;
   if (m === 0 || k <= 0) return [];
-  const contrib = new Float64Array(m);
   const pool = Array.from({ length: m }, () => ({ docs: new Int32Array(BLOCK), tfs: new Int32Array(BLOCK) }));
   for (const { data: seg, norms: norm, ub: ubCache } of segments) {
     const accept = compileFilter(seg, filter);
@@ -358,33 +357,56 @@ export function searchTopK(
     for (let i = 0, s = 0; i < n; i++) cum[i] = s += ubs[i]!;
     const slack = (x: number) => x + Math.abs(x) * 1e-12 + 1e-12; // float safety: never prune a possible tie
     let threshold = top.threshold;
+    const blockLast = seg.blockLast;
+    const maxSat = seg.blockMaxSat;
+    const tfOf = new Int32Array(n);
+    const below = new Float64Array(n);
+    const cursorOfSlot = new Int32Array(m).fill(-1);
+    for (let i = 0; i < n; i++) cursorOfSlot[sl[i]!] = i;
     const only = sparsePublished(seg, filter.publishedAfter, filter.publishedBefore);
     if (only) {
-      // Few documents pass the window: they lead, each bounded by the blocks around it first.
+      // Few documents pass the window: they lead. Each is bounded by the blocks around it; then the
+      // lists are read from the highest bound down, stopping as soon as the rest cannot lift the
+      // document over the threshold, so the blocks of common terms are mostly never decoded.
       for (let x = 0; x < only.length; x++) {
         const doc = only[x]!;
         if (!accept(doc)) continue;
-        let bound = 0;
+        let total = 0;
         for (let i = 0; i < n; i++) {
           const c = cs[i]!;
           const b = c.blockFor(doc);
-          if (b < c.blockEnd) bound += blockBound(idf2[i]!, seg.blockMaxSat[b]!, drift);
+          const bb = b < c.blockEnd ? blockBound(idf2[i]!, maxSat[b]!, drift) : 0;
+          below[i] = bb;
+          total += bb;
         }
-        if (slack(bound) < threshold) continue;
+        if (slack(total) < threshold) continue;
         const nd = norm[doc]!;
-        contrib.fill(0);
+        let partial = 0;
+        let rest = total;
+        let pruned = false;
         let hit = false;
-        for (let i = 0; i < n; i++) {
+        for (let i = n - 1; i >= 0; i--) {
+          rest -= below[i]!;
+          tfOf[i] = 0;
+          if (below[i] === 0) continue;
           const c = cs[i]!;
           c.advance(doc);
           if (c.doc === doc) {
-            contrib[sl[i]!] = termScore(idf2[i]!, c.tf, nd);
+            tfOf[i] = c.tf;
+            partial += termScore(idf2[i]!, c.tf, nd);
             hit = true;
           }
+          if (i > 0 && slack(partial + rest) < threshold) {
+            pruned = true;
+            break;
+          }
         }
-        if (!hit) continue;
+        if (pruned || !hit) continue;
         let score = 0;
-        for (let j = 0; j < m; j++) score += contrib[j]!;
+        for (let j = 0; j < m; j++) {
+          const i = cursorOfSlot[j]!;
+          if (i >= 0 && tfOf[i]! > 0) score += termScore(idf2[i]!, tfOf[i]!, nd);
+        }
         top.offer(score, seg.versionIds[doc]!);
         threshold = top.threshold;
       }
@@ -393,12 +415,6 @@ export function searchTopK(
     let firstEssential = 0;
     while (firstEssential < n && slack(cum[firstEssential]!) < threshold) firstEssential++;
 
-    const blockLast = seg.blockLast;
-    const maxSat = seg.blockMaxSat;
-    const tfOf = new Int32Array(n);
-    const below = new Float64Array(n);
-    const cursorOfSlot = new Int32Array(m).fill(-1);
-    for (let i = 0; i < n; i++) cursorOfSlot[sl[i]!] = i;
     const trivial = isTrivial(filter);
     const { deleted, supersededAt: superseded } = seg;
     let windowEnd = -1; // the window checked last, valid until the threshold moves
