@@ -9,7 +9,7 @@
  * N, df and avglen count every document of every segment, deleted ones included (as Lucene does until
  * segments merge), so the statistics never depend on a query's filters.
  */
-import { B, BLOCK, hostRange, K1, type SegmentData, sparsePublished } from './segment.js';
+import { B, BLOCK, decodeBlock, hostRange, K1, type SegmentData, sparsePublished } from './segment.js';
 
 export { B, K1 };
 
@@ -40,7 +40,6 @@ class Cursor {
   private shallow = -1;
   private i = 0;
   private n = 0;
-  private byte = 0;
   private readonly end: number;
 
   constructor(
@@ -56,36 +55,8 @@ class Cursor {
   private load(block: number): void {
     const seg = this.seg;
     this.block = block;
-    const postings = seg.postings;
-    let p = seg.blockOffset[block]!;
-    let doc = seg.blockBase[block]! - 1;
-    const last = seg.blockLast[block]!;
-    let k = 0;
-    const docs = this.docs;
-    const tfs = this.tfs;
-    while (doc !== last) {
-      let v = 0;
-      let shift = 0;
-      let byte: number;
-      do {
-        byte = postings[p++]!;
-        v |= (byte & 0x7f) << shift;
-        shift += 7;
-      } while (byte & 0x80);
-      doc += v + 1;
-      let tf = 0;
-      shift = 0;
-      do {
-        byte = postings[p++]!;
-        tf |= (byte & 0x7f) << shift;
-        shift += 7;
-      } while (byte & 0x80);
-      docs[k] = doc;
-      tfs[k++] = tf;
-    }
-    this.n = k;
+    this.n = decodeBlock(seg.postings, seg.blockOffset[block]!, seg.blockBase[block]! - 1, seg.blockLast[block]!, this.docs, this.tfs);
     this.i = 0;
-    this.byte = p;
   }
 
   /** Moves to the first posting; NO_MORE when there is none. */
@@ -154,9 +125,6 @@ class Cursor {
     return this.end;
   }
 
-  get bytesRead(): number {
-    return this.byte;
-  }
 }
 
 /** A bounded min-heap of hits: the k best, worst at the top; ties keep the lower version id. */

@@ -142,6 +142,37 @@ export interface SegmentData {
   pubSorted: Float64Array;
 }
 
+/**
+ * Decodes one block's postings into `docs` and `tfs` (from byte `offset`; deltas start after
+ * `before`, the block ends with `last`); returns how many there are.
+ */
+export function decodeBlock(postings: Uint8Array, offset: number, before: number, last: number, docs: Int32Array, tfs: Int32Array): number {
+  let p = offset;
+  let doc = before;
+  let k = 0;
+  while (doc !== last) {
+    let v = 0;
+    let shift = 0;
+    let byte: number;
+    do {
+      byte = postings[p++]!;
+      v |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    doc += v + 1;
+    let tf = 0;
+    shift = 0;
+    do {
+      byte = postings[p++]!;
+      tf |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    docs[k] = doc;
+    tfs[k++] = tf;
+  }
+  return k;
+}
+
 /** Each block's largest BM25 saturation at `refAvg`, by decoding every posting once. */
 function blockMaxSaturation(
   blockBase: Uint32Array,
@@ -154,29 +185,14 @@ function blockMaxSaturation(
   const out = new Float32Array(blockLast.length);
   const c0 = K1 * (1 - B);
   const c1 = (K1 * B) / refAvg;
+  const docs = new Int32Array(BLOCK);
+  const tfs = new Int32Array(BLOCK);
   for (let block = 0; block < blockLast.length; block++) {
-    let p = blockOffset[block]!;
-    let doc = blockBase[block]! - 1;
-    const last = blockLast[block]!;
+    const count = decodeBlock(postings, blockOffset[block]!, blockBase[block]! - 1, blockLast[block]!, docs, tfs);
     let best = 0;
-    while (doc !== last) {
-      let v = 0;
-      let shift = 0;
-      let byte: number;
-      do {
-        byte = postings[p++]!;
-        v |= (byte & 0x7f) << shift;
-        shift += 7;
-      } while (byte & 0x80);
-      doc += v + 1;
-      let tf = 0;
-      shift = 0;
-      do {
-        byte = postings[p++]!;
-        tf |= (byte & 0x7f) << shift;
-        shift += 7;
-      } while (byte & 0x80);
-      const sat = tf / (tf + c0 + c1 * lengths[doc]!);
+    for (let k = 0; k < count; k++) {
+      const tf = tfs[k]!;
+      const sat = tf / (tf + c0 + c1 * lengths[docs[k]!]!);
       if (sat > best) best = sat;
     }
     // Rounded up to the next float32 so the stored bound is never below the true maximum.
