@@ -227,7 +227,8 @@ function luceneClasspath(): string | undefined {
     });
     return jars.every(Boolean) ? jars.map((j) => `/usr/share/java/${j}`).join(':') : undefined;
   };
-  if (find() && spawnSync('java', ['-version']).status === 0) return find();
+  const found = find();
+  if (found && spawnSync('java', ['-version']).status === 0) return found;
   console.error('Installing liblucene8-java and a JDK (apt-get) for the Lucene comparison...');
   const apt = (args: string[]) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   apt(['update', '-qq']);

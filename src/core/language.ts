@@ -6,13 +6,14 @@
  */
 import { words } from './text.js';
 
-const TAG_RE = /^[a-z]{2,3}(?:-[a-z0-9]{1,8})*$/;
+/** A lowercase language tag: primary subtag, then subtags (`en`, `pt-br`, `zh-hant-tw`). */
+export const LANG_TAG_RE = /^[a-z]{2,3}(?:-[a-z0-9]{1,8})*$/;
 
 /** `en_US`, ` EN-us ` -> `en-us`; anything that is not a language tag -> undefined. */
 export function normalizeLangTag(tag: string | undefined): string | undefined {
   if (tag === undefined) return undefined;
   const t = tag.split(',')[0]!.trim().toLowerCase().replaceAll('_', '-');
-  return TAG_RE.test(t) && t !== 'und' ? t : undefined;
+  return LANG_TAG_RE.test(t) && t !== 'und' ? t : undefined;
 }
 
 /** Function words that are frequent in each language and rare in the others (no word is in two lists once folded). */

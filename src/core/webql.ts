@@ -13,6 +13,7 @@
  * 0-based character offsets into the query as sent.
  */
 import { ServiceError } from './errors.js';
+import { LANG_TAG_RE } from './language.js';
 import { words } from './text.js';
 import { parseSiteFilter } from './url.js';
 
@@ -34,7 +35,6 @@ export type WebqlNode =
 const FIELDS = ['site', 'title', 'url', 'inurl', 'lang'] as const;
 type Field = (typeof FIELDS)[number];
 
-const LANG_RE = /^[a-z]{2,3}(?:-[a-z0-9]{1,8})*$/;
 
 type Token =
   | { type: '(' | ')' | 'OR' | '-'; pos: number }
@@ -201,7 +201,7 @@ class Parser {
       }
       case 'lang': {
         const tag = value.toLowerCase().replaceAll('_', '-');
-        if (!LANG_RE.test(tag)) throw syntaxError(valuePos, 'lang: needs a language tag such as en or pt-br');
+        if (!LANG_TAG_RE.test(tag)) throw syntaxError(valuePos, 'lang: needs a language tag such as en or pt-br');
         return { kind: 'lang', tag };
       }
       case 'url':

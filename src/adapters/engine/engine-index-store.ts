@@ -21,7 +21,7 @@ import type { Db } from '../sqlite/database.js';
 import { SqliteIndexStore } from '../sqlite/index-store.js';
 import { type EngineFilter, exhaustive, norms, type SearchableSegment, searchTopK, type Statistics } from './engine.js';
 import { loadIndex, saveIndex } from './segment-files.js';
-import { concatSegments, docOf, SegmentBuilder, type SegmentData, type SegmentDoc } from './segment.js';
+import { concatSegments, docOf, SegmentBuilder, type SegmentData, type SegmentDoc, transferables } from './segment.js';
 
 export interface EngineWeights {
   title: number;
@@ -81,8 +81,13 @@ const RANGE_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.pa
 
 /** The segment of the searchable versions with ids in [lo, hi]; undefined when there are none. */
 export function buildRange(db: Db, lo: number, hi: number, weights: EngineWeights): SegmentData | undefined {
+  return buildSegment(db.prepare<[number, number], Row>(RANGE_SQL).iterate(lo, hi), weights);
+}
+
+/** The segment of these (searchable) versions, in the order given; undefined when there are none. */
+function buildSegment(rows: Iterable<Row>, weights: EngineWeights): SegmentData | undefined {
   const builder = new SegmentBuilder();
-  for (const row of db.prepare<[number, number], Row>(RANGE_SQL).iterate(lo, hi)) builder.add(analyse(row, weights));
+  for (const row of rows) builder.add(analyse(row, weights));
   return builder.size > 0 ? builder.finish() : undefined;
 }
 
@@ -152,7 +157,6 @@ export class EngineIndexStore implements IndexStore {
         'SELECT DISTINCT version_id FROM index_log WHERE seq > ? AND seq <= ? ORDER BY version_id',
       ),
       byId: db.prepare<[number], Row>(`SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`),
-      all: db.prepare<[], Row>(`SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.searchable = 1 ORDER BY v.id`),
       range: db.prepare<[number, number], Row>(RANGE_SQL),
       span: db.prepare<[], { n: number; lo: number | null; hi: number | null }>(
         'SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM versions WHERE searchable = 1',
@@ -164,9 +168,9 @@ export class EngineIndexStore implements IndexStore {
   /** Bytes held by the segments' arrays (the term dictionaries' Maps not included). */
   memoryBytes(): number {
     let n = 0;
-    for (const { data: d, norms } of this.segments) {
-      n += norms.byteLength + d.postings.byteLength + d.termDf.byteLength * 3 + d.blockLast.byteLength * 4;
-      n += d.versionIds.byteLength + d.lengths.byteLength + d.acquiredAt.byteLength * 3 + d.hostRank.byteLength + d.deleted.byteLength;
+    for (const { data, norms, ub } of this.segments) {
+      n += norms.byteLength + ub.byteLength;
+      for (const buffer of transferables(data)) n += buffer.byteLength;
     }
     return n;
   }
@@ -197,12 +201,6 @@ export class EngineIndexStore implements IndexStore {
     this.totalLength = datas.reduce((n, d) => n + d.totalLength, 0);
     const avg = this.docCount > 0 ? this.totalLength / this.docCount : 0;
     this.segments = datas.map((data) => ({ data, norms: norms(data, avg), ub: new Float64Array(data.termDf.length).fill(Number.NaN) }));
-  }
-
-  private build(rows: Iterable<Row>): SegmentData | undefined {
-    const builder = new SegmentBuilder();
-    for (const row of rows) if (row.searchable === 1) builder.add(analyse(row, this.weights));
-    return builder.size > 0 ? builder.finish() : undefined;
   }
 
   private get signature(): string {
@@ -255,8 +253,8 @@ export class EngineIndexStore implements IndexStore {
       const lower = buildRange(this.db, lo!, mid - 1, this.weights);
       const top = await upper;
       seg = lower && top ? concatSegments(lower, top) : (lower ?? top);
-    } else {
-      seg = this.build(this.stmts.all.iterate());
+    } else if (n > 0) {
+      seg = buildRange(this.db, lo!, hi!, this.weights);
     }
     this.publish(seg ? [seg] : []);
     this.applied = seq;
@@ -302,7 +300,7 @@ export class EngineIndexStore implements IndexStore {
     }
     this.applied = seq;
     let datas = this.segments.map((s) => s.data);
-    const seg = this.build(fresh);
+    const seg = buildSegment(fresh, this.weights);
     if (seg) datas.push(seg);
     const merging = datas.length > MAX_SEGMENTS;
     if (merging) datas = this.merge(datas);
@@ -322,8 +320,11 @@ export class EngineIndexStore implements IndexStore {
     for (const d of rest) for (let i = 0; i < d.docCount; i++) if (d.deleted[i] === 0) ids.add(d.versionIds[i]!);
     const lo = Math.min(...rest.map((d) => d.versionIds[0]!));
     const hi = Math.max(...rest.map((d) => d.versionIds[d.docCount - 1]!));
-    const rows = [...this.stmts.range.iterate(lo, hi)].filter((r) => ids.has(r.id));
-    const merged = this.build(rows);
+    const stmt = this.stmts.range;
+    function* kept() {
+      for (const r of stmt.iterate(lo, hi)) if (ids.has(r.id)) yield r;
+    }
+    const merged = buildSegment(kept(), this.weights);
     return merged ? [largest, merged] : [largest];
   }
 
@@ -340,8 +341,7 @@ export class EngineIndexStore implements IndexStore {
 
   async search(q: IndexQuery): Promise<IndexHit[]> {
     if (q.webql) return this.fts.search(q);
-    if (!this.opening) await this.open();
-    else await this.opening;
+    await this.open();
     this.refresh();
     const terms = q.terms.map(cachedStem);
     return searchTopK(this.segments, this.statistics(), terms, this.filter(q), q.limit);

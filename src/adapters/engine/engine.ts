@@ -191,7 +191,7 @@ class TopK {
 /** The compiled filter of one segment: a document passes when `accept(doc)`. */
 function compileFilter(seg: SegmentData, f: EngineFilter): ((doc: number) => boolean) | undefined {
   const { acquiredAt, supersededAt, publishedAt, hostRank, deleted } = seg;
-  const acqLo = Math.max(f.acquiredAfter ?? -Infinity, -Infinity);
+  const acqLo = f.acquiredAfter ?? -Infinity;
   const acqHi = Math.min(f.acquiredBefore ?? Infinity, f.queryTime ?? Infinity);
   const alive = f.queryTime ?? Infinity; // alive at t: acquired <= t < superseded; "now": never superseded
   const pubLo = f.publishedAfter;

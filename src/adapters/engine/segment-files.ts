@@ -81,17 +81,17 @@ function encode(magic: string, meta: object, arrays: ArrayBufferView[]): Uint8Ar
 }
 
 /** Reads what `encode` wrote; throws on any inconsistency. */
-function decode(file: Buffer, magic: string): { meta: Record<string, unknown>; arrays: (n: number, ctor: ArrayCtor, length: number) => ArrayBufferView } {
+function decode(file: Buffer, magic: string): { meta: Record<string, unknown>; next: (ctor: ArrayCtor, length: number) => ArrayBufferView } {
   if (file.length < 24 || file.toString('latin1', 0, magic.length) !== magic || file.toString('latin1', file.length - 8, file.length - 8 + magic.length) !== magic) {
     throw new Error('not a complete engine file');
   }
   const headerLength = file.readUInt32LE(8);
   const meta = JSON.parse(file.toString('utf8', 16, 16 + headerLength)) as Record<string, unknown>;
   let at = 16 + headerLength;
-  // Copy into a fresh aligned buffer per array (the file buffer's offset need not be aligned).
+  // The arrays in file order, each copied into a fresh aligned buffer (the file buffer's offset need not be aligned).
   return {
     meta,
-    arrays: (_n, ctor, length) => {
+    next: (ctor, length) => {
       at += (8 - (at % 8)) % 8;
       const bytes = length * ctor.BYTES_PER_ELEMENT;
       if (at + bytes > file.length - 8) throw new Error('engine file is truncated');
@@ -120,11 +120,11 @@ export function writeSegment(dir: string, seg: SegmentData): string {
 }
 
 export function readSegment(dir: string, name: string): SegmentData {
-  const { meta, arrays } = decode(readFileSync(join(dir, name)), MAGIC);
+  const { meta, next } = decode(readFileSync(join(dir, name)), MAGIC);
   const lengths = meta.lengths as number[];
   const out: Partial<Record<ArrayName, ArrayBufferView>> = {};
   ARRAYS.forEach(([k, ctor], i) => {
-    out[k] = arrays(i, ctor, lengths[i]!);
+    out[k] = next(ctor, lengths[i]!);
   });
   const terms = new Map<string, number>();
   (meta.terms as string[]).forEach((t, i) => terms.set(t, i));
@@ -153,8 +153,8 @@ export interface Manifest {
 }
 
 /**
- * Saves the segments (writing those not yet on disk, named in `names`), their changing columns,
- * and a new manifest. Returns the file names per segment.
+ * Saves the segments (writing those not yet on disk and adding their file names to `names`),
+ * their changing columns, and a new manifest.
  */
 export function saveIndex(dir: string, segs: SegmentData[], names: Map<SegmentData, string>, applied: number, signature: string): void {
   mkdirSync(dir, { recursive: true });
@@ -183,14 +183,14 @@ export function loadIndex(dir: string, signature: string): { segments: SegmentDa
     const m = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
     if (m.signature !== signature) return undefined;
     const segments = m.segments.map((name) => readSegment(dir, name));
-    const { meta, arrays } = decode(readFileSync(join(dir, m.state)), STATE_MAGIC);
+    const { meta, next } = decode(readFileSync(join(dir, m.state)), STATE_MAGIC);
     const counts = meta.counts as number[];
     if (counts.length !== segments.length) throw new Error('state does not match the segments');
     segments.forEach((s, i) => {
       if (counts[i] !== s.docCount) throw new Error('state does not match the segments');
-      s.acquiredAt = arrays(0, Float64Array, s.docCount) as Float64Array;
-      s.supersededAt = arrays(0, Float64Array, s.docCount) as Float64Array;
-      s.deleted = arrays(0, Uint8Array, s.docCount) as Uint8Array;
+      s.acquiredAt = next(Float64Array, s.docCount) as Float64Array;
+      s.supersededAt = next(Float64Array, s.docCount) as Float64Array;
+      s.deleted = next(Uint8Array, s.docCount) as Uint8Array;
     });
     removeUnlisted(dir, m);
     const names = new Map(segments.map((s, i) => [s, m.segments[i]!]));

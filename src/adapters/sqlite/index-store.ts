@@ -34,6 +34,11 @@ function ftsPhrase(node: { words: string[]; field?: 'title' }): string {
   return node.field ? `${node.field} : ${phrase}` : phrase;
 }
 
+/** `(p1 AND p2 ...)` with each exclusion attached by FTS5's binary NOT. */
+function andNot(pos: readonly string[], neg: readonly string[]): string {
+  return neg.reduce((acc, n) => `(${acc} NOT ${n})`, `(${pos.join(' AND ')})`);
+}
+
 /**
  * The node as one FTS5 expression, when FTS5 can say it: text items, OR of such, and AND of such
  * with at least one positive item (FTS5's NOT is binary, `a NOT b`). Fields never can.
@@ -55,7 +60,7 @@ function ftsExpression(node: WebqlNode): string | undefined {
         (c.kind === 'not' ? neg : pos).push(e);
       }
       if (pos.length === 0) return undefined;
-      return neg.reduce((acc, n) => `(${acc} NOT ${n})`, `(${pos.join(' AND ')})`);
+      return andNot(pos, neg);
     }
     default:
       return undefined;
@@ -129,7 +134,7 @@ export function planWebql(node: WebqlNode): { match?: string; sql?: string; para
       }
     }
   }
-  const match = pos.length > 0 ? neg.reduce((acc, n) => `(${acc} NOT ${n})`, `(${pos.join(' AND ')})`) : undefined;
+  const match = pos.length > 0 ? andNot(pos, neg) : undefined;
   if (rest.length === 0) return { match, params: [] };
   const cond = sqlCondition(rest.length === 1 ? rest[0]! : { kind: 'and', children: rest });
   return { match, sql: cond.sql, params: cond.params };
