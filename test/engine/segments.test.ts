@@ -4,7 +4,7 @@ import { existsSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyse, EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
-import { norms, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
+import { searchable, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
 import { concatSegments, SegmentBuilder, type SegmentData } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
@@ -27,8 +27,7 @@ function statsOf(segs: SegmentData[]): Statistics {
 
 function run(segs: SegmentData[], q: string) {
   const stats = statsOf(segs);
-  const searchable = segs.map((data) => ({ data, norms: norms(data, stats.avgLength), ub: new Float64Array(data.termDf.length).fill(Number.NaN) }));
-  return searchTopK(searchable, stats, queryTerms(q).map(stem), {}, 10);
+  return searchTopK(segs.map((data) => searchable(data, stats.avgLength)), stats, queryTerms(q).map(stem), {}, 10);
 }
 
 describe('segments', () => {

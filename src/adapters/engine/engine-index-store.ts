@@ -19,7 +19,7 @@ import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { Db } from '../sqlite/database.js';
 import { SqliteIndexStore } from '../sqlite/index-store.js';
-import { type EngineFilter, exhaustive, norms, type SearchableSegment, searchTopK, type Statistics } from './engine.js';
+import { type EngineFilter, exhaustive, type SearchableSegment, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { loadIndex, saveIndex } from './segment-files.js';
 import { concatSegments, docOf, SegmentBuilder, type SegmentData, type SegmentDoc, transferables } from './segment.js';
 
@@ -200,7 +200,7 @@ export class EngineIndexStore implements IndexStore {
     this.docCount = datas.reduce((n, d) => n + d.docCount, 0);
     this.totalLength = datas.reduce((n, d) => n + d.totalLength, 0);
     const avg = this.docCount > 0 ? this.totalLength / this.docCount : 0;
-    this.segments = datas.map((data) => ({ data, norms: norms(data, avg), ub: new Float64Array(data.termDf.length).fill(Number.NaN) }));
+    this.segments = datas.map((data) => searchable(data, avg));
   }
 
   private get signature(): string {
@@ -270,10 +270,10 @@ export class EngineIndexStore implements IndexStore {
     await this.fts.rebuild();
   }
 
-  private locate(versionId: number): { seg: SegmentData; doc: number } | undefined {
+  private locate(versionId: number): { s: SearchableSegment; seg: SegmentData; doc: number } | undefined {
     for (const s of this.segments) {
       const doc = docOf(s.data, versionId);
-      if (doc >= 0) return { seg: s.data, doc };
+      if (doc >= 0) return { s, seg: s.data, doc };
     }
     return undefined;
   }
@@ -294,6 +294,7 @@ export class EngineIndexStore implements IndexStore {
           held.seg.acquiredAt[held.doc] = row.acquired_at;
           held.seg.supersededAt[held.doc] = row.superseded_at ?? Infinity;
         }
+        updateGone(held.s, held.doc);
       } else if (row && row.searchable === 1) {
         fresh.push(row);
       }

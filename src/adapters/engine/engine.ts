@@ -9,7 +9,7 @@
  * N, df and avglen count every document of every segment, deleted ones included (as Lucene does until
  * segments merge), so the statistics never depend on a query's filters.
  */
-import { B, BLOCK, decodeBlock, hostRange, K1, type SegmentData, sparsePublished } from './segment.js';
+import { B, BLOCK, decodeBlock, hostRange, K1, members, publishedSet, type SegmentData } from './segment.js';
 
 export { B, K1 };
 
@@ -36,6 +36,8 @@ const NO_MORE = 0x7fffffff;
 class Cursor {
   doc = -1;
   tf = 0;
+  /** How many postings the list has (its df in the segment). */
+  postings = 0;
   private block = -1;
   private shallow = -1;
   private i = 0;
@@ -189,8 +191,10 @@ class TopK {
 }
 
 /** The compiled filter of one segment: a document passes when `accept(doc)`. */
-function compileFilter(seg: SegmentData, f: EngineFilter): ((doc: number) => boolean) | undefined {
+function compileFilter(s: SearchableSegment, f: EngineFilter): ((doc: number) => boolean) | undefined {
+  const seg = s.data;
   const { acquiredAt, supersededAt, publishedAt, hostRank, deleted } = seg;
+  const gone = s.gone;
   const acqLo = f.acquiredAfter ?? -Infinity;
   const acqHi = Math.min(f.acquiredBefore ?? Infinity, f.queryTime ?? Infinity);
   const alive = f.queryTime ?? Infinity; // alive at t: acquired <= t < superseded; "now": never superseded
@@ -207,7 +211,7 @@ function compileFilter(seg: SegmentData, f: EngineFilter): ((doc: number) => boo
   const lo = pubLo ?? -Infinity;
   const hi = pubHi ?? Infinity;
   return (doc) => {
-    if (deleted[doc] === 1) return false;
+    if (now ? (gone[doc >>> 5]! & (1 << (doc & 31))) !== 0 : deleted[doc] === 1) return false;
     const acq = acquiredAt[doc]!;
     if (acq < acqLo || acq > acqHi) return false;
     const sup = supersededAt[doc]!;
@@ -250,6 +254,22 @@ export interface SearchableSegment {
   norms: Float32Array;
   /** Each term's upper bound over the segment under the current statistics; NaN until computed. */
   ub: Float64Array;
+  /** Bit per document: deleted or superseded (not alive now). 1/64 of the columns it sums up, so it stays in cache. */
+  gone: Int32Array;
+}
+
+/** A segment ready for queries under the collection's current average length. */
+export function searchable(data: SegmentData, avgLength: number): SearchableSegment {
+  const s = { data, norms: norms(data, avgLength), ub: new Float64Array(data.termDf.length).fill(Number.NaN), gone: new Int32Array((data.docCount + 31) >>> 5) };
+  for (let doc = 0; doc < data.docCount; doc++) updateGone(s, doc);
+  return s;
+}
+
+/** Recomputes a document's `gone` bit after its columns changed. */
+export function updateGone(s: SearchableSegment, doc: number): void {
+  const dead = s.data.deleted[doc] === 1 || s.data.supersededAt[doc] !== Infinity;
+  if (dead) s.gone[doc >>> 5]! |= 1 << (doc & 31);
+  else s.gone[doc >>> 5]! &= ~(1 << (doc & 31));
 }
 
 /** Score of one posting; the same expression everywhere so exhaustive and pruned agree bit for bit. */
@@ -267,9 +287,12 @@ function queryTermsOf(stats: Statistics, terms: readonly string[]): QueryTerm[] 
 /**
  * Top k by MaxScore. Per segment, terms are ordered by their upper bound; the lowest ones whose
  * bounds sum to no more than the threshold are "non-essential": a document found only in them
- * cannot enter the top k, so candidates come from the essential lists only, and non-essential
- * lists are probed (skipping blocks) only while the candidate can still make it, first against
- * their block maxima, then by their postings.
+ * cannot enter the top k. The traversal goes in windows of WINDOW documents: in each, block maxima
+ * give every list a tighter bound (a window where even their sum cannot beat the threshold is
+ * skipped), the essential lists' postings are added up into per-document accumulators (term at a
+ * time, as Lucene's BooleanScorer does), and the documents found are completed from the other
+ * lists only while they can still make it. A narrow published window instead leads: its
+ * documents are visited one by one and the lists probed from the highest block bound down.
  */
 export function searchTopK(
   segments: readonly SearchableSegment[],
@@ -283,8 +306,9 @@ export function searchTopK(
   const m = q.length;
   if (m === 0 || k <= 0) return [];
   const pool = Array.from({ length: m }, () => ({ docs: new Int32Array(BLOCK), tfs: new Int32Array(BLOCK) }));
-  for (const { data: seg, norms: norm, ub: ubCache } of segments) {
-    const accept = compileFilter(seg, filter);
+  for (const sseg of segments) {
+    const { data: seg, norms: norm, ub: ubCache, gone } = sseg;
+    const accept = compileFilter(sseg, filter);
     if (!accept) continue;
     const drift = Math.max(1, stats.avgLength / seg.refAvg);
     // Cursors of the terms present in this segment, with their upper bounds over the segment.
@@ -307,6 +331,7 @@ export function searchTopK(
         ubCache[t] = bound;
       }
       const c = new Cursor(seg, first, count, pool[j]!.docs, pool[j]!.tfs);
+      c.postings = seg.termDf[t]!;
       c.start();
       cursors.push(c);
       ub.push(bound);
@@ -331,8 +356,13 @@ export function searchTopK(
     const below = new Float64Array(n);
     const cursorOfSlot = new Int32Array(m).fill(-1);
     for (let i = 0; i < n; i++) cursorOfSlot[sl[i]!] = i;
-    const only = sparsePublished(seg, filter.publishedAfter, filter.publishedBefore);
-    if (only) {
+    // A published window: a bitset of the documents inside. When visiting each of them in each list
+    // costs less than reading the lists (measured: a visit costs about 4 postings read), they lead.
+    const pub = publishedSet(seg, filter.publishedAfter, filter.publishedBefore);
+    let postingCount = 0;
+    for (const c of cs) postingCount += c.postings;
+    if (pub && pub.count * n * 4 <= postingCount) {
+      const only = members(pub.bits, pub.count);
       // Few documents pass the window: they lead. Each is bounded by the blocks around it; then the
       // lists are read from the highest bound down, stopping as soon as the rest cannot lift the
       // document over the threshold, so the blocks of common terms are mostly never decoded.
@@ -384,106 +414,150 @@ export function searchTopK(
     while (firstEssential < n && slack(cum[firstEssential]!) < threshold) firstEssential++;
 
     const trivial = isTrivial(filter);
-    const { deleted, supersededAt: superseded } = seg;
-    let windowEnd = -1; // the window checked last, valid until the threshold moves
+    // Under half the segment in the window: postings outside it are not even added up.
+    const inside = pub && pub.count * 2 <= seg.docCount ? pub.bits : undefined;
+    const { acc, bits, tfWin, wcum } = windowScratch(n);
+    // Bound factor per list: a block's bound is fac x its saturation maximum.
+    const fac = idf2.map((w) => blockBound(w, 1, drift));
+    // A candidate is dropped when its bound is below `bar`, a hair under the threshold (never a tie).
+    let bar = threshold - Math.abs(threshold) * 4e-12 - 4e-12;
+    let prevEnd = 0;
+    // Windows of WINDOW documents. In each, the lists' block maxima there decide which lists can
+    // produce a competitive document alone ("essential" in the window); their postings are added
+    // up list by list into per-document accumulators, then the documents found are visited in
+    // order and completed from the other lists only while they can still beat the threshold.
     while (firstEssential < n) {
-      let doc = NO_MORE;
-      for (let i = firstEssential; i < n; i++) if (cs[i]!.doc < doc) doc = cs[i]!.doc;
-      if (doc === NO_MORE) break;
-      if (threshold > -Infinity && doc > windowEnd) {
-        // Block-max window: up to the first end of an essential cursor's current block, each list's
-        // contribution is bounded by its block there. If even their sum cannot beat the threshold,
-        // every essential cursor jumps past the window without decoding what lies inside.
-        let upTo = NO_MORE;
-        for (let i = firstEssential; i < n; i++) {
+      let ws = NO_MORE;
+      for (let i = firstEssential; i < n; i++) if (cs[i]!.doc < ws) ws = cs[i]!.doc;
+      if (ws === NO_MORE) break;
+      if (ws < prevEnd) ws = prevEnd;
+      const we = ws + WINDOW;
+      // Each list's bound in the window: the largest block maximum among its blocks overlapping it.
+      let winFirst = firstEssential;
+      if (threshold > -Infinity) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) {
           const c = cs[i]!;
-          if (c.doc !== NO_MORE) {
-            const last = blockLast[c.currentBlock]!;
-            if (last < upTo) upTo = last;
-          }
-        }
-        let bound = 0;
-        for (let i = firstEssential; i < n; i++) {
-          const c = cs[i]!;
-          if (c.doc <= upTo) bound += blockBound(idf2[i]!, maxSat[c.currentBlock]!, drift);
-        }
-        for (let i = 0; i < firstEssential; i++) {
-          const c = cs[i]!;
-          let b = c.blockFor(doc);
+          let b = c.blockFor(ws);
           let best = 0;
           while (b < c.blockEnd) {
             if (maxSat[b]! > best) best = maxSat[b]!;
-            if (blockLast[b]! >= upTo) break;
+            if (blockLast[b]! >= we - 1) break;
             b++;
           }
-          bound += blockBound(idf2[i]!, best, drift);
+          sum += fac[i]! * best;
+          wcum[i] = sum;
+          if (i >= firstEssential - 1 && sum < bar) winFirst = i + 1;
         }
-        if (slack(bound) < threshold) {
-          const next = upTo + 1;
-          for (let i = firstEssential; i < n; i++) cs[i]!.advance(next);
+        if (winFirst >= n) {
+          prevEnd = we; // nothing in this window can beat the threshold
+          for (let i = firstEssential; i < n; i++) cs[i]!.advance(we);
           continue;
         }
-        windowEnd = upTo;
       }
-      if (trivial ? deleted[doc] === 1 || superseded[doc] !== Infinity : !accept(doc)) {
-        for (let i = firstEssential; i < n; i++) if (cs[i]!.doc === doc) cs[i]!.next();
-        continue;
-      }
-      const nd = norm[doc]!;
-      let partial = 0;
-      for (let i = firstEssential; i < n; i++) {
+      // Lists from winFirst on: accumulate their postings in the window.
+      for (let i = winFirst; i < n; i++) {
         const c = cs[i]!;
-        if (c.doc === doc) {
-          tfOf[i] = c.tf;
-          partial += termScore(idf2[i]!, c.tf, nd);
+        if (c.doc < ws) c.advance(ws);
+        const idfW = idf2[i]!;
+        const base = i * WINDOW;
+        while (c.doc < we) {
+          const doc = c.doc;
+          if (inside === undefined || (inside[doc >>> 5]! & (1 << (doc & 31))) !== 0) {
+            const d = doc - ws;
+            tfWin[base + d] = c.tf;
+            acc[d] = acc[d]! + termScore(idfW, c.tf, norm[doc]!);
+            bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
+          }
           c.next();
-        } else {
-          tfOf[i] = 0;
         }
       }
-      if (firstEssential > 0) {
-        // Bounds from the non-essential lists' blocks around doc, as prefix sums: lists 0..i can add at most below[i].
-        let sum = 0;
-        for (let i = 0; i < firstEssential; i++) {
-          const c = cs[i]!;
-          const b = c.blockFor(doc);
-          if (b < c.blockEnd) sum += blockBound(idf2[i]!, maxSat[b]!, drift);
-          below[i] = sum;
-        }
-        let pruned = false;
-        for (let i = firstEssential - 1; i >= 0; i--) {
-          if (slack(partial + below[i]!) < threshold) {
-            pruned = true;
-            break;
+      prevEnd = we;
+      // Lists before winFirst add at most wcum[winFirst - 1] to a document of this window.
+      const rest = winFirst > 0 ? wcum[winFirst - 1]! : 0;
+      for (let w = 0; w < WINDOW / 32; w++) {
+        let word = bits[w]!;
+        if (word === 0) continue;
+        bits[w] = 0;
+        while (word !== 0) {
+          const bit = 31 - Math.clz32(word & -word);
+          word &= word - 1;
+          const d = (w << 5) | bit;
+          const doc = ws + d;
+          let partial = acc[d]!;
+          acc[d] = 0;
+          let keep = partial + rest >= bar && (trivial ? (gone[doc >>> 5]! & (1 << (doc & 31))) === 0 : accept(doc));
+          if (keep && winFirst > 0) {
+            // Complete from the other lists, highest bound first, while the document can still make it.
+            const nd = norm[doc]!;
+            for (let i = winFirst - 1; i >= 0; i--) {
+              if (partial + wcum[i]! < bar) {
+                keep = false;
+                break;
+              }
+              const c = cs[i]!;
+              c.advance(doc);
+              if (c.doc === doc) {
+                tfOf[i] = c.tf;
+                partial += termScore(idf2[i]!, c.tf, nd);
+              } else {
+                tfOf[i] = 0;
+              }
+            }
           }
-          const c = cs[i]!;
-          c.advance(doc);
-          if (c.doc === doc) {
-            tfOf[i] = c.tf;
-            partial += termScore(idf2[i]!, c.tf, nd);
-          } else {
-            tfOf[i] = 0;
+          if (!keep) {
+            for (let i = winFirst; i < n; i++) tfWin[i * WINDOW + d] = 0;
+            continue;
+          }
+          for (let i = winFirst; i < n; i++) {
+            tfOf[i] = tfWin[i * WINDOW + d]!;
+            tfWin[i * WINDOW + d] = 0;
+          }
+          // The score in query-term order, exactly as exhaustive scoring adds it.
+          const nd = norm[doc]!;
+          let score = 0;
+          for (let j = 0; j < m; j++) {
+            const i = cursorOfSlot[j]!;
+            if (i >= 0 && tfOf[i]! > 0) score += termScore(idf2[i]!, tfOf[i]!, nd);
+          }
+          top.offer(score, seg.versionIds[doc]!);
+          const t = top.threshold;
+          if (t !== threshold) {
+            threshold = t;
+            bar = threshold - Math.abs(threshold) * 4e-12 - 4e-12;
+            while (firstEssential < n && slack(cum[firstEssential]!) < threshold) firstEssential++;
           }
         }
-        if (pruned) continue;
-      }
-      // The score in query-term order, exactly as exhaustive scoring adds it.
-      let score = 0;
-      for (let j = 0; j < m; j++) {
-        const i = cursorOfSlot[j]!;
-        if (i >= 0 && tfOf[i]! > 0) score += termScore(idf2[i]!, tfOf[i]!, nd);
-      }
-      const id = seg.versionIds[doc]!;
-      top.offer(score, id);
-      const t = top.threshold;
-      if (t !== threshold) {
-        threshold = t;
-        windowEnd = -1;
-        while (firstEssential < n && slack(cum[firstEssential]!) < threshold) firstEssential++;
       }
     }
   }
   return top.sorted();
+}
+
+/** Documents per window of the accumulating traversal. */
+const WINDOW = 4096;
+
+interface WindowScratch {
+  acc: Float64Array;
+  bits: Int32Array;
+  tfWin: Int32Array;
+  wcum: Float64Array;
+}
+
+let scratchPool: WindowScratch | undefined;
+
+/** Buffers of the windowed traversal, kept between queries (all zero between uses). */
+function windowScratch(lists: number): WindowScratch {
+  if (!scratchPool || scratchPool.tfWin.length < lists * WINDOW) {
+    const size = Math.max(lists, scratchPool ? (2 * scratchPool.tfWin.length) / WINDOW : 16);
+    scratchPool = {
+      acc: new Float64Array(WINDOW),
+      bits: new Int32Array(WINDOW / 32),
+      tfWin: new Int32Array(size * WINDOW),
+      wcum: new Float64Array(size),
+    };
+  }
+  return scratchPool;
 }
 
 /** No filter but the default one: versions alive now and not deleted. */
@@ -515,8 +589,9 @@ export function exhaustive(
   const q = queryTermsOf(stats, terms);
   const m = q.length;
   if (m === 0 || k <= 0) return [];
-  for (const { data: seg, norms: norm } of segments) {
-    const accept = compileFilter(seg, filter);
+  for (const sseg of segments) {
+    const { data: seg, norms: norm } = sseg;
+    const accept = compileFilter(sseg, filter);
     if (!accept) continue;
     const scores = new Map<number, Float64Array>();
     for (let j = 0; j < m; j++) {

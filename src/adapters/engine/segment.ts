@@ -338,21 +338,21 @@ export function lowerBound(sorted: Float64Array, x: number, after = false): numb
   return lo;
 }
 
-/**
- * The documents published inside [from, to], ascending, when they are few (under 1/16 of the
- * segment) so the filter can lead the traversal; undefined otherwise.
- */
-export function sparsePublished(seg: SegmentData, from: number | undefined, to: number | undefined): Int32Array | undefined {
+/** The documents published inside [from, to] as a bitset over the segment, and how many; undefined without a window. */
+export function publishedSet(seg: SegmentData, from: number | undefined, to: number | undefined): { bits: Int32Array; count: number } | undefined {
   if (from === undefined && to === undefined) return undefined;
   const i = from === undefined ? 0 : lowerBound(seg.pubSorted, from);
   const j = to === undefined ? seg.pubSorted.length : lowerBound(seg.pubSorted, to, true);
-  const count = Math.max(0, j - i);
-  if (count * 16 > seg.docCount) return undefined;
-  const bits = new Uint32Array((seg.docCount + 31) >>> 5);
+  const bits = new Int32Array((seg.docCount + 31) >>> 5);
   for (let k = i; k < j; k++) {
     const d = seg.pubOrder[k]!;
     bits[d >>> 5]! |= 1 << (d & 31);
   }
+  return { bits, count: Math.max(0, j - i) };
+}
+
+/** The members of a bitset, ascending. */
+export function members(bits: Int32Array, count: number): Int32Array {
   const out = new Int32Array(count);
   let n = 0;
   for (let w = 0; w < bits.length; w++) {
