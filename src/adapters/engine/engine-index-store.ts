@@ -204,7 +204,7 @@ export class EngineIndexStore implements IndexStore {
   }
 
   private get signature(): string {
-    return `engine-2 ${JSON.stringify(this.weights)}`;
+    return `engine-3 ${JSON.stringify(this.weights)}`;
   }
 
   /**

@@ -11,7 +11,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rea
 import { join } from 'node:path';
 import type { SegmentData } from './segment.js';
 
-const MAGIC = 'WSEG1';
+const MAGIC = 'WSEG2';
 const STATE_MAGIC = 'WSTA1';
 
 /** The typed arrays of a segment in file order, with their constructors. */
@@ -23,7 +23,7 @@ const ARRAYS = [
   ['blockBase', Uint32Array],
   ['blockOffset', Uint32Array],
   ['blockMaxSat', Float32Array],
-  ['postings', Uint8Array],
+  ['postings', Int32Array],
   ['versionIds', Float64Array],
   ['lengths', Uint32Array],
   ['publishedAt', Float64Array],
@@ -103,7 +103,7 @@ function decode(file: Buffer, magic: string): { meta: Record<string, unknown>; n
   };
 }
 
-type ArrayCtor = Uint8ArrayConstructor | Uint32ArrayConstructor | Float32ArrayConstructor | Float64ArrayConstructor;
+type ArrayCtor = Uint8ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor | Float32ArrayConstructor | Float64ArrayConstructor;
 
 export function writeSegment(dir: string, seg: SegmentData): string {
   const name = `seg-${randomUUID()}.bin`;

@@ -2,8 +2,11 @@
  * An immutable segment of the search engine: the postings of a run of documents (versions), with
  * per-document columns for the filters.
  *
- * Postings of a term are blocks of up to 128 documents; inside a block each posting is a varint
- * pair (document delta, weighted term frequency). Per block the segment keeps the last document,
+ * Postings of a term are blocks of up to 128 documents, bit-packed into 32-bit words: a header
+ * word (count, bits per document, bits per frequency), then each document as its distance from
+ * the block's base (frame of reference, not a delta: any posting can be read without the ones
+ * before it, so a cursor finds a document in a block by binary search), then the weighted term
+ * frequencies (minus 1), each packed at its block's width. Per block the segment keeps the last document,
  * the byte offset, the largest frequency and the shortest document length, so a cursor can skip a
  * block without decoding it and bound any score in it (BM25 grows with frequency and shrinks with
  * length, so f(maxTf, minLen) bounds every posting of the block whatever the collection statistics).
@@ -34,30 +37,6 @@ export interface SegmentDoc {
   revHost: string;
 }
 
-/** A growable byte buffer with varint writes. */
-class ByteWriter {
-  buf = new Uint8Array(16);
-  length = 0;
-
-  private room(n: number): void {
-    if (this.length + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.length + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.length));
-    this.buf = next;
-  }
-
-  varint(v: number): void {
-    this.room(5);
-    while (v >= 0x80) {
-      this.buf[this.length++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    this.buf[this.length++] = v;
-  }
-}
-
 class GrowInt {
   a: Uint32Array;
   length = 0;
@@ -77,30 +56,66 @@ class GrowInt {
   }
 }
 
+/** Bits needed for a non-negative integer below 2^31. */
+function bitWidth(max: number): number {
+  return 32 - Math.clz32(max);
+}
+
+/** Appends `n` values of `bits` bits each (bits <= 31), least significant first. */
+function pack(values: Int32Array, n: number, bits: number, out: GrowInt): void {
+  if (bits === 0) return;
+  let acc = 0;
+  let used = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    acc |= v << used;
+    used += bits;
+    if (used >= 32) {
+      out.push(acc >>> 0);
+      used -= 32;
+      acc = used > 0 ? v >>> (bits - used) : 0;
+    }
+  }
+  if (used > 0) out.push(acc >>> 0);
+}
+
 /** Streams one term's postings into blocks while documents are added. */
 class TermWriter {
-  readonly bytes = new ByteWriter();
+  readonly words = new GrowInt(4);
   df = 0;
   private lastDoc = -1;
   private inBlock = 0;
+  private readonly dists = new Int32Array(BLOCK);
+  private readonly freqs = new Int32Array(BLOCK);
   readonly blockBase = new GrowInt(1);
   readonly blockLast = new GrowInt(1);
   readonly blockOffset = new GrowInt(1);
 
+  private base = 0;
+
   add(doc: number, tf: number): void {
     if (this.inBlock === 0) {
-      this.blockOffset.push(this.bytes.length);
-      this.blockBase.push(this.lastDoc + 1); // stored +1 so that "none before" (-1) fits unsigned
+      this.base = this.lastDoc + 1;
+      this.blockBase.push(this.base); // the document before the block, plus one: "none before" (-1) fits unsigned
     }
-    this.bytes.varint(doc - this.lastDoc - 1);
-    this.bytes.varint(tf);
+    this.dists[this.inBlock] = doc - this.base;
+    this.freqs[this.inBlock] = tf - 1;
     this.lastDoc = doc;
     this.df++;
     if (++this.inBlock === BLOCK) this.closeBlock();
   }
 
   closeBlock(): void {
-    if (this.inBlock === 0) return;
+    const n = this.inBlock;
+    if (n === 0) return;
+    let freqMax = 0;
+    for (let i = 0; i < n; i++) freqMax |= this.freqs[i]!;
+    const docBits = bitWidth(this.dists[n - 1]!); // the largest: documents ascend
+    const freqBits = bitWidth(freqMax);
+    this.blockOffset.push(this.words.length);
+    this.words.push(n | (docBits << 8) | (freqBits << 16));
+    pack(this.dists, n, docBits, this.words);
+    pack(this.freqs, n, freqBits, this.words);
     this.blockLast.push(this.lastDoc);
     this.inBlock = 0;
   }
@@ -117,7 +132,7 @@ export interface SegmentData {
   blockLast: Uint32Array;
   /** Document before the block's first posting, plus one (0: none); deltas start from it. */
   blockBase: Uint32Array;
-  /** Byte offset of each block in `postings`. */
+  /** Offset of each block (its header word) in `postings`. */
   blockOffset: Uint32Array;
   /**
    * Per block, the largest BM25 saturation tf / (tf + k1 (1 - b + b len / refAvg)) of its postings,
@@ -126,7 +141,8 @@ export interface SegmentData {
    */
   blockMaxSat: Float32Array;
   refAvg: number;
-  postings: Uint8Array;
+  /** Every block's words (bit-packed, see the top of this file). */
+  postings: Int32Array;
   versionIds: Float64Array;
   lengths: Uint32Array;
   totalLength: number;
@@ -143,34 +159,43 @@ export interface SegmentData {
 }
 
 /**
- * Decodes one block's postings into `docs` and `tfs` (from byte `offset`; deltas start after
- * `before`, the block ends with `last`); returns how many there are.
+ * Decodes the block at word `offset` into `docs` and `tfs` (deltas start after document `before`);
+ * returns how many postings it has.
  */
-export function decodeBlock(postings: Uint8Array, offset: number, before: number, last: number, docs: Int32Array, tfs: Int32Array): number {
-  let p = offset;
-  let doc = before;
-  let k = 0;
-  while (doc !== last) {
-    let v = 0;
-    let shift = 0;
-    let byte: number;
-    do {
-      byte = postings[p++]!;
-      v |= (byte & 0x7f) << shift;
-      shift += 7;
-    } while (byte & 0x80);
-    doc += v + 1;
-    let tf = 0;
-    shift = 0;
-    do {
-      byte = postings[p++]!;
-      tf |= (byte & 0x7f) << shift;
-      shift += 7;
-    } while (byte & 0x80);
-    docs[k] = doc;
-    tfs[k++] = tf;
+export function decodeBlock(words: Int32Array, offset: number, before: number, docs: Int32Array, tfs: Int32Array): number {
+  // (Queries read blocks in place with engine.ts's Cursor; this decodes a whole block at once.)
+  const head = words[offset]!;
+  const n = head & 0xff;
+  const docBits = (head >>> 8) & 0xff;
+  const freqBits = (head >>> 16) & 0xff;
+  let w = offset + 1;
+  const base = before + 1;
+  if (docBits === 0) {
+    for (let k = 0; k < n; k++) docs[k] = base;
+  } else {
+    const mask = 0xffffffff >>> (32 - docBits);
+    for (let k = 0, bit = 0; k < n; k++, bit += docBits) {
+      const i = w + (bit >>> 5);
+      const off = bit & 31;
+      let v = words[i]! >>> off;
+      if (off + docBits > 32) v |= words[i + 1]! << (32 - off);
+      docs[k] = base + (v & mask);
+    }
+    w += (n * docBits + 31) >>> 5;
   }
-  return k;
+  if (freqBits === 0) {
+    for (let k = 0; k < n; k++) tfs[k] = 1;
+  } else {
+    const mask = 0xffffffff >>> (32 - freqBits);
+    for (let k = 0, bit = 0; k < n; k++, bit += freqBits) {
+      const i = w + (bit >>> 5);
+      const off = bit & 31;
+      let v = words[i]! >>> off;
+      if (off + freqBits > 32) v |= words[i + 1]! << (32 - off);
+      tfs[k] = (v & mask) + 1;
+    }
+  }
+  return n;
 }
 
 /** Each block's largest BM25 saturation at `refAvg`, by decoding every posting once. */
@@ -178,7 +203,7 @@ function blockMaxSaturation(
   blockBase: Uint32Array,
   blockLast: Uint32Array,
   blockOffset: Uint32Array,
-  postings: Uint8Array,
+  postings: Int32Array,
   lengths: Uint32Array,
   refAvg: number,
 ): Float32Array {
@@ -188,7 +213,7 @@ function blockMaxSaturation(
   const docs = new Int32Array(BLOCK);
   const tfs = new Int32Array(BLOCK);
   for (let block = 0; block < blockLast.length; block++) {
-    const count = decodeBlock(postings, blockOffset[block]!, blockBase[block]! - 1, blockLast[block]!, docs, tfs);
+    const count = decodeBlock(postings, blockOffset[block]!, blockBase[block]! - 1, docs, tfs);
     let best = 0;
     for (let k = 0; k < count; k++) {
       const tf = tfs[k]!;
@@ -244,16 +269,16 @@ export class SegmentBuilder {
     const termBlockStart = new Uint32Array(count);
     const termBlockCount = new Uint32Array(count);
     let blocks = 0;
-    let bytes = 0;
+    let words = 0;
     for (const w of this.writers.values()) {
       w.closeBlock();
       blocks += w.blockLast.length;
-      bytes += w.bytes.length;
+      words += w.words.length;
     }
     const blockLast = new Uint32Array(blocks);
     const blockBase = new Uint32Array(blocks);
     const blockOffset = new Uint32Array(blocks);
-    const postings = new Uint8Array(bytes);
+    const postings = new Int32Array(words);
     let t = 0;
     let b = 0;
     let at = 0;
@@ -265,8 +290,8 @@ export class SegmentBuilder {
       blockLast.set(w.blockLast.a.subarray(0, w.blockLast.length), b);
       blockBase.set(w.blockBase.a.subarray(0, w.blockBase.length), b);
       for (let i = 0; i < w.blockOffset.length; i++) blockOffset[b + i] = w.blockOffset.a[i]! + at;
-      postings.set(w.bytes.buf.subarray(0, w.bytes.length), at);
-      at += w.bytes.length;
+      postings.set(w.words.a.subarray(0, w.words.length), at);
+      at += w.words.length;
       b += w.blockLast.length;
       t++;
     }
@@ -401,7 +426,7 @@ export function concatSegments(a: SegmentData, b: SegmentData): SegmentData {
     blockLast: new Uint32Array(blocks),
     blockBase: new Uint32Array(blocks),
     blockOffset: new Uint32Array(blocks),
-    postings: new Uint8Array(a.postings.length + b.postings.length),
+    postings: new Int32Array(a.postings.length + b.postings.length),
   };
   let blockAt = 0;
   let byteAt = 0;
