@@ -12,7 +12,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
   ),
 );
 
-const WORD_RE = /[\p{L}\p{N}]+/gu;
+export const WORD_RE = /[\p{L}\p{N}]+/gu;
 const MARKS_RE = /\p{M}+/gu;
 
 export function fold(word: string): string {
@@ -43,7 +43,7 @@ export function cachedStem(word: string): string {
   return s;
 }
 
-function isAsciiWordChar(c: number): boolean {
+export function isAsciiWordChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 }
 

@@ -3,7 +3,7 @@
  * boundary. Sentences are scored by how many distinct query stems they hold (rarer coverage wins
  * over repetition); the best one is widened with its neighbours until the length is used.
  */
-import { cachedStem, cutAtWord, markdownToText, words } from '../core/text.js';
+import { cachedStem, cutAtWord, fold, isAsciiWordChar, markdownToText, WORD_RE } from '../core/text.js';
 
 /** Pages can be large; a snippet is looked for in the first part only. */
 const SCAN_LIMIT = 200_000;
@@ -18,6 +18,64 @@ function sentences(text: string): string[] {
   return out;
 }
 
+/**
+ * The first two characters of every query stem, as numbers (char << 16 | char). A Porter stem of three or more
+ * characters begins with the same two characters as every word that stems to it (its rules only
+ * rewrite suffixes after a part with a vowel), so a word whose first two characters are not in the
+ * table is not stemmed at all. Undefined when a stem is shorter: then every word is stemmed.
+ */
+function headsOf(stems: readonly string[]): Set<number> | undefined {
+  const heads = new Set<number>();
+  for (const s of stems) {
+    if (s.length < 3) return undefined;
+    heads.add((s.charCodeAt(0) << 16) | s.charCodeAt(1));
+  }
+  return heads;
+}
+
+const lower = (c: number) => (c >= 65 && c <= 90 ? c | 0x20 : c);
+
+/**
+ * How well a sentence matches: ten points per distinct query stem it holds, plus one per
+ * occurrence up to five. Its words are those of `words()` (ASCII runs cut by hand, others through
+ * the Unicode pattern, as `indexTerms` does).
+ */
+function sentenceScore(text: string, wanted: ReadonlySet<string>, heads: ReadonlySet<number> | undefined): number {
+  let seen: Set<string> | undefined;
+  let hits = 0;
+  const count = (stem: string) => {
+    if (!wanted.has(stem)) return;
+    hits++;
+    (seen ??= new Set()).add(stem);
+  };
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c < 128 && !isAsciiWordChar(c)) {
+      i++;
+      continue;
+    }
+    let j = i;
+    let ascii = true;
+    for (; j < n; j++) {
+      const d = text.charCodeAt(j);
+      if (d < 128) {
+        if (!isAsciiWordChar(d)) break;
+      } else {
+        ascii = false;
+      }
+    }
+    if (!ascii) {
+      for (const m of text.slice(i, j).matchAll(WORD_RE)) count(cachedStem(fold(m[0])));
+    } else if (heads === undefined || (j - i >= 2 && heads.has((lower(c) << 16) | lower(text.charCodeAt(i + 1))))) {
+      count(cachedStem(text.slice(i, j).toLowerCase()));
+    }
+    i = j;
+  }
+  return (seen?.size ?? 0) * 10 + Math.min(hits, 5);
+}
+
 export function buildSnippet(markdown: string, queryStems: readonly string[], maxLength: number): string {
   const text = markdownToText(markdown.length > SCAN_LIMIT ? markdown.slice(0, SCAN_LIMIT) : markdown);
   if (text.length <= maxLength) return text;
@@ -25,19 +83,11 @@ export function buildSnippet(markdown: string, queryStems: readonly string[], ma
   if (parts.length === 0) return cutAtWord(text, maxLength);
 
   const wanted = new Set(queryStems);
+  const heads = headsOf(queryStems);
   let best = 0;
   let bestScore = -1;
   for (let i = 0; i < parts.length; i++) {
-    const seen = new Set<string>();
-    let hits = 0;
-    for (const w of words(parts[i]!)) {
-      const s = cachedStem(w);
-      if (wanted.has(s)) {
-        hits++;
-        seen.add(s);
-      }
-    }
-    const score = seen.size * 10 + Math.min(hits, 5);
+    const score = sentenceScore(parts[i]!, wanted, heads);
     if (score > bestScore) {
       bestScore = score;
       best = i;
