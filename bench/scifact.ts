@@ -1,6 +1,8 @@
 /** SciFact (BEIR layout) loading, the synthetic corpus generator, and IR metrics. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { queryTerms } from '../src/core/text.js';
 
 export const SCIFACT_DIR = join(import.meta.dirname, '..', '..', 'shared', 'data', 'scifact');
 
@@ -121,4 +123,43 @@ export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[i]!;
+}
+
+/** The latency benchmark's query sets: SciFact test claims (long) and their first three content words (short). */
+export function benchQuerySets(count: number): [string, string[]][] {
+  const all = loadQueries();
+  const long = [...loadQrels('test').keys()].slice(0, count).map((id) => all.get(id)!);
+  return [
+    ['long', long],
+    ['short', long.map((q) => queryTerms(q).slice(0, 3).join(' '))],
+  ];
+}
+
+/** The latency benchmark's published windows. */
+export const BENCH_WINDOWS: [string, { publishedAfter?: number; publishedBefore?: number }][] = [
+  ['no filter', {}],
+  ['one-year window', { publishedAfter: Date.parse('2024-01-01T00:00:00Z'), publishedBefore: Date.parse('2024-12-31T23:59:59.999Z') }],
+  ['one-month window', { publishedAfter: Date.parse('2024-06-01T00:00:00Z'), publishedBefore: Date.parse('2024-06-30T23:59:59.999Z') }],
+];
+
+export interface Cell {
+  p50: number;
+  p99: number;
+  qps: number;
+  mean: number;
+}
+
+/** One client: a warm-up pass (by default the whole set, as the Lucene side does), then the timed pass. */
+export async function timeQueries(run: (q: string) => unknown, queries: readonly string[], warmup = queries.length): Promise<Cell> {
+  for (const q of queries.slice(0, warmup)) await run(q);
+  const lat: number[] = [];
+  const started = performance.now();
+  for (const q of queries) {
+    const t = performance.now();
+    await run(q);
+    lat.push(performance.now() - t);
+  }
+  const total = performance.now() - started;
+  lat.sort((a, b) => a - b);
+  return { p50: percentile(lat, 50), p99: percentile(lat, 99), qps: (queries.length / total) * 1000, mean: total / queries.length };
 }

@@ -10,29 +10,28 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ENGINE_WEIGHTS, EngineIndexStore, type EngineWeights } from '../src/adapters/engine/engine-index-store.js';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 import { DEFAULT_WEIGHTS, ftsMatchExpression, SqliteIndexStore } from '../src/adapters/sqlite/index-store.js';
 import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
-import { createServices } from '../src/config/services.js';
-import { loadSettings } from '../src/config/settings.js';
 import { queryTerms, words } from '../src/core/text.js';
-import { buildApp } from '../src/http/app.js';
 import type { IndexStore } from '../src/ports/index-store.js';
 import type { NewVersion } from '../src/ports/page-store.js';
 import {
+  BENCH_WINDOWS,
+  benchQuerySets,
+  type Cell,
   generateDocs,
   loadCorpus,
   loadQrels,
   loadQueries,
   mrrAt,
   ndcgAt,
-  percentile,
   recallAt,
   sentencesOf,
+  timeQueries,
 } from './scifact.js';
 
 const { values } = parseArgs({
@@ -193,27 +192,6 @@ function ensureCorpus(size: number): { path: string; buildSeconds?: number } {
   return { path, buildSeconds: (performance.now() - started) / 1000 };
 }
 
-interface Cell {
-  p50: number;
-  p99: number;
-  qps: number;
-  mean: number;
-}
-
-async function timeQueries(run: (q: string) => unknown, queries: readonly string[], warmup = queries.length): Promise<Cell> {
-  for (const q of queries.slice(0, warmup)) await run(q); // warm-up: by default the whole set once, as the Lucene side does
-  const lat: number[] = [];
-  const started = performance.now();
-  for (const q of queries) {
-    const t = performance.now();
-    await run(q);
-    lat.push(performance.now() - t);
-  }
-  const total = performance.now() - started;
-  lat.sort((a, b) => a - b);
-  return { p50: percentile(lat, 50), p99: percentile(lat, 99), qps: (queries.length / total) * 1000, mean: total / queries.length };
-}
-
 const LUCENE_JARS = ['lucene-core', 'lucene-analyzers-common'];
 
 /** Debian's Lucene 8 and a JDK, installed for the benchmark only (never for the product). */
@@ -254,19 +232,8 @@ function dirSize(path: string): number {
 
 async function latency(size: number, queryCount: number) {
   const { path, buildSeconds } = ensureCorpus(size);
-  const all = loadQueries();
-  const long = [...loadQrels('test').keys()].slice(0, queryCount).map((id) => all.get(id)!);
-  // Short queries: the first three content words of each claim (stop words left out).
-  const short = long.map((q) => queryTerms(q).slice(0, 3).join(' '));
-  const windows: [string, { publishedAfter?: number; publishedBefore?: number }][] = [
-    ['no filter', {}],
-    ['one-year window', { publishedAfter: Date.parse('2024-01-01T00:00:00Z'), publishedBefore: Date.parse('2024-12-31T23:59:59.999Z') }],
-    ['one-month window', { publishedAfter: Date.parse('2024-06-01T00:00:00Z'), publishedBefore: Date.parse('2024-06-30T23:59:59.999Z') }],
-  ];
-  const sets: [string, string[]][] = [
-    ['long', long],
-    ['short', short],
-  ];
+  const sets = benchQuerySets(queryCount);
+  const windows = BENCH_WINDOWS;
 
   const db = openDatabase({ path, readonly: false });
   const rssBefore = process.memoryUsage().rss;
@@ -316,57 +283,35 @@ async function latency(size: number, queryCount: number) {
     for (const r of java(cp, ['query', dir, qfile])) lucene.set(String(r.cell), { p50: Number(r.p50), p99: Number(r.p99), qps: Number(r.qps), mean: 0 });
   }
 
+  db.close();
+  // Queries and HTTP in a fresh process that loads the saved segments, as a server does (and as
+  // the Lucene side opens its index in its own JVM): the build's garbage is not in its heap.
+  const child = spawnSync(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', join(import.meta.dirname, 'engine-queries.ts'), path, String(queryCount), ...(values['skip-http'] ? ['--skip-http'] : [])],
+    { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 },
+  );
+  if (child.status !== 0) throw new Error(`engine queries: ${child.stderr}`);
+  const figures = child.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { cell?: string; ours: Cell; full: Cell; http?: Cell; direct?: Cell });
   const rows: string[] = [];
   const ms = (c: Cell | undefined) => (c ? `${fmt(c.p50)} / ${fmt(c.p99)} / ${fmt(c.qps, 0)}` : 'n/a');
   const ratio = (a: number, b: number | undefined) => (b ? fmt(a / b, 2) : 'n/a');
   for (const [set, qs] of sets) {
     for (const [w, f] of windows) {
-      const ask = (q: string) => engine.search({ terms: queryTerms(q), limit: 10, ...f });
-      const ours = await timeQueries(ask, qs);
-      // The exhaustive reference is slow at 1M: its first 100 queries, 5 of them as warm-up.
-      const full = await timeQueries((q) => engine.exhaustiveSearch({ terms: queryTerms(q), limit: 10, ...f }), qs.slice(0, 100), 5);
-      const fts = values.fts ? await timeQueries((q) => ftsIndex(db).search({ terms: queryTerms(q), limit: 10, ...f }), qs) : undefined;
+      const figure = figures.find((x) => x.cell === `${set} ${w}`)!;
+      const fts = values.fts ? await timeQueries((q) => ftsIndex(path).search({ terms: queryTerms(q), limit: 10, ...f }), qs) : undefined;
       const luc = lucene.get(`${set} ${w}`);
       rows.push(
-        `| ${set} claims, ${w} | ${ms(ours)} | ${ms(full)} | ${ms(luc)} | ${ratio(ours.p50, luc?.p50)} | ${ratio(ours.p99, luc?.p99)} |${values.fts ? ` ${ms(fts)} |` : ''}`,
+        `| ${set} claims, ${w} | ${ms(figure.ours)} | ${ms(figure.full)} | ${ms(luc)} | ${ratio(figure.ours.p50, luc?.p50)} | ${ratio(figure.ours.p99, luc?.p99)} |${values.fts ? ` ${ms(fts)} |` : ''}`,
       );
     }
   }
-
-  let httpLine = '';
-  if (!values['skip-http']) {
-    const settings = loadSettings({
-      env: {},
-      flags: { databaseUrl: `sqlite:${path}`, keylessPerSecond: 1_000_000, keylessPerHour: 1_000_000_000, logLevel: 'warn' },
-    });
-    const services = await createServices(settings);
-    const app = await buildApp(services, { logger: false });
-    const address = await app.listen({ host: '127.0.0.1', port: 0 });
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const target = new URL('/v1/search/public', address);
-    // A plain node:http client on a kept-alive connection: the figure is the API's cost, not a heavier client's.
-    const post = (q: string) =>
-      new Promise<void>((resolve, reject) => {
-        const body = JSON.stringify({ query: q.slice(0, 2000) });
-        const req = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-service-title': 'bench' } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}: ${Buffer.concat(chunks).toString()}`))));
-          res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end(body);
-      });
-    const overHttp = await timeQueries(post, long);
-    const direct = await timeQueries((q) => engine.search({ terms: queryTerms(q), limit: 10 }), long);
-    httpLine = `HTTP POST /v1/search/public, long claims, no filter: p50 ${fmt(overHttp.p50, 2)} ms, p99 ${fmt(overHttp.p99, 2)} ms (engine alone in the same run: p50 ${fmt(direct.p50, 2)} ms): the API adds ${fmt(overHttp.p50 - direct.p50, 2)} ms at p50 (snippets from stored markdown, 10 versions read from SQLite, tier bookkeeping, JSON, HTTP over a kept-alive connection)`;
-    agent.destroy();
-    await app.close();
-    await services.close();
-  }
-  db.close();
+  const h = figures.find((x) => x.http);
+  const httpLine = h
+    ? `HTTP POST /v1/search/public, long claims, no filter: p50 ${fmt(h.http!.p50, 2)} ms, p99 ${fmt(h.http!.p99, 2)} ms (engine alone in the same process: p50 ${fmt(h.direct!.p50, 2)} ms): the API adds ${fmt(h.http!.p50 - h.direct!.p50, 2)} ms at p50 (snippets from stored markdown, 10 versions read from SQLite, tier bookkeeping, JSON, HTTP over a kept-alive connection)`
+    : '';
   console.log(
-    `\n${size.toLocaleString('en-US')} documents (SQLite ${fmt(statSync(path).size / 1e6, 0)} MB${buildSeconds ? `, built in ${fmt(buildSeconds)} s` : ', cached'}), ${long.length} SciFact test claims, top 10, one client`,
+    `\n${size.toLocaleString('en-US')} documents (SQLite ${fmt(statSync(path).size / 1e6, 0)} MB${buildSeconds ? `, built in ${fmt(buildSeconds)} s` : ', cached'}), ${sets[0]![1].length} SciFact test claims, top 10, one client`,
   );
   console.log(`Engine build from SQLite (both cores) and save: ${fmt(engineBuild)} s, ${fmt(engineDisk / 2 ** 20, 0)} MiB on disk, ${fmt(engineBytes / 2 ** 20, 0)} MiB of segment arrays; RSS of this process after the build ${fmt(rss / 2 ** 20, 0)} MiB (${fmt(rssBefore / 2 ** 20, 0)} MiB before)`);
   console.log(`Restart (fresh process, segments loaded from disk${restart.fromDisk ? '' : ' FAILED: it rebuilt'}): ${fmt(restart.loadSeconds, 2)} s, RSS ${fmt(restart.rssMiB, 0)} MiB (${fmt(restart.baseMiB, 0)} MiB of it before opening)`);
@@ -378,8 +323,8 @@ async function latency(size: number, queryCount: number) {
 }
 
 let fts: SqliteIndexStore | undefined;
-function ftsIndex(db: ReturnType<typeof openDatabase>): SqliteIndexStore {
-  fts ??= new SqliteIndexStore(db);
+function ftsIndex(path: string): SqliteIndexStore {
+  fts ??= new SqliteIndexStore(openDatabase({ path }));
   return fts;
 }
 

@@ -79,27 +79,32 @@ function pack(values: Int32Array, n: number, bits: number, out: GrowInt): void {
   if (used > 0) out.push(acc >>> 0);
 }
 
-/** Streams one term's postings into blocks while documents are added. */
+/** Scratch for packing one block (the build is single-threaded per builder). */
+const dists = new Int32Array(BLOCK);
+const freqs = new Int32Array(BLOCK);
+
+/**
+ * Streams one term's postings into blocks while documents are added. An open block's postings sit
+ * unpacked (distance, frequency - 1) at the end of `words`; closing it packs them in place.
+ */
 class TermWriter {
-  readonly words = new GrowInt(4);
+  readonly words = new GrowInt(2);
   df = 0;
   private lastDoc = -1;
   private inBlock = 0;
-  private readonly dists = new Int32Array(BLOCK);
-  private readonly freqs = new Int32Array(BLOCK);
+  private base = 0;
   readonly blockBase = new GrowInt(1);
   readonly blockLast = new GrowInt(1);
   readonly blockOffset = new GrowInt(1);
-
-  private base = 0;
 
   add(doc: number, tf: number): void {
     if (this.inBlock === 0) {
       this.base = this.lastDoc + 1;
       this.blockBase.push(this.base); // the document before the block, plus one: "none before" (-1) fits unsigned
+      this.blockOffset.push(this.words.length);
     }
-    this.dists[this.inBlock] = doc - this.base;
-    this.freqs[this.inBlock] = tf - 1;
+    this.words.push(doc - this.base);
+    this.words.push(tf - 1);
     this.lastDoc = doc;
     this.df++;
     if (++this.inBlock === BLOCK) this.closeBlock();
@@ -108,14 +113,20 @@ class TermWriter {
   closeBlock(): void {
     const n = this.inBlock;
     if (n === 0) return;
+    const start = this.blockOffset.a[this.blockOffset.length - 1]!;
+    const raw = this.words.a;
     let freqMax = 0;
-    for (let i = 0; i < n; i++) freqMax |= this.freqs[i]!;
-    const docBits = bitWidth(this.dists[n - 1]!); // the largest: documents ascend
+    for (let i = 0; i < n; i++) {
+      dists[i] = raw[start + 2 * i]!;
+      freqs[i] = raw[start + 2 * i + 1]!;
+      freqMax |= freqs[i]!;
+    }
+    const docBits = bitWidth(dists[n - 1]!); // the largest: documents ascend
     const freqBits = bitWidth(freqMax);
-    this.blockOffset.push(this.words.length);
+    this.words.length = start;
     this.words.push(n | (docBits << 8) | (freqBits << 16));
-    pack(this.dists, n, docBits, this.words);
-    pack(this.freqs, n, freqBits, this.words);
+    pack(dists, n, docBits, this.words);
+    pack(freqs, n, freqBits, this.words);
     this.blockLast.push(this.lastDoc);
     this.inBlock = 0;
   }
