@@ -402,41 +402,39 @@ export function searchTopK(
     for (const c of cs) postingCount += c.postings;
     if (pub && pub.count * n * 16 <= postingCount) {
       const only = members(pub.bits, pub.count);
-      // Few documents pass the window: they lead. Each is bounded by the blocks around it; then the
-      // lists are read from the highest bound down, stopping as soon as the rest cannot lift the
-      // document over the threshold, so the blocks of common terms are mostly never decoded.
+      // Few documents pass the window: they lead. For each, the lists are probed from the highest
+      // bound down, and the document is dropped as soon as what it has plus the most the remaining
+      // lists could add (their bounds over the segment, or the probed list's block there) cannot
+      // beat the threshold, so the blocks of common terms are mostly never read.
+      const fac = idf2.map((w) => blockBound(w, 1, drift));
+      let bar = threshold - Math.abs(threshold) * 4e-12 - 4e-12;
       for (let x = 0; x < only.length; x++) {
         const doc = only[x]!;
         if (!accept(doc)) continue;
-        let total = 0;
-        for (let i = 0; i < n; i++) {
-          const c = cs[i]!;
-          const b = c.blockFor(doc);
-          const bb = b < c.blockEnd ? blockBound(idf2[i]!, maxSat[b]!, drift) : 0;
-          below[i] = bb;
-          total += bb;
-        }
-        if (slack(total) < threshold) continue;
         const nd = norm[doc]!;
         let partial = 0;
-        let rest = total;
         let pruned = false;
         let hit = false;
         for (let i = n - 1; i >= 0; i--) {
-          rest -= below[i]!;
           tfOf[i] = 0;
-          if (below[i] === 0) continue;
+          const rest = i > 0 ? cum[i - 1]! : 0;
+          if (partial + cum[i]! < bar) {
+            pruned = true;
+            break;
+          }
           const c = cs[i]!;
+          const b = c.blockFor(doc);
+          if (b >= c.blockEnd) continue;
+          if (partial + rest + fac[i]! * maxSat[b]! < bar) {
+            pruned = true;
+            break;
+          }
           c.advance(doc);
           if (c.doc === doc) {
             const tf = c.tf;
             tfOf[i] = tf;
             partial += termScore(idf2[i]!, tf, nd);
             hit = true;
-          }
-          if (i > 0 && slack(partial + rest) < threshold) {
-            pruned = true;
-            break;
           }
         }
         if (pruned || !hit) continue;
@@ -447,6 +445,7 @@ export function searchTopK(
         }
         top.offer(score, seg.versionIds[doc]!);
         threshold = top.threshold;
+        bar = threshold - Math.abs(threshold) * 4e-12 - 4e-12;
       }
       continue;
     }
