@@ -12,7 +12,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
   ),
 );
 
-export const WORD_RE = /[\p{L}\p{N}]+/gu;
+const WORD_RE = /[\p{L}\p{N}]+/gu;
 const MARKS_RE = /\p{M}+/gu;
 
 export function fold(word: string): string {
@@ -43,7 +43,7 @@ export function cachedStem(word: string): string {
   return s;
 }
 
-export function isAsciiWordChar(c: number): boolean {
+function isAsciiWordChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 }
 
@@ -52,12 +52,12 @@ function pushTerm(out: string[], w: string): void {
 }
 
 /**
- * The terms the search engine indexes for `text`: folded words, stop words removed, stemmed, in
- * order. The same words as `words()`, found faster: runs of ASCII letters and digits are cut by
- * hand; a run holding any other character goes through the Unicode word pattern.
+ * Calls `visit` with the bounds of each word run of `text` in order: runs of ASCII letters and
+ * digits are cut by hand (`ascii` true: the word is the run, lowercased); a run holding any other
+ * character (`ascii` false) holds the words the Unicode word pattern finds in it, to be folded.
+ * Together they are exactly the words of `words()`, found faster.
  */
-export function indexTerms(text: string): string[] {
-  const out: string[] = [];
+export function scanWords(text: string, visit: (start: number, end: number, ascii: boolean) => void): void {
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -76,11 +76,28 @@ export function indexTerms(text: string): string[] {
         ascii = false;
       }
     }
-    const run = text.slice(i, j);
-    if (ascii) pushTerm(out, run.toLowerCase());
-    else for (const m of run.matchAll(WORD_RE)) pushTerm(out, fold(m[0]));
+    visit(i, j, ascii);
     i = j;
   }
+}
+
+/** The folded words of a run `scanWords` reported as not ASCII. */
+export function unicodeWords(run: string): string[] {
+  const out: string[] = [];
+  for (const m of run.matchAll(WORD_RE)) out.push(fold(m[0]));
+  return out;
+}
+
+/**
+ * The terms the search engine indexes for `text`: folded words, stop words removed, stemmed, in
+ * order. The same words as `words()` (see `scanWords`).
+ */
+export function indexTerms(text: string): string[] {
+  const out: string[] = [];
+  scanWords(text, (i, j, ascii) => {
+    if (ascii) pushTerm(out, text.slice(i, j).toLowerCase());
+    else for (const w of unicodeWords(text.slice(i, j))) pushTerm(out, w);
+  });
   return out;
 }
 

@@ -3,7 +3,7 @@
  * boundary. Sentences are scored by how many distinct query stems they hold (rarer coverage wins
  * over repetition); the best one is widened with its neighbours until the length is used.
  */
-import { cachedStem, cutAtWord, fold, isAsciiWordChar, markdownToText, WORD_RE } from '../core/text.js';
+import { cachedStem, cutAtWord, markdownToText, scanWords, unicodeWords } from '../core/text.js';
 
 /** Pages can be large; a snippet is looked for in the first part only. */
 const SCAN_LIMIT = 200_000;
@@ -48,31 +48,13 @@ function sentenceScore(text: string, wanted: ReadonlySet<string>, heads: Readonl
     hits++;
     (seen ??= new Set()).add(stem);
   };
-  const n = text.length;
-  let i = 0;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c < 128 && !isAsciiWordChar(c)) {
-      i++;
-      continue;
-    }
-    let j = i;
-    let ascii = true;
-    for (; j < n; j++) {
-      const d = text.charCodeAt(j);
-      if (d < 128) {
-        if (!isAsciiWordChar(d)) break;
-      } else {
-        ascii = false;
-      }
-    }
+  scanWords(text, (i, j, ascii) => {
     if (!ascii) {
-      for (const m of text.slice(i, j).matchAll(WORD_RE)) count(cachedStem(fold(m[0])));
-    } else if (heads === undefined || (j - i >= 2 && heads.has((lower(c) << 16) | lower(text.charCodeAt(i + 1))))) {
+      for (const w of unicodeWords(text.slice(i, j))) count(cachedStem(w));
+    } else if (heads === undefined || (j - i >= 2 && heads.has((lower(text.charCodeAt(i)) << 16) | lower(text.charCodeAt(i + 1))))) {
       count(cachedStem(text.slice(i, j).toLowerCase()));
     }
-    i = j;
-  }
+  });
   return (seen?.size ?? 0) * 10 + Math.min(hits, 5);
 }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyse, EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { searchable, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
-import { concatSegments, SegmentBuilder, type SegmentData } from '../../src/adapters/engine/segment.js';
+import { concatSegments, decodeBlock, SegmentBuilder, type SegmentData } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { queryTerms, stem } from '../../src/core/text.js';
@@ -54,6 +54,52 @@ describe('segments', () => {
     assert.equal(joined.docCount, whole.docCount);
     assert.deepEqual([...joined.pubSorted], [...whole.pubSorted]);
     for (const q of queries) assert.deepEqual(run([joined], q), run([whole], q), q);
+  });
+
+  test('addFields (the build path) indexes exactly what add(analyse(row)) does', () => {
+    const weights = { title: 3, description: 2, content: 1, url: 1 };
+    const odd = ['Ünïcode Café RÉSUMÉ naïve', 'MiXeD CaSe The AND stop WORDS', '東京 x86_64 C++ e-mail 3.14', '', 'ALLCAPS allcaps AllCaps'];
+    const rows = corpus.slice(0, 1500).map((d, i) => ({
+      id: i + 1,
+      url: `https://Host${i % 7}.test/${d.id}/Path-Words`,
+      rev_host: `test.host${i % 7}.`,
+      title: `${d.title} ${odd[i % odd.length]}`,
+      description: i % 3 === 0 ? null : odd[(i + 1) % odd.length]!,
+      content: d.text.toUpperCase().slice(0, 40) + d.text,
+      acquired_at: 0,
+      superseded_at: null,
+      published_at: i,
+      searchable: 1,
+    }));
+    const viaMap = new SegmentBuilder();
+    const viaFields = new SegmentBuilder();
+    for (const r of rows) {
+      const a = analyse(r, weights);
+      viaMap.add(a);
+      viaFields.addFields(a, [
+        [r.title, weights.title],
+        [r.description, weights.description],
+        [r.content, weights.content],
+        [r.url.replace(/^https?:\/\//, ''), weights.url],
+      ]);
+    }
+    const x = viaMap.finish();
+    const y = viaFields.finish();
+    assert.deepEqual([...y.lengths], [...x.lengths]);
+    assert.deepEqual([...y.terms.keys()].sort(), [...x.terms.keys()].sort());
+    const postings = (seg: SegmentData, term: string) => {
+      const t = seg.terms.get(term)!;
+      const out: number[] = [];
+      for (let b = seg.termBlockStart[t]!; b < seg.termBlockStart[t]! + seg.termBlockCount[t]!; b++) {
+        const docs = new Int32Array(128);
+        const tfs = new Int32Array(128);
+        const n = decodeBlock(seg.postings, seg.blockOffset[b]!, seg.blockBase[b]! - 1, docs, tfs);
+        for (let k = 0; k < n; k++) out.push(docs[k]!, tfs[k]!);
+      }
+      return out;
+    };
+    for (const term of x.terms.keys()) assert.deepEqual(postings(y, term), postings(x, term), term);
+    assert.ok(x.terms.has('東京') && x.terms.has('cafe') && x.terms.has('allcap'));
   });
 });
 

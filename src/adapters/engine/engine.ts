@@ -392,7 +392,6 @@ export function searchTopK(
     const blockLast = seg.blockLast;
     const maxSat = seg.blockMaxSat;
     const tfOf = new Int32Array(n);
-    const below = new Float64Array(n);
     const cursorOfSlot = new Int32Array(m).fill(-1);
     for (let i = 0; i < n; i++) cursorOfSlot[sl[i]!] = i;
     // A published window: a bitset of the documents inside. When visiting each of them in each list

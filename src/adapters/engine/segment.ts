@@ -16,6 +16,8 @@
  * superseded, a capture moves earlier, a version is removed); everything else never changes.
  */
 
+import { cachedStem, scanWords, STOP_WORDS, unicodeWords } from '../../core/text.js';
+
 export const BLOCK = 128;
 
 /** BM25 parameters (FTS5's and Lucene's defaults). */
@@ -90,6 +92,8 @@ const freqs = new Int32Array(BLOCK);
 class TermWriter {
   readonly words = new GrowInt(2);
   df = 0;
+  /** The weighted frequency gathered for the document being added (`SegmentBuilder.addFields`). */
+  pending = 0;
   private lastDoc = -1;
   private inBlock = 0;
   private base = 0;
@@ -238,6 +242,92 @@ function blockMaxSaturation(
   return out;
 }
 
+/**
+ * Lowercased ASCII words -> a value, looked up by the characters of a run of the text in place:
+ * no string is made for a word seen before (open addressing, FNV-1a over the lowercased codes).
+ */
+class AsciiWordTable<V> {
+  private chars = new Uint8Array(1 << 16);
+  private used = 0;
+  private start = new Int32Array(1024);
+  private len = new Int32Array(1024);
+  private hash = new Int32Array(1024);
+  readonly values: V[] = [];
+  private slots = new Int32Array(2048).fill(-1);
+
+  private static hashOf(text: string, i: number, j: number): number {
+    let h = 0x811c9dc5;
+    for (let k = i; k < j; k++) {
+      const c = text.charCodeAt(k);
+      h = Math.imul(h ^ (c >= 65 && c <= 90 ? c | 0x20 : c), 16777619);
+    }
+    return h;
+  }
+
+  /** The entry of the word text[i, j) (lowercased), or -1. */
+  find(text: string, i: number, j: number): number {
+    const h = AsciiWordTable.hashOf(text, i, j);
+    const mask = this.slots.length - 1;
+    for (let s = h & mask; ; s = (s + 1) & mask) {
+      const e = this.slots[s]!;
+      if (e < 0) return -1;
+      if (this.hash[e] !== h || this.len[e] !== j - i) continue;
+      const at = this.start[e]!;
+      let k = 0;
+      while (k < j - i) {
+        const c = text.charCodeAt(i + k);
+        if ((c >= 65 && c <= 90 ? c | 0x20 : c) !== this.chars[at + k]) break;
+        k++;
+      }
+      if (k === j - i) return e;
+    }
+  }
+
+  /** Adds the word text[i, j) (lowercased; not present) with its value. */
+  add(text: string, i: number, j: number, value: V): void {
+    const e = this.values.length;
+    if (e === this.start.length) {
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.start = grow(this.start);
+      this.len = grow(this.len);
+      this.hash = grow(this.hash);
+    }
+    const n = j - i;
+    if (this.used + n > this.chars.length) {
+      const b = new Uint8Array(Math.max(this.chars.length * 2, this.used + n));
+      b.set(this.chars.subarray(0, this.used));
+      this.chars = b;
+    }
+    for (let k = 0; k < n; k++) {
+      const c = text.charCodeAt(i + k);
+      this.chars[this.used + k] = c >= 65 && c <= 90 ? c | 0x20 : c;
+    }
+    this.start[e] = this.used;
+    this.len[e] = n;
+    this.hash[e] = AsciiWordTable.hashOf(text, i, j);
+    this.used += n;
+    this.values.push(value);
+    if ((e + 1) * 2 > this.slots.length) this.rehash(this.slots.length * 2);
+    else this.place(e);
+  }
+
+  private place(e: number): void {
+    const mask = this.slots.length - 1;
+    let s = this.hash[e]! & mask;
+    while (this.slots[s]! >= 0) s = (s + 1) & mask;
+    this.slots[s] = e;
+  }
+
+  private rehash(size: number): void {
+    this.slots = new Int32Array(size).fill(-1);
+    for (let e = 0; e < this.values.length; e++) this.place(e);
+  }
+}
+
 /** Builds segments one document at a time; `finish` freezes the postings into flat arrays. */
 export class SegmentBuilder {
   private readonly writers = new Map<string, TermWriter>();
@@ -255,21 +345,81 @@ export class SegmentBuilder {
 
   add(d: SegmentDoc): void {
     const doc = this.versionIds.length;
+    this.push(d, d.length);
+    for (const [term, tf] of d.terms) this.writerOf(term).add(doc, tf);
+  }
+
+  /** Folded word -> its term's writer (null: a stop word): each distinct word is stemmed and looked up once per build. */
+  private readonly wordWriters = new Map<string, TermWriter | null>();
+  /** The same for ASCII words, found without making a string. */
+  private readonly asciiWords = new AsciiWordTable<TermWriter | null>();
+  private readonly touched: TermWriter[] = [];
+  private docLength = 0;
+
+  /**
+   * Adds a document from the text of its fields, each with its weight, analysed exactly as
+   * `indexTerms` does (so as `add` of what engine-index-store's `analyse` makes of it), but
+   * without a map of terms per document: frequencies gather on the terms' writers.
+   */
+  addFields(meta: Omit<SegmentDoc, 'terms' | 'length'>, fields: readonly (readonly [string | null, number])[]): void {
+    const doc = this.versionIds.length;
+    this.docLength = 0;
+    for (const [text, weight] of fields) {
+      if (!text || weight === 0) continue;
+      scanWords(text, (i, j, ascii) => {
+        if (!ascii) {
+          for (const w of unicodeWords(text.slice(i, j))) this.count(this.writerOfWord(w), weight);
+          return;
+        }
+        let e = this.asciiWords.find(text, i, j);
+        if (e < 0) {
+          e = this.asciiWords.values.length;
+          this.asciiWords.add(text, i, j, this.writerOfWord(text.slice(i, j).toLowerCase()));
+        }
+        this.count(this.asciiWords.values[e]!, weight);
+      });
+    }
+    this.push(meta, this.docLength);
+    for (const w of this.touched) {
+      w.add(doc, w.pending);
+      w.pending = 0;
+    }
+    this.touched.length = 0;
+  }
+
+  private writerOfWord(word: string): TermWriter | null {
+    let w = this.wordWriters.get(word);
+    if (w === undefined) {
+      w = STOP_WORDS.has(word) ? null : this.writerOf(cachedStem(word));
+      this.wordWriters.set(word, w);
+    }
+    return w;
+  }
+
+  private count(w: TermWriter | null, weight: number): void {
+    if (w === null) return;
+    this.docLength++;
+    if (w.pending === 0) this.touched.push(w);
+    w.pending += weight;
+  }
+
+  private writerOf(term: string): TermWriter {
+    let w = this.writers.get(term);
+    if (!w) {
+      w = new TermWriter();
+      this.writers.set(term, w);
+    }
+    return w;
+  }
+
+  private push(d: Omit<SegmentDoc, 'terms' | 'length'>, length: number): void {
     this.versionIds.push(d.versionId);
-    this.lengths.push(d.length);
-    this.totalLength += d.length;
+    this.lengths.push(length);
+    this.totalLength += length;
     this.acquired.push(d.acquiredAt);
     this.superseded.push(d.supersededAt);
     this.published.push(d.publishedAt);
     this.revHosts.push(d.revHost);
-    for (const [term, tf] of d.terms) {
-      let w = this.writers.get(term);
-      if (!w) {
-        w = new TermWriter();
-        this.writers.set(term, w);
-      }
-      w.add(doc, tf);
-    }
   }
 
   finish(): SegmentData {
