@@ -148,6 +148,52 @@ class Cursor {
     this.doc = this.docAt(lo);
   }
 
+  /**
+   * Adds the score of every posting before `end` (only of documents in `inside`, when given) into
+   * a window's accumulators starting at document `ws`, and moves past them: the inner loop of the
+   * windowed traversal, reading the block with locals.
+   */
+  addUpTo(end: number, ws: number, idfW: number, norm: Float32Array, acc: Float64Array, tfWin: Int32Array, tfBase: number, found: Int32Array, inside: Int32Array | undefined): void {
+    const words = this.words;
+    while (this.doc < end) {
+      const { n, at, bits: width, mask, base, freqAt, freqBits, freqMask } = this;
+      let k = this.k;
+      let doc = this.doc;
+      for (;;) {
+        if (inside === undefined || (inside[doc >>> 5]! & (1 << (doc & 31))) !== 0) {
+          let tf = 1;
+          if (freqBits !== 0) {
+            const bit = k * freqBits;
+            const i = freqAt + (bit >>> 5);
+            const off = bit & 31;
+            let v = words[i]! >>> off;
+            if (off + freqBits > 32) v |= words[i + 1]! << (32 - off);
+            tf = (v & freqMask) + 1;
+          }
+          const d = doc - ws;
+          tfWin[tfBase + d] = tf;
+          acc[d] = acc[d]! + termScore(idfW, tf, norm[doc]!);
+          found[d >>> 5] = found[d >>> 5]! | (1 << (d & 31));
+        }
+        if (++k >= n) break;
+        const bit = k * width;
+        const i = at + (bit >>> 5);
+        const off = bit & 31;
+        let v = words[i]! >>> off;
+        if (off + width > 32) v |= words[i + 1]! << (32 - off);
+        doc = base + (v & mask);
+        if (doc >= end) {
+          this.k = k;
+          this.doc = doc;
+          return;
+        }
+      }
+      // The block is used up: on to the next one.
+      this.k = n - 1;
+      this.next();
+    }
+  }
+
   /** Index of the block holding `target` (or the next block after it), for block-max bounds. */
   blockFor(target: number): number {
     // Shallow advance: targets only grow, so the search resumes where the last one stopped.
@@ -497,19 +543,7 @@ export function searchTopK(
       for (let i = winFirst; i < n; i++) {
         const c = cs[i]!;
         if (c.doc < ws) c.advance(ws);
-        const idfW = idf2[i]!;
-        const base = i * WINDOW;
-        while (c.doc < we) {
-          const doc = c.doc;
-          if (inside === undefined || (inside[doc >>> 5]! & (1 << (doc & 31))) !== 0) {
-            const d = doc - ws;
-            const tf = c.tf;
-            tfWin[base + d] = tf;
-            acc[d] = acc[d]! + termScore(idfW, tf, norm[doc]!);
-            bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
-          }
-          c.next();
-        }
+        c.addUpTo(we, ws, idf2[i]!, norm, acc, tfWin, i * WINDOW, bits, inside);
       }
       prevEnd = we;
       // Lists before winFirst add at most wcum[winFirst - 1] to a document of this window.
