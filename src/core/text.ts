@@ -110,14 +110,13 @@ export function queryTerms(query: string): string[] {
 
 /** Plain text of markdown: images, link targets, emphasis and heading marks dropped, whitespace folded. */
 export function markdownToText(markdown: string): string {
-  return markdown
-    .replace(/```[^\n]*\n/g, '')
-    .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
-    .replace(/[*_`|]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  // Each pass runs only when its pattern can match (every image or link holds "](").
+  let text = markdown;
+  if (text.includes('```')) text = text.replace(/```[^\n]*\n/g, '');
+  if (text.includes('](')) text = text.replace(/!\[[^\]]*\]\([^)]*\)/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+  text = text.replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '');
+  if (/[*_`|]/.test(text)) text = text.replace(/[*_`|]+/g, ' ');
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 /** Cuts `text` to at most `max` characters at a word boundary, adding an ellipsis when cut. */
