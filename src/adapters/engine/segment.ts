@@ -173,6 +173,23 @@ export interface SegmentData {
   pubSorted: Float64Array;
 }
 
+/** Unpacks `n` values of `bits` bits from word `at` into `out` as `add` + value; returns how many words they took. */
+function unpack(words: Int32Array, at: number, bits: number, n: number, out: Int32Array, add: number): number {
+  if (bits === 0) {
+    out.fill(add, 0, n);
+    return 0;
+  }
+  const mask = 0xffffffff >>> (32 - bits);
+  for (let k = 0, bit = 0; k < n; k++, bit += bits) {
+    const i = at + (bit >>> 5);
+    const off = bit & 31;
+    let v = words[i]! >>> off;
+    if (off + bits > 32) v |= words[i + 1]! << (32 - off);
+    out[k] = add + (v & mask);
+  }
+  return (n * bits + 31) >>> 5;
+}
+
 /**
  * Decodes the block at word `offset` into `docs` and `tfs` (deltas start after document `before`);
  * returns how many postings it has.
@@ -183,33 +200,8 @@ export function decodeBlock(words: Int32Array, offset: number, before: number, d
   const n = head & 0xff;
   const docBits = (head >>> 8) & 0xff;
   const freqBits = (head >>> 16) & 0xff;
-  let w = offset + 1;
-  const base = before + 1;
-  if (docBits === 0) {
-    for (let k = 0; k < n; k++) docs[k] = base;
-  } else {
-    const mask = 0xffffffff >>> (32 - docBits);
-    for (let k = 0, bit = 0; k < n; k++, bit += docBits) {
-      const i = w + (bit >>> 5);
-      const off = bit & 31;
-      let v = words[i]! >>> off;
-      if (off + docBits > 32) v |= words[i + 1]! << (32 - off);
-      docs[k] = base + (v & mask);
-    }
-    w += (n * docBits + 31) >>> 5;
-  }
-  if (freqBits === 0) {
-    for (let k = 0; k < n; k++) tfs[k] = 1;
-  } else {
-    const mask = 0xffffffff >>> (32 - freqBits);
-    for (let k = 0, bit = 0; k < n; k++, bit += freqBits) {
-      const i = w + (bit >>> 5);
-      const off = bit & 31;
-      let v = words[i]! >>> off;
-      if (off + freqBits > 32) v |= words[i + 1]! << (32 - off);
-      tfs[k] = (v & mask) + 1;
-    }
-  }
+  const w = offset + 1;
+  unpack(words, w + unpack(words, w, docBits, n, docs, before + 1), freqBits, n, tfs, 1);
   return n;
 }
 
