@@ -225,11 +225,6 @@ class Cursor {
     return b;
   }
 
-  /** The block holding the current posting. */
-  get currentBlock(): number {
-    return this.block;
-  }
-
   get blockEnd(): number {
     return this.end;
   }
