@@ -456,8 +456,14 @@ export function searchTopK(
     const tfOf = new Int32Array(n);
     const cursorOfSlot = new Int32Array(m).fill(-1);
     for (let i = 0; i < n; i++) cursorOfSlot[sl[i]!] = i;
+    // Bound factor per list: a block's bound is fac x its saturation maximum.
+    const fac = idf2.map((w) => blockBound(w, 1, drift));
+    // A candidate is dropped when its bound is below `bar`, a hair under the threshold (never a tie).
+    const barOf = (t: number) => t - Math.abs(t) * 4e-12 - 4e-12;
+    let bar = barOf(threshold);
     // A published window: a bitset of the documents inside. When visiting each of them in each list
-    // costs less than reading the lists (measured on the benchmark: visiting a document in a list costs about as much as reading 64 postings; a one-month window over 1M documents never leads, a one-day window does), they lead.
+    // costs less than reading the lists, they lead (measured on the benchmark: a visit costs about
+    // as much as reading 64 postings; a one-month window over 1M documents never leads, a day does).
     const pub = publishedSet(seg, filter.publishedAfter, filter.publishedBefore);
     let postingCount = 0;
     for (const c of cs) postingCount += c.postings;
@@ -467,8 +473,6 @@ export function searchTopK(
       // bound down, and the document is dropped as soon as what it has plus the most the remaining
       // lists could add (their bounds over the segment, or the probed list's block there) cannot
       // beat the threshold, so the blocks of common terms are mostly never read.
-      const fac = idf2.map((w) => blockBound(w, 1, drift));
-      let bar = threshold - Math.abs(threshold) * 4e-12 - 4e-12;
       for (let x = 0; x < only.length; x++) {
         const doc = only[x]!;
         if (!accept(doc)) continue;
@@ -506,7 +510,7 @@ export function searchTopK(
         }
         top.offer(score, seg.versionIds[doc]!);
         threshold = top.threshold;
-        bar = threshold - Math.abs(threshold) * 4e-12 - 4e-12;
+        bar = barOf(threshold);
       }
       continue;
     }
@@ -520,10 +524,6 @@ export function searchTopK(
     // as much as reading 12 postings, measured on the benchmark).
     const probeAbove = pub ? pub.count * 12 : Infinity;
     const { acc, bits, tfWin, wcum } = windowScratch(n);
-    // Bound factor per list: a block's bound is fac x its saturation maximum.
-    const fac = idf2.map((w) => blockBound(w, 1, drift));
-    // A candidate is dropped when its bound is below `bar`, a hair under the threshold (never a tie).
-    let bar = threshold - Math.abs(threshold) * 4e-12 - 4e-12;
     let prevEnd = 0;
     // Windows of WINDOW documents. In each, the lists' block maxima there decide which lists can
     // produce a competitive document alone ("essential" in the window); their postings are added
@@ -619,7 +619,7 @@ export function searchTopK(
           const t = top.threshold;
           if (t !== threshold) {
             threshold = t;
-            bar = threshold - Math.abs(threshold) * 4e-12 - 4e-12;
+            bar = barOf(threshold);
             while (firstEssential < n && slack(cum[firstEssential]!) < threshold) firstEssential++;
           }
         }
