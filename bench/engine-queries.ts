@@ -1,7 +1,8 @@
 /**
  * The query side of `npm run bench:search`, in a fresh process as a server runs: it opens the
  * database and the saved segments, times every cell (our engine, and exhaustive BM25 on the same
- * index for the first 100 queries), then POST /v1/search/public over HTTP against the engine alone.
+ * index for the first 100 queries), then POST /v1/search/public over HTTP against the engine alone,
+ * and where an HTTP request's time goes.
  * Prints one JSON line per figure. Args: <db path> <query count> [--skip-http]. Used by bench/search.ts,
  * which builds and saves the segments first (so the build's garbage is not in this process).
  */
@@ -38,6 +39,13 @@ for (const [set, qs] of sets) {
 if (flag !== '--skip-http') {
   const long = sets[0]![1];
   const app = await buildApp(services, { logger: false });
+  const spent = { server: 0, engine: 0, versions: 0 };
+  let measuring = false;
+  const begun = new WeakMap<object, number>();
+  app.addHook('onRequest', async (request) => void begun.set(request, performance.now()));
+  app.addHook('onResponse', async (request) => {
+    if (measuring) spent.server += performance.now() - (begun.get(request) ?? performance.now());
+  });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const target = new URL('/v1/search/public', address);
@@ -57,9 +65,27 @@ if (flag !== '--skip-http') {
     });
   const overHttp: Cell = await timeQueries(post, long);
   const direct: Cell = await timeQueries((q) => engine.search({ terms: queryTerms(q), limit: 10 }), long);
+  // Where a request's time goes (means): one more pass with the server's time, the engine's and
+  // the version reads measured inside it; the rest of the server's time is snippets, tier and JSON.
+  const timed = <A extends unknown[], R>(f: (...a: A) => Promise<R>, key: keyof typeof spent) =>
+    async (...a: A): Promise<R> => {
+      const t = performance.now();
+      try {
+        return await f(...a);
+      } finally {
+        spent[key] += performance.now() - t;
+      }
+    };
+  const search = engine.search.bind(engine);
+  const getVersions = services.pages.getVersions.bind(services.pages);
+  engine.search = timed(search, 'engine');
+  services.pages.getVersions = timed(getVersions, 'versions');
+  measuring = true;
   const started = performance.now();
-  await post(long[0]!);
-  out({ http: overHttp, direct, one: performance.now() - started });
+  for (const q of long) await post(q);
+  const n = long.length;
+  const client = (performance.now() - started) / n;
+  out({ http: overHttp, direct, means: { client, server: spent.server / n, engine: spent.engine / n, versions: spent.versions / n } });
   agent.destroy();
   await app.close();
 }

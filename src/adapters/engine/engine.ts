@@ -386,6 +386,12 @@ function queryTermsOf(stats: Statistics, terms: readonly string[]): QueryTerm[] 
   return out;
 }
 
+/** What both searches start from: the heap and the query's distinct terms with their IDF; undefined when nothing can match. */
+function begin(stats: Statistics, terms: readonly string[], k: number): { top: TopK; q: ReturnType<typeof queryTermsOf> } | undefined {
+  const q = queryTermsOf(stats, terms);
+  return q.length === 0 || k <= 0 ? undefined : { top: new TopK(k), q };
+}
+
 /**
  * Top k by MaxScore. Per segment, terms are ordered by their upper bound; the lowest ones whose
  * bounds sum to no more than the threshold are "non-essential": a document found only in them
@@ -403,10 +409,10 @@ export function searchTopK(
   filter: EngineFilter,
   k: number,
 ): EngineHit[] {
-  const top = new TopK(k);
-  const q = queryTermsOf(stats, terms);
+  const started = begin(stats, terms, k);
+  if (!started) return [];
+  const { top, q } = started;
   const m = q.length;
-  if (m === 0 || k <= 0) return [];
   for (const sseg of segments) {
     const { data: seg, norms: norm, ub: ubCache, gone } = sseg;
     const accept = compileFilter(sseg, filter);
@@ -680,10 +686,10 @@ export function exhaustive(
   filter: EngineFilter,
   k: number,
 ): EngineHit[] {
-  const top = new TopK(k);
-  const q = queryTermsOf(stats, terms);
+  const started = begin(stats, terms, k);
+  if (!started) return [];
+  const { top, q } = started;
   const m = q.length;
-  if (m === 0 || k <= 0) return [];
   for (const sseg of segments) {
     const { data: seg, norms: norm } = sseg;
     const accept = compileFilter(sseg, filter);
