@@ -4,9 +4,9 @@ import { queryTerms, stem } from '../core/text.js';
 import { toIso } from '../core/time.js';
 import { parseWebql, positiveWords } from '../core/webql.js';
 import type { IndexStore } from '../ports/index-store.js';
-import type { PageStore, StoredVersion } from '../ports/page-store.js';
+import type { PageStore, ResultVersion } from '../ports/page-store.js';
 import { type FetchDeps, storeLivePage } from './fetch-page.js';
-import { buildSnippet, fallbackDescription } from './snippet.js';
+import { fallbackDescription, pageText, SnippetQuery, snippetOf } from './snippet.js';
 
 export interface SearchDeps extends FetchDeps {
   index: IndexStore;
@@ -22,7 +22,7 @@ const REALTIME_CONCURRENCY = 4;
  * few at a time, one overall deadline); a fresh page gives the snippet and acquired_at and is stored
  * as a new version; a result whose fetch fails or is too late keeps its indexed snippet.
  */
-async function refresh(deps: SearchDeps, results: SearchResult[], stems: readonly string[], snippetMaxLength: number): Promise<void> {
+async function refresh(deps: SearchDeps, results: SearchResult[], query: SnippetQuery, snippetMaxLength: number): Promise<void> {
   if (!deps.live) return;
   const signal = AbortSignal.timeout(deps.realtimeDeadlineMs ?? 10_000);
   let next = 0;
@@ -33,7 +33,7 @@ async function refresh(deps: SearchDeps, results: SearchResult[], stems: readonl
         const page = await deps.live!.fetch(r.url, { signal });
         if (signal.aborted) return;
         await storeLivePage(deps, page, r.url);
-        const snippet = buildSnippet(page.content, stems, snippetMaxLength);
+        const snippet = snippetOf(pageText(page.content), query, snippetMaxLength);
         if (snippet) r.snippet = snippet;
         r.acquired_at = toIso(page.fetchedAt);
       } catch {
@@ -44,13 +44,14 @@ async function refresh(deps: SearchDeps, results: SearchResult[], stems: readonl
   await Promise.all(Array.from({ length: Math.min(REALTIME_CONCURRENCY, results.length) }, worker));
 }
 
-function toResult(v: StoredVersion, stems: readonly string[], snippetMaxLength: number): SearchResult {
+function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: number): SearchResult {
+  const text = pageText(v.content);
   const result: SearchResult = {
     title: v.title?.trim() || v.url,
     url: v.url,
-    description: v.description?.trim() || fallbackDescription(v.content),
+    description: v.description?.trim() || fallbackDescription(v.content, text),
   };
-  const snippet = buildSnippet(v.content, stems, snippetMaxLength);
+  const snippet = snippetOf(text, query, snippetMaxLength);
   if (snippet) result.snippet = snippet;
   if (v.publishedAt !== undefined) result.published_at = toIso(v.publishedAt);
   result.acquired_at = toIso(v.acquiredAt);
@@ -73,8 +74,8 @@ export async function search(deps: SearchDeps, req: SearchRequest): Promise<Sear
     limit: req.maxResults,
   });
   const versions = await deps.pages.getVersions(hits.slice(0, req.maxResults).map((h) => h.versionId));
-  const stems = terms.map(stem);
-  const results = versions.map((v) => toResult(v, stems, req.snippetMaxLength));
-  if (req.mode === 'realtime_content') await refresh(deps, results, stems, req.snippetMaxLength);
+  const query = new SnippetQuery(terms.map(stem));
+  const results = versions.map((v) => toResult(v, query, req.snippetMaxLength));
+  if (req.mode === 'realtime_content') await refresh(deps, results, query, req.snippetMaxLength);
   return { query: req.query, results };
 }

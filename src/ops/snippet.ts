@@ -2,98 +2,176 @@
  * Query-biased snippets: the passage of the page that best matches the query, cut at a word
  * boundary. Sentences are scored by how many distinct query stems they hold (rarer coverage wins
  * over repetition); the best one is widened with its neighbours until the length is used.
+ *
+ * A search builds ten of these per request, so the text is scanned once, in place: sentence
+ * bounds are offsets, and a word is stemmed only when it could stem to a query stem (see
+ * `SnippetQuery`).
  */
-import { cachedStem, cutAtWord, markdownToText, scanWords, unicodeWords } from '../core/text.js';
+import { cachedStem, cutAtWord, markdownToText, unicodeWords } from '../core/text.js';
 
 /** Pages can be large; a snippet is looked for in the first part only. */
 const SCAN_LIMIT = 200_000;
-const SENTENCE_RE = /[^.!?\n]+(?:[.!?]+(?=\s|$)|$)/g;
+const DESCRIPTION_LENGTH = 300;
+const LEADING_HEADING = /^\s*#{1,6}[^\n]*\n+/;
 
-function sentences(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(SENTENCE_RE)) {
-    const s = m[0].trim();
-    if (s) out.push(s);
-  }
-  return out;
-}
-
-/**
- * The first two characters of every query stem, as numbers (char << 16 | char). A Porter stem of three or more
- * characters begins with the same two characters as every word that stems to it (its rules only
- * rewrite suffixes after a part with a vowel), so a word whose first two characters are not in the
- * table is not stemmed at all. Undefined when a stem is shorter: then every word is stemmed.
- */
-function headsOf(stems: readonly string[]): Set<number> | undefined {
-  const heads = new Set<number>();
-  for (const s of stems) {
-    if (s.length < 3) return undefined;
-    heads.add((s.charCodeAt(0) << 16) | s.charCodeAt(1));
-  }
-  return heads;
+/** The text snippets and fallback descriptions are cut from: the plain text of the page's opening part. */
+export function pageText(markdown: string): string {
+  return markdownToText(markdown.length > SCAN_LIMIT ? markdown.slice(0, SCAN_LIMIT) : markdown);
 }
 
 const lower = (c: number) => (c >= 65 && c <= 90 ? c | 0x20 : c);
+const isAsciiWordChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+const isTerminator = (c: number) => c === 46 || c === 33 || c === 63; // . ! ?
+const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11;
 
 /**
- * How well a sentence matches: ten points per distinct query stem it holds, plus one per
- * occurrence up to five. Its words are those of `words()` (ASCII runs cut by hand, others through
- * the Unicode pattern, as `indexTerms` does).
+ * The query's stems, prepared once per search. A Porter stem keeps its word's first character
+ * and, but for its last character, is a prefix of its word (its rules only rewrite a suffix, and
+ * only the stem's final letter can be one the word does not have there: happy -> happi); the test
+ * suite checks this over the whole SciFact vocabulary. So an ASCII word is stemmed only when it
+ * starts with one of these prefixes, and the words that are stemmed are exactly matched.
  */
-function sentenceScore(text: string, wanted: ReadonlySet<string>, heads: ReadonlySet<number> | undefined): number {
-  let seen: Set<string> | undefined;
-  let hits = 0;
-  const count = (stem: string) => {
-    if (!wanted.has(stem)) return;
-    hits++;
-    (seen ??= new Set()).add(stem);
-  };
-  scanWords(text, (i, j, ascii) => {
-    if (!ascii) {
-      for (const w of unicodeWords(text.slice(i, j))) count(cachedStem(w));
-    } else if (heads === undefined || (j - i >= 2 && heads.has((lower(text.charCodeAt(i)) << 16) | lower(text.charCodeAt(i + 1))))) {
-      count(cachedStem(text.slice(i, j).toLowerCase()));
-    }
-  });
-  return (seen?.size ?? 0) * 10 + Math.min(hits, 5);
-}
+export class SnippetQuery {
+  /** stem -> its index, for distinct counting. */
+  readonly index = new Map<string, number>();
+  /** Prefixes that a word must start with to stem to a query stem, by their lowercase first character. */
+  readonly prefixes: (string[] | undefined)[] = new Array(128);
 
-export function buildSnippet(markdown: string, queryStems: readonly string[], maxLength: number): string {
-  const text = markdownToText(markdown.length > SCAN_LIMIT ? markdown.slice(0, SCAN_LIMIT) : markdown);
-  if (text.length <= maxLength) return text;
-  const parts = sentences(text);
-  if (parts.length === 0) return cutAtWord(text, maxLength);
-
-  const wanted = new Set(queryStems);
-  const heads = headsOf(queryStems);
-  let best = 0;
-  let bestScore = -1;
-  for (let i = 0; i < parts.length; i++) {
-    const score = sentenceScore(parts[i]!, wanted, heads);
-    if (score > bestScore) {
-      bestScore = score;
-      best = i;
+  constructor(stems: readonly string[]) {
+    for (const s of stems) {
+      if (s.length === 0 || this.index.has(s)) continue;
+      this.index.set(s, this.index.size);
+      const c = s.charCodeAt(0);
+      if (c >= 128) continue; // only words outside ASCII stem to it, and the Unicode path stems them all
+      (this.prefixes[c] ??= []).push(s.slice(0, Math.max(1, s.length - 1)));
     }
   }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  /** The index of the query stem the ASCII word text[i, j) stems to, or -1. */
+  asciiWord(text: string, i: number, j: number): number {
+    const candidates = this.prefixes[lower(text.charCodeAt(i))];
+    if (candidates === undefined) return -1;
+    for (const p of candidates) {
+      if (p.length > j - i) continue;
+      let k = 1;
+      while (k < p.length && lower(text.charCodeAt(i + k)) === p.charCodeAt(k)) k++;
+      if (k === p.length) return this.index.get(cachedStem(text.slice(i, j).toLowerCase())) ?? -1;
+    }
+    return -1;
+  }
+}
+
+/**
+ * Sentence bounds of `text` (whitespace already folded to single spaces): a sentence ends after a
+ * run of . ! ? that is followed by a space or the end. Returns [start0, end0, start1, end1, ...],
+ * trimmed, in order; sentences are separated by exactly the one space between them.
+ */
+export function sentenceBounds(text: string): number[] {
+  const bounds: number[] = [];
+  const n = text.length;
+  let start = 0;
+  while (start < n && isSpace(text.charCodeAt(start))) start++;
+  let i = start;
+  while (i < n) {
+    if (!isTerminator(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < n && isTerminator(text.charCodeAt(j))) j++;
+    if (j === n || isSpace(text.charCodeAt(j))) {
+      bounds.push(start, j);
+      start = j;
+      while (start < n && isSpace(text.charCodeAt(start))) start++;
+    }
+    i = j;
+  }
+  let end = n;
+  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+  if (end > start) bounds.push(start, end);
+  return bounds;
+}
+
+/**
+ * The best sentence (its index in `bounds`, a multiple of two; the first of equals). How well a
+ * sentence matches: ten points per distinct query stem it holds, plus one per occurrence up to
+ * five. Words are those of `words()`: ASCII runs cut by hand, others through the Unicode pattern.
+ */
+export function bestSentence(text: string, bounds: readonly number[], query: SnippetQuery): number {
+  // The sentence (+1) in which each query stem was last counted: distinct stems per sentence without a set.
+  const last = new Int32Array(query.size);
+  let best = 0;
+  let bestScore = -1;
+  for (let s = 0; s < bounds.length; s += 2) {
+    const end = bounds[s + 1]!;
+    let distinct = 0;
+    let hits = 0;
+    const count = (stem: number) => {
+      if (stem < 0) return;
+      hits++;
+      if (last[stem] !== s + 1) {
+        last[stem] = s + 1;
+        distinct++;
+      }
+    };
+    let i = bounds[s]!;
+    while (i < end) {
+      const c = text.charCodeAt(i);
+      if (c < 128 && !isAsciiWordChar(c)) {
+        i++;
+        continue;
+      }
+      let j = i;
+      let ascii = true;
+      for (; j < end; j++) {
+        const d = text.charCodeAt(j);
+        if (d < 128) {
+          if (!isAsciiWordChar(d)) break;
+        } else ascii = false;
+      }
+      if (ascii) count(query.asciiWord(text, i, j));
+      else for (const w of unicodeWords(text.slice(i, j))) count(query.index.get(cachedStem(w)) ?? -1);
+      i = j;
+    }
+    const score = distinct * 10 + Math.min(hits, 5);
+    if (score > bestScore) {
+      bestScore = score;
+      best = s;
+    }
+  }
+  return best;
+}
+
+/** The best passage of `text` (from `pageText`) for the query, at most `maxLength` characters. */
+export function snippetOf(text: string, query: SnippetQuery, maxLength: number): string {
+  if (text.length <= maxLength) return text;
+  const bounds = sentenceBounds(text);
+  if (bounds.length === 0) return cutAtWord(text, maxLength);
+  const best = bestSentence(text, bounds, query);
 
   // Widen around the best sentence: forward first (reads naturally), then backward.
   let from = best;
   let to = best;
-  let length = parts[best]!.length;
-  while (to + 1 < parts.length && length + 1 + parts[to + 1]!.length <= maxLength) {
-    to++;
-    length += 1 + parts[to]!.length;
-  }
-  while (from > 0 && length + 1 + parts[from - 1]!.length <= maxLength) {
-    from--;
-    length += 1 + parts[from]!.length;
-  }
-  return cutAtWord(parts.slice(from, to + 1).join(' '), maxLength);
+  while (to + 2 < bounds.length && bounds[to + 3]! - bounds[from]! <= maxLength) to += 2;
+  while (from > 0 && bounds[to + 1]! - bounds[from - 2]! <= maxLength) from -= 2;
+  return cutAtWord(text.slice(bounds[from], bounds[to + 1]), maxLength);
 }
 
-/** A short summary when the page has no description: its opening text. */
-export function fallbackDescription(markdown: string, maxLength = 300): string {
-  // A leading heading usually repeats the title; the description starts after it.
-  const body = markdown.slice(0, maxLength * 8).replace(/^\s*#{1,6}[^\n]*\n+/, '');
+export function buildSnippet(markdown: string, queryStems: readonly string[], maxLength: number): string {
+  return snippetOf(pageText(markdown), new SnippetQuery(queryStems), maxLength);
+}
+
+/**
+ * A short summary when the page has no description: its opening text, after a leading heading
+ * (which usually repeats the title). `text` is the page's `pageText`, reused when there is no such heading.
+ */
+export function fallbackDescription(markdown: string, text?: string, maxLength = DESCRIPTION_LENGTH): string {
+  const heading = LEADING_HEADING.exec(markdown);
+  if (text !== undefined && heading === null) return cutAtWord(text, maxLength);
+  const body = markdown.slice(heading?.[0].length ?? 0, (heading?.[0].length ?? 0) + maxLength * 8);
   return cutAtWord(markdownToText(body), maxLength);
 }

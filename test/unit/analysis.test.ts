@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { indexTerms, STOP_WORDS, stem, words } from '../../src/core/text.js';
-import { loadCorpus } from '../../bench/scifact.js';
-import { buildSnippet } from '../../src/ops/snippet.js';
+import { indexTerms, markdownToText, queryTerms, STOP_WORDS, stem, words } from '../../src/core/text.js';
+import { benchQuerySets, loadCorpus } from '../../bench/scifact.js';
+import { bestSentence, buildSnippet, fallbackDescription, pageText, sentenceBounds, SnippetQuery } from '../../src/ops/snippet.js';
 
 const reference = (text: string) => words(text).filter((w) => !STOP_WORDS.has(w)).map(stem);
 
@@ -27,20 +27,59 @@ describe('indexTerms (the engine analysis)', () => {
 });
 
 describe('snippet word filter', () => {
-  // Snippets skip stemming a word whose first two characters begin no query stem; that is exact
-  // only if every stem of three or more characters starts with the first two characters of its word.
-  test('a stem of three or more characters starts as its word does, over the whole SciFact vocabulary', () => {
+  // Snippets stem a word only when it starts with all but the last character of a query stem (its
+  // first character for a one-character stem); that is exact only if every Porter stem is so.
+  test('a stem keeps its word\'s first character and, but for its last, is a prefix of it, over the whole SciFact vocabulary', () => {
     const vocabulary = new Set<string>();
     for (const d of loadCorpus()) for (const w of words(`${d.title} ${d.text}`)) vocabulary.add(w);
     assert.ok(vocabulary.size > 20_000);
-    let checked = 0;
+    let changed = 0;
     for (const w of vocabulary) {
       const s = stem(w);
-      if (s.length < 3) continue;
-      checked++;
-      assert.equal(s.slice(0, 2), w.slice(0, 2), `${w} -> ${s}`);
+      if (s !== w) changed++;
+      assert.ok(w.startsWith(s.slice(0, Math.max(1, s.length - 1))), `${w} -> ${s}`);
     }
-    assert.ok(checked > 20_000);
+    assert.ok(changed > 10_000, 'the vocabulary exercises the stemmer');
+  });
+
+  test('the filtered scan picks the same sentence as stemming every word, on SciFact abstracts and claims', () => {
+    const corpus = loadCorpus().slice(0, 400);
+    const claims = benchQuerySets(300).flatMap(([, qs]) => qs);
+    const stemsOf = (q: string) => queryTerms(q).map(stem);
+    let compared = 0;
+    let differing = 0;
+    corpus.forEach((d, i) => {
+      const text = markdownToText(d.text);
+      const bounds = sentenceBounds(text);
+      if (bounds.length < 4) return;
+      // A claim, its short form, and the document's own title: queries that do and do not match.
+      for (const q of [claims[i % claims.length]!, claims[(i * 7) % claims.length]!, d.title]) {
+        const wanted = new Set(stemsOf(q));
+        let best = 0;
+        let bestScore = -1;
+        for (let s = 0; s < bounds.length; s += 2) {
+          const found = words(text.slice(bounds[s], bounds[s + 1])).map(stem).filter((w) => wanted.has(w));
+          const score = new Set(found).size * 10 + Math.min(found.length, 5);
+          if (score > bestScore) [best, bestScore] = [s, score];
+        }
+        const got = bestSentence(text, bounds, new SnippetQuery([...wanted]));
+        compared++;
+        if (got !== best) differing++;
+        assert.equal(got, best, `${d.id}: ${q}`);
+      }
+    });
+    assert.ok(compared > 1000 && differing === 0);
+  });
+});
+
+describe('sentenceBounds', () => {
+  test('a sentence ends after . ! or ? followed by a space or the end; decimals and initials inside a word stay', () => {
+    const text = 'A 3.5 mg dose (p<0.001) worked. Why?! It did... e.g.the rest';
+    const b = sentenceBounds(text);
+    const parts: string[] = [];
+    for (let i = 0; i < b.length; i += 2) parts.push(text.slice(b[i], b[i + 1]));
+    assert.deepEqual(parts, ['A 3.5 mg dose (p<0.001) worked.', 'Why?!', 'It did...', 'e.g.the rest']);
+    assert.deepEqual(sentenceBounds('  '), []);
   });
 });
 
@@ -54,8 +93,27 @@ describe('buildSnippet', () => {
     assert.match(buildSnippet(`${text} Some garbage generation here.`, stems('garbage collectors generational'), 60), /^COLLECTORS and GARBAGE, generationally\./);
   });
 
-  test('words outside ASCII and stems too short to filter on are still matched', () => {
+  test('words outside ASCII and one- and two-character stems are still matched', () => {
     assert.match(buildSnippet(page('Ein Café in Straße hat ÄPFEL.'), stems('straße äpfel'), 45), /Straße hat ÄPFEL/);
     assert.match(buildSnippet(page('The ox and ax went by.'), stems('ox ax'), 45), /The ox and ax went by\./);
+    assert.match(buildSnippet(page('Vitamin D and type 2 diabetes.'), stems('d 2'), 45), /Vitamin D and type 2 diabetes\./);
+  });
+
+  test('widens the best sentence forward, then backward, within the length', () => {
+    const text = 'One two. Three four. Target words here. Five six. Seven eight.';
+    assert.equal(buildSnippet(text, stems('target'), 35), 'Target words here. Five six.');
+    assert.equal(buildSnippet(text, stems('target'), 40), 'Three four. Target words here. Five six.');
+    assert.equal(buildSnippet(text, stems('target'), 50), 'Target words here. Five six. Seven eight.');
+    assert.equal(buildSnippet(text, stems('eight'), 25), 'Five six. Seven eight.');
+  });
+});
+
+describe('fallbackDescription', () => {
+  test('the opening text, after a leading heading; the page text is reused when there is none', () => {
+    const md = '# Title\n\nFirst **bold** line.\n\nSecond line.';
+    assert.equal(fallbackDescription(md), 'First bold line. Second line.');
+    const plain = 'Opening *words* of a page, long enough to be cut somewhere in the middle.';
+    assert.equal(fallbackDescription(plain, pageText(plain), 30), fallbackDescription(plain, undefined, 30));
+    assert.equal(fallbackDescription(plain, undefined, 30), 'Opening words of a page, long…');
   });
 });
