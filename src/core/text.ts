@@ -116,7 +116,8 @@ export function markdownToText(markdown: string): string {
   if (text.includes('](')) text = text.replace(/!\[[^\]]*\]\([^)]*\)/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
   text = text.replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '');
   if (/[*_`|]/.test(text)) text = text.replace(/[*_`|]+/g, ' ');
-  return text.replace(/\s+/g, ' ').trim();
+  // Folding rewrites every space, so it runs only when some whitespace is not already a single space.
+  return (/[^\S ]| {2}/.test(text) ? text.replace(/\s+/g, ' ') : text).trim();
 }
 
 /** Cuts `text` to at most `max` characters at a word boundary, adding an ellipsis when cut. */
