@@ -201,6 +201,8 @@ export interface OpenOptions {
   readonly?: boolean;
 }
 
+const MMAP_BYTES = 2 ** 31;
+
 export function openDatabase(options: OpenOptions): Db {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const db = new Database(options.path, { readonly: options.readonly ?? false });
@@ -208,6 +210,10 @@ export function openDatabase(options: OpenOptions): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
+  // Reads of the database file through a memory map instead of a read() per page: a search reads
+  // ten random versions, 20 us each through read(), 11 us mapped (1M-version file). The build caps
+  // the map at 2 GiB; the pages are the file's own, shared and reclaimable.
+  if (options.path !== ':memory:') db.pragma(`mmap_size = ${MMAP_BYTES}`);
   if (!options.readonly) migrate(db);
   return db;
 }
