@@ -31,6 +31,9 @@ export interface StoredVersion {
   searchable: boolean;
 }
 
+/** What a search result is made of: `getVersions` reads only these. */
+export type ResultVersion = Pick<StoredVersion, 'id' | 'url' | 'title' | 'description' | 'content' | 'publishedAt' | 'acquiredAt'>;
+
 /** `unchanged`: the version alive at that instant already had the same content; nothing was stored. */
 export type PutOutcome = { status: 'added'; version: StoredVersion } | { status: 'unchanged'; version: StoredVersion };
 
@@ -41,8 +44,8 @@ export interface PageStore {
   putVersions(versions: readonly NewVersion[]): Promise<PutOutcome[]>;
   /** The newest version of a URL, or undefined when it was never acquired. */
   latest(url: string): Promise<StoredVersion | undefined>;
-  /** Versions by id, in the order asked; unknown ids are left out. */
-  getVersions(ids: readonly number[]): Promise<StoredVersion[]>;
+  /** Versions by id as search results show them, in the order asked; unknown ids are left out. */
+  getVersions(ids: readonly number[]): Promise<ResultVersion[]>;
   /** Every version of a URL, oldest first. */
   history(url: string): Promise<StoredVersion[]>;
   stats(): Promise<{ pages: number; versions: number }>;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { reverseHost } from '../../core/url.js';
-import type { NewVersion, PageStore, PutOutcome, StoredVersion } from '../../ports/page-store.js';
+import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
 import type { Db } from './database.js';
 
 interface VersionRow {
@@ -17,6 +17,8 @@ interface VersionRow {
   searchable: number;
   lang: string | null;
 }
+
+type ResultRow = Pick<VersionRow, 'id' | 'url' | 'acquired_at' | 'published_at' | 'title' | 'description' | 'content'>;
 
 const VERSION_COLUMNS = `v.id, p.url, p.host, v.acquired_at, v.published_at, v.title, v.description, v.author,
   v.content, v.content_hash, v.searchable, v.lang`;
@@ -80,6 +82,10 @@ export class SqlitePageStore implements PageStore {
       history: db.prepare<[string], VersionRow>(
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
          WHERE p.url = ? ORDER BY v.acquired_at ASC, v.id ASC`,
+      ),
+      byIds: db.prepare<[string], ResultRow>(
+        `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description, v.content
+         FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (SELECT value FROM json_each(?))`,
       ),
       byId: db.prepare<[number], VersionRow>(
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`,
@@ -148,11 +154,19 @@ export class SqlitePageStore implements PageStore {
     return row ? toVersion(row) : undefined;
   }
 
-  async getVersions(ids: readonly number[]): Promise<StoredVersion[]> {
-    const out: StoredVersion[] = [];
+  async getVersions(ids: readonly number[]): Promise<ResultVersion[]> {
+    // One statement for the lot (a search asks for ten), and only the columns a result shows.
+    const rows = new Map<number, ResultRow>();
+    for (const row of this.stmts.byIds.all(JSON.stringify(ids))) rows.set(row.id, row);
+    const out: ResultVersion[] = [];
     for (const id of ids) {
-      const row = this.stmts.byId.get(id);
-      if (row) out.push(toVersion(row));
+      const row = rows.get(id);
+      if (!row) continue;
+      const v: ResultVersion = { id: row.id, url: row.url, content: row.content, acquiredAt: row.acquired_at };
+      if (row.title !== null) v.title = row.title;
+      if (row.description !== null) v.description = row.description;
+      if (row.published_at !== null) v.publishedAt = row.published_at;
+      out.push(v);
     }
     return out;
   }
