@@ -174,6 +174,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
   // a rebuild); a worker of `serve --workers` only reads them, its primary saves.
   const engineDir = settings.sqlitePath === ':memory:' ? undefined : `${settings.sqlitePath}.engine`;
   const index = new EngineIndexStore(db, { dir: engineDir, readOnly: cluster.isWorker });
+  const usage = new SqliteUsageStore(db, (e) => logs.log('error', 'usage not recorded', { err: String(e) }));
   let closed = false;
   return {
     settings,
@@ -183,7 +184,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
     accounts,
     storefrontAccounts: new SqliteStorefrontAccountStore(db),
     ledger,
-    usage: new SqliteUsageStore(db),
+    usage,
     limiter,
     live,
     liveFetchIndexes: settings.liveFetchIndexes,
@@ -211,6 +212,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
       await usageReporter?.stop();
       await live.close();
       await limiter.close?.();
+      await usage.flush();
       db.close();
     },
   };

@@ -18,6 +18,9 @@ export interface UsageEntry {
 }
 
 export interface UsageStore {
+  /** Queues the row; it is stored shortly after (see the adapter), and before `list` reads. */
   record(entry: UsageEntry): Promise<void>;
   list(filter: { orgId?: string; limit: number }): Promise<UsageEntry[]>;
+  /** Stores every queued row now (at shutdown). */
+  flush(): Promise<void>;
 }
