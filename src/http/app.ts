@@ -35,8 +35,9 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
 
   services.logs.attach((level, msg, fields) => app.log[level](fields ?? {}, msg));
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, request, reply) => {
