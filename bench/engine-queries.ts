@@ -1,19 +1,24 @@
 /**
  * The query side of `npm run bench:search`, in a fresh process as a server runs: it opens the
  * database and the saved segments, times every cell (our engine, and exhaustive BM25 on the same
- * index for the first 100 queries), then POST /v1/search/public over HTTP against the engine alone,
- * and where an HTTP request's time goes.
- * Prints one JSON line per figure. Args: <db path> <query count> [--skip-http]. Used by bench/search.ts,
+ * index for the first 100 queries), then POST /v1/search/public over HTTP against the engine alone
+ * (a client in this process, and one in its own process: bench/http-client.ts), and where an HTTP
+ * request's time goes.
+ * Prints one JSON line per figure. Args: <db path> <query count> [--skip-http | --http-only]. Used by bench/search.ts,
  * which builds and saves the segments first (so the build's garbage is not in this process).
  */
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { text } from 'node:stream/consumers';
 import type { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
 import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { queryTerms } from '../src/core/text.js';
 import { buildApp } from '../src/http/app.js';
-import { benchQuerySets, BENCH_WINDOWS, type Cell, timeQueries } from './scifact.js';
+import { benchQuerySets, BENCH_WINDOWS, type Cell, percentile, timeQueries } from './scifact.js';
 
 const [path, count, flag] = process.argv.slice(2) as [string, string, string | undefined];
 const settings = loadSettings({
@@ -27,7 +32,7 @@ if (!engine.loadedFromDisk) throw new Error('the saved segments were not loaded'
 const sets = benchQuerySets(Number(count));
 const out = (o: object) => console.log(JSON.stringify(o));
 
-for (const [set, qs] of sets) {
+for (const [set, qs] of flag === '--http-only' ? [] : sets) {
   for (const [w, f] of BENCH_WINDOWS) {
     const ours = await timeQueries((q) => engine.search({ terms: queryTerms(q), limit: 10, ...f }), qs);
     // The exhaustive reference is slow at 1M: its first 100 queries, 5 of them as warm-up.
@@ -37,22 +42,38 @@ for (const [set, qs] of sets) {
 }
 
 if (flag !== '--skip-http') {
-  const long = sets[0]![1];
+  const long = sets[0]![1].map((q) => q.slice(0, 2000));
   const app = await buildApp(services, { logger: false });
-  const spent = { server: 0, engine: 0, versions: 0 };
-  let measuring = false;
-  const begun = new WeakMap<object, number>();
-  app.addHook('onRequest', async (request) => void begun.set(request, performance.now()));
-  app.addHook('onResponse', async (request) => {
-    if (measuring) spent.server += performance.now() - (begun.get(request) ?? performance.now());
-  });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const target = new URL('/v1/search/public', address);
-  // A plain node:http client on a kept-alive connection: the figure is the API's cost, not a heavier client's.
+  // The engine's and the version reads' time inside each request, in order, while `into` is set.
+  let into: { engine: number[]; versions: number[] } | undefined;
+  const timed = <A extends unknown[], R>(f: (...a: A) => Promise<R>, key: 'engine' | 'versions') =>
+    async (...a: A): Promise<R> => {
+      const t = performance.now();
+      const r = await f(...a);
+      into?.[key].push(performance.now() - t);
+      return r;
+    };
+  const search = engine.search.bind(engine);
+  engine.search = timed(search, 'engine');
+  services.pages.getVersions = timed(services.pages.getVersions.bind(services.pages), 'versions');
+
+  const engineAlone = async (): Promise<number[]> => {
+    const lat: number[] = [];
+    for (const q of long) {
+      const t = performance.now();
+      await search({ terms: queryTerms(q), limit: 10 });
+      lat.push(performance.now() - t);
+    }
+    return lat;
+  };
+  // A plain node:http client on a kept-alive connection in this process: the figure is the API's
+  // cost (the client's own work included), not a heavier client's.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const post = (q: string) =>
     new Promise<void>((resolve, reject) => {
-      const body = JSON.stringify({ query: q.slice(0, 2000) });
+      const body = JSON.stringify({ query: q });
       const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-service-title': 'bench' };
       const req = http.request(target, { method: 'POST', agent, headers }, (res) => {
         const chunks: Buffer[] = [];
@@ -63,30 +84,62 @@ if (flag !== '--skip-http') {
       req.on('error', reject);
       req.end(body);
     });
-  const overHttp: Cell = await timeQueries(post, long);
-  const direct: Cell = await timeQueries((q) => engine.search({ terms: queryTerms(q), limit: 10 }), long);
-  // Where a request's time goes (means): one more pass with the server's time, the engine's and
-  // the version reads measured inside it; the rest of the server's time is snippets, tier and JSON.
-  const timed = <A extends unknown[], R>(f: (...a: A) => Promise<R>, key: keyof typeof spent) =>
-    async (...a: A): Promise<R> => {
+  const overHttp = async (): Promise<number[]> => {
+    const lat: number[] = [];
+    for (const q of long) {
       const t = performance.now();
-      try {
-        return await f(...a);
-      } finally {
-        spent[key] += performance.now() - t;
-      }
-    };
-  const search = engine.search.bind(engine);
-  const getVersions = services.pages.getVersions.bind(services.pages);
-  engine.search = timed(search, 'engine');
-  services.pages.getVersions = timed(getVersions, 'versions');
-  measuring = true;
-  const started = performance.now();
-  for (const q of long) await post(q);
-  const n = long.length;
-  const client = (performance.now() - started) / n;
-  out({ http: overHttp, direct, means: { client, server: spent.server / n, engine: spent.engine / n, versions: spent.versions / n } });
+      await post(q);
+      lat.push(performance.now() - t);
+    }
+    return lat;
+  };
+
+  // Warm-up passes, then three rounds of the engine alone and over HTTP in turn, pooled, so that
+  // both sides see the same drift of this machine's speed.
+  await engineAlone();
+  await overHttp();
+  const direct: number[] = [];
+  const local: number[] = [];
+  const inside = { engine: [] as number[], versions: [] as number[] };
+  for (let round = 0; round < 3; round++) {
+    direct.push(...(await engineAlone()));
+    into = inside;
+    local.push(...(await overHttp()));
+    into = undefined;
+  }
   agent.destroy();
+  // The same through a client in its own process, as a remote user's is (it warms up first itself).
+  const remoteInside = { engine: [] as number[], versions: [] as number[] };
+  into = remoteInside;
+  const remote = await clientLatencies(target.href, long);
+  into = undefined;
+  const timedPass = (a: number[]) => a.slice(a.length - long.length);
+
+  // The same request's latency less its engine time, the median: what the API adds, paired.
+  const added = (lat: number[], engineMs: number[]) => percentile(lat.map((c, i) => c - engineMs[i]!).sort((a, b) => a - b), 50);
+  const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
+  out({
+    http: cellOf(local),
+    direct: cellOf(direct),
+    addedMedian: added(local, inside.engine),
+    means: { client: mean(local), engine: mean(inside.engine), versions: mean(inside.versions) },
+    remote: cellOf(remote),
+    remoteAddedMedian: added(remote, timedPass(remoteInside.engine)),
+  });
   await app.close();
+}
+
+function cellOf(latencies: readonly number[]): Cell {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const total = latencies.reduce((a, b) => a + b, 0);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), qps: (latencies.length / total) * 1000, mean: total / latencies.length };
+}
+
+async function clientLatencies(url: string, queries: readonly string[]): Promise<number[]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'http-client.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin.end(JSON.stringify({ url, queries }));
+  const [stdout, [code]] = await Promise.all([text(child.stdout), once(child, 'exit')]);
+  if (code !== 0) throw new Error(`the HTTP client exited with ${code}`);
+  return (JSON.parse(stdout) as { latencies: number[] }).latencies;
 }
 await services.close();
