@@ -8,7 +8,6 @@
  * which builds and saves the segments first (so the build's garbage is not in this process).
  */
 import { spawn } from 'node:child_process';
-import http from 'node:http';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -19,6 +18,7 @@ import { loadSettings } from '../src/config/settings.js';
 import { queryTerms } from '../src/core/text.js';
 import { buildApp } from '../src/http/app.js';
 import { benchQuerySets, BENCH_WINDOWS, type Cell, percentile, timeQueries } from './scifact.js';
+import { WireClient } from './wire-client.js';
 
 const [path, count, flag] = process.argv.slice(2) as [string, string, string | undefined];
 const settings = loadSettings({
@@ -68,22 +68,13 @@ if (flag !== '--skip-http') {
     }
     return lat;
   };
-  // A plain node:http client on a kept-alive connection in this process: the figure is the API's
-  // cost (the client's own work included), not a heavier client's.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const post = (q: string) =>
-    new Promise<void>((resolve, reject) => {
-      const body = JSON.stringify({ query: q });
-      const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-service-title': 'bench' };
-      const req = http.request(target, { method: 'POST', agent, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}: ${Buffer.concat(chunks).toString()}`))));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+  // A lean client (bench/wire-client.ts) on a kept-alive connection in this process: the figure is
+  // the API's cost, not a heavier client's.
+  const client = new WireClient(target);
+  const post = async (q: string) => {
+    const res = await client.post(target.pathname, JSON.stringify({ query: q }), { 'x-service-title': 'bench' });
+    if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.body}`);
+  };
   const overHttp = async (): Promise<number[]> => {
     const lat: number[] = [];
     for (const q of long) {
@@ -107,7 +98,7 @@ if (flag !== '--skip-http') {
     local.push(...(await overHttp()));
     into = undefined;
   }
-  agent.destroy();
+  client.close();
   // The same through a client in its own process, as a remote user's is (it warms up first itself).
   const remoteInside = { engine: [] as number[], versions: [] as number[] };
   into = remoteInside;
