@@ -55,11 +55,12 @@ function pushTerm(out: string[], w: string): void {
  * Calls `visit` with the bounds of each word run of `text` in order: runs of ASCII letters and
  * digits are cut by hand (`ascii` true: the word is the run, lowercased); a run holding any other
  * character (`ascii` false) holds the words the Unicode word pattern finds in it, to be folded.
- * Together they are exactly the words of `words()`, found faster.
+ * Together they are exactly the words of `words()`, found faster. `from` and `to` scan a part of
+ * `text` that starts and ends at a word boundary.
  */
-export function scanWords(text: string, visit: (start: number, end: number, ascii: boolean) => void): void {
-  const n = text.length;
-  let i = 0;
+export function scanWords(text: string, visit: (start: number, end: number, ascii: boolean) => void, from = 0, to = text.length): void {
+  const n = to;
+  let i = from;
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c < 128 && !isAsciiWordChar(c)) {

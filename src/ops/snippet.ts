@@ -7,7 +7,7 @@
  * bounds are offsets, and a word is stemmed only when it could stem to a query stem (see
  * `SnippetQuery`).
  */
-import { cachedStem, cutAtWord, markdownToText, unicodeWords } from '../core/text.js';
+import { cachedStem, cutAtWord, markdownToText, scanWords, unicodeWords } from '../core/text.js';
 
 /** Pages can be large; a snippet is looked for in the first part only. */
 const SCAN_LIMIT = 200_000;
@@ -20,7 +20,6 @@ export function pageText(markdown: string): string {
 }
 
 const lower = (c: number) => (c >= 65 && c <= 90 ? c | 0x20 : c);
-const isAsciiWordChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 const isTerminator = (c: number) => c === 46 || c === 33 || c === 63; // . ! ?
 const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11;
 
@@ -104,39 +103,28 @@ export function sentenceBounds(text: string): number[] {
 export function bestSentence(text: string, bounds: readonly number[], query: SnippetQuery): number {
   // The sentence (+1) in which each query stem was last counted: distinct stems per sentence without a set.
   const last = new Int32Array(query.size);
+  let sentence = 0;
+  let distinct = 0;
+  let hits = 0;
+  const count = (stem: number) => {
+    if (stem < 0) return;
+    hits++;
+    if (last[stem] !== sentence) {
+      last[stem] = sentence;
+      distinct++;
+    }
+  };
+  const visit = (i: number, j: number, ascii: boolean) => {
+    if (ascii) count(query.asciiWord(text, i, j));
+    else for (const w of unicodeWords(text.slice(i, j))) count(query.index.get(cachedStem(w)) ?? -1);
+  };
   let best = 0;
   let bestScore = -1;
   for (let s = 0; s < bounds.length; s += 2) {
-    const end = bounds[s + 1]!;
-    let distinct = 0;
-    let hits = 0;
-    const count = (stem: number) => {
-      if (stem < 0) return;
-      hits++;
-      if (last[stem] !== s + 1) {
-        last[stem] = s + 1;
-        distinct++;
-      }
-    };
-    let i = bounds[s]!;
-    while (i < end) {
-      const c = text.charCodeAt(i);
-      if (c < 128 && !isAsciiWordChar(c)) {
-        i++;
-        continue;
-      }
-      let j = i;
-      let ascii = true;
-      for (; j < end; j++) {
-        const d = text.charCodeAt(j);
-        if (d < 128) {
-          if (!isAsciiWordChar(d)) break;
-        } else ascii = false;
-      }
-      if (ascii) count(query.asciiWord(text, i, j));
-      else for (const w of unicodeWords(text.slice(i, j))) count(query.index.get(cachedStem(w)) ?? -1);
-      i = j;
-    }
+    sentence = s + 1;
+    distinct = 0;
+    hits = 0;
+    scanWords(text, visit, bounds[s]!, bounds[s + 1]!);
     const score = distinct * 10 + Math.min(hits, 5);
     if (score > bestScore) {
       bestScore = score;
