@@ -31,6 +31,11 @@ export interface EngineHit {
 }
 
 const NO_MORE = 0x7fffffff;
+/**
+ * Postings a probe looks at one by one before it turns to binary search (long claims at 1M, p50:
+ * 5.06 ms with none, 4.45 ms with 8; 4 and 16 alike, 32 slower).
+ */
+const LINEAR_PROBE = 8;
 
 /**
  * A reading position in one term's postings in one segment. Blocks are read in place: a posting's
@@ -128,16 +133,23 @@ class Cursor {
     if (this.doc >= target) return;
     const blockLast = this.seg.blockLast;
     if (blockLast[this.block]! < target) {
-      let b = this.block + 1;
-      while (b < this.end && blockLast[b]! < target) b++;
+      const b = firstBlockAtOrAfter(blockLast, this.block + 1, this.end, target);
       if (b >= this.end) {
         this.doc = NO_MORE;
         return;
       }
       this.load(b);
     }
-    // The block's last posting is >= target: binary search for the first one that is.
+    // The block's last posting is >= target. A probe of a dense list lands a few postings ahead:
+    // a short linear look first (its branches predictable), then binary search for the first one that is.
     let lo = this.k;
+    const near = Math.min(lo + LINEAR_PROBE, this.n - 1);
+    while (lo < near && this.docAt(lo) < target) lo++;
+    if (lo < near || this.docAt(lo) >= target) {
+      this.k = lo;
+      this.doc = this.docAt(lo);
+      return;
+    }
     let hi = this.n - 1;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
@@ -229,6 +241,22 @@ class Cursor {
     return this.end;
   }
 
+}
+
+/**
+ * The first block in [from, end) whose last document is at least `target` (`end` when none): a few
+ * blocks one by one (the next one usually holds it), then binary search.
+ */
+function firstBlockAtOrAfter(blockLast: Uint32Array, from: number, end: number, target: number): number {
+  let b = from;
+  for (const near = Math.min(from + 4, end); b < near; b++) if (blockLast[b]! >= target) return b;
+  let hi = end;
+  while (b < hi) {
+    const mid = (b + hi) >>> 1;
+    if (blockLast[mid]! < target) b = mid + 1;
+    else hi = mid;
+  }
+  return b;
 }
 
 /** A bounded min-heap of hits: the k best, worst at the top; ties keep the lower version id. */
