@@ -4,7 +4,8 @@
  * index for the first 100 queries), then POST /v1/search/public over HTTP against the engine alone
  * (a client in this process, and one in its own process: bench/http-client.ts), and where an HTTP
  * request's time goes.
- * Prints one JSON line per figure. Args: <db path> <query count> [--skip-http | --http-only]. Used by bench/search.ts,
+ * Prints one JSON line per figure. Args: <db path> <query count> [--skip-http | --http-only | --cells-only]
+ * (--cells-only: only our engine's cells, each query's latency; a further round). Used by bench/search.ts,
  * which builds and saves the segments first (so the build's garbage is not in this process).
  */
 import { spawn } from 'node:child_process';
@@ -17,7 +18,7 @@ import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { queryTerms } from '../src/core/text.js';
 import { buildApp } from '../src/http/app.js';
-import { benchQuerySets, BENCH_WINDOWS, type Cell, percentile, timeQueries } from './scifact.js';
+import { benchQuerySets, BENCH_WINDOWS, cellOf, percentile, timeLatencies, timeQueries } from './scifact.js';
 import { WireClient } from './wire-client.js';
 
 const [path, count, flag] = process.argv.slice(2) as [string, string, string | undefined];
@@ -35,12 +36,18 @@ const out = (o: object) => console.log(JSON.stringify(o));
 // Every cell of our engine first, then the exhaustive reference for each: the reference allocates
 // heavily, and its garbage would otherwise be collected during the next cell's timed pass.
 const cells = (flag === '--http-only' ? [] : sets).flatMap(([set, qs]) => BENCH_WINDOWS.map(([w, f]) => ({ name: `${set} ${w}`, qs, f })));
-const ours: Cell[] = [];
-for (const { qs, f } of cells) ours.push(await timeQueries((q) => engine.search({ terms: queryTerms(q), limit: 10, ...f }), qs));
+const ours: { latencies: number[]; totalMs: number }[] = [];
+for (const { qs, f } of cells) ours.push(await timeLatencies((q) => engine.search({ terms: queryTerms(q), limit: 10, ...f }), qs));
+if (flag === '--cells-only') {
+  // One more round of our cells for bench/search.ts, which alternates rounds with Lucene's.
+  for (const [i, { name }] of cells.entries()) out({ cell: name, latencies: ours[i]!.latencies, totalMs: ours[i]!.totalMs });
+  await services.close();
+  process.exit(0);
+}
 for (const [i, { name, qs, f }] of cells.entries()) {
   // The exhaustive reference is slow at 1M: its first 100 queries, 5 of them as warm-up.
   const full = await timeQueries((q) => engine.exhaustiveSearch({ terms: queryTerms(q), limit: 10, ...f }), qs.slice(0, 100), 5);
-  out({ cell: name, ours: ours[i], full });
+  out({ cell: name, latencies: ours[i]!.latencies, totalMs: ours[i]!.totalMs, full });
 }
 
 if (flag !== '--skip-http') {
@@ -120,12 +127,6 @@ if (flag !== '--skip-http') {
     remoteAddedMedian: added(remote, timedPass(remoteInside.engine)),
   });
   await app.close();
-}
-
-function cellOf(latencies: readonly number[]): Cell {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const total = latencies.reduce((a, b) => a + b, 0);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), qps: (latencies.length / total) * 1000, mean: total / latencies.length };
 }
 
 async function clientLatencies(url: string, queries: readonly string[]): Promise<number[]> {

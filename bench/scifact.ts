@@ -151,15 +151,25 @@ export interface Cell {
 
 /** One client: a warm-up pass (by default the whole set, as the Lucene side does), then the timed pass. */
 export async function timeQueries(run: (q: string) => unknown, queries: readonly string[], warmup = queries.length): Promise<Cell> {
+  const { latencies, totalMs } = await timeLatencies(run, queries, warmup);
+  return cellOf(latencies, totalMs);
+}
+
+/** As `timeQueries`, with each query's latency (in query order) and the timed pass's wall time. */
+export async function timeLatencies(run: (q: string) => unknown, queries: readonly string[], warmup = queries.length): Promise<{ latencies: number[]; totalMs: number }> {
   for (const q of queries.slice(0, warmup)) await run(q);
-  const lat: number[] = [];
+  const latencies: number[] = [];
   const started = performance.now();
   for (const q of queries) {
     const t = performance.now();
     await run(q);
-    lat.push(performance.now() - t);
+    latencies.push(performance.now() - t);
   }
-  const total = performance.now() - started;
-  lat.sort((a, b) => a - b);
-  return { p50: percentile(lat, 50), p99: percentile(lat, 99), qps: (queries.length / total) * 1000, mean: total / queries.length };
+  return { latencies, totalMs: performance.now() - started };
+}
+
+/** p50, p99, QPS and mean of latencies (ms); QPS over `totalMs` of wall time, their sum by default. */
+export function cellOf(latencies: readonly number[], totalMs = latencies.reduce((a, b) => a + b, 0)): Cell {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), qps: (latencies.length / totalMs) * 1000, mean: totalMs / latencies.length };
 }

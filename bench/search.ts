@@ -1,11 +1,12 @@
 /**
- * npm run bench:search [-- --sizes 100000,1000000 --queries 300 --skip-relevance --skip-latency]
+ * npm run bench:search [-- --sizes 100000,1000000 --queries 300 --rounds 3 --skip-relevance --skip-latency]
  *
  * (a) Relevance on SciFact: nDCG@10, MRR@10, Recall@100 on qrels/test.tsv (300 queries); field
  *     weights are chosen on qrels/train.tsv (809 queries), never on the test split.
  * (b) Latency and single-client QPS of the index alone and of POST /v1/search/public over HTTP,
  *     over generated corpora (bench/scifact.ts generateDocs), with no filter and with a one-year
  *     published window. Corpora are cached in bench/.cache (build time is measured when built).
+ *     Ours and Lucene run in alternating rounds (--rounds, default 3), pooled per cell.
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import {
   BENCH_WINDOWS,
   benchQuerySets,
   type Cell,
+  cellOf,
   generateDocs,
   loadCorpus,
   loadQrels,
@@ -42,6 +44,7 @@ const { values } = parseArgs({
     'skip-latency': { type: 'boolean', default: false },
     'skip-http': { type: 'boolean', default: false },
     'skip-lucene': { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
     fts: { type: 'boolean', default: false },
     analysis: { type: 'boolean', default: false },
   },
@@ -252,7 +255,7 @@ async function latency(size: number, queryCount: number) {
 
   // Lucene over the same documents (exported once to TSV in the cache).
   const cp = values['skip-lucene'] ? undefined : luceneClasspath();
-  const lucene = new Map<string, Cell>();
+  let qfile: string | undefined;
   let luceneBuild: number | undefined;
   let luceneDisk: number | undefined;
   if (cp) {
@@ -272,7 +275,7 @@ async function latency(size: number, queryCount: number) {
     rmSync(dir, { recursive: true, force: true });
     luceneBuild = Number(java(cp, ['build', dir, tsv])[0]!.build_s);
     luceneDisk = dirSize(dir);
-    const qfile = join(CACHE, 'lucene-queries.tsv');
+    qfile = join(CACHE, 'lucene-queries.tsv');
     const lines: string[] = [];
     for (const [set, qs] of sets) {
       for (const [w, f] of windows) {
@@ -280,32 +283,62 @@ async function latency(size: number, queryCount: number) {
       }
     }
     writeFileSync(qfile, `${lines.join('\n')}\n`);
-    for (const r of java(cp, ['query', dir, qfile])) lucene.set(String(r.cell), { p50: Number(r.p50), p99: Number(r.p99), qps: Number(r.qps), mean: 0 });
   }
-
   db.close();
-  // Queries and HTTP in a fresh process that loads the saved segments, as a server does (and as
-  // the Lucene side opens its index in its own JVM): the build's garbage is not in its heap.
-  const child = spawnSync(
-    process.execPath,
-    ['--expose-gc', '--import', 'tsx', join(import.meta.dirname, 'engine-queries.ts'), path, String(queryCount), ...(values['skip-http'] ? ['--skip-http'] : [])],
-    { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 },
-  );
-  if (child.status !== 0) throw new Error(`engine queries: ${child.stderr}`);
-  const figures = child.stdout
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as { cell?: string; ours: Cell; full: Cell; http?: Cell; direct?: Cell; addedMedian?: number; means?: Record<string, number>; remote?: Cell; remoteAddedMedian?: number });
+
+  // Rounds, Lucene's pass over every cell and then ours in turn, pooled per cell: this machine's
+  // speed drifts by tens of percent within minutes, and alternating puts both sides in the same
+  // moments. Our passes run in a fresh process that loads the saved segments, as a server does (and
+  // as the Lucene side opens its index in its own JVM), so the build's garbage is not in its heap;
+  // the last round's process also times the exhaustive reference and HTTP.
+  type Figure = { cell?: string; latencies?: number[]; totalMs?: number; full?: Cell; http?: Cell; direct?: Cell; addedMedian?: number; means?: Record<string, number>; remote?: Cell; remoteAddedMedian?: number };
+  const rounds = Math.max(1, Number(values.rounds));
+  const pooled = { ours: new Map<string, { lat: number[][]; totalMs: number }>(), lucene: new Map<string, { lat: number[][]; totalMs: number }>() };
+  const add = (side: 'ours' | 'lucene', cell: string, lat: number[], totalMs: number) => {
+    const entry = pooled[side].get(cell) ?? pooled[side].set(cell, { lat: [], totalMs: 0 }).get(cell)!;
+    entry.lat.push(lat);
+    entry.totalMs += totalMs;
+  };
+  let figures: Figure[] = [];
+  for (let round = 0; round < rounds; round++) {
+    if (cp && qfile) for (const r of java(cp, ['query', join(CACHE, `lucene-${size}`), qfile])) add('lucene', String(r.cell), r.latencies as unknown as number[], Number(r.total_ms));
+    const last = round === rounds - 1;
+    const child = spawnSync(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', join(import.meta.dirname, 'engine-queries.ts'), path, String(queryCount), ...(!last ? ['--cells-only'] : values['skip-http'] ? ['--skip-http'] : [])],
+      { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 },
+    );
+    if (child.status !== 0) throw new Error(`engine queries: ${child.stderr}`);
+    const lines = child.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Figure);
+    for (const f of lines) if (f.cell && f.latencies) add('ours', f.cell, f.latencies, f.totalMs!);
+    if (last) figures = lines;
+  }
+  const pooledCell = (side: 'ours' | 'lucene', cell: string): Cell | undefined => {
+    const e = pooled[side].get(cell);
+    return e && cellOf(e.lat.flat(), e.totalMs);
+  };
+  // Each round's p50 ratio for one cell: how far the drift moves it.
+  const roundRatios = (cell: string): string => {
+    const o = pooled.ours.get(cell)?.lat;
+    const l = pooled.lucene.get(cell)?.lat;
+    if (!o || !l) return 'n/a';
+    return o.map((lat, i) => (l[i] ? fmt(cellOf(lat).p50 / cellOf(l[i]!).p50, 2) : '?')).join(' / ');
+  };
   const rows: string[] = [];
   const ms = (c: Cell | undefined) => (c ? `${fmt(c.p50)} / ${fmt(c.p99)} / ${fmt(c.qps, 0)}` : 'n/a');
   const ratio = (a: number, b: number | undefined) => (b ? fmt(a / b, 2) : 'n/a');
   for (const [set, qs] of sets) {
     for (const [w, f] of windows) {
-      const figure = figures.find((x) => x.cell === `${set} ${w}`)!;
+      const cell = `${set} ${w}`;
+      const figure = figures.find((x) => x.cell === cell)!;
+      const ours = pooledCell('ours', cell)!;
       const fts = values.fts ? await timeQueries((q) => ftsIndex(path).search({ terms: queryTerms(q), limit: 10, ...f }), qs) : undefined;
-      const luc = lucene.get(`${set} ${w}`);
+      const luc = pooledCell('lucene', cell);
       rows.push(
-        `| ${set} claims, ${w} | ${ms(figure.ours)} | ${ms(figure.full)} | ${ms(luc)} | ${ratio(figure.ours.p50, luc?.p50)} | ${ratio(figure.ours.p99, luc?.p99)} |${values.fts ? ` ${ms(fts)} |` : ''}`,
+        `| ${set} claims, ${w} | ${ms(ours)} | ${ms(figure.full)} | ${ms(luc)} | ${ratio(ours.p50, luc?.p50)} | ${ratio(ours.p99, luc?.p99)} | ${roundRatios(cell)} |${values.fts ? ` ${ms(fts)} |` : ''}`,
       );
     }
   }
@@ -319,8 +352,9 @@ async function latency(size: number, queryCount: number) {
   console.log(`Engine build from SQLite (both cores) and save: ${fmt(engineBuild)} s, ${fmt(engineDisk / 2 ** 20, 0)} MiB on disk, ${fmt(engineBytes / 2 ** 20, 0)} MiB of segment arrays; RSS of this process after the build ${fmt(rss / 2 ** 20, 0)} MiB (${fmt(rssBefore / 2 ** 20, 0)} MiB before)`);
   console.log(`Restart (fresh process, segments loaded from disk${restart.fromDisk ? '' : ' FAILED: it rebuilt'}): ${fmt(restart.loadSeconds, 2)} s, RSS ${fmt(restart.rssMiB, 0)} MiB (${fmt(restart.baseMiB, 0)} MiB of it before opening)`);
   if (cp) console.log(`Lucene 8 build (forceMerge to one segment): ${fmt(luceneBuild!)} s, ${fmt(luceneDisk! / 2 ** 20, 0)} MiB on disk; build ratio ours/Lucene ${fmt(engineBuild / luceneBuild!, 2)}`);
-  console.log(`| queries | ours p50 / p99 / QPS | exhaustive BM25 (first 100) p50 / p99 / QPS | Lucene p50 / p99 / QPS | p50 ratio | p99 ratio |${values.fts ? ' FTS5 |' : ''}`);
-  console.log(`|---|---|---|---|---|---|${values.fts ? '---|' : ''}`);
+  console.log(`Ours and Lucene: ${rounds} rounds alternating (Lucene's pass, then ours), each query's latency pooled over the rounds; the last column is each round's p50 ratio`);
+  console.log(`| queries | ours p50 / p99 / QPS | exhaustive BM25 (first 100) p50 / p99 / QPS | Lucene p50 / p99 / QPS | p50 ratio | p99 ratio | p50 ratio by round |${values.fts ? ' FTS5 |' : ''}`);
+  console.log(`|---|---|---|---|---|---|---|${values.fts ? '---|' : ''}`);
   console.log(rows.join('\n'));
   if (httpLine) console.log(httpLine);
 }

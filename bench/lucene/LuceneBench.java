@@ -6,7 +6,7 @@
 //   java -cp <lucene jars> bench/lucene/LuceneBench.java query <index dir> <queries.tsv>
 //
 // docs.tsv: published_ms \t title \t content. queries.tsv: cell \t from_ms \t to_ms \t query (from/to
-// empty: no filter). Prints one JSON object per line.
+// empty: no filter). Prints one JSON object per line (a query cell's with each query's latency, in order).
 import java.io.*;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.*;
@@ -89,9 +89,11 @@ public class LuceneBench {
           lat[i] = (System.nanoTime() - t) / 1e6;
         }
         double total = (System.nanoTime() - start) / 1e6;
+        StringBuilder raw = new StringBuilder();
+        for (int i = 0; i < lat.length; i++) raw.append(i == 0 ? "" : ",").append(lat[i]);
         Arrays.sort(lat);
         System.out.println("{\"cell\":\"" + cell.getKey() + "\",\"p50\":" + pct(lat, 50) + ",\"p99\":" + pct(lat, 99)
-            + ",\"qps\":" + (qs.size() / total * 1000) + "}");
+            + ",\"qps\":" + (qs.size() / total * 1000) + ",\"total_ms\":" + total + ",\"latencies\":[" + raw + "]}");
       }
     }
   }
