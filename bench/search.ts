@@ -218,7 +218,7 @@ function luceneClasspath(): string | undefined {
   return find();
 }
 
-function java(cp: string, args: string[]): Record<string, number | string>[] {
+function java(cp: string, args: string[]): Record<string, unknown>[] {
   const r = spawnSync('java', ['-Xmx4g', '-cp', cp, join(import.meta.dirname, 'lucene', 'LuceneBench.java'), ...args], {
     encoding: 'utf8',
     maxBuffer: 64 * 2 ** 20,
@@ -301,7 +301,7 @@ async function latency(size: number, queryCount: number) {
   };
   let figures: Figure[] = [];
   for (let round = 0; round < rounds; round++) {
-    if (cp && qfile) for (const r of java(cp, ['query', join(CACHE, `lucene-${size}`), qfile])) add('lucene', String(r.cell), r.latencies as unknown as number[], Number(r.total_ms));
+    if (cp && qfile) for (const r of java(cp, ['query', join(CACHE, `lucene-${size}`), qfile])) add('lucene', String(r.cell), r.latencies as number[], Number(r.total_ms));
     const last = round === rounds - 1;
     const child = spawnSync(
       process.execPath,
