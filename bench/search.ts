@@ -256,6 +256,7 @@ async function latency(size: number, queryCount: number) {
   // Lucene over the same documents (exported once to TSV in the cache).
   const cp = values['skip-lucene'] ? undefined : luceneClasspath();
   let qfile: string | undefined;
+  const luceneDir = join(CACHE, `lucene-${size}`);
   let luceneBuild: number | undefined;
   let luceneDisk: number | undefined;
   if (cp) {
@@ -271,10 +272,9 @@ async function latency(size: number, queryCount: number) {
       }
       if (out.length > 0) appendFileSync(tsv, `${out.join('\n')}\n`);
     }
-    const dir = join(CACHE, `lucene-${size}`);
-    rmSync(dir, { recursive: true, force: true });
-    luceneBuild = Number(java(cp, ['build', dir, tsv])[0]!.build_s);
-    luceneDisk = dirSize(dir);
+    rmSync(luceneDir, { recursive: true, force: true });
+    luceneBuild = Number(java(cp, ['build', luceneDir, tsv])[0]!.build_s);
+    luceneDisk = dirSize(luceneDir);
     qfile = join(CACHE, 'lucene-queries.tsv');
     const lines: string[] = [];
     for (const [set, qs] of sets) {
@@ -301,7 +301,7 @@ async function latency(size: number, queryCount: number) {
   };
   let figures: Figure[] = [];
   for (let round = 0; round < rounds; round++) {
-    if (cp && qfile) for (const r of java(cp, ['query', join(CACHE, `lucene-${size}`), qfile])) add('lucene', String(r.cell), r.latencies as number[], Number(r.total_ms));
+    if (cp && qfile) for (const r of java(cp, ['query', luceneDir, qfile])) add('lucene', String(r.cell), r.latencies as number[], Number(r.total_ms));
     const last = round === rounds - 1;
     const child = spawnSync(
       process.execPath,

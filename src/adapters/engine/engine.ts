@@ -231,10 +231,9 @@ class Cursor {
   blockFor(target: number): number {
     // Shallow advance: targets only grow, so the search resumes where the last one stopped.
     const blockLast = this.seg.blockLast;
-    let b = this.shallow > this.block ? this.shallow : this.block < this.first ? this.first : this.block;
-    while (b < this.end && blockLast[b]! < target) b++;
-    this.shallow = b;
-    return b;
+    const from = this.shallow > this.block ? this.shallow : this.block < this.first ? this.first : this.block;
+    this.shallow = firstBlockAtOrAfter(blockLast, from, this.end, target);
+    return this.shallow;
   }
 
   get blockEnd(): number {
