@@ -64,6 +64,21 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         assert.equal((await pages.latest(url))?.content, 'new');
       }));
 
+    test('getVersions: the versions asked for, in the order asked, any number of them; unknown ids left out', () =>
+      withStores(async ({ pages }) => {
+        const stored = await pages.putVersions(
+          Array.from({ length: 23 }, (_, i) => page(`https://example.com/${i}`, { content: `page ${i}`, title: `T${i}` })),
+        );
+        const ids = stored.map((o) => o.version.id);
+        const asked = [...ids].reverse();
+        assert.deepEqual((await pages.getVersions(asked)).map((v) => v.id), asked);
+        assert.deepEqual((await pages.getVersions(asked)).map((v) => v.title), asked.map((id) => `T${ids.indexOf(id)}`));
+        const unknown = Math.max(...ids) + 1000;
+        assert.deepEqual((await pages.getVersions([ids[3]!, unknown, ids[1]!])).map((v) => v.id), [ids[3], ids[1]]);
+        assert.deepEqual((await pages.getVersions([ids[5]!])).map((v) => v.content), ['page 5']);
+        assert.deepEqual(await pages.getVersions([]), []);
+      }));
+
     test('a batch is all or nothing', () =>
       withStores(async ({ pages }) => {
         const bad = { ...page('https://example.com/b'), content: null as unknown as string };
