@@ -1,16 +1,17 @@
 /**
  * The query side of `npm run bench:search`, in a fresh process as a server runs: it opens the
- * database and the saved segments, times every cell (our engine, and exhaustive BM25 on the same
- * index for the first 100 queries), then POST /v1/search/public over HTTP against the engine alone
- * (a client in this process, and one in its own process: bench/http-client.ts), and where an HTTP
- * request's time goes.
- * Prints one JSON line per figure. Args: <db path> <query count> [--skip-http | --http-only | --cells-only]
- * (--cells-only: only our engine's cells, each query's latency; a further round). Used by bench/search.ts,
- * which builds and saves the segments first (so the build's garbage is not in this process).
+ * database and the saved segments, then times the cell named by each line of stdin (a warm-up pass
+ * the first time a cell is named) until a line says `done`, so that bench/search.ts can interleave
+ * these passes with Lucene's; then exhaustive BM25 on the same index for every cell, then POST
+ * /v1/search/public over HTTP against the engine alone (a client in this process, and one in its own
+ * process: bench/http-client.ts), and where an HTTP request's time goes.
+ * Prints one JSON line per figure. Args: <db path> <query count> [--skip-http]. bench/search.ts
+ * builds and saves the segments first (so the build's garbage is not in this process).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { text } from 'node:stream/consumers';
 import type { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
@@ -33,21 +34,22 @@ if (!engine.loadedFromDisk) throw new Error('the saved segments were not loaded'
 const sets = benchQuerySets(Number(count));
 const out = (o: object) => console.log(JSON.stringify(o));
 
-// Every cell of our engine first, then the exhaustive reference for each: the reference allocates
-// heavily, and its garbage would otherwise be collected during the next cell's timed pass.
-const cells = (flag === '--http-only' ? [] : sets).flatMap(([set, qs]) => BENCH_WINDOWS.map(([w, f]) => ({ name: `${set} ${w}`, qs, f })));
-const ours: { latencies: number[]; totalMs: number }[] = [];
-for (const { qs, f } of cells) ours.push(await timeLatencies((q) => engine.search({ terms: queryTerms(q), limit: 10, ...f }), qs));
-if (flag === '--cells-only') {
-  // One more round of our cells for bench/search.ts, which alternates rounds with Lucene's.
-  for (const [i, { name }] of cells.entries()) out({ cell: name, latencies: ours[i]!.latencies, totalMs: ours[i]!.totalMs });
-  await services.close();
-  process.exit(0);
+const cells = sets.flatMap(([set, qs]) => BENCH_WINDOWS.map(([w, f]) => ({ name: `${set} ${w}`, qs, f })));
+const warm = new Set<string>();
+for await (const line of createInterface({ input: process.stdin })) {
+  if (line === 'done') break;
+  const cell = cells.find((c) => c.name === line);
+  if (!cell) throw new Error(`no such cell: ${line}`);
+  const { qs, f } = cell;
+  const { latencies, totalMs } = await timeLatencies((q) => engine.search({ terms: queryTerms(q), limit: 10, ...f }), qs, warm.has(line) ? 0 : qs.length);
+  warm.add(line);
+  out({ cell: line, latencies, totalMs });
 }
-for (const [i, { name, qs, f }] of cells.entries()) {
-  // The exhaustive reference is slow at 1M: its first 100 queries, 5 of them as warm-up.
+// The exhaustive reference after every timed pass: it allocates heavily, and its garbage would
+// otherwise be collected during a timed pass. It is slow at 1M: its first 100 queries, 5 of them as warm-up.
+for (const { name, qs, f } of cells) {
   const full = await timeQueries((q) => engine.exhaustiveSearch({ terms: queryTerms(q), limit: 10, ...f }), qs.slice(0, 100), 5);
-  out({ cell: name, latencies: ours[i]!.latencies, totalMs: ours[i]!.totalMs, full });
+  out({ cell: name, full });
 }
 
 if (flag !== '--skip-http') {

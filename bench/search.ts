@@ -6,12 +6,15 @@
  * (b) Latency and single-client QPS of the index alone and of POST /v1/search/public over HTTP,
  *     over generated corpora (bench/scifact.ts generateDocs), with no filter and with a one-year
  *     published window. Corpora are cached in bench/.cache (build time is measured when built).
- *     Ours and Lucene run in alternating rounds (--rounds, default 3), pooled per cell.
+ *     Ours and Lucene run in lockstep rounds (--rounds, default 3: each cell timed by one, then the
+ *     other), pooled per cell.
  */
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { appendFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ENGINE_WEIGHTS, EngineIndexStore, type EngineWeights } from '../src/adapters/engine/engine-index-store.js';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
@@ -218,13 +221,59 @@ function luceneClasspath(): string | undefined {
   return find();
 }
 
+const JAVA_ARGS = ['-Xmx4g', '-cp'];
+const LUCENE_BENCH = join(import.meta.dirname, 'lucene', 'LuceneBench.java');
+
 function java(cp: string, args: string[]): Record<string, unknown>[] {
-  const r = spawnSync('java', ['-Xmx4g', '-cp', cp, join(import.meta.dirname, 'lucene', 'LuceneBench.java'), ...args], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 2 ** 20,
-  });
+  const r = spawnSync('java', [...JAVA_ARGS, cp, LUCENE_BENCH, ...args], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
   if (r.status !== 0) throw new Error(`Lucene: ${r.stderr}`);
   return r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+}
+
+/** A child process that answers each line written to it with one JSON line (others it prints are ignored). */
+class LineServer {
+  private readonly answers: Record<string, unknown>[] = [];
+  private waiting: { resolve: (o: Record<string, unknown>) => void; reject: (e: Error) => void } | undefined;
+  private failure: Error | undefined;
+  private stderr = '';
+  private readonly exited: Promise<void>;
+
+  constructor(
+    private readonly name: string,
+    private readonly child: ChildProcess,
+  ) {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!line.startsWith('{')) return;
+      const o = JSON.parse(line) as Record<string, unknown>;
+      const w = this.waiting;
+      this.waiting = undefined;
+      if (w) w.resolve(o);
+      else this.answers.push(o);
+    });
+    child.stderr!.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-10_000)));
+    this.exited = once(child, 'exit').then(([code]) => {
+      if (code !== 0) this.failure = new Error(`${this.name} exited with ${code}: ${this.stderr}`);
+      this.waiting?.reject(this.failure ?? new Error(`${this.name} exited`));
+      this.waiting = undefined;
+    });
+  }
+
+  /** Writes `line` and waits for the next JSON line. */
+  ask(line: string): Promise<Record<string, unknown>> {
+    if (this.failure) return Promise.reject(this.failure);
+    this.child.stdin!.write(`${line}\n`);
+    const ready = this.answers.shift();
+    if (ready) return Promise.resolve(ready);
+    return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
+  }
+
+  /** Writes `last` (if any), closes stdin, and returns every JSON line not yet taken once the process has exited. */
+  async finish(last?: string): Promise<Record<string, unknown>[]> {
+    this.child.stdin!.end(last === undefined ? undefined : `${last}\n`);
+    await this.exited;
+    if (this.failure) throw this.failure;
+    return this.answers.splice(0);
+  }
 }
 
 function dirSize(path: string): number {
@@ -286,11 +335,12 @@ async function latency(size: number, queryCount: number) {
   }
   db.close();
 
-  // Rounds, Lucene's pass over every cell and then ours in turn, pooled per cell: this machine's
-  // speed drifts by tens of percent within minutes, and alternating puts both sides in the same
-  // moments. Our passes run in a fresh process that loads the saved segments, as a server does (and
-  // as the Lucene side opens its index in its own JVM), so the build's garbage is not in its heap;
-  // the last round's process also times the exhaustive reference and HTTP.
+  // Rounds in lockstep: each cell is timed by Lucene and by ours in turn (which goes first alternates
+  // by round), both kept open in their own processes, the other one idle meanwhile, each query's
+  // latency pooled per cell. This machine's speed drifts by tens of percent within minutes; a cell's
+  // two passes are seconds apart. Ours is a fresh process that loads the saved segments, as a server
+  // does (and as the Lucene side opens its index in its own JVM), so the build's garbage is not in
+  // its heap; after the rounds it also times the exhaustive reference and HTTP.
   type Figure = { cell?: string; latencies?: number[]; totalMs?: number; full?: Cell; http?: Cell; direct?: Cell; addedMedian?: number; means?: Record<string, number>; remote?: Cell; remoteAddedMedian?: number };
   const rounds = Math.max(1, Number(values.rounds));
   const pooled = { ours: new Map<string, { lat: number[][]; totalMs: number }>(), lucene: new Map<string, { lat: number[][]; totalMs: number }>() };
@@ -299,23 +349,26 @@ async function latency(size: number, queryCount: number) {
     entry.lat.push(lat);
     entry.totalMs += totalMs;
   };
-  let figures: Figure[] = [];
+  const ours = new LineServer(
+    'engine queries',
+    spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(import.meta.dirname, 'engine-queries.ts'), path, String(queryCount), ...(values['skip-http'] ? ['--skip-http'] : [])]),
+  );
+  const lucene = cp && qfile ? new LineServer('Lucene', spawn('java', [...JAVA_ARGS, cp, LUCENE_BENCH, 'serve', luceneDir, qfile])) : undefined;
   for (let round = 0; round < rounds; round++) {
-    if (cp && qfile) for (const r of java(cp, ['query', luceneDir, qfile])) add('lucene', String(r.cell), r.latencies as number[], Number(r.total_ms));
-    const last = round === rounds - 1;
-    const child = spawnSync(
-      process.execPath,
-      ['--expose-gc', '--import', 'tsx', join(import.meta.dirname, 'engine-queries.ts'), path, String(queryCount), ...(!last ? ['--cells-only'] : values['skip-http'] ? ['--skip-http'] : [])],
-      { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 },
-    );
-    if (child.status !== 0) throw new Error(`engine queries: ${child.stderr}`);
-    const lines = child.stdout
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Figure);
-    for (const f of lines) if (f.cell && f.latencies) add('ours', f.cell, f.latencies, f.totalMs!);
-    if (last) figures = lines;
+    for (const [set] of sets) {
+      for (const [w] of windows) {
+        const cell = `${set} ${w}`;
+        for (const side of round % 2 === 0 ? (['lucene', 'ours'] as const) : (['ours', 'lucene'] as const)) {
+          const server = side === 'ours' ? ours : lucene;
+          if (!server) continue;
+          const r = await server.ask(cell);
+          add(side, cell, r.latencies as number[], Number(r.totalMs ?? r.total_ms));
+        }
+      }
+    }
   }
+  const figures = (await ours.finish('done')) as Figure[];
+  await lucene?.finish();
   const pooledCell = (side: 'ours' | 'lucene', cell: string): Cell | undefined => {
     const e = pooled[side].get(cell);
     return e && cellOf(e.lat.flat(), e.totalMs);
@@ -352,7 +405,7 @@ async function latency(size: number, queryCount: number) {
   console.log(`Engine build from SQLite (both cores) and save: ${fmt(engineBuild)} s, ${fmt(engineDisk / 2 ** 20, 0)} MiB on disk, ${fmt(engineBytes / 2 ** 20, 0)} MiB of segment arrays; RSS of this process after the build ${fmt(rss / 2 ** 20, 0)} MiB (${fmt(rssBefore / 2 ** 20, 0)} MiB before)`);
   console.log(`Restart (fresh process, segments loaded from disk${restart.fromDisk ? '' : ' FAILED: it rebuilt'}): ${fmt(restart.loadSeconds, 2)} s, RSS ${fmt(restart.rssMiB, 0)} MiB (${fmt(restart.baseMiB, 0)} MiB of it before opening)`);
   if (cp) console.log(`Lucene 8 build (forceMerge to one segment): ${fmt(luceneBuild!)} s, ${fmt(luceneDisk! / 2 ** 20, 0)} MiB on disk; build ratio ours/Lucene ${fmt(engineBuild / luceneBuild!, 2)}`);
-  console.log(`Ours and Lucene: ${rounds} rounds alternating (Lucene's pass, then ours), each query's latency pooled over the rounds; the last column is each round's p50 ratio`);
+  console.log(`Ours and Lucene: ${rounds} rounds in lockstep (each cell timed by one and then the other, who goes first alternating by round), each query's latency pooled over the rounds; the last column is each round's p50 ratio`);
   console.log(`| queries | ours p50 / p99 / QPS | exhaustive BM25 (first 100) p50 / p99 / QPS | Lucene p50 / p99 / QPS | p50 ratio | p99 ratio | p50 ratio by round |${values.fts ? ' FTS5 |' : ''}`);
   console.log(`|---|---|---|---|---|---|---|${values.fts ? '---|' : ''}`);
   console.log(rows.join('\n'));

@@ -3,10 +3,12 @@
 // (our engine's title weight 3), the publication time as a LongPoint for the window filters.
 //
 //   java -cp <lucene jars> bench/lucene/LuceneBench.java build <index dir> <docs.tsv>
-//   java -cp <lucene jars> bench/lucene/LuceneBench.java query <index dir> <queries.tsv>
+//   java -cp <lucene jars> bench/lucene/LuceneBench.java serve <index dir> <queries.tsv>
 //
 // docs.tsv: published_ms \t title \t content. queries.tsv: cell \t from_ms \t to_ms \t query (from/to
 // empty: no filter). Prints one JSON object per line (a query cell's with each query's latency, in order).
+// serve keeps the index open and times the cell named by each line of stdin (until EOF), so that a
+// caller can interleave these passes with another engine's.
 import java.io.*;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.*;
@@ -23,7 +25,8 @@ import org.apache.lucene.store.*;
 public class LuceneBench {
   public static void main(String[] args) throws Exception {
     if (args[0].equals("build")) build(Paths.get(args[1]), Paths.get(args[2]));
-    else query(Paths.get(args[1]), Paths.get(args[2]));
+    else if (args[0].equals("serve")) serve(Paths.get(args[1]), Paths.get(args[2]));
+    else throw new IllegalArgumentException("build or serve");
   }
 
   static void build(Path dir, Path docs) throws Exception {
@@ -65,7 +68,7 @@ public class LuceneBench {
     return b.build();
   }
 
-  static void query(Path dir, Path queries) throws Exception {
+  static void serve(Path dir, Path queries) throws Exception {
     Analyzer a = new EnglishAnalyzer();
     Map<String, List<String[]>> cells = new LinkedHashMap<>();
     for (String line : Files.readAllLines(queries, StandardCharsets.UTF_8)) {
@@ -76,26 +79,34 @@ public class LuceneBench {
       IndexSearcher s = new IndexSearcher(reader);
       s.setSimilarity(new BM25Similarity(1.2f, 0.75f));
       s.setQueryCache(null);
-      for (Map.Entry<String, List<String[]>> cell : cells.entrySet()) {
-        List<String[]> qs = cell.getValue();
-        // Warm-up: the whole cell once (JIT), then the measured pass.
-        for (String[] q : qs) s.search(parse(a, q[3], q[1], q[2]), 10);
-        double[] lat = new double[qs.size()];
-        long start = System.nanoTime();
-        for (int i = 0; i < qs.size(); i++) {
-          String[] q = qs.get(i);
-          long t = System.nanoTime();
-          s.search(parse(a, q[3], q[1], q[2]), 10);
-          lat[i] = (System.nanoTime() - t) / 1e6;
-        }
-        double total = (System.nanoTime() - start) / 1e6;
-        StringBuilder raw = new StringBuilder();
-        for (int i = 0; i < lat.length; i++) raw.append(i == 0 ? "" : ",").append(lat[i]);
-        Arrays.sort(lat);
-        System.out.println("{\"cell\":\"" + cell.getKey() + "\",\"p50\":" + pct(lat, 50) + ",\"p99\":" + pct(lat, 99)
-            + ",\"qps\":" + (qs.size() / total * 1000) + ",\"total_ms\":" + total + ",\"latencies\":[" + raw + "]}");
+      Set<String> warm = new HashSet<>();
+      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      String cell;
+      while ((cell = in.readLine()) != null) {
+        if (!cells.containsKey(cell)) throw new IllegalArgumentException("no such cell: " + cell);
+        System.out.println(timeCell(s, a, cell, cells.get(cell), warm.add(cell)));
+        System.out.flush();
       }
     }
+  }
+
+  /** One timed pass over a cell's queries, after a warm-up pass (for the JIT) the first time. */
+  static String timeCell(IndexSearcher s, Analyzer a, String cell, List<String[]> qs, boolean warmUp) throws IOException {
+    if (warmUp) for (String[] q : qs) s.search(parse(a, q[3], q[1], q[2]), 10);
+    double[] lat = new double[qs.size()];
+    long start = System.nanoTime();
+    for (int i = 0; i < qs.size(); i++) {
+      String[] q = qs.get(i);
+      long t = System.nanoTime();
+      s.search(parse(a, q[3], q[1], q[2]), 10);
+      lat[i] = (System.nanoTime() - t) / 1e6;
+    }
+    double total = (System.nanoTime() - start) / 1e6;
+    StringBuilder raw = new StringBuilder();
+    for (int i = 0; i < lat.length; i++) raw.append(i == 0 ? "" : ",").append(lat[i]);
+    Arrays.sort(lat);
+    return "{\"cell\":\"" + cell + "\",\"p50\":" + pct(lat, 50) + ",\"p99\":" + pct(lat, 99)
+        + ",\"qps\":" + (qs.size() / total * 1000) + ",\"total_ms\":" + total + ",\"latencies\":[" + raw + "]}";
   }
 
   static double pct(double[] sorted, double p) {
