@@ -42,10 +42,10 @@ describe('engine rank safety on SciFact', () => {
     dir.remove();
   });
 
-  const compare = async (extra: Partial<IndexQuery>, limit: number) => {
+  const compare = async (extra: Partial<IndexQuery>, limit: number, termsOf = queryTerms) => {
     let nonEmpty = 0;
     for (const q of queries) {
-      const query: IndexQuery = { terms: queryTerms(q), limit, ...extra };
+      const query: IndexQuery = { terms: termsOf(q), limit, ...extra };
       const pruned = await index.search(query);
       const reference = index.exhaustiveSearch(query);
       assert.deepEqual(pruned, reference, q);
@@ -67,6 +67,13 @@ describe('engine rank safety on SciFact', () => {
       const query: IndexQuery = { terms: queryTerms(q), limit: 10 };
       assert.deepEqual(await parallel.search(query), await single.search(query), q);
     }
+  });
+
+  test('top 10, short queries (the first three terms of each claim: windows with one essential list)', async () => {
+    const short = (q: string) => queryTerms(q).slice(0, 3);
+    assert.ok((await compare({}, 10, short)) > queries.length * 0.9);
+    const year = { publishedAfter: Date.parse('2020-01-01T00:00:00Z'), publishedBefore: Date.parse('2020-12-31T23:59:59Z') };
+    assert.ok((await compare(year, 10, short)) > queries.length * 0.5);
   });
 
   test('top 100, no filter', async () => {
