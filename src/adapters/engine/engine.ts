@@ -165,7 +165,7 @@ class Cursor {
    * a window's accumulators starting at document `ws`, and moves past them: the inner loop of the
    * windowed traversal, reading the block with locals.
    */
-  addUpTo(end: number, ws: number, idfW: number, norm: Float32Array, acc: Float64Array, tfWin: Int32Array, tfBase: number, found: Int32Array, inside: Int32Array | undefined): void {
+  addUpTo(end: number, ws: number, idfW: number, normOf: Float32Array, code: Uint8Array, acc: Float64Array, tfWin: Int32Array, tfBase: number, found: Int32Array, inside: Int32Array | undefined): void {
     const words = this.words;
     while (this.doc < end) {
       const { n, at, bits: width, mask, base, freqAt, freqBits, freqMask } = this;
@@ -184,7 +184,7 @@ class Cursor {
           }
           const d = doc - ws;
           tfWin[tfBase + d] = tf;
-          acc[d] = acc[d]! + termScore(idfW, tf, norm[doc]!);
+          acc[d] = acc[d]! + termScore(idfW, tf, normOf[code[doc]!]!);
           found[d >>> 5] = found[d >>> 5]! | (1 << (d & 31));
         }
         if (++k >= n) break;
@@ -211,7 +211,7 @@ class Cursor {
    * reaches `bar`, and returns that score; -1, with the cursor at or past `end`, when there is none.
    * The inner loop of a window with one essential list, reading the block with locals.
    */
-  seek(end: number, idfW: number, norm: Float32Array, rest: number, bar: number, inside: Int32Array | undefined): number {
+  seek(end: number, idfW: number, normOf: Float32Array, code: Uint8Array, rest: number, bar: number, inside: Int32Array | undefined): number {
     const words = this.words;
     while (this.doc < end) {
       const { n, at, bits: width, mask, base, freqAt, freqBits, freqMask } = this;
@@ -228,7 +228,7 @@ class Cursor {
             if (off + freqBits > 32) v |= words[i + 1]! << (32 - off);
             tf = (v & freqMask) + 1;
           }
-          const score = termScore(idfW, tf, norm[doc]!);
+          const score = termScore(idfW, tf, normOf[code[doc]!]!);
           if (score + rest >= bar) {
             this.k = k;
             this.doc = doc;
@@ -255,7 +255,7 @@ class Cursor {
   }
 
   /** As `addUpTo`, for the documents of `inside` only, each found by `advance` (a dense list, a sparse filter). */
-  addAt(inside: Int32Array, end: number, ws: number, idfW: number, norm: Float32Array, acc: Float64Array, tfWin: Int32Array, tfBase: number, found: Int32Array): void {
+  addAt(inside: Int32Array, end: number, ws: number, idfW: number, normOf: Float32Array, code: Uint8Array, acc: Float64Array, tfWin: Int32Array, tfBase: number, found: Int32Array): void {
     const last = Math.min(end, inside.length * 32) - 1;
     for (let w = ws >>> 5; w <= last >>> 5 && this.doc !== NO_MORE; w++) {
       let word = inside[w]!;
@@ -269,7 +269,7 @@ class Cursor {
         const tf = this.tf;
         const d = doc - ws;
         tfWin[tfBase + d] = tf;
-        acc[d] = acc[d]! + termScore(idfW, tf, norm[doc]!);
+        acc[d] = acc[d]! + termScore(idfW, tf, normOf[code[doc]!]!);
         found[d >>> 5] = found[d >>> 5]! | (1 << (d & 31));
       }
     }
@@ -412,11 +412,49 @@ export function idf(stats: Statistics, df: number): number {
   return Math.log(1 + (stats.docCount - df + 0.5) / (df + 0.5));
 }
 
-/** BM25 length normalisation of each document of a segment under the current average length. */
-export function norms(seg: SegmentData, avgLength: number): Float32Array {
-  const out = new Float32Array(seg.docCount);
+/**
+ * Document lengths in one byte each, as Lucene keeps its norms (its SmallFloat byte4 values: 0-23
+ * exactly, then four significant bits, up to 2^31), so the length normalisation read for every
+ * posting comes from a 1 MB array per million documents instead of 4 MB: at 1M documents that made
+ * short queries 15-20% faster (docs/BENCHMARKS.md). A length is rounded up to its code's length, so a
+ * score never exceeds what the block bounds (from the exact lengths) allow.
+ */
+const CODE_LENGTH = Float64Array.from({ length: 256 }, (_, c) => {
+  if (c < 24) return c;
+  const i = c - 24;
+  const shift = (i >>> 3) - 1;
+  return 24 + (shift === -1 ? i & 7 : ((i & 7) | 8) * 2 ** shift);
+});
+
+/** The length a code stands for. */
+export function codeLength(code: number): number {
+  return CODE_LENGTH[code]!;
+}
+
+/** The code of a length: the smallest whose length is at least it. */
+export function lengthCode(length: number): number {
+  let lo = 0;
+  let hi = 255;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (CODE_LENGTH[mid]! < length) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Each document's length code. */
+export function lengthCodes(seg: SegmentData): Uint8Array {
+  const out = new Uint8Array(seg.docCount);
+  for (let i = 0; i < seg.docCount; i++) out[i] = lengthCode(seg.lengths[i]!);
+  return out;
+}
+
+/** BM25 length normalisation of each length code under the current average length. */
+export function normsOfCodes(avgLength: number): Float32Array {
+  const out = new Float32Array(256);
   const inv = avgLength > 0 ? 1 / avgLength : 0;
-  for (let i = 0; i < seg.docCount; i++) out[i] = K1 * (1 - B + B * seg.lengths[i]! * inv);
+  for (let c = 0; c < 256; c++) out[c] = K1 * (1 - B + B * CODE_LENGTH[c]! * inv);
   return out;
 }
 
@@ -428,7 +466,9 @@ interface QueryTerm {
 
 export interface SearchableSegment {
   data: SegmentData;
-  norms: Float32Array;
+  /** Each document's length code (`lengthCode`), and the normalisation of each code. */
+  lengthCode: Uint8Array;
+  normOf: Float32Array;
   /** Each term's upper bound over the segment under the current statistics; NaN until computed. */
   ub: Float64Array;
   /** Bit per document: deleted or superseded (not alive now). 1/64 of the columns it sums up, so it stays in cache. */
@@ -437,7 +477,7 @@ export interface SearchableSegment {
 
 /** A segment ready for queries under the collection's current average length. */
 export function searchable(data: SegmentData, avgLength: number): SearchableSegment {
-  const s = { data, norms: norms(data, avgLength), ub: new Float64Array(data.termDf.length).fill(Number.NaN), gone: new Int32Array((data.docCount + 31) >>> 5) };
+  const s = { data, lengthCode: lengthCodes(data), normOf: normsOfCodes(avgLength), ub: new Float64Array(data.termDf.length).fill(Number.NaN), gone: new Int32Array((data.docCount + 31) >>> 5) };
   for (let doc = 0; doc < data.docCount; doc++) updateGone(s, doc);
   return s;
 }
@@ -489,7 +529,7 @@ export function searchTopK(
   const { top, q } = started;
   const m = q.length;
   for (const sseg of segments) {
-    const { data: seg, norms: norm, ub: ubCache, gone } = sseg;
+    const { data: seg, normOf, lengthCode: code, ub: ubCache, gone } = sseg;
     const accept = compileFilter(sseg, filter);
     if (!accept) continue;
     const drift = Math.max(1, stats.avgLength / seg.refAvg);
@@ -557,7 +597,7 @@ export function searchTopK(
       for (let x = 0; x < only.length; x++) {
         const doc = only[x]!;
         if (!accept(doc)) continue;
-        const nd = norm[doc]!;
+        const nd = normOf[code[doc]!]!;
         let partial = 0;
         let pruned = false;
         let hit = false;
@@ -648,11 +688,11 @@ export function searchTopK(
         // the accumulators.
         if (lead.doc < ws) lead.advance(ws);
         const w = idf2[n - 1]!;
-        for (let partial = lead.seek(we, w, norm, rest, bar, inside); partial >= 0; partial = lead.seek(we, w, norm, rest, bar, inside)) {
+        for (let partial = lead.seek(we, w, normOf, code, rest, bar, inside); partial >= 0; partial = lead.seek(we, w, normOf, code, rest, bar, inside)) {
           const doc = lead.doc;
           if (trivial ? (gone[doc >>> 5]! & (1 << (doc & 31))) === 0 : accept(doc)) {
             tfOf[n - 1] = lead.tf;
-            const score = completed(doc, partial, n - 1, cs, wcum, bar, idf2, tfOf, norm[doc]!, cursorOfSlot);
+            const score = completed(doc, partial, n - 1, cs, wcum, bar, idf2, tfOf, normOf[code[doc]!]!, cursorOfSlot);
             if (score !== undefined) {
               top.offer(score, seg.versionIds[doc]!);
               const t = top.threshold;
@@ -673,8 +713,8 @@ export function searchTopK(
       for (let i = winFirst; i < n; i++) {
         const c = cs[i]!;
         if (c.doc < ws) c.advance(ws);
-        if (inside !== undefined && c.postings > probeAbove) c.addAt(inside, we, ws, idf2[i]!, norm, acc, tfWin, i * WINDOW, bits);
-        else c.addUpTo(we, ws, idf2[i]!, norm, acc, tfWin, i * WINDOW, bits, inside);
+        if (inside !== undefined && c.postings > probeAbove) c.addAt(inside, we, ws, idf2[i]!, normOf, code, acc, tfWin, i * WINDOW, bits);
+        else c.addUpTo(we, ws, idf2[i]!, normOf, code, acc, tfWin, i * WINDOW, bits, inside);
       }
       prevEnd = we;
       for (let w = 0; w < WINDOW / 32; w++) {
@@ -693,7 +733,7 @@ export function searchTopK(
             // Complete from the other lists, highest bound first, while the document can still make it
             // (as `completed` does; inline here, where every document of a window passes: calling it
             // made long queries 11% slower, measured old against new in one process, query by query).
-            const nd = norm[doc]!;
+            const nd = normOf[code[doc]!]!;
             for (let i = winFirst - 1; i >= 0; i--) {
               if (partial + wcum[i]! < bar) {
                 keep = false;
@@ -719,7 +759,7 @@ export function searchTopK(
             tfWin[i * WINDOW + d] = 0;
           }
           // The score in query-term order, exactly as exhaustive scoring adds it.
-          const nd = norm[doc]!;
+          const nd = normOf[code[doc]!]!;
           let score = 0;
           for (let j = 0; j < m; j++) {
             const i = cursorOfSlot[j]!;
@@ -821,7 +861,7 @@ export function exhaustive(
   const { top, q } = started;
   const m = q.length;
   for (const sseg of segments) {
-    const { data: seg, norms: norm } = sseg;
+    const { data: seg, normOf, lengthCode: code } = sseg;
     const accept = compileFilter(sseg, filter);
     if (!accept) continue;
     const scores = new Map<number, Float64Array>();
@@ -833,7 +873,7 @@ export function exhaustive(
         if (!accept(c.doc)) continue;
         let row = scores.get(c.doc);
         if (!row) scores.set(c.doc, (row = new Float64Array(m)));
-        row[q[j]!.slot] = termScore(q[j]!.idf, c.tf, norm[c.doc]!);
+        row[q[j]!.slot] = termScore(q[j]!.idf, c.tf, normOf[code[c.doc]!]!);
       }
     }
     for (const [doc, row] of scores) {
