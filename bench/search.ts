@@ -221,11 +221,11 @@ function luceneClasspath(): string | undefined {
   return find();
 }
 
-const JAVA_ARGS = ['-Xmx4g', '-cp'];
-const LUCENE_BENCH = join(import.meta.dirname, 'lucene', 'LuceneBench.java');
+/** The command line of bench/lucene/LuceneBench.java with `args`. */
+const luceneBench = (cp: string, args: string[]) => ['-Xmx4g', '-cp', cp, join(import.meta.dirname, 'lucene', 'LuceneBench.java'), ...args];
 
 function java(cp: string, args: string[]): Record<string, unknown>[] {
-  const r = spawnSync('java', [...JAVA_ARGS, cp, LUCENE_BENCH, ...args], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  const r = spawnSync('java', luceneBench(cp, args), { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
   if (r.status !== 0) throw new Error(`Lucene: ${r.stderr}`);
   return r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 }
@@ -341,7 +341,7 @@ async function latency(size: number, queryCount: number) {
   // two passes are seconds apart. Ours is a fresh process that loads the saved segments, as a server
   // does (and as the Lucene side opens its index in its own JVM), so the build's garbage is not in
   // its heap; after the rounds it also times the exhaustive reference and HTTP.
-  type Figure = { cell?: string; latencies?: number[]; totalMs?: number; full?: Cell; http?: Cell; direct?: Cell; addedMedian?: number; means?: Record<string, number>; remote?: Cell; remoteAddedMedian?: number };
+  type Figure = { cell?: string; full?: Cell; http?: Cell; direct?: Cell; addedMedian?: number; means?: Record<string, number>; remote?: Cell; remoteAddedMedian?: number };
   const rounds = Math.max(1, Number(values.rounds));
   const pooled = { ours: new Map<string, { lat: number[][]; totalMs: number }>(), lucene: new Map<string, { lat: number[][]; totalMs: number }>() };
   const add = (side: 'ours' | 'lucene', cell: string, lat: number[], totalMs: number) => {
@@ -353,7 +353,7 @@ async function latency(size: number, queryCount: number) {
     'engine queries',
     spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(import.meta.dirname, 'engine-queries.ts'), path, String(queryCount), ...(values['skip-http'] ? ['--skip-http'] : [])]),
   );
-  const lucene = cp && qfile ? new LineServer('Lucene', spawn('java', [...JAVA_ARGS, cp, LUCENE_BENCH, 'serve', luceneDir, qfile])) : undefined;
+  const lucene = cp && qfile ? new LineServer('Lucene', spawn('java', luceneBench(cp, ['serve', luceneDir, qfile]))) : undefined;
   for (let round = 0; round < rounds; round++) {
     for (const [set] of sets) {
       for (const [w] of windows) {

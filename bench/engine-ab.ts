@@ -1,0 +1,92 @@
+/**
+ * npm run bench:engine-ab -- <commit> [--size 1000000] [--queries 300] [--passes 3]
+ *
+ * Our engine's traversal at <commit> against the working tree's, on the same segments of the
+ * cached generated corpus (`npm run bench:search` builds it), query by query in alternating order in
+ * one process, so both see the same moments of this machine (whose speed drifts by tens of
+ * percent within minutes): per cell, each side's p50, their ratio, the median of the per-query
+ * ratios, and how many top 10s differ. The commit's src is compiled with tsc into a temporary
+ * directory (a git worktree); its own `searchable` and `searchTopK` run on the segment data that
+ * the working tree loaded (the segment format must be the same at both).
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import type { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
+import * as current from '../src/adapters/engine/engine.js';
+import type { SearchableSegment, Statistics } from '../src/adapters/engine/engine.js';
+import { createServices } from '../src/config/services.js';
+import { loadSettings } from '../src/config/settings.js';
+import { cachedStem, queryTerms } from '../src/core/text.js';
+import { BENCH_WINDOWS, benchQuerySets, percentile } from './scifact.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { size: { type: 'string', default: '1000000' }, queries: { type: 'string', default: '300' }, passes: { type: 'string', default: '3' } },
+});
+const commit = positionals[0];
+if (!commit) throw new Error('usage: npm run bench:engine-ab -- <commit> [--size N] [--queries N] [--passes N]');
+const root = join(import.meta.dirname, '..');
+
+// The commit's engine, compiled.
+const tmp = mkdtempSync(join(tmpdir(), 'engine-ab-'));
+const tree = join(tmp, 'tree');
+type Engine = Pick<typeof current, 'searchable' | 'searchTopK'>;
+let base: Engine;
+try {
+  execFileSync('git', ['-C', root, 'worktree', 'add', '--detach', tree, commit], { stdio: 'ignore' });
+  symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'));
+  execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', join(tree, 'tsconfig.build.json'), '--outDir', join(tmp, 'dist')], { stdio: 'inherit' });
+  copyFileSync(join(root, 'package.json'), join(tmp, 'package.json'));
+  symlinkSync(join(root, 'node_modules'), join(tmp, 'node_modules'));
+  base = (await import(join(tmp, 'dist', 'adapters', 'engine', 'engine.js'))) as Engine;
+} catch (e) {
+  rmSync(tmp, { recursive: true, force: true });
+  throw e;
+} finally {
+  rmSync(tree, { recursive: true, force: true });
+  execFileSync('git', ['-C', root, 'worktree', 'prune']);
+}
+
+const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
+const services = await createServices(loadSettings({ env: {}, flags: { databaseUrl: `sqlite:${path}`, logLevel: 'warn' } }));
+const store = services.index as EngineIndexStore;
+await store.open();
+// The store keeps its segments and statistics to itself; a benchmark reads them as they are.
+const inner = store as unknown as { segments: SearchableSegment[]; statistics(): Statistics };
+const stats = inner.statistics();
+const sides: [Engine, SearchableSegment[]][] = [
+  [base, inner.segments.map((s) => base.searchable(s.data, stats.avgLength))],
+  [current, inner.segments],
+];
+const median = (a: number[]) => percentile([...a].sort((x, y) => x - y), 50);
+
+console.log(`Engine at ${commit} (old) against the working tree (new), ${values.size} documents, one process, query by query in alternating order`);
+console.log('| queries | old p50 ms | new p50 ms | p50 new/old | median per-query new/old | top 10s that differ |');
+console.log('|---|---|---|---|---|---|');
+for (const [set, qs] of benchQuerySets(Number(values.queries))) {
+  for (const [w, f] of BENCH_WINDOWS) {
+    const terms = qs.map((q) => queryTerms(q).map(cachedStem));
+    const run = (k: number, t: string[]) => sides[k]![0].searchTopK(sides[k]![1], stats, t, f, 10);
+    let differ = 0;
+    for (const t of terms) if (JSON.stringify(run(0, t)) !== JSON.stringify(run(1, t))) differ++; // also the warm-up
+    const lat: [number[], number[]] = [[], []];
+    for (let p = 0; p < Number(values.passes); p++) {
+      for (const [i, t] of terms.entries()) {
+        for (const k of (i + p) % 2 === 0 ? [0, 1] : [1, 0]) {
+          const started = performance.now();
+          run(k, t);
+          lat[k]!.push(performance.now() - started);
+        }
+      }
+    }
+    const [o, n] = [median(lat[0]), median(lat[1])];
+    const perQuery = median(lat[1].map((x, i) => x / lat[0][i]!));
+    console.log(`| ${set} claims, ${w} | ${o.toFixed(3)} | ${n.toFixed(3)} | ${(n / o).toFixed(3)} | ${perQuery.toFixed(3)} | ${differ} of ${terms.length} |`);
+  }
+}
+await services.close();
+rmSync(tmp, { recursive: true, force: true });
