@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyse, EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { searchable, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
-import { concatSegments, decodeBlock, SegmentBuilder, type SegmentData } from '../../src/adapters/engine/segment.js';
+import { concatSegments, decodeBlock, members, publishedSet, SegmentBuilder, type SegmentData } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { queryTerms, stem } from '../../src/core/text.js';
@@ -54,6 +54,34 @@ describe('segments', () => {
     assert.equal(joined.docCount, whole.docCount);
     assert.deepEqual([...joined.pubSorted], [...whole.pubSorted]);
     for (const q of queries) assert.deepEqual(run([joined], q), run([whole], q), q);
+  });
+
+  test('published windows: the documents inside [from, to], as a bitset while they are at most half the segment', () => {
+    // 1,003 documents (not a multiple of eight), every seventh undated, many sharing a time.
+    const b = new SegmentBuilder();
+    const published: number[] = [];
+    for (let i = 0; i < 1003; i++) {
+      const at = i % 7 === 3 ? Number.NaN : ((i * 7919) % 1000) * 10;
+      published.push(at);
+      b.add({ versionId: i + 1, terms: new Map([['w', 1]]), length: 1, acquiredAt: 0, supersededAt: Infinity, publishedAt: at, revHost: 'test.h.' });
+    }
+    const seg = b.finish();
+    const windows: [number | undefined, number | undefined][] = [[undefined, undefined], [0, 9990], [undefined, 4990], [5000, undefined], [-5, -1], [20_000, 30_000]];
+    for (let k = 0; k < 200; k++) {
+      const from = Math.floor(Math.random() * 10_000) - 50;
+      windows.push([from, from + Math.floor(Math.random() * 6000)], [from, from]);
+    }
+    for (const [from, to] of windows) {
+      const set = publishedSet(seg, from, to);
+      if (from === undefined && to === undefined) {
+        assert.equal(set, undefined);
+        continue;
+      }
+      const inside = published.flatMap((p, doc) => (p >= (from ?? -Infinity) && p <= (to ?? Infinity) ? [doc] : []));
+      assert.equal(set!.count, inside.length, `[${from}, ${to}]`);
+      if (inside.length * 2 > seg.docCount) assert.equal(set!.bits, undefined, `[${from}, ${to}]`);
+      else assert.deepEqual([...members(set!.bits!, set!.count)], inside, `[${from}, ${to}]`);
+    }
   });
 
   test('addFields (the build path) indexes exactly what add(analyse(row)) does', () => {

@@ -594,7 +594,7 @@ export function searchTopK(
     const pub = publishedSet(seg, filter.publishedAfter, filter.publishedBefore);
     let postingCount = 0;
     for (const c of cs) postingCount += c.postings;
-    if (pub && pub.count * n * 64 <= postingCount) {
+    if (pub?.bits && pub.count * n * 64 <= postingCount) {
       const only = members(pub.bits, pub.count);
       // Few documents pass the window: they lead. For each, the lists are probed from the highest
       // bound down, and the document is dropped as soon as what it has plus the most the remaining
@@ -646,7 +646,7 @@ export function searchTopK(
 
     const trivial = isTrivial(filter);
     // Under half the segment in the window: postings outside it are not even added up.
-    const inside = pub && pub.count * 2 <= seg.docCount ? pub.bits : undefined;
+    const inside = pub?.bits;
     // Lists with more postings than this are probed at the window's documents (a probe costs about
     // as much as reading 12 postings, measured on the benchmark).
     const probeAbove = pub ? pub.count * 12 : Infinity;
