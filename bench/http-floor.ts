@@ -1,15 +1,18 @@
 /**
  * What a loopback HTTP round trip costs on this machine, right after the thread has computed for a
  * while (as a search request's does after the engine's few milliseconds). No part of the service:
- * a node:http server answering a fixed 10 kB JSON body (a search response's size) and the lean
- * benchmark client, both in this process; before each timed request the thread computes for 0, 1
- * or 5 ms (a loop reading the clock, touching no memory). Also a JSON.stringify of the same body, for comparison.
+ * a bare node:http server and a Fastify one, each answering a fixed 10 kB JSON body (a search
+ * response's size), and the lean benchmark client, all in this process; before each timed request
+ * the thread computes for 0, 1 or 5 ms (a loop reading the clock, touching no memory), or waits
+ * 5 ms for a worker thread that computes. Also a JSON.stringify of the same body, for comparison.
  * Usage: node --import tsx bench/http-floor.ts
  */
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import Fastify from 'fastify';
 import { percentile } from './scifact.js';
 import { WireClient } from './wire-client.js';
 
@@ -24,30 +27,58 @@ const server = http.createServer((req, res) => {
 });
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
-const client = new WireClient(new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+const app = Fastify({ logger: false });
+app.post('/', async (_request, reply) => reply.code(200).send(body));
+const clients = {
+  'node:http': new WireClient(new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  Fastify: new WireClient(new URL(await app.listen({ host: '127.0.0.1', port: 0 }))),
+};
+
+// A worker that computes for the milliseconds it is sent, then answers.
+const worker = new Worker(
+  `const { parentPort } = require('node:worker_threads');
+   const { performance } = require('node:perf_hooks');
+   parentPort.on('message', (ms) => { const until = performance.now() + ms; while (performance.now() < until); parentPort.postMessage(0); });`,
+  { eval: true },
+);
+const inWorker = (ms: number) =>
+  new Promise<void>((resolve) => {
+    worker.once('message', () => resolve());
+    worker.postMessage(ms);
+  });
 
 function compute(ms: number): void {
   const until = performance.now() + ms;
   while (performance.now() < until);
 }
 
-async function measure(what: 'http' | 'json', burstMs: number): Promise<number> {
+type Pause = { ms: number; waiting?: boolean };
+async function measure(what: WireClient | 'json', pause: Pause): Promise<number> {
   const lat: number[] = [];
   for (let k = 0; k < 600; k++) {
-    compute(burstMs);
+    if (pause.waiting) await inWorker(pause.ms);
+    else compute(pause.ms);
     const t = performance.now();
-    if (what === 'http') await client.post('/', '{"query":"q"}');
-    else JSON.stringify(body);
+    if (what === 'json') JSON.stringify(body);
+    else await what.post('/', '{"query":"q"}');
     if (k >= 100) lat.push(performance.now() - t);
   }
   return percentile(lat.sort((a, b) => a - b), 50);
 }
 
-await measure('http', 0); // warm-up
-for (const what of ['http', 'json'] as const) {
+const pauses: [string, Pause][] = [
+  ['after 0 ms of computing', { ms: 0 }],
+  ['after 1 ms', { ms: 1 }],
+  ['after 5 ms', { ms: 5 }],
+  ['after 5 ms waiting for a worker that computes', { ms: 5, waiting: true }],
+];
+for (const client of Object.values(clients)) await measure(client, { ms: 0 }); // warm-up
+for (const [name, what] of [...Object.entries(clients), ['JSON.stringify of it', 'json'] as const]) {
   const figures: string[] = [];
-  for (const burst of [0, 1, 5]) figures.push(`after ${burst} ms of computing: p50 ${(await measure(what, burst)).toFixed(3)} ms`);
-  console.log(`${what === 'http' ? 'HTTP round trip, 10 kB response' : 'JSON.stringify of it'}: ${figures.join('; ')}`);
+  for (const [label, pause] of pauses) figures.push(`${label}: p50 ${(await measure(what, pause)).toFixed(3)} ms`);
+  console.log(`${what === 'json' ? name : `HTTP round trip, 10 kB response, ${name}`}: ${figures.join('; ')}`);
 }
-client.close();
+for (const client of Object.values(clients)) client.close();
 server.close();
+await app.close();
+await worker.terminate();
