@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { describeHttpFigure, type HttpFigure } from './http-figure.js';
 import { ENGINE_WEIGHTS, EngineIndexStore, type EngineWeights } from '../src/adapters/engine/engine-index-store.js';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 import { DEFAULT_WEIGHTS, ftsMatchExpression, SqliteIndexStore } from '../src/adapters/sqlite/index-store.js';
@@ -341,7 +342,7 @@ async function latency(size: number, queryCount: number) {
   // two passes are seconds apart. Ours is a fresh process that loads the saved segments, as a server
   // does (and as the Lucene side opens its index in its own JVM), so the build's garbage is not in
   // its heap; after the rounds it also times the exhaustive reference and HTTP.
-  type Figure = { cell?: string; full?: Cell; http?: Cell; direct?: Cell; addedMedian?: number; means?: Record<string, number>; remote?: Cell; remoteAddedMedian?: number };
+  type Figure = { cell?: string; full?: Cell } & Partial<HttpFigure>;
   const rounds = Math.max(1, Number(values.rounds));
   const pooled = { ours: new Map<string, { lat: number[][]; totalMs: number }>(), lucene: new Map<string, { lat: number[][]; totalMs: number }>() };
   const add = (side: 'ours' | 'lucene', cell: string, lat: number[], totalMs: number) => {
@@ -396,9 +397,7 @@ async function latency(size: number, queryCount: number) {
     }
   }
   const h = figures.find((x) => x.http);
-  const httpLine = h
-    ? `HTTP POST /v1/search/public, long claims, no filter (three rounds of the engine alone and over HTTP in turn, pooled): p50 ${fmt(h.http!.p50, 2)} ms, p99 ${fmt(h.http!.p99, 2)} ms against the engine alone p50 ${fmt(h.direct!.p50, 2)} ms: the API adds ${fmt(h.http!.p50 - h.direct!.p50, 2)} ms at p50; paired (each request's latency less its own engine time), the median added is ${fmt(h.addedMedian!, 2)} ms. Means per request: ${fmt(h.means!.client!, 2)} ms at the client, of which ${fmt(h.means!.engine!, 2)} ms the engine and ${fmt(h.means!.versions!, 2)} ms reading the 10 versions (the rest: snippets, descriptions, tier, validation, JSON, HTTP). From a client in its own process: p50 ${fmt(h.remote!.p50, 2)} ms, p99 ${fmt(h.remote!.p99, 2)} ms, paired median added ${fmt(h.remoteAddedMedian!, 2)} ms`
-    : '';
+  const httpLine = h?.http ? describeHttpFigure(h as HttpFigure) : '';
   console.log(
     `\n${size.toLocaleString('en-US')} documents (SQLite ${fmt(statSync(path).size / 1e6, 0)} MB${buildSeconds ? `, built in ${fmt(buildSeconds)} s` : ', cached'}), ${sets[0]![1].length} SciFact test claims, top 10, one client`,
   );

@@ -1,0 +1,182 @@
+/**
+ * The search benchmark's HTTP figure: what POST /v1/search/public adds to the engine's own time,
+ * and where that time goes. Used by bench/engine-queries.ts (inside `npm run bench:search`) and by
+ * bench/http.ts (`npm run bench:http`, the same figure alone on a cached corpus).
+ *
+ * Three rounds of the engine alone and over HTTP in turn, pooled, so both see the same drift of the
+ * machine's speed; the client is the lean one (bench/wire-client.ts) in this process, then one in its
+ * own process (bench/http-client.ts). Each in-process request is also cut into stages by timestamps
+ * taken in the request's path (the server's request event, the tier's identify, the engine, the
+ * version reads, the tier's settle, the response's `end`), so a change to one stage shows there and not only in the total.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { text } from 'node:stream/consumers';
+import type { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
+import { createServices, type Services } from '../src/config/services.js';
+import { loadSettings } from '../src/config/settings.js';
+import { queryTerms } from '../src/core/text.js';
+import { buildApp } from '../src/http/app.js';
+import { type Cell, cellOf, percentile } from './scifact.js';
+import { WireClient } from './wire-client.js';
+
+/** The stages of one request, in order, each from the previous mark (the first from the client's write). */
+export const STAGES = ['to the server', 'to the tier', 'to the engine', 'engine', 'versions', 'results', 'to the reply', 'to the client'] as const;
+type Stage = (typeof STAGES)[number];
+const MARKS = ['request', 'tier', 'engine', 'engineEnd', 'versionsEnd', 'settle', 'end'] as const;
+type Mark = (typeof MARKS)[number];
+
+export interface HttpFigure {
+  http: Cell;
+  direct: Cell;
+  addedMedian: number;
+  means: { client: number; engine: number; versions: number };
+  /** The median of each stage over the in-process requests (ms). */
+  stages: Record<Stage, number>;
+  remote: Cell;
+  remoteAddedMedian: number;
+}
+
+/** The services a server would run on the benchmark's database and saved segments (rate limits out of the way). */
+export async function openServedIndex(path: string): Promise<{ services: Services; engine: EngineIndexStore }> {
+  const settings = loadSettings({
+    env: {},
+    flags: { databaseUrl: `sqlite:${path}`, keylessPerSecond: 1_000_000, keylessPerHour: 1_000_000_000, logLevel: 'warn' },
+  });
+  const services = await createServices(settings);
+  const engine = services.index as EngineIndexStore;
+  await engine.open();
+  if (!engine.loadedFromDisk) throw new Error('the saved segments were not loaded');
+  return { services, engine };
+}
+
+export async function httpFigure(services: Services, engine: EngineIndexStore, queries: readonly string[]): Promise<HttpFigure> {
+  const app = await buildApp(services, { logger: false });
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  const target = new URL('/v1/search/public', address);
+
+  // The marks of the request under way, while `recording` is set; one request at a time.
+  let recording = false;
+  let marks: Partial<Record<Mark, number>> = {};
+  const rows: Record<'start' | Mark | 'done', number>[] = [];
+  /** The engine's time in each request while recording, in order (the in-process and the remote client's). */
+  let engineTimes: number[] = [];
+  const mark = (m: Mark) => {
+    if (!recording) return;
+    marks[m] = performance.now();
+    if (m === 'engineEnd') engineTimes.push(marks.engineEnd! - marks.engine!);
+  };
+  const around = <A extends unknown[], R>(f: (...a: A) => Promise<R>, before: Mark | undefined, after: Mark | undefined) =>
+    async (...a: A): Promise<R> => {
+      if (before) mark(before);
+      const r = await f(...a);
+      if (after) mark(after);
+      return r;
+    };
+  const search = engine.search.bind(engine);
+  engine.search = around(search, 'engine', 'engineEnd');
+  services.pages.getVersions = around(services.pages.getVersions.bind(services.pages), undefined, 'versionsEnd');
+  for (const tier of services.tiers) {
+    tier.identify = around(tier.identify.bind(tier), 'tier', undefined);
+    tier.settle = around(tier.settle.bind(tier), 'settle', undefined);
+  }
+  app.server.prependListener('request', () => mark('request'));
+  const end = ServerResponse.prototype.end;
+  ServerResponse.prototype.end = function (this: ServerResponse, ...a: unknown[]) {
+    mark('end');
+    return (end as (...x: unknown[]) => ServerResponse).apply(this, a);
+  } as typeof end;
+
+  const engineAlone = async (): Promise<number[]> => {
+    const lat: number[] = [];
+    for (const q of queries) {
+      const t = performance.now();
+      await search({ terms: queryTerms(q), limit: 10 });
+      lat.push(performance.now() - t);
+    }
+    return lat;
+  };
+  const client = new WireClient(target);
+  const overHttp = async (): Promise<number[]> => {
+    const lat: number[] = [];
+    for (const q of queries) {
+      marks = {};
+      const t = performance.now();
+      const res = await client.post(target.pathname, JSON.stringify({ query: q }), { 'x-service-title': 'bench' });
+      const done = performance.now();
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.body}`);
+      lat.push(done - t);
+      if (recording) rows.push({ ...(marks as Record<Mark, number>), start: t, done });
+    }
+    return lat;
+  };
+
+  try {
+    await engineAlone();
+    await overHttp();
+    const direct: number[] = [];
+    const local: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      direct.push(...(await engineAlone()));
+      recording = true;
+      local.push(...(await overHttp()));
+      recording = false;
+    }
+    client.close();
+    const engines = engineTimes;
+    // The same through a client in its own process, as a remote user's is (it warms up first itself:
+    // its timed pass is the last of its requests).
+    engineTimes = [];
+    recording = true;
+    const remote = await clientLatencies(target.href, queries);
+    recording = false;
+    const remoteEngine = engineTimes.slice(engineTimes.length - remote.length);
+
+    const sorted = (a: number[]) => [...a].sort((x, y) => x - y);
+    const median = (a: number[]) => percentile(sorted(a), 50);
+    const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
+    const stages = {} as Record<Stage, number>;
+    const order = ['start', ...MARKS, 'done'] as const;
+    STAGES.forEach((stage, i) => {
+      stages[stage] = median(rows.map((r) => r[order[i + 1]!] - r[order[i]!]));
+    });
+    return {
+      http: cellOf(local),
+      direct: cellOf(direct),
+      addedMedian: median(local.map((c, i) => c - engines[i]!)),
+      means: { client: mean(local), engine: mean(engines), versions: mean(rows.map((r) => r.versionsEnd - r.engineEnd)) },
+      stages,
+      remote: cellOf(remote),
+      remoteAddedMedian: median(remote.map((c, i) => c - remoteEngine[i]!)),
+    };
+  } finally {
+    ServerResponse.prototype.end = end;
+    engine.search = search;
+    client.close();
+    await app.close();
+  }
+}
+
+async function clientLatencies(url: string, queries: readonly string[]): Promise<number[]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'http-client.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin.end(JSON.stringify({ url, queries }));
+  const [stdout, [code]] = await Promise.all([text(child.stdout), once(child, 'exit')]);
+  if (code !== 0) throw new Error(`the HTTP client exited with ${code}`);
+  return (JSON.parse(stdout) as { latencies: number[] }).latencies;
+}
+
+/** One paragraph of the figure, as bench/search.ts and bench/http.ts print it. */
+export function describeHttpFigure(h: HttpFigure): string {
+  const f = (n: number) => n.toFixed(2);
+  return (
+    `HTTP POST /v1/search/public, long claims, no filter (three rounds of the engine alone and over HTTP in turn, pooled): ` +
+    `p50 ${f(h.http.p50)} ms, p99 ${f(h.http.p99)} ms against the engine alone p50 ${f(h.direct.p50)} ms: the API adds ${f(h.http.p50 - h.direct.p50)} ms at p50; ` +
+    `paired (each request's latency less its own engine time), the median added is ${f(h.addedMedian)} ms. ` +
+    `Means per request: ${f(h.means.client)} ms at the client, of which ${f(h.means.engine)} ms the engine and ${f(h.means.versions)} ms reading the 10 versions. ` +
+    `Stage medians: ${STAGES.map((s) => `${s} ${f(h.stages[s])}`).join(', ')} ms. ` +
+    `From a client in its own process: p50 ${f(h.remote.p50)} ms, p99 ${f(h.remote.p99)} ms, paired median added ${f(h.remoteAddedMedian)} ms`
+  );
+}
