@@ -11,6 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -40,11 +41,14 @@ export interface HttpFigure {
   remoteAddedMedian: number;
 }
 
-/** The services a server would run on the benchmark's database and saved segments (rate limits out of the way). */
+/**
+ * The services a server would run on the benchmark's database and saved segments: the default
+ * settings (logging at info) but for rate limits out of the way.
+ */
 export async function openServedIndex(path: string): Promise<{ services: Services; engine: EngineIndexStore }> {
   const settings = loadSettings({
     env: {},
-    flags: { databaseUrl: `sqlite:${path}`, keylessPerSecond: 1_000_000, keylessPerHour: 1_000_000_000, logLevel: 'warn' },
+    flags: { databaseUrl: `sqlite:${path}`, keylessPerSecond: 1_000_000, keylessPerHour: 1_000_000_000 },
   });
   const services = await createServices(settings);
   const engine = services.index as EngineIndexStore;
@@ -54,7 +58,10 @@ export async function openServedIndex(path: string): Promise<{ services: Service
 }
 
 export async function httpFigure(services: Services, engine: EngineIndexStore, queries: readonly string[]): Promise<HttpFigure> {
-  const app = await buildApp(services, { logger: false });
+  // The server logs as `websearch serve` does by default (its access line at info, written as it is
+  // logged, as to stdout), to /dev/null.
+  const devNull = openSync('/dev/null', 'w');
+  const app = await buildApp(services, { logStream: { write: (line) => writeSync(devNull, line) } });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const target = new URL('/v1/search/public', address);
 
@@ -157,6 +164,7 @@ export async function httpFigure(services: Services, engine: EngineIndexStore, q
     engine.search = search;
     client.close();
     await app.close();
+    closeSync(devNull);
   }
 }
 
