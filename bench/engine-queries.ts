@@ -36,5 +36,7 @@ for (const { name, qs, f } of cells) {
   out({ cell: name, full });
 }
 
-if (flag !== '--skip-http') out(await httpFigure(services, engine, sets[0]![1].map((q) => q.slice(0, 2000))));
+if (flag !== '--skip-http') {
+  for (const [set, qs] of sets) out(await httpFigure(services, engine, set, qs.map((q) => q.slice(0, 2000))));
+}
 await services.close();

@@ -31,6 +31,7 @@ const MARKS = ['request', 'tier', 'engine', 'engineEnd', 'versionsEnd', 'settle'
 type Mark = (typeof MARKS)[number];
 
 export interface HttpFigure {
+  set: string;
   http: Cell;
   direct: Cell;
   addedMedian: number;
@@ -57,7 +58,8 @@ export async function openServedIndex(path: string): Promise<{ services: Service
   return { services, engine };
 }
 
-export async function httpFigure(services: Services, engine: EngineIndexStore, queries: readonly string[]): Promise<HttpFigure> {
+/** The figure for one query set (`set` names it: long or short claims), no filter. */
+export async function httpFigure(services: Services, engine: EngineIndexStore, set: string, queries: readonly string[]): Promise<HttpFigure> {
   // The server logs as `websearch serve` does by default (its access line at info, written as it is
   // logged, as to stdout), to /dev/null.
   const devNull = openSync('/dev/null', 'w');
@@ -84,12 +86,14 @@ export async function httpFigure(services: Services, engine: EngineIndexStore, q
       return r;
     };
   const search = engine.search.bind(engine);
-  engine.search = around(search, 'engine', 'engineEnd');
-  services.pages.getVersions = around(services.pages.getVersions.bind(services.pages), undefined, 'versionsEnd');
-  for (const tier of services.tiers) {
-    tier.identify = around(tier.identify.bind(tier), 'tier', undefined);
-    tier.settle = around(tier.settle.bind(tier), 'settle', undefined);
-  }
+  const restore = [
+    patch(engine, 'search', around(search, 'engine', 'engineEnd')),
+    patch(services.pages, 'getVersions', around(services.pages.getVersions.bind(services.pages), undefined, 'versionsEnd')),
+    ...services.tiers.flatMap((tier) => [
+      patch(tier, 'identify', around(tier.identify.bind(tier), 'tier', undefined)),
+      patch(tier, 'settle', around(tier.settle.bind(tier), 'settle', undefined)),
+    ]),
+  ];
   app.server.prependListener('request', () => mark('request'));
   const end = ServerResponse.prototype.end;
   ServerResponse.prototype.end = function (this: ServerResponse, ...a: unknown[]) {
@@ -151,6 +155,7 @@ export async function httpFigure(services: Services, engine: EngineIndexStore, q
       stages[stage] = median(rows.map((r) => r[order[i + 1]!] - r[order[i]!]));
     });
     return {
+      set,
       http: cellOf(local),
       direct: cellOf(direct),
       addedMedian: median(local.map((c, i) => c - engines[i]!)),
@@ -161,11 +166,21 @@ export async function httpFigure(services: Services, engine: EngineIndexStore, q
     };
   } finally {
     ServerResponse.prototype.end = end;
-    engine.search = search;
+    for (const undo of restore) undo();
     client.close();
     await app.close();
     closeSync(devNull);
   }
+}
+
+/** Replaces `object[key]` for the figure's run; the returned function puts back what was there (own or inherited). */
+function patch<T extends object, K extends keyof T>(object: T, key: K, value: T[K]): () => void {
+  const own = Object.getOwnPropertyDescriptor(object, key);
+  object[key] = value;
+  return () => {
+    if (own) Object.defineProperty(object, key, own);
+    else delete object[key];
+  };
 }
 
 async function clientLatencies(url: string, queries: readonly string[]): Promise<number[]> {
@@ -180,7 +195,7 @@ async function clientLatencies(url: string, queries: readonly string[]): Promise
 export function describeHttpFigure(h: HttpFigure): string {
   const f = (n: number) => n.toFixed(2);
   return (
-    `HTTP POST /v1/search/public, long claims, no filter (three rounds of the engine alone and over HTTP in turn, pooled): ` +
+    `HTTP POST /v1/search/public, ${h.set} claims, no filter (three rounds of the engine alone and over HTTP in turn, pooled): ` +
     `p50 ${f(h.http.p50)} ms, p99 ${f(h.http.p99)} ms against the engine alone p50 ${f(h.direct.p50)} ms: the API adds ${f(h.http.p50 - h.direct.p50)} ms at p50; ` +
     `paired (each request's latency less its own engine time), the median added is ${f(h.addedMedian)} ms. ` +
     `Means per request: ${f(h.means.client)} ms at the client, of which ${f(h.means.engine)} ms the engine and ${f(h.means.versions)} ms reading the 10 versions. ` +

@@ -14,6 +14,7 @@ import { benchQuerySets } from './scifact.js';
 const { values } = parseArgs({ options: { size: { type: 'string', default: '1000000' }, queries: { type: 'string', default: '300' } } });
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
 const { services, engine } = await openServedIndex(path);
-const queries = benchQuerySets(Number(values.queries))[0]![1].map((q) => q.slice(0, 2000));
-console.log(describeHttpFigure(await httpFigure(services, engine, queries)));
+for (const [set, qs] of benchQuerySets(Number(values.queries))) {
+  console.log(describeHttpFigure(await httpFigure(services, engine, set, qs.map((q) => q.slice(0, 2000)))));
+}
 await services.close();

@@ -396,8 +396,7 @@ async function latency(size: number, queryCount: number) {
       );
     }
   }
-  const h = figures.find((x) => x.http);
-  const httpLine = h?.http ? describeHttpFigure(h as HttpFigure) : '';
+  const httpLines = figures.filter((x) => x.http).map((h) => describeHttpFigure(h as HttpFigure));
   console.log(
     `\n${size.toLocaleString('en-US')} documents (SQLite ${fmt(statSync(path).size / 1e6, 0)} MB${buildSeconds ? `, built in ${fmt(buildSeconds)} s` : ', cached'}), ${sets[0]![1].length} SciFact test claims, top 10, one client`,
   );
@@ -408,7 +407,7 @@ async function latency(size: number, queryCount: number) {
   console.log(`| queries | ours p50 / p99 / QPS | exhaustive BM25 (first 100) p50 / p99 / QPS | Lucene p50 / p99 / QPS | p50 ratio | p99 ratio | p50 ratio by round |${values.fts ? ' FTS5 |' : ''}`);
   console.log(`|---|---|---|---|---|---|---|${values.fts ? '---|' : ''}`);
   console.log(rows.join('\n'));
-  if (httpLine) console.log(httpLine);
+  for (const line of httpLines) console.log(line);
 }
 
 let fts: SqliteIndexStore | undefined;
