@@ -109,6 +109,9 @@ export function queryTerms(query: string): string[] {
   return [...new Set(kept.length > 0 ? kept : all)];
 }
 
+/** Whitespace to fold: a run of two or more, or one character that is not a space. */
+const FOLD_RE = /\s{2,}|[^\S ]/g;
+
 /** Plain text of markdown: images, link targets, emphasis and heading marks dropped, whitespace folded. */
 export function markdownToText(markdown: string): string {
   // Each pass runs only when its pattern can match (every image or link holds "](").
@@ -117,8 +120,9 @@ export function markdownToText(markdown: string): string {
   if (text.includes('](')) text = text.replace(/!\[[^\]]*\]\([^)]*\)/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
   text = text.replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '');
   if (/[*_`|]/.test(text)) text = text.replace(/[*_`|]+/g, ' ');
-  // Folding rewrites every space, so it runs only when some whitespace is not already a single space.
-  return (/[^\S ]| {2}/.test(text) ? text.replace(/\s+/g, ' ') : text).trim();
+  // Each run of whitespace becomes one space, as /\s+/g would make it; a lone space is not matched,
+  // or every space of the page would be rewritten (a 30 kB page's text took twice as long).
+  return text.replace(FOLD_RE, ' ').trim();
 }
 
 /** Cuts `text` to at most `max` characters at a word boundary, adding an ellipsis when cut. */

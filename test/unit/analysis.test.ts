@@ -117,3 +117,18 @@ describe('fallbackDescription', () => {
     assert.equal(fallbackDescription(plain, undefined, 30), 'Opening words of a page, long…');
   });
 });
+
+describe('markdownToText', () => {
+  test('folds each run of whitespace into one space, as /\\s+/g would, and leaves lone spaces alone', () => {
+    // Seeded random strings over letters, spaces and other whitespace (tab, newlines, no-break and ideographic spaces).
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const alphabet = ['a', 'b', ' ', ' ', '\t', '\n', '\r\n', '\u00a0', '\u3000', '\f', '\v'];
+    for (let n = 0; n < 2000; n++) {
+      let s = '';
+      for (let i = Math.floor(next() * 40); i > 0; i--) s += alphabet[Math.floor(next() * alphabet.length)];
+      assert.equal(markdownToText(s), s.replace(/\s+/g, ' ').trim(), JSON.stringify(s));
+    }
+    assert.equal(markdownToText('# Title\n\nOne  two\tthree\n- item'), 'Title One two three item');
+  });
+});
