@@ -7,7 +7,7 @@
  * bounds are offsets, and a word is stemmed only when it could stem to a query stem (see
  * `SnippetQuery`).
  */
-import { cachedStem, cutAtWord, markdownToText, scanWords, unicodeWords } from '../core/text.js';
+import { cachedStem, cutAtWord, markdownToText, unicodeWords } from '../core/text.js';
 
 /** Pages can be large; a snippet is looked for in the first part only. */
 const SCAN_LIMIT = 200_000;
@@ -95,36 +95,66 @@ export function sentenceBounds(text: string): number[] {
   return bounds;
 }
 
+/** 1 for an ASCII letter or digit: the characters a run of ASCII word characters is made of. */
+const ASCII_WORD = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ASCII_WORD[c] = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) ? 1 : 0;
+
 /**
  * The best sentence (its index in `bounds`, a multiple of two; the first of equals). How well a
  * sentence matches: ten points per distinct query stem it holds, plus one per occurrence up to
- * five. Words are those of `words()`: ASCII runs cut by hand, others through the Unicode pattern.
+ * five. Words are those of `words()`, found as `scanWords` finds them (runs of ASCII letters and
+ * digits and of characters outside ASCII), but in one loop here without a call per word: this loop
+ * is most of a long page's snippet.
  */
 export function bestSentence(text: string, bounds: readonly number[], query: SnippetQuery): number {
   // The sentence (+1) in which each query stem was last counted: distinct stems per sentence without a set.
   const last = new Int32Array(query.size);
-  let sentence = 0;
-  let distinct = 0;
-  let hits = 0;
-  const count = (stem: number) => {
-    if (stem < 0) return;
-    hits++;
-    if (last[stem] !== sentence) {
-      last[stem] = sentence;
-      distinct++;
-    }
-  };
-  const visit = (i: number, j: number, ascii: boolean) => {
-    if (ascii) count(query.asciiWord(text, i, j));
-    else for (const w of unicodeWords(text.slice(i, j))) count(query.index.get(cachedStem(w)) ?? -1);
-  };
   let best = 0;
   let bestScore = -1;
   for (let s = 0; s < bounds.length; s += 2) {
-    sentence = s + 1;
-    distinct = 0;
-    hits = 0;
-    scanWords(text, visit, bounds[s]!, bounds[s + 1]!);
+    const mark = s + 1;
+    const end = bounds[s + 1]!;
+    let distinct = 0;
+    let hits = 0;
+    let i = bounds[s]!;
+    while (i < end) {
+      const c = text.charCodeAt(i);
+      if (c < 128 && ASCII_WORD[c] === 0) {
+        i++;
+        continue;
+      }
+      let j = i + 1;
+      let ascii = c < 128;
+      for (; j < end; j++) {
+        const d = text.charCodeAt(j);
+        if (d < 128) {
+          if (ASCII_WORD[d] === 0) break;
+        } else {
+          ascii = false;
+        }
+      }
+      if (ascii) {
+        const stem = query.asciiWord(text, i, j);
+        if (stem >= 0) {
+          hits++;
+          if (last[stem] !== mark) {
+            last[stem] = mark;
+            distinct++;
+          }
+        }
+      } else {
+        for (const w of unicodeWords(text.slice(i, j))) {
+          const stem = query.index.get(cachedStem(w));
+          if (stem === undefined) continue;
+          hits++;
+          if (last[stem] !== mark) {
+            last[stem] = mark;
+            distinct++;
+          }
+        }
+      }
+      i = j;
+    }
     const score = distinct * 10 + Math.min(hits, 5);
     if (score > bestScore) {
       bestScore = score;
