@@ -37,6 +37,6 @@ for (const { name, qs, f } of cells) {
 }
 
 if (flag !== '--skip-http') {
-  for (const [set, qs] of sets) out(await httpFigure(services, engine, set, qs.map((q) => q.slice(0, 2000))));
+  for (const [set, qs] of sets) out(await httpFigure(services, engine, set, qs));
 }
 await services.close();

@@ -25,7 +25,7 @@ import { type Cell, cellOf, percentile } from './scifact.js';
 import { WireClient } from './wire-client.js';
 
 /** The stages of one request, in order, each from the previous mark (the first from the client's write). */
-export const STAGES = ['to the server', 'to the tier', 'to the engine', 'engine', 'versions', 'results', 'to the reply', 'to the client'] as const;
+const STAGES = ['to the server', 'to the tier', 'to the engine', 'engine', 'versions', 'results', 'to the reply', 'to the client'] as const;
 type Stage = (typeof STAGES)[number];
 const MARKS = ['request', 'tier', 'engine', 'engineEnd', 'versionsEnd', 'settle', 'end'] as const;
 type Mark = (typeof MARKS)[number];
@@ -58,8 +58,9 @@ export async function openServedIndex(path: string): Promise<{ services: Service
   return { services, engine };
 }
 
-/** The figure for one query set (`set` names it: long or short claims), no filter. */
-export async function httpFigure(services: Services, engine: EngineIndexStore, set: string, queries: readonly string[]): Promise<HttpFigure> {
+/** The figure for one query set (`set` names it: long or short claims), no filter; each query is cut to the API's 2,000 characters. */
+export async function httpFigure(services: Services, engine: EngineIndexStore, set: string, queryTexts: readonly string[]): Promise<HttpFigure> {
+  const queries = queryTexts.map((q) => q.slice(0, 2000));
   // The server logs as `websearch serve` does by default (its access line at info, written as it is
   // logged, as to stdout), to /dev/null.
   const devNull = openSync('/dev/null', 'w');

@@ -15,6 +15,6 @@ const { values } = parseArgs({ options: { size: { type: 'string', default: '1000
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
 const { services, engine } = await openServedIndex(path);
 for (const [set, qs] of benchQuerySets(Number(values.queries))) {
-  console.log(describeHttpFigure(await httpFigure(services, engine, set, qs.map((q) => q.slice(0, 2000)))));
+  console.log(describeHttpFigure(await httpFigure(services, engine, set, qs)));
 }
 await services.close();

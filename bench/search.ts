@@ -16,7 +16,6 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { describeHttpFigure, type HttpFigure } from './http-figure.js';
 import { ENGINE_WEIGHTS, EngineIndexStore, type EngineWeights } from '../src/adapters/engine/engine-index-store.js';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 import { DEFAULT_WEIGHTS, ftsMatchExpression, SqliteIndexStore } from '../src/adapters/sqlite/index-store.js';
@@ -24,6 +23,7 @@ import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
 import { queryTerms, words } from '../src/core/text.js';
 import type { IndexStore } from '../src/ports/index-store.js';
 import type { NewVersion } from '../src/ports/page-store.js';
+import { describeHttpFigure, type HttpFigure } from './http-figure.js';
 import {
   BENCH_WINDOWS,
   benchQuerySets,

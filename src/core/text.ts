@@ -43,8 +43,13 @@ export function cachedStem(word: string): string {
   return s;
 }
 
+/** 1 for an ASCII letter or digit (the ASCII characters a word is made of), 0 for the rest of ASCII. */
+export const ASCII_WORD = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ASCII_WORD[c] = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) ? 1 : 0;
+
+/** For an ASCII character `c`. */
 function isAsciiWordChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+  return ASCII_WORD[c] === 1;
 }
 
 function pushTerm(out: string[], w: string): void {

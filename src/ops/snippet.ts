@@ -7,7 +7,7 @@
  * bounds are offsets, and a word is stemmed only when it could stem to a query stem (see
  * `SnippetQuery`).
  */
-import { cachedStem, cutAtWord, markdownToText, unicodeWords } from '../core/text.js';
+import { ASCII_WORD as SHARED_ASCII_WORD, cachedStem, cutAtWord, markdownToText, unicodeWords } from '../core/text.js';
 
 /** Pages can be large; a snippet is looked for in the first part only. */
 const SCAN_LIMIT = 200_000;
@@ -95,9 +95,15 @@ export function sentenceBounds(text: string): number[] {
   return bounds;
 }
 
-/** 1 for an ASCII letter or digit: the characters a run of ASCII word characters is made of. */
-const ASCII_WORD = new Uint8Array(128);
-for (let c = 0; c < 128; c++) ASCII_WORD[c] = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) ? 1 : 0;
+/** The scan's table of ASCII word characters, bound here: read through the import binding, the scan took 1.09x as long. */
+const ASCII_WORD = SHARED_ASCII_WORD;
+
+/** 1 when `stem` is counted in sentence `mark` for the first time (and marks it so), else 0. */
+function firstInSentence(last: Int32Array, stem: number, mark: number): number {
+  if (last[stem] === mark) return 0;
+  last[stem] = mark;
+  return 1;
+}
 
 /**
  * The best sentence (its index in `bounds`, a multiple of two; the first of equals). How well a
@@ -137,20 +143,14 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
         const stem = query.asciiWord(text, i, j);
         if (stem >= 0) {
           hits++;
-          if (last[stem] !== mark) {
-            last[stem] = mark;
-            distinct++;
-          }
+          distinct += firstInSentence(last, stem, mark);
         }
       } else {
         for (const w of unicodeWords(text.slice(i, j))) {
           const stem = query.index.get(cachedStem(w));
           if (stem === undefined) continue;
           hits++;
-          if (last[stem] !== mark) {
-            last[stem] = mark;
-            distinct++;
-          }
+          distinct += firstInSentence(last, stem, mark);
         }
       }
       i = j;
