@@ -61,9 +61,12 @@ export async function indexCommand(argv: string[]): Promise<void> {
   const services = await createServices(settingsFrom(values));
   try {
     const started = Date.now();
+    const passages = await services.pages.fillPassages();
     await services.index.rebuild();
     const stats = await services.pages.stats();
-    process.stderr.write(`index rebuilt: ${stats.versions} versions of ${stats.pages} pages in ${Date.now() - started} ms\n`);
+    process.stderr.write(
+      `index rebuilt: ${stats.versions} versions of ${stats.pages} pages in ${Date.now() - started} ms (${passages} passage indexes built)\n`,
+    );
   } finally {
     await services.close();
   }

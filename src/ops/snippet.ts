@@ -1,27 +1,26 @@
 /**
  * Query-biased snippets: the passage of the page that best matches the query, cut at a word
- * boundary. Sentences are scored by how many distinct query stems they hold (rarer coverage wins
- * over repetition); the best one is widened with its neighbours until the length is used.
+ * boundary. Sentences (core/passages.ts `segment`: line by line, never across two lines) are
+ * scored by how many distinct query stems they hold (rarer coverage wins over repetition); the
+ * best one is widened with its neighbours until the length is used.
  *
- * A search builds ten of these per request, so the text is scanned once, in place: sentence
- * bounds are offsets, and a word is stemmed only when it could stem to a query stem (see
- * `SnippetQuery`).
+ * A search builds ten of these per request. A stored version of a long page carries a passage
+ * index (core/passages.ts), which gives the best sentence without reading the page; other pages are
+ * scanned once, in place: sentence bounds are offsets, and a word is stemmed only when it could
+ * stem to a query stem (see `SnippetQuery`). Both ways give the same snippet.
  */
-import { ASCII_WORD as SHARED_ASCII_WORD, cachedStem, cutAtWord, markdownToText, unicodeWords } from '../core/text.js';
+import { lineAt, lineText, PassageIndex, type Segments, segment, stemHash } from '../core/passages.js';
+import { ASCII_WORD as SHARED_ASCII_WORD, cachedStem, cutAtWord, unicodeWords } from '../core/text.js';
 
-/** Pages can be large; a snippet is looked for in the first part only. */
-const SCAN_LIMIT = 200_000;
 const DESCRIPTION_LENGTH = 300;
-const LEADING_HEADING = /^\s*#{1,6}[^\n]*\n+/;
+const HEADING_LINE = /^\s*#{1,6}/;
 
-/** The text snippets and fallback descriptions are cut from: the plain text of the page's opening part. */
+/** The text snippets are cut from: the texts of the page's lines (up to 200,000 characters of markdown), joined by a space. */
 export function pageText(markdown: string): string {
-  return markdownToText(markdown.length > SCAN_LIMIT ? markdown.slice(0, SCAN_LIMIT) : markdown);
+  return segment(markdown).text;
 }
 
 const lower = (c: number) => (c >= 65 && c <= 90 ? c | 0x20 : c);
-const isTerminator = (c: number) => c === 46 || c === 33 || c === 63; // . ! ?
-const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11;
 
 /**
  * The query's stems, prepared once per search. A Porter stem keeps its word's first character
@@ -36,14 +35,20 @@ export class SnippetQuery {
   /** Prefixes that a word must start with to stem to a query stem, by their lowercase first character. */
   readonly prefixes: (string[] | undefined)[] = new Array(128);
 
+  /** The distinct stems' hashes, for passage indexes. */
+  readonly hashes: Uint32Array;
+
   constructor(stems: readonly string[]) {
+    const hashes = new Set<number>();
     for (const s of stems) {
       if (s.length === 0 || this.index.has(s)) continue;
       this.index.set(s, this.index.size);
+      hashes.add(stemHash(s));
       const c = s.charCodeAt(0);
       if (c >= 128) continue; // only words outside ASCII stem to it, and the Unicode path stems them all
       (this.prefixes[c] ??= []).push(s.slice(0, Math.max(1, s.length - 1)));
     }
+    this.hashes = Uint32Array.from(hashes);
   }
 
   get size(): number {
@@ -62,37 +67,6 @@ export class SnippetQuery {
     }
     return -1;
   }
-}
-
-/**
- * Sentence bounds of `text` (whitespace already folded to single spaces): a sentence ends after a
- * run of . ! ? that is followed by a space or the end. Returns [start0, end0, start1, end1, ...],
- * trimmed, in order; sentences are separated by exactly the one space between them.
- */
-export function sentenceBounds(text: string): number[] {
-  const bounds: number[] = [];
-  const n = text.length;
-  let start = 0;
-  while (start < n && isSpace(text.charCodeAt(start))) start++;
-  let i = start;
-  while (i < n) {
-    if (!isTerminator(text.charCodeAt(i))) {
-      i++;
-      continue;
-    }
-    let j = i + 1;
-    while (j < n && isTerminator(text.charCodeAt(j))) j++;
-    if (j === n || isSpace(text.charCodeAt(j))) {
-      bounds.push(start, j);
-      start = j;
-      while (start < n && isSpace(text.charCodeAt(start))) start++;
-    }
-    i = j;
-  }
-  let end = n;
-  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
-  if (end > start) bounds.push(start, end);
-  return bounds;
 }
 
 /** The scan's table of ASCII word characters, bound here: read through the import binding, the scan took 1.09x as long. */
@@ -164,32 +138,76 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
   return best;
 }
 
-/** The best passage of `text` (from `pageText`) for the query, at most `maxLength` characters. */
-export function snippetOf(text: string, query: SnippetQuery, maxLength: number): string {
-  if (text.length <= maxLength) return text;
-  const bounds = sentenceBounds(text);
-  if (bounds.length === 0) return cutAtWord(text, maxLength);
-  const best = bestSentence(text, bounds, query);
-
-  // Widen around the best sentence: forward first (reads naturally), then backward.
+/** Widens sentence `best` forward (reads naturally), then backward, while the passage fits: returns [from, to]. */
+function widen(best: number, count: number, length: (s: number) => number, maxLength: number): [number, number] {
   let from = best;
   let to = best;
-  while (to + 2 < bounds.length && bounds[to + 3]! - bounds[from]! <= maxLength) to += 2;
-  while (from > 0 && bounds[to + 1]! - bounds[from - 2]! <= maxLength) from -= 2;
-  return cutAtWord(text.slice(bounds[from], bounds[to + 1]), maxLength);
+  let width = length(best);
+  while (to + 1 < count && width + 1 + length(to + 1) <= maxLength) width += 1 + length(++to);
+  while (from > 0 && width + 1 + length(from - 1) <= maxLength) width += 1 + length(--from);
+  return [from, to];
 }
 
-export function buildSnippet(markdown: string, queryStems: readonly string[], maxLength: number): string {
-  return snippetOf(pageText(markdown), new SnippetQuery(queryStems), maxLength);
+/** The best passage of a page cut into `seg`, found by scanning its sentences. */
+function scannedSnippet(seg: Segments, query: SnippetQuery, maxLength: number): string {
+  const { text, bounds } = seg;
+  if (text.length <= maxLength) return text;
+  const best = bestSentence(text, bounds, query) / 2;
+  const [from, to] = widen(best, bounds.length / 2, (s) => bounds[2 * s + 1]! - bounds[2 * s]!, maxLength);
+  return cutAtWord(text.slice(bounds[2 * from], bounds[2 * to + 1]), maxLength);
+}
+
+/** The best passage of `markdown` by its passage index: only the lines of the passage are read. */
+function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQuery, maxLength: number): string {
+  if (index.textLength <= maxLength) return pageText(markdown);
+  const table = index.sentenceTable();
+  const [from, to] = widen(index.best(query.hashes), index.sentences, (s) => table.length[s]!, maxLength);
+  const parts: string[] = [];
+  let line = -1;
+  let text = '';
+  for (let s = from; s <= to; s++) {
+    if (table.lineStart[s] !== line) {
+      line = table.lineStart[s]!;
+      text = lineText(lineAt(markdown, line));
+    }
+    parts.push(text.slice(table.start[s], table.start[s]! + table.length[s]!));
+  }
+  return cutAtWord(parts.join(' '), maxLength);
 }
 
 /**
- * A short summary when the page has no description: its opening text, after a leading heading
- * (which usually repeats the title). `text` is the page's `pageText`, reused when there is no such heading.
+ * The best passage of a page for the query, at most `maxLength` characters: by the version's
+ * passage index when it has one (of the current format), else by scanning the page.
  */
-export function fallbackDescription(markdown: string, text?: string, maxLength = DESCRIPTION_LENGTH): string {
-  const heading = LEADING_HEADING.exec(markdown);
-  if (text !== undefined && heading === null) return cutAtWord(text, maxLength);
-  const body = markdown.slice(heading?.[0].length ?? 0, (heading?.[0].length ?? 0) + maxLength * 8);
-  return cutAtWord(markdownToText(body), maxLength);
+export function pageSnippet(markdown: string, passages: Uint8Array | undefined, query: SnippetQuery, maxLength: number): string {
+  const index = passages && PassageIndex.open(passages);
+  return index ? indexedSnippet(markdown, index, query, maxLength) : scannedSnippet(segment(markdown), query, maxLength);
+}
+
+export function buildSnippet(markdown: string, queryStems: readonly string[], maxLength: number): string {
+  return pageSnippet(markdown, undefined, new SnippetQuery(queryStems), maxLength);
+}
+
+/**
+ * A short summary when the page has no description: the texts of its opening lines, after a
+ * leading heading (which usually repeats the title) when anything follows it.
+ */
+export function fallbackDescription(markdown: string, maxLength = DESCRIPTION_LENGTH): string {
+  const parts: string[] = [];
+  let length = 0;
+  let first = true;
+  for (let start = 0; start < markdown.length && length <= maxLength; ) {
+    let end = markdown.indexOf('\n', start);
+    if (end < 0) end = markdown.length;
+    const line = markdown.slice(start, end);
+    start = end + 1;
+    const t = lineText(line);
+    if (t.length === 0) continue;
+    const heading = first && HEADING_LINE.test(line) && end < markdown.length;
+    first = false;
+    if (heading) continue;
+    parts.push(t);
+    length += t.length + 1;
+  }
+  return cutAtWord(parts.join(' '), maxLength);
 }

@@ -31,8 +31,14 @@ export interface StoredVersion {
   searchable: boolean;
 }
 
-/** What a search result is made of: `getVersions` reads only these. */
-export type ResultVersion = Pick<StoredVersion, 'id' | 'url' | 'title' | 'description' | 'content' | 'publishedAt' | 'acquiredAt'>;
+/**
+ * What a search result is made of: `getVersions` reads only these. `passages` is the version's
+ * passage index (core/passages.ts `buildPassages`, made when it was stored), absent for short
+ * pages and for versions stored before there were indexes.
+ */
+export type ResultVersion = Pick<StoredVersion, 'id' | 'url' | 'title' | 'description' | 'content' | 'publishedAt' | 'acquiredAt'> & {
+  passages?: Uint8Array;
+};
 
 /** `unchanged`: the version alive at that instant already had the same content; nothing was stored. */
 export type PutOutcome = { status: 'added'; version: StoredVersion } | { status: 'unchanged'; version: StoredVersion };
@@ -49,4 +55,9 @@ export interface PageStore {
   /** Every version of a URL, oldest first. */
   history(url: string): Promise<StoredVersion[]>;
   stats(): Promise<{ pages: number; versions: number }>;
+  /**
+   * Builds the passage index of every version long enough to have one that has none, or one of
+   * an older format (versions stored before), a batch per transaction; returns how many it built.
+   */
+  fillPassages(): Promise<number>;
 }

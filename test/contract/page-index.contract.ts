@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { buildPassages, PASSAGE_INDEX_MIN } from '../../src/core/passages.js';
 import type { IndexQuery, IndexStore } from '../../src/ports/index-store.js';
 import type { PageStore } from '../../src/ports/page-store.js';
 import { page } from '../helpers.js';
@@ -62,6 +63,16 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         );
         assert.deepEqual(await pages.stats(), { pages: 1, versions: 2 });
         assert.equal((await pages.latest(url))?.content, 'new');
+      }));
+
+    test('a long page is stored with its passage index, a short one without; getVersions returns it', () =>
+      withStores(async ({ pages }) => {
+        const long = Array.from({ length: 200 }, (_, i) => `Sentence number ${i} about topic ${i % 17}.`).join('\n');
+        assert.ok(long.length >= PASSAGE_INDEX_MIN);
+        const [a, b] = await pages.putVersions([page('https://example.com/long', { content: long }), page('https://example.com/short', { content: 'Short.' })]);
+        const [gotLong, gotShort] = await pages.getVersions([a!.version.id, b!.version.id]);
+        assert.deepEqual(gotLong!.passages && new Uint8Array(gotLong!.passages), buildPassages(long));
+        assert.equal(gotShort!.passages, undefined);
       }));
 
     test('getVersions: the versions asked for, in the order asked, any number of them; unknown ids left out', () =>

@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { MemoryLimiterStore } from '../../src/adapters/memory/limiter-store.js';
 import { SqliteAccountStore } from '../../src/adapters/sqlite/accounts.js';
@@ -6,7 +8,8 @@ import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
 import { SqliteLimiterStore } from '../../src/adapters/sqlite/limiter-store.js';
 import { SqliteLedger } from '../../src/adapters/sqlite/ledger.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
-import { tempDir } from '../helpers.js';
+import { buildPassages, PASSAGES_FORMAT } from '../../src/core/passages.js';
+import { page, tempDir } from '../helpers.js';
 import { ledgerContract } from './ledger.contract.js';
 import { limiterContract } from './limiter.contract.js';
 import { pageIndexContract } from './page-index.contract.js';
@@ -44,4 +47,30 @@ limiterContract('sqlite (shared by workers)', async () => {
   const s = sqlite();
   const store = new SqliteLimiterStore(s.db);
   return Object.assign(store, { close: s.close });
+});
+
+describe('SqlitePageStore.fillPassages', () => {
+  test('builds the passage indexes a version lacks or has in an older format, without the engine re-indexing it', async () => {
+    const s = sqlite();
+    try {
+      const pages = new SqlitePageStore(s.db);
+      const long = (n: number) => Array.from({ length: 150 }, (_, i) => `Line ${i} of page ${n} says something.`).join('\n');
+      const stored = await pages.putVersions([1, 2, 3].map((n) => page(`https://example.com/${n}`, { content: long(n) })));
+      await pages.putVersion(page('https://example.com/short', { content: 'Short page.' }));
+      const [a, b, c] = stored.map((o) => o.version.id);
+      const older = Buffer.from(buildPassages(long(2))!);
+      older.writeUInt32LE(PASSAGES_FORMAT + 1, 0);
+      s.db.prepare('UPDATE versions SET passages = NULL WHERE id = ?').run(a);
+      s.db.prepare('UPDATE versions SET passages = ? WHERE id = ?').run(older, b);
+      const logged = () => (s.db.prepare('SELECT count(*) AS n FROM index_log').get() as { n: number }).n;
+      const before = logged();
+      assert.equal(await pages.fillPassages(), 2);
+      assert.equal(logged(), before, 'filling in passages is no change for the engine');
+      const got = await pages.getVersions([a!, b!, c!]);
+      got.forEach((v, k) => assert.deepEqual(new Uint8Array(v.passages!), buildPassages(long(k + 1))));
+      assert.equal(await pages.fillPassages(), 0);
+    } finally {
+      await s.close();
+    }
+  });
 });

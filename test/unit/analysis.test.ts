@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { indexTerms, markdownToText, queryTerms, STOP_WORDS, stem, words } from '../../src/core/text.js';
 import { benchQuerySets, loadCorpus } from '../../bench/scifact.js';
-import { bestSentence, buildSnippet, fallbackDescription, pageText, sentenceBounds, SnippetQuery } from '../../src/ops/snippet.js';
+import { sentenceBounds } from '../../src/core/passages.js';
+import { bestSentence, buildSnippet, fallbackDescription, SnippetQuery } from '../../src/ops/snippet.js';
 
 const reference = (text: string) => words(text).filter((w) => !STOP_WORDS.has(w)).map(stem);
 
@@ -109,12 +110,13 @@ describe('buildSnippet', () => {
 });
 
 describe('fallbackDescription', () => {
-  test('the opening text, after a leading heading; the page text is reused when there is none', () => {
-    const md = '# Title\n\nFirst **bold** line.\n\nSecond line.';
+  test('the opening lines\' text, after a leading heading when anything follows it, cut at a word', () => {
+    const md = '# Title\n\nFirst **bold** line.\n\n```js\nSecond line.';
     assert.equal(fallbackDescription(md), 'First bold line. Second line.');
+    assert.equal(fallbackDescription('\n## Only a heading'), 'Only a heading');
     const plain = 'Opening *words* of a page, long enough to be cut somewhere in the middle.';
-    assert.equal(fallbackDescription(plain, pageText(plain), 30), fallbackDescription(plain, undefined, 30));
-    assert.equal(fallbackDescription(plain, undefined, 30), 'Opening words of a page, long…');
+    assert.equal(fallbackDescription(plain, 30), 'Opening words of a page, long…');
+    assert.equal(fallbackDescription(`${'word '.repeat(5_000)}\nlast`).length, 300);
   });
 });
 

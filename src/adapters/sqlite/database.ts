@@ -193,6 +193,16 @@ const MIGRATIONS: string[] = [
   -- Rate-limit windows shared by the server's worker processes (adapters/sqlite/limiter-store.ts).
   CREATE TABLE rate_windows (id TEXT PRIMARY KEY, count INTEGER NOT NULL, reset_at INTEGER NOT NULL);
   `,
+  `
+  -- Each version's passage index, for snippets of long pages without reading them (core/passages.ts).
+  -- Filling it in (index rebuild) is no change the search engine needs to follow.
+  ALTER TABLE versions ADD COLUMN passages BLOB;
+  DROP TRIGGER index_log_update;
+  CREATE TRIGGER index_log_update AFTER UPDATE OF page_id, acquired_at, superseded_at, published_at, title,
+    description, author, content, content_hash, searchable, lang ON versions BEGIN
+    INSERT INTO index_log (version_id) VALUES (new.id);
+  END;
+  `,
 ];
 
 export interface OpenOptions {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { buildPassages, PASSAGE_INDEX_MIN, PASSAGES_FORMAT } from '../../core/passages.js';
 import { reverseHost } from '../../core/url.js';
 import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
 import type { Db } from './database.js';
@@ -18,7 +19,12 @@ interface VersionRow {
   lang: string | null;
 }
 
-type ResultRow = Pick<VersionRow, 'id' | 'url' | 'acquired_at' | 'published_at' | 'title' | 'description' | 'content'>;
+type ResultRow = Pick<VersionRow, 'id' | 'url' | 'acquired_at' | 'published_at' | 'title' | 'description' | 'content'> & { passages: Buffer | null };
+
+/** Versions given a passage index per transaction by `fillPassages`. */
+const PASSAGE_BATCH = 200;
+
+const toBlob = (bytes: Uint8Array | undefined) => (bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null);
 
 /** Versions read by one statement (a search shows ten results by default). */
 const IDS_PER_READ = 10;
@@ -71,8 +77,8 @@ export class SqlitePageStore implements PageStore {
       ),
       insertVersion: db.prepare(
         `INSERT INTO versions (page_id, acquired_at, superseded_at, published_at, title, description, author,
-           content, content_hash, searchable, lang)
-         VALUES (@pageId, @acquiredAt, @supersededAt, @publishedAt, @title, @description, @author, @content, @hash, @searchable, @lang)`,
+           content, content_hash, searchable, lang, passages)
+         VALUES (@pageId, @acquiredAt, @supersededAt, @publishedAt, @title, @description, @author, @content, @hash, @searchable, @lang, @passages)`,
       ),
       supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_at = ? WHERE id = ?'),
       makeSearchable: db.prepare<[number]>('UPDATE versions SET searchable = 1 WHERE id = ?'),
@@ -87,12 +93,18 @@ export class SqlitePageStore implements PageStore {
          WHERE p.url = ? ORDER BY v.acquired_at ASC, v.id ASC`,
       ),
       byIds: db.prepare<number[], ResultRow>(
-        `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description, v.content
+        `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description, v.content, v.passages
          FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (${Array(IDS_PER_READ).fill('?').join(', ')})`,
       ),
       byId: db.prepare<[number], VersionRow>(
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`,
       ),
+      // An index's first four bytes are its format, little-endian.
+      missingPassages: db.prepare<[number, number, string], { id: number; content: string }>(
+        `SELECT id, content FROM versions WHERE id > ? AND length(content) >= ?
+           AND (passages IS NULL OR hex(substr(passages, 1, 4)) != ?) ORDER BY id LIMIT ${PASSAGE_BATCH}`,
+      ),
+      setPassages: db.prepare<[Buffer | null, number]>('UPDATE versions SET passages = ? WHERE id = ?'),
       counts: db.prepare<[], { pages: number; versions: number }>(
         'SELECT (SELECT count(*) FROM pages) AS pages, (SELECT count(*) FROM versions) AS versions',
       ),
@@ -126,6 +138,7 @@ export class SqlitePageStore implements PageStore {
       if (v.searchable && next.searchable === 0) s.makeSearchable.run(next.id);
       return { status: 'unchanged', version: toVersion({ ...next, acquired_at: v.acquiredAt }) };
     }
+    const passages = buildPassages(v.content);
     const info = s.insertVersion.run({
       pageId: page.id,
       acquiredAt: v.acquiredAt,
@@ -138,6 +151,7 @@ export class SqlitePageStore implements PageStore {
       hash,
       searchable: v.searchable ? 1 : 0,
       lang: v.lang ?? null,
+      passages: toBlob(passages),
     });
     if (prev) s.supersede.run(v.acquiredAt, prev.id);
     const id = Number(info.lastInsertRowid);
@@ -174,6 +188,7 @@ export class SqlitePageStore implements PageStore {
       if (row.title !== null) v.title = row.title;
       if (row.description !== null) v.description = row.description;
       if (row.published_at !== null) v.publishedAt = row.published_at;
+      if (row.passages !== null) v.passages = row.passages;
       out.push(v);
     }
     return out;
@@ -185,5 +200,20 @@ export class SqlitePageStore implements PageStore {
 
   async stats(): Promise<{ pages: number; versions: number }> {
     return this.stmts.counts.get()!;
+  }
+
+  async fillPassages(): Promise<number> {
+    const format = Buffer.alloc(4);
+    format.writeUInt32LE(PASSAGES_FORMAT);
+    let built = 0;
+    for (let after = 0; ; ) {
+      const rows = this.stmts.missingPassages.all(after, PASSAGE_INDEX_MIN, format.toString('hex').toUpperCase());
+      if (rows.length === 0) return built;
+      const indexes = rows.map((r) => toBlob(buildPassages(r.content)));
+      this.db.transaction(() => rows.forEach((r, k) => this.stmts.setPassages.run(indexes[k]!, r.id)))();
+      built += rows.length;
+      after = rows.at(-1)!.id;
+      await new Promise<void>((resolve) => setImmediate(resolve)); // a serving process keeps answering between batches
+    }
   }
 }

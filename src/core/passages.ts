@@ -1,0 +1,327 @@
+/**
+ * A page's passages: its sentences, found line by line in its markdown, and a small index of the
+ * stems each sentence holds, built once when a version is stored. A search then picks the best
+ * passage of a long page from the index and turns only the lines it shows into text; scanning the
+ * whole page instead cost about 0.5 ms per 30 kB result (docs/BENCHMARKS.md, bench:snippets).
+ *
+ * Both ways see the same sentences (`segment`) and give them the same scores, so a page's snippet
+ * does not depend on whether its version has an index (a test compares them).
+ *
+ * The index (little-endian bytes):
+ * - six uint32: the format, the page text's length, the number of sentences, the number of
+ *   terms, the byte offset of the posting lengths and of the postings;
+ * - one uint32 per term: its stem's 32-bit hash (`stemHash`), in ascending order;
+ * - varints per sentence: how far its line starts after the previous sentence's line in the
+ *   markdown, where it starts in its line's text, and its length;
+ * - a varint per term: the byte length of its postings;
+ * - per term, its postings: the sentence of each occurrence, ascending, each as a varint of the
+ *   difference from the one before (0 for a second occurrence in the same sentence).
+ * Two stems of a page with the same hash share a term (about one page in a million for a 1,000-term
+ * page); a query stem whose hash a page holds for another stem counts as found there. Either only
+ * changes which sentence a snippet shows.
+ */
+import { cachedStem, markdownToText, scanWords, unicodeWords } from './text.js';
+
+/** Pages can be large; passages are looked for in the first part only. */
+export const SCAN_LIMIT = 200_000;
+/** Bumped when `segment` or the layout changes: an index of another format is not read (the page is scanned instead). */
+export const PASSAGES_FORMAT = 1;
+/** Below this many markdown characters a page is scanned at search time (1.5 kB: 45 us) and stores no index. */
+export const PASSAGE_INDEX_MIN = 4_000;
+
+const HEADER_BYTES = 24;
+const FENCE_LINE = /^\s{0,3}```/;
+
+/** Plain text of one markdown line ('' for a code fence line). */
+export function lineText(line: string): string {
+  return FENCE_LINE.test(line) ? '' : markdownToText(line);
+}
+
+/** The markdown line starting at `start` (within the scanned part). */
+export function lineAt(markdown: string, start: number): string {
+  const limit = Math.min(markdown.length, SCAN_LIMIT);
+  const end = markdown.indexOf('\n', start);
+  return markdown.slice(start, end < 0 || end > limit ? limit : end);
+}
+
+const isTerminator = (c: number) => c === 46 || c === 33 || c === 63; // . ! ?
+const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11;
+
+/**
+ * Sentence bounds of `text` (whitespace already folded to single spaces): a sentence ends after a
+ * run of . ! ? that is followed by a space or the end. Returns [start0, end0, start1, end1, ...],
+ * trimmed, in order; sentences are separated by exactly the one space between them.
+ */
+export function sentenceBounds(text: string): number[] {
+  const bounds: number[] = [];
+  const n = text.length;
+  let start = 0;
+  while (start < n && isSpace(text.charCodeAt(start))) start++;
+  let i = start;
+  while (i < n) {
+    if (!isTerminator(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < n && isTerminator(text.charCodeAt(j))) j++;
+    if (j === n || isSpace(text.charCodeAt(j))) {
+      bounds.push(start, j);
+      start = j;
+      while (start < n && isSpace(text.charCodeAt(start))) start++;
+    }
+    i = j;
+  }
+  let end = n;
+  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+  if (end > start) bounds.push(start, end);
+  return bounds;
+}
+
+/** A page cut into sentences. */
+export interface Segments {
+  /** The page's text: the texts of its lines (up to `SCAN_LIMIT`) that have any, joined by one space. */
+  text: string;
+  /** Sentence bounds in `text`: [start0, end0, start1, end1, ...]; a sentence never spans two lines. */
+  bounds: number[];
+  /** Per sentence: the offset in the markdown of the line it is on. */
+  lineStart: number[];
+  /** Per sentence: the offset in `text` of its line's text. */
+  lineOffset: number[];
+}
+
+/** The page's sentences: each line's text (`lineText`) cut by `sentenceBounds`. */
+export function segment(markdown: string): Segments {
+  const limit = Math.min(markdown.length, SCAN_LIMIT);
+  const parts: string[] = [];
+  const bounds: number[] = [];
+  const lineStart: number[] = [];
+  const lineOffset: number[] = [];
+  let length = 0;
+  for (let start = 0; start < limit; ) {
+    let end = markdown.indexOf('\n', start);
+    if (end < 0 || end > limit) end = limit;
+    const t = lineText(markdown.slice(start, end));
+    if (t.length > 0) {
+      const offset = parts.length === 0 ? 0 : length + 1;
+      const b = sentenceBounds(t);
+      for (let k = 0; k < b.length; k += 2) {
+        bounds.push(offset + b[k]!, offset + b[k + 1]!);
+        lineStart.push(start);
+        lineOffset.push(offset);
+      }
+      parts.push(t);
+      length = offset + t.length;
+    }
+    start = end + 1;
+  }
+  return { text: parts.length === 1 ? parts[0]! : parts.join(' '), bounds, lineStart, lineOffset };
+}
+
+/** FNV-1a of the stem's UTF-16 code units. */
+export function stemHash(stem: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < stem.length; i++) h = Math.imul(h ^ stem.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** A growable byte buffer of varints. */
+class Bytes {
+  bytes = new Uint8Array(256);
+  length = 0;
+
+  varint(v: number): void {
+    if (this.length + 5 > this.bytes.length) {
+      const grown = new Uint8Array(this.bytes.length * 2);
+      grown.set(this.bytes);
+      this.bytes = grown;
+    }
+    while (v >= 0x80) {
+      this.bytes[this.length++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.bytes[this.length++] = v;
+  }
+}
+
+/**
+ * The passage index of a page (see the file's comment), or undefined for a page shorter than
+ * `minLength` markdown characters. Each word of a sentence is stemmed as a search's query is (`cachedStem`
+ * of the folded word, stop words included), so the index finds what the scan finds.
+ */
+export function buildPassages(markdown: string, minLength = PASSAGE_INDEX_MIN): Uint8Array | undefined {
+  if (markdown.length < minLength) return undefined;
+  const seg = segment(markdown);
+  const { text, bounds } = seg;
+  const occurrences = new Map<number, number[]>();
+  let sentence = 0;
+  const add = (stem: string) => {
+    const h = stemHash(stem);
+    const list = occurrences.get(h);
+    if (list === undefined) occurrences.set(h, [sentence]);
+    else list.push(sentence);
+  };
+  const visit = (i: number, j: number, ascii: boolean) => {
+    if (ascii) add(cachedStem(text.slice(i, j).toLowerCase()));
+    else for (const w of unicodeWords(text.slice(i, j))) add(cachedStem(w));
+  };
+  for (; sentence < bounds.length / 2; sentence++) scanWords(text, visit, bounds[2 * sentence], bounds[2 * sentence + 1]);
+
+  const hashes = [...occurrences.keys()].sort((a, b) => a - b);
+  const sentences = new Bytes();
+  let previousLine = 0;
+  for (let s = 0; s < bounds.length / 2; s++) {
+    sentences.varint(seg.lineStart[s]! - previousLine);
+    sentences.varint(bounds[2 * s]! - seg.lineOffset[s]!);
+    sentences.varint(bounds[2 * s + 1]! - bounds[2 * s]!);
+    previousLine = seg.lineStart[s]!;
+  }
+  const lengths = new Bytes();
+  const postings = new Bytes();
+  for (const h of hashes) {
+    const before = postings.length;
+    let previous = 0;
+    for (const s of occurrences.get(h)!) {
+      postings.varint(s - previous);
+      previous = s;
+    }
+    lengths.varint(postings.length - before);
+  }
+
+  const lengthsAt = HEADER_BYTES + 4 * hashes.length + sentences.length;
+  const postingsAt = lengthsAt + lengths.length;
+  const out = new Uint8Array(postingsAt + postings.length);
+  const view = new DataView(out.buffer);
+  [PASSAGES_FORMAT, text.length, bounds.length / 2, hashes.length, lengthsAt, postingsAt].forEach((v, k) => view.setUint32(4 * k, v, true));
+  hashes.forEach((h, k) => view.setUint32(HEADER_BYTES + 4 * k, h, true));
+  out.set(sentences.bytes.subarray(0, sentences.length), HEADER_BYTES + 4 * hashes.length);
+  out.set(lengths.bytes.subarray(0, lengths.length), lengthsAt);
+  out.set(postings.bytes.subarray(0, postings.length), postingsAt);
+  return out;
+}
+
+/** Per sentence of an index: its line's offset in the markdown, its start in the line's text, its length. */
+export interface SentenceTable {
+  lineStart: Int32Array;
+  start: Int32Array;
+  length: Int32Array;
+}
+
+/** A stored passage index, read in place. */
+export class PassageIndex {
+  private constructor(
+    private readonly bytes: Uint8Array,
+    private readonly view: DataView,
+    /** Length of the page's text (`Segments.text`). */
+    readonly textLength: number,
+    readonly sentences: number,
+    private readonly terms: number,
+    private readonly lengthsAt: number,
+    private readonly postingsAt: number,
+  ) {}
+
+  /** The index in `bytes`, or undefined when it is of another format (or not one). */
+  static open(bytes: Uint8Array): PassageIndex | undefined {
+    if (bytes.byteLength < HEADER_BYTES) return undefined;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const u32 = (k: number) => view.getUint32(4 * k, true);
+    if (u32(0) !== PASSAGES_FORMAT || u32(5) > bytes.byteLength) return undefined;
+    return new PassageIndex(bytes, view, u32(1), u32(2), u32(3), u32(4), u32(5));
+  }
+
+  /** The term holding stem hash `h`, or -1. */
+  private find(h: number): number {
+    let lo = 0;
+    let hi = this.terms - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = this.view.getUint32(HEADER_BYTES + 4 * mid, true);
+      if (v < h) lo = mid + 1;
+      else if (v > h) hi = mid - 1;
+      else return mid;
+    }
+    return -1;
+  }
+
+  /**
+   * The best sentence for the query's distinct stem hashes, scored as the scan scores it: ten
+   * points per distinct query stem the sentence holds, plus one per occurrence up to five; the
+   * first of equals, and the first sentence when none holds any.
+   */
+  best(queryHashes: Uint32Array): number {
+    const found: number[] = [];
+    for (const h of queryHashes) {
+      const t = this.find(h);
+      if (t >= 0) found.push(t);
+    }
+    if (found.length === 0) return 0;
+    found.sort((a, b) => a - b);
+    const hits = new Uint16Array(this.sentences);
+    const distinct = new Uint16Array(this.sentences);
+    const b = this.bytes;
+    let at = this.lengthsAt;
+    let postings = this.postingsAt;
+    for (let t = 0, f = 0; f < found.length; t++) {
+      let length = 0;
+      for (let shift = 0; ; shift += 7) {
+        const x = b[at++] ?? 0; // a cut index ends its varints rather than the loop running on
+        length |= (x & 0x7f) << shift;
+        if (x < 0x80) break;
+      }
+      if (t === found[f]) {
+        f++;
+        let s = 0;
+        let previous = -1;
+        for (let p = postings; p < postings + length; ) {
+          let delta = 0;
+          for (let shift = 0; ; shift += 7) {
+            const x = b[p++] ?? 0;
+            delta |= (x & 0x7f) << shift;
+            if (x < 0x80) break;
+          }
+          s += delta;
+          hits[s] = Math.min(hits[s]! + 1, 0xffff);
+          if (s !== previous) {
+            distinct[s] = distinct[s]! + 1;
+            previous = s;
+          }
+        }
+      }
+      postings += length;
+    }
+    let best = 0;
+    let bestScore = -1;
+    for (let s = 0; s < this.sentences; s++) {
+      const score = distinct[s]! * 10 + Math.min(hits[s]!, 5);
+      if (score > bestScore) {
+        bestScore = score;
+        best = s;
+      }
+    }
+    return best;
+  }
+
+  /** Every sentence's place. */
+  sentenceTable(): SentenceTable {
+    const n = this.sentences;
+    const table = { lineStart: new Int32Array(n), start: new Int32Array(n), length: new Int32Array(n) };
+    const b = this.bytes;
+    let at = HEADER_BYTES + 4 * this.terms;
+    const next = () => {
+      let v = 0;
+      for (let shift = 0; ; shift += 7) {
+        const x = b[at++] ?? 0;
+        v |= (x & 0x7f) << shift;
+        if (x < 0x80) return v;
+      }
+    };
+    let line = 0;
+    for (let s = 0; s < n; s++) {
+      line += next();
+      table.lineStart[s] = line;
+      table.start[s] = next();
+      table.length[s] = next();
+    }
+    return table;
+  }
+}

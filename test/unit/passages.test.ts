@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { benchQuerySets, loadCorpus, rng, sentencesOf } from '../../bench/scifact.js';
+import { buildPassages, lineText, PASSAGE_INDEX_MIN, PassageIndex, SCAN_LIMIT, segment } from '../../src/core/passages.js';
+import { queryTerms, stem } from '../../src/core/text.js';
+import { pageSnippet, SnippetQuery } from '../../src/ops/snippet.js';
+
+const corpus = loadCorpus();
+const sentences = sentencesOf(corpus);
+
+/** A markdown page of SciFact sentences: headings, paragraphs, lists, links, emphasis, code fences, words outside ASCII. */
+function page(seed: number, blocks: number): string {
+  const r = rng(seed);
+  const s = () => sentences[Math.floor(r() * sentences.length)]!;
+  const out: string[] = [];
+  for (let k = 0; k < blocks; k++) {
+    const kind = Math.floor(r() * 8);
+    if (kind === 0) out.push(`## ${s().slice(0, 50)}`);
+    else if (kind === 1) out.push(`- ${s()}\n- **${s()}**`);
+    else if (kind === 2) out.push(`See [${s().slice(0, 30)}](https://example.com/${k}) and ![img](x.png) ${s()}`);
+    else if (kind === 3) out.push('```ts\nconst straße = "Café ÄPFEL";\n```');
+    else out.push([s(), s(), s()].join(' '));
+  }
+  return out.join(r() < 0.5 ? '\n\n' : '\n');
+}
+
+describe('passage index', () => {
+  test('a snippet by the index is the snippet by scanning the page, for claims, short queries and titles, at several lengths', () => {
+    const claims = benchQuerySets(300).flatMap(([, qs]) => qs);
+    let compared = 0;
+    let notFirst = 0;
+    for (let p = 0; p < 60; p++) {
+      const md = page(p + 1, 10 + p * 3);
+      const passages = buildPassages(md, 0);
+      assert.ok(passages);
+      for (const q of [claims[p % claims.length]!, claims[(p * 7) % claims.length]!, corpus[p]!.title, 'straße äpfel café', 'the of']) {
+        const query = new SnippetQuery(queryTerms(q).map(stem));
+        for (const max of [60, 200, 500, 2_000]) {
+          const scanned = pageSnippet(md, undefined, query, max);
+          assert.equal(pageSnippet(md, passages, query, max), scanned, `page ${p}, ${max}: ${q}`);
+          assert.ok(scanned.length > 0 && scanned.length <= max);
+          if (!segment(md).text.startsWith(scanned.slice(0, 20))) notFirst++;
+          compared++;
+        }
+      }
+    }
+    assert.ok(compared >= 1_000 && notFirst > compared / 4, `${notFirst} of ${compared} snippets are not the page's opening`);
+  });
+
+  test('sentences never span two lines; the text is the lines\' texts joined; code fence lines have none', () => {
+    const md = '# A heading\nA first line. Second\n\n```js\ncode here\n```\n- item one';
+    const seg = segment(md);
+    assert.equal(seg.text, 'A heading A first line. Second code here item one');
+    const parts: string[] = [];
+    for (let k = 0; k < seg.bounds.length; k += 2) parts.push(seg.text.slice(seg.bounds[k], seg.bounds[k + 1]));
+    assert.deepEqual(parts, ['A heading', 'A first line.', 'Second', 'code here', 'item one']);
+    assert.equal(lineText('```'), '');
+    assert.equal(md.slice(seg.lineStart[2], md.indexOf('\n', seg.lineStart[2]!)), 'A first line. Second');
+  });
+
+  test('only the first SCAN_LIMIT characters are indexed, the same part the scan reads', () => {
+    const tail = 'Unreachable zebra sentence.';
+    const md = `${'Plain words here. '.repeat(Math.ceil(SCAN_LIMIT / 18))}\n${tail}`;
+    const query = new SnippetQuery(['zebra']);
+    const passages = buildPassages(md)!;
+    assert.equal(PassageIndex.open(passages)!.textLength, segment(md).text.length);
+    assert.ok(!segment(md).text.includes('zebra'));
+    assert.equal(pageSnippet(md, passages, query, 100), pageSnippet(md, undefined, query, 100));
+    assert.ok(!pageSnippet(md, passages, query, 100).includes('zebra'));
+  });
+
+  test('short pages store no index; an index of another format or a cut one is not trusted to hang or throw', () => {
+    assert.equal(buildPassages('x'.repeat(PASSAGE_INDEX_MIN - 1)), undefined);
+    const md = page(7, 40);
+    const passages = buildPassages(md)!;
+    const query = new SnippetQuery(queryTerms(sentences[3]!).map(stem));
+    const other = passages.slice();
+    other[0] = 99;
+    assert.equal(PassageIndex.open(other), undefined);
+    assert.equal(pageSnippet(md, other, query, 200), pageSnippet(md, undefined, query, 200));
+    assert.equal(PassageIndex.open(passages.subarray(0, 10)), undefined);
+    // Cut inside the postings: read, but each varint ends at the cut instead of running on.
+    const cut = PassageIndex.open(passages.subarray(0, passages.byteLength - 7));
+    assert.ok(cut);
+    assert.ok(cut.best(query.hashes) >= 0);
+  });
+});
