@@ -6,7 +6,7 @@ import { parseWebql, positiveWords } from '../core/webql.js';
 import type { IndexStore } from '../ports/index-store.js';
 import type { PageStore, ResultVersion } from '../ports/page-store.js';
 import { type FetchDeps, storeLivePage } from './fetch-page.js';
-import { fallbackDescription, pageSnippet, SnippetQuery } from './snippet.js';
+import { pageSnippet, SnippetQuery } from './snippet.js';
 
 export interface SearchDeps extends FetchDeps {
   index: IndexStore;
@@ -33,7 +33,7 @@ async function refresh(deps: SearchDeps, results: SearchResult[], query: Snippet
         const page = await deps.live!.fetch(r.url, { signal });
         if (signal.aborted) return;
         await storeLivePage(deps, page, r.url);
-        const snippet = pageSnippet(page.content, undefined, query, snippetMaxLength);
+        const { snippet } = pageSnippet(page.content, undefined, query, snippetMaxLength);
         if (snippet) r.snippet = snippet;
         r.acquired_at = toIso(page.fetchedAt);
       } catch {
@@ -45,12 +45,10 @@ async function refresh(deps: SearchDeps, results: SearchResult[], query: Snippet
 }
 
 function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: number): SearchResult {
-  const result: SearchResult = {
-    title: v.title?.trim() || v.url,
-    url: v.url,
-    description: v.description?.trim() || fallbackDescription(v.content),
-  };
-  const snippet = pageSnippet(v.content, v.passages, query, snippetMaxLength);
+  const description = v.description?.trim();
+  const page = pageSnippet(v.content, v.passages, query, snippetMaxLength, !description);
+  const result: SearchResult = { title: v.title?.trim() || v.url, url: v.url, description: description || page.description };
+  const snippet = page.snippet;
   if (snippet) result.snippet = snippet;
   if (v.publishedAt !== undefined) result.published_at = toIso(v.publishedAt);
   result.acquired_at = toIso(v.acquiredAt);

@@ -175,17 +175,43 @@ function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQue
   return cutAtWord(parts.join(' '), maxLength);
 }
 
+/** The fallback description (`fallbackDescription`) of a page already cut into `seg`. */
+function openingOf(seg: Segments, markdown: string, maxLength: number): string {
+  if (seg.bounds.length === 0) return '';
+  const first = seg.lineStart[0]!;
+  const end = markdown.indexOf('\n', first);
+  let from = 0;
+  if (end >= 0 && HEADING_LINE.test(markdown.slice(first, end))) {
+    let k = 1;
+    while (k < seg.lineStart.length && seg.lineStart[k] === first) k++;
+    if (k === seg.lineStart.length) return '';
+    from = seg.lineOffset[k]!;
+  }
+  return cutAtWord(from === 0 ? seg.text : seg.text.slice(from), maxLength);
+}
+
 /**
- * The best passage of a page for the query, at most `maxLength` characters: by the version's
- * passage index when it has one (of the current format), else by scanning the page.
+ * A result's snippet, the best passage of the page for the query in at most `maxLength`
+ * characters, and, when `describe`, its fallback description: by the version's passage index
+ * when it has one (of the current format), else by cutting the page into sentences once for both.
  */
-export function pageSnippet(markdown: string, passages: Uint8Array | undefined, query: SnippetQuery, maxLength: number): string {
+export function pageSnippet(
+  markdown: string,
+  passages: Uint8Array | undefined,
+  query: SnippetQuery,
+  maxLength: number,
+  describe = false,
+): { snippet: string; description: string } {
   const index = passages && PassageIndex.open(passages);
-  return index ? indexedSnippet(markdown, index, query, maxLength) : scannedSnippet(segment(markdown), query, maxLength);
+  if (index) {
+    return { snippet: indexedSnippet(markdown, index, query, maxLength), description: describe ? fallbackDescription(markdown) : '' };
+  }
+  const seg = segment(markdown);
+  return { snippet: scannedSnippet(seg, query, maxLength), description: describe ? openingOf(seg, markdown, DESCRIPTION_LENGTH) : '' };
 }
 
 export function buildSnippet(markdown: string, queryStems: readonly string[], maxLength: number): string {
-  return pageSnippet(markdown, undefined, new SnippetQuery(queryStems), maxLength);
+  return pageSnippet(markdown, undefined, new SnippetQuery(queryStems), maxLength).snippet;
 }
 
 /**

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { benchQuerySets, loadCorpus, rng, sentencesOf } from '../../bench/scifact.js';
 import { buildPassages, lineText, PASSAGE_INDEX_MIN, PassageIndex, SCAN_LIMIT, segment } from '../../src/core/passages.js';
 import { queryTerms, stem } from '../../src/core/text.js';
-import { pageSnippet, SnippetQuery } from '../../src/ops/snippet.js';
+import { fallbackDescription, pageSnippet, SnippetQuery } from '../../src/ops/snippet.js';
 
 const corpus = loadCorpus();
 const sentences = sentencesOf(corpus);
@@ -25,7 +25,7 @@ function page(seed: number, blocks: number): string {
 }
 
 describe('passage index', () => {
-  test('a snippet by the index is the snippet by scanning the page, for claims, short queries and titles, at several lengths', () => {
+  test('a snippet and description by the index are those by scanning the page, for claims, short queries and titles, at several lengths', () => {
     const claims = benchQuerySets(300).flatMap(([, qs]) => qs);
     let compared = 0;
     let notFirst = 0;
@@ -36,10 +36,11 @@ describe('passage index', () => {
       for (const q of [claims[p % claims.length]!, claims[(p * 7) % claims.length]!, corpus[p]!.title, 'straße äpfel café', 'the of']) {
         const query = new SnippetQuery(queryTerms(q).map(stem));
         for (const max of [60, 200, 500, 2_000]) {
-          const scanned = pageSnippet(md, undefined, query, max);
-          assert.equal(pageSnippet(md, passages, query, max), scanned, `page ${p}, ${max}: ${q}`);
-          assert.ok(scanned.length > 0 && scanned.length <= max);
-          if (!segment(md).text.startsWith(scanned.slice(0, 20))) notFirst++;
+          const scanned = pageSnippet(md, undefined, query, max, true);
+          assert.deepEqual(pageSnippet(md, passages, query, max, true), scanned, `page ${p}, ${max}: ${q}`);
+          assert.equal(scanned.description, fallbackDescription(md));
+          assert.ok(scanned.snippet.length > 0 && scanned.snippet.length <= max);
+          if (!segment(md).text.startsWith(scanned.snippet.slice(0, 20))) notFirst++;
           compared++;
         }
       }
@@ -65,8 +66,8 @@ describe('passage index', () => {
     const passages = buildPassages(md)!;
     assert.equal(PassageIndex.open(passages)!.textLength, segment(md).text.length);
     assert.ok(!segment(md).text.includes('zebra'));
-    assert.equal(pageSnippet(md, passages, query, 100), pageSnippet(md, undefined, query, 100));
-    assert.ok(!pageSnippet(md, passages, query, 100).includes('zebra'));
+    assert.deepEqual(pageSnippet(md, passages, query, 100), pageSnippet(md, undefined, query, 100));
+    assert.ok(!pageSnippet(md, passages, query, 100).snippet.includes('zebra'));
   });
 
   test('short pages store no index; an index of another format or a cut one is not trusted to hang or throw', () => {
@@ -77,7 +78,7 @@ describe('passage index', () => {
     const other = passages.slice();
     other[0] = 99;
     assert.equal(PassageIndex.open(other), undefined);
-    assert.equal(pageSnippet(md, other, query, 200), pageSnippet(md, undefined, query, 200));
+    assert.deepEqual(pageSnippet(md, other, query, 200), pageSnippet(md, undefined, query, 200));
     assert.equal(PassageIndex.open(passages.subarray(0, 10)), undefined);
     // Cut inside the postings: read, but each varint ends at the cut instead of running on.
     const cut = PassageIndex.open(passages.subarray(0, passages.byteLength - 7));
