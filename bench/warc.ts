@@ -1,8 +1,9 @@
 /**
- * npm run bench:warc [-- --records 20000]
+ * npm run bench:warc [-- --records 20000] [-- --paragraphs 3]
  *
- * WARC import on a large generated file: N gzip-member response records of ~6 KB HTML each, written
- * with warcio, then imported. Prints records/s and resident memory sampled during the import (it
+ * WARC import on a large generated file: N gzip-member response records of ~6 KB HTML each (three
+ * paragraphs of ~1 kB; `--paragraphs 30` makes ~32 kB pages, which are stored with a passage index),
+ * written with warcio, then imported. Prints records/s and resident memory sampled during the import (it
  * should stay flat: records are streamed and written in batches).
  */
 import { createWriteStream, statSync } from 'node:fs';
@@ -16,14 +17,15 @@ import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { tempDir } from '../test/helpers.js';
 
-const { values } = parseArgs({ options: { records: { type: 'string', default: '20000' } } });
+const { values } = parseArgs({ options: { records: { type: 'string', default: '20000' }, paragraphs: { type: 'string', default: '3' } } });
 const n = Number(values.records);
+const paragraphs = Number(values.paragraphs);
 const dir = tempDir();
 const file = join(dir.path, 'big.warc.gz');
 const out = createWriteStream(file);
 const para = 'Rivers carry water from the hills to the sea, and towns grow where they can be crossed. '.repeat(12);
 for (let i = 0; i < n; i++) {
-  const html = `<html><head><title>Doc ${i}</title></head><body><article><h1>Doc ${i}</h1><p>${para}</p><p>${para}</p><p>${para} ${i}</p></article></body></html>`;
+  const html = `<html><head><title>Doc ${i}</title></head><body><article><h1>Doc ${i}</h1>${Array.from({ length: paragraphs }, (_, k) => `<p>${para} ${i} ${k}</p>`).join('')}</article></body></html>`;
   const rec = WARCRecord.create(
     { url: `https://warc.bench/doc/${i}`, date: '2026-01-01T00:00:00Z', type: 'response', warcVersion: 'WARC/1.1', statusline: 'HTTP/1.1 200 OK', httpHeaders: { 'Content-Type': 'text/html' } },
     (async function* () {
@@ -43,7 +45,7 @@ const secs = (performance.now() - started) / 1000;
 clearInterval(sampler);
 const mib = (b: number) => (b / 2 ** 20).toFixed(0);
 const q = (f: number) => samples[Math.floor(f * (samples.length - 1))]!;
-console.log(`${n} records, ${(statSync(file).size / 1e6).toFixed(1)} MB gzip WARC: imported ${s.imported} in ${secs.toFixed(1)} s (${(n / secs).toFixed(0)} records/s)`);
+console.log(`${n} records of ${paragraphs} paragraphs, ${(statSync(file).size / 1e6).toFixed(1)} MB gzip WARC: imported ${s.imported} in ${secs.toFixed(1)} s (${(n / secs).toFixed(0)} records/s)`);
 console.log(`RSS during the import: at 10% ${mib(q(0.1))} MiB, 50% ${mib(q(0.5))} MiB, 90% ${mib(q(0.9))} MiB, peak ${mib(Math.max(...samples))} MiB`);
 await services.close();
 dir.remove();

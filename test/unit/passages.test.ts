@@ -59,6 +59,16 @@ describe('passage index', () => {
     assert.equal(md.slice(seg.lineStart[2], md.indexOf('\n', seg.lineStart[2]!)), 'A first line. Second');
   });
 
+  test('the lines converted at once are each line converted alone, on markdown with odd whitespace and constructs', () => {
+    const r = rng(11);
+    const pieces = ['# ', '#\n', '  - ', '> ', '1. ', '```', '```js', '[a](b)', '[a\n](b)', '![i](\nx)', '**', '_', '|', '`', ' ', '  ', '\t', '\r', '\u00a0', '\u2028', '\n', '\n\n', 'word', 'Straße.', 'end. ', '?! ', 'İ'];
+    for (let k = 0; k < 2_000; k++) {
+      const md = Array.from({ length: 1 + Math.floor(r() * 30) }, () => pieces[Math.floor(r() * pieces.length)]).join('');
+      const alone = md.split('\n').map(lineText).filter((t) => t.length > 0).join(' ');
+      assert.equal(segment(md).text, alone, JSON.stringify(md));
+    }
+  });
+
   test('only the first SCAN_LIMIT characters are indexed, the same part the scan reads', () => {
     const tail = 'Unreachable zebra sentence.';
     const md = `${'Plain words here. '.repeat(Math.ceil(SCAN_LIMIT / 18))}\n${tail}`;
