@@ -20,21 +20,20 @@
  * page); a query stem whose hash a page holds for another stem counts as found there. Either only
  * changes which sentence a snippet shows.
  */
-import { cachedStem, markdownToText, scanWords, unicodeWords } from './text.js';
+import { cachedStem, scanWords, unicodeWords } from './text.js';
 
 /** Pages can be large; passages are looked for in the first part only. */
 export const SCAN_LIMIT = 200_000;
 /** Bumped when `segment` or the layout changes: an index of another format is not read (the page is scanned instead). */
 export const PASSAGES_FORMAT = 1;
-/** Below this many markdown characters a page is scanned at search time (1.5 kB: 45 us) and stores no index. */
+/** Below this many markdown characters a page is scanned at search time (1.5 kB: 40-110 us, bench:snippets) and stores no index. */
 export const PASSAGE_INDEX_MIN = 4_000;
 
 const HEADER_BYTES = 24;
-const FENCE_LINE = /^\s{0,3}```/;
 
 /** Plain text of one markdown line ('' for a code fence line). */
 export function lineText(line: string): string {
-  return FENCE_LINE.test(line) ? '' : markdownToText(line);
+  return linesToText(line).trim();
 }
 
 /** The markdown line starting at `start` (within the scanned part). */
@@ -91,10 +90,10 @@ export interface Segments {
 }
 
 /**
- * `lineText` of every line of `markdown` at once, joined by newlines: the passes of
- * `markdownToText` kept within a line (no pattern crosses a newline, and a code fence line is
- * emptied), so each line comes out as `lineText` makes it; a test holds them equal. A page of many
- * lines costs a third of converting its lines one by one.
+ * The plain text of each line of `markdown`, untrimmed, joined by newlines: the passes of
+ * `markdownToText` with no pattern crossing a newline (and a code fence line emptied), so the
+ * lines converted at once come out as each converted alone (a test holds them equal), with one
+ * call per page instead of one per line.
  */
 function linesToText(markdown: string): string {
   let text = markdown;
@@ -238,6 +237,23 @@ export interface SentenceTable {
   length: Int32Array;
 }
 
+/** Reads the varints `Bytes` writes, from `at` on; past the end it reads zeros, so a cut index ends its loops. */
+class Varints {
+  constructor(
+    private readonly bytes: Uint8Array,
+    public at: number,
+  ) {}
+
+  next(): number {
+    let v = 0;
+    for (let shift = 0; ; shift += 7) {
+      const x = this.bytes[this.at++] ?? 0;
+      v |= (x & 0x7f) << shift;
+      if (x < 0x80) return v;
+    }
+  }
+}
+
 /** A stored passage index, read in place. */
 export class PassageIndex {
   private constructor(
@@ -289,36 +305,27 @@ export class PassageIndex {
     found.sort((a, b) => a - b);
     const hits = new Uint16Array(this.sentences);
     const distinct = new Uint16Array(this.sentences);
-    const b = this.bytes;
-    let at = this.lengthsAt;
-    let postings = this.postingsAt;
+    const lengths = new Varints(this.bytes, this.lengthsAt);
+    const postings = new Varints(this.bytes, this.postingsAt);
     for (let t = 0, f = 0; f < found.length; t++) {
-      let length = 0;
-      for (let shift = 0; ; shift += 7) {
-        const x = b[at++] ?? 0; // a cut index ends its varints rather than the loop running on
-        length |= (x & 0x7f) << shift;
-        if (x < 0x80) break;
+      const length = lengths.next();
+      if (t !== found[f]) {
+        postings.at += length;
+        continue;
       }
-      if (t === found[f]) {
-        f++;
-        let s = 0;
-        let previous = -1;
-        for (let p = postings; p < postings + length; ) {
-          let delta = 0;
-          for (let shift = 0; ; shift += 7) {
-            const x = b[p++] ?? 0;
-            delta |= (x & 0x7f) << shift;
-            if (x < 0x80) break;
-          }
-          s += delta;
-          hits[s] = Math.min(hits[s]! + 1, 0xffff);
-          if (s !== previous) {
-            distinct[s] = distinct[s]! + 1;
-            previous = s;
-          }
+      f++;
+      const end = postings.at + length;
+      let s = 0;
+      let previous = -1;
+      while (postings.at < end) {
+        s += postings.next();
+        hits[s] = Math.min(hits[s]! + 1, 0xffff);
+        if (s !== previous) {
+          distinct[s] = distinct[s]! + 1;
+          previous = s;
         }
       }
-      postings += length;
+      postings.at = end;
     }
     let best = 0;
     let bestScore = -1;
@@ -336,22 +343,13 @@ export class PassageIndex {
   sentenceTable(): SentenceTable {
     const n = this.sentences;
     const table = { lineStart: new Int32Array(n), start: new Int32Array(n), length: new Int32Array(n) };
-    const b = this.bytes;
-    let at = HEADER_BYTES + 4 * this.terms;
-    const next = () => {
-      let v = 0;
-      for (let shift = 0; ; shift += 7) {
-        const x = b[at++] ?? 0;
-        v |= (x & 0x7f) << shift;
-        if (x < 0x80) return v;
-      }
-    };
+    const read = new Varints(this.bytes, HEADER_BYTES + 4 * this.terms);
     let line = 0;
     for (let s = 0; s < n; s++) {
-      line += next();
+      line += read.next();
       table.lineStart[s] = line;
-      table.start[s] = next();
-      table.length[s] = next();
+      table.start[s] = read.next();
+      table.length[s] = read.next();
     }
     return table;
   }

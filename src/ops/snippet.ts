@@ -15,11 +15,6 @@ import { ASCII_WORD as SHARED_ASCII_WORD, cachedStem, cutAtWord, unicodeWords } 
 const DESCRIPTION_LENGTH = 300;
 const HEADING_LINE = /^\s*#{1,6}/;
 
-/** The text snippets are cut from: the texts of the page's lines (up to 200,000 characters of markdown), joined by a space. */
-export function pageText(markdown: string): string {
-  return segment(markdown).text;
-}
-
 const lower = (c: number) => (c >= 65 && c <= 90 ? c | 0x20 : c);
 
 /**
@@ -159,7 +154,7 @@ function scannedSnippet(seg: Segments, query: SnippetQuery, maxLength: number): 
 
 /** The best passage of `markdown` by its passage index: only the lines of the passage are read. */
 function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQuery, maxLength: number): string {
-  if (index.textLength <= maxLength) return pageText(markdown);
+  if (index.textLength <= maxLength) return segment(markdown).text;
   const table = index.sentenceTable();
   const [from, to] = widen(index.best(query.hashes), index.sentences, (s) => table.length[s]!, maxLength);
   const parts: string[] = [];
