@@ -100,6 +100,36 @@ export function resolveQueryTime(value: string): number {
   throw invalidParameter('query_time', 'query_time must be a date (YYYY-MM-DD) or a timestamp (YYYY-MM-DDTHH:MM:SS[.sss][±HH:MM])');
 }
 
+const YEAR_0 = -62_167_219_200_000; // 0000-01-01T00:00:00.000Z
+const YEAR_10000 = 253_402_300_800_000; // 10000-01-01T00:00:00.000Z
+
+const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
+
+/**
+ * `Date.prototype.toISOString` of an instant: in arithmetic for whole milliseconds in years
+ * 0000-9999 (a search formats two per result, and the built-in's call into the runtime cost about
+ * four times as much), by the built-in otherwise (six-digit years, RangeError for what is not a time).
+ */
 export function toIso(ms: number): string {
-  return new Date(ms).toISOString();
+  if (!Number.isInteger(ms) || ms < YEAR_0 || ms >= YEAR_10000) return new Date(ms).toISOString();
+  // Days since 1970-01-01 to a civil date (H. Hinnant's days_from_civil, inverted), years from March.
+  const days = Math.floor(ms / 86_400_000);
+  let rest = ms - days * 86_400_000;
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const mp = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  const y = year < 1000 ? `${year}`.padStart(4, '0') : `${year}`;
+  return `${y}-${pad2(month)}-${pad2(day)}T${pad2(hours)}:${pad2(minutes)}:${pad2(seconds)}.${pad3(rest - seconds * 1000)}Z`;
 }

@@ -30,20 +30,21 @@ export class SnippetQuery {
   /** Prefixes that a word must start with to stem to a query stem, by their lowercase first character. */
   readonly prefixes: (string[] | undefined)[] = new Array(128);
 
-  /** The distinct stems' hashes, for passage indexes. */
-  readonly hashes: Uint32Array;
+  private hashed: Uint32Array | undefined;
 
   constructor(stems: readonly string[]) {
-    const hashes = new Set<number>();
     for (const s of stems) {
       if (s.length === 0 || this.index.has(s)) continue;
       this.index.set(s, this.index.size);
-      hashes.add(stemHash(s));
       const c = s.charCodeAt(0);
       if (c >= 128) continue; // only words outside ASCII stem to it, and the Unicode path stems them all
       (this.prefixes[c] ??= []).push(s.slice(0, Math.max(1, s.length - 1)));
     }
-    this.hashes = Uint32Array.from(hashes);
+  }
+
+  /** The distinct stems' hashes, for passage indexes (computed on first use: most pages have none). */
+  get hashes(): Uint32Array {
+    return (this.hashed ??= Uint32Array.from(new Set(Array.from(this.index.keys(), stemHash))));
   }
 
   get size(): number {

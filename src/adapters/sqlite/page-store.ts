@@ -19,7 +19,8 @@ interface VersionRow {
   lang: string | null;
 }
 
-type ResultRow = Pick<VersionRow, 'id' | 'url' | 'acquired_at' | 'published_at' | 'title' | 'description' | 'content'> & { passages: Buffer | null };
+/** A result's columns, in the order `byIds` selects them: read as arrays (`raw`), not objects with a key per column, which cost more to build. */
+type ResultRow = [id: number, url: string, acquiredAt: number, publishedAt: number | null, title: string | null, description: string | null, content: string, passages: Buffer | null];
 
 /** Versions given a passage index per transaction by `fillPassages`. */
 const PASSAGE_BATCH = 200;
@@ -92,10 +93,12 @@ export class SqlitePageStore implements PageStore {
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
          WHERE p.url = ? ORDER BY v.acquired_at ASC, v.id ASC`,
       ),
-      byIds: db.prepare<number[], ResultRow>(
-        `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description, v.content, v.passages
-         FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (${Array(IDS_PER_READ).fill('?').join(', ')})`,
-      ),
+      byIds: db
+        .prepare<number[], ResultRow>(
+          `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description, v.content, v.passages
+           FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (${Array(IDS_PER_READ).fill('?').join(', ')})`,
+        )
+        .raw(),
       byId: db.prepare<[number], VersionRow>(
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`,
       ),
@@ -181,17 +184,18 @@ export class SqlitePageStore implements PageStore {
     for (let i = 0; i < ids.length; i += IDS_PER_READ) {
       const part = ids.slice(i, i + IDS_PER_READ);
       while (part.length < IDS_PER_READ) part.push(part[0]!);
-      for (const row of this.stmts.byIds.all(...part)) rows.set(row.id, row);
+      for (const row of this.stmts.byIds.all(...part)) rows.set(row[0], row);
     }
     const out: ResultVersion[] = [];
     for (const id of ids) {
       const row = rows.get(id);
       if (!row) continue;
-      const v: ResultVersion = { id: row.id, url: row.url, content: row.content, acquiredAt: row.acquired_at };
-      if (row.title !== null) v.title = row.title;
-      if (row.description !== null) v.description = row.description;
-      if (row.published_at !== null) v.publishedAt = row.published_at;
-      if (row.passages !== null) v.passages = row.passages;
+      const [, url, acquiredAt, publishedAt, title, description, content, passages] = row;
+      const v: ResultVersion = { id, url, content, acquiredAt };
+      if (title !== null) v.title = title;
+      if (description !== null) v.description = description;
+      if (publishedAt !== null) v.publishedAt = publishedAt;
+      if (passages !== null) v.passages = passages;
       out.push(v);
     }
     return out;
