@@ -131,6 +131,11 @@ function optionalBoolean(input: RawInput, name: string): boolean | undefined {
   throw invalidParameter(name, `${name} must be true or false`);
 }
 
+function optionalBound(input: RawInput, name: string, side: 'after' | 'before', base: number): number | undefined {
+  const v = optionalString(input, name);
+  return v === undefined ? undefined : resolveBound(name, v.trim(), side, base);
+}
+
 export interface ParseOptions {
   /** Request time, the base of relative deltas when query_time is absent. */
   now: number;
@@ -178,17 +183,15 @@ export function parseSearchRequest(raw: unknown, options: ParseOptions): SearchR
   if (queryTime !== undefined) req.queryTime = resolveQueryTime(queryTime.trim());
   const base = req.queryTime ?? options.now;
 
-  const bound = (name: string, side: 'after' | 'before'): number | undefined => {
-    const v = optionalString(input, name);
-    return v === undefined ? undefined : resolveBound(name, v.trim(), side, base);
-  };
-  req.acquiredAfter = bound('acquired_after', 'after');
-  req.acquiredBefore = bound('acquired_before', 'before');
-  req.publishedAfter = bound('published_after', 'after');
-  req.publishedBefore = bound('published_before', 'before');
-  for (const key of ['acquiredAfter', 'acquiredBefore', 'publishedAfter', 'publishedBefore'] as const) {
-    if (req[key] === undefined) delete req[key];
-  }
+  // Only the bounds given become properties (no `delete` afterwards, which would leave `req` a slow dictionary object).
+  const acquiredAfter = optionalBound(input, 'acquired_after', 'after', base);
+  if (acquiredAfter !== undefined) req.acquiredAfter = acquiredAfter;
+  const acquiredBefore = optionalBound(input, 'acquired_before', 'before', base);
+  if (acquiredBefore !== undefined) req.acquiredBefore = acquiredBefore;
+  const publishedAfter = optionalBound(input, 'published_after', 'after', base);
+  if (publishedAfter !== undefined) req.publishedAfter = publishedAfter;
+  const publishedBefore = optionalBound(input, 'published_before', 'before', base);
+  if (publishedBefore !== undefined) req.publishedBefore = publishedBefore;
 
   if (req.acquiredAfter !== undefined && req.acquiredBefore !== undefined && req.acquiredAfter > req.acquiredBefore) {
     throw invalidParameter('acquired_after', 'acquired_after is later than acquired_before');
