@@ -26,7 +26,7 @@ import { cachedStem, scanWords, unicodeWords } from './text.js';
 export const SCAN_LIMIT = 200_000;
 /** Bumped when `segment` or the layout changes: an index of another format is not read (the page is scanned instead). */
 export const PASSAGES_FORMAT = 1;
-/** Below this many markdown characters a page is scanned at search time (1.5 kB: 40-110 us, bench:snippets) and stores no index. */
+/** Below this many markdown characters a page is scanned at search time (1.5 kB: 28-52 us a result, bench:snippets) and stores no index. */
 export const PASSAGE_INDEX_MIN = 4_000;
 
 const HEADER_BYTES = 24;
