@@ -1,5 +1,5 @@
 /**
- * npm run bench:warc [-- --records 20000] [-- --paragraphs 3]
+ * npm run bench:warc [-- --records 20000 --paragraphs 3]
  *
  * WARC import on a large generated file: N gzip-member response records of ~6 KB HTML each (three
  * paragraphs of ~1 kB; `--paragraphs 30` makes ~32 kB pages, which are stored with a passage index),

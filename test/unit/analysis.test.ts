@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { indexTerms, markdownToText, queryTerms, STOP_WORDS, stem, words } from '../../src/core/text.js';
-import { benchQuerySets, loadCorpus } from '../../bench/scifact.js';
+import { benchQuerySets, loadCorpus, rng } from '../../bench/scifact.js';
 import { sentenceBounds } from '../../src/core/passages.js';
 import { bestSentence, buildSnippet, fallbackDescription, SnippetQuery } from '../../src/ops/snippet.js';
 
@@ -123,8 +123,7 @@ describe('fallbackDescription', () => {
 describe('markdownToText', () => {
   test('folds each run of whitespace into one space, as /\\s+/g would, and leaves lone spaces alone', () => {
     // Seeded random strings over letters, spaces and other whitespace (tab, newlines, no-break and ideographic spaces).
-    let seed = 7;
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const next = rng(7);
     const alphabet = ['a', 'b', ' ', ' ', '\t', '\n', '\r\n', '\u00a0', '\u3000', '\f', '\v'];
     for (let n = 0; n < 2000; n++) {
       let s = '';

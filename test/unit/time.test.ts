@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { rng } from '../../bench/scifact.js';
 import { ServiceError } from '../../src/core/errors.js';
 import { parseRelative, resolveBound, resolveQueryTime, toIso } from '../../src/core/time.js';
 
@@ -79,14 +80,13 @@ describe('query_time', () => {
 
 describe('toIso', () => {
   test('equals Date.prototype.toISOString everywhere, edges included', () => {
-    const edges = [0, -1, 1, 951_782_400_000 /* 2000-02-29 */, 4_107_542_400_000 /* 2100-03-01 */, -62_167_219_200_000, -62_167_219_200_001];
-    edges.push(253_402_300_799_999, 253_402_300_800_000, 8.64e15, -8.64e15, 1.5, -0.5);
+    const instants = [0, -1, 1, 951_782_400_000 /* 2000-02-29 */, 4_107_542_400_000 /* 2100-03-01 */, -62_167_219_200_000, -62_167_219_200_001];
+    instants.push(253_402_300_799_999, 253_402_300_800_000, 8.64e15, -8.64e15, 1.5, -0.5);
     // A seeded spread over years 0000-9999 and beyond, whole and fractional milliseconds.
-    let seed = 11;
-    const random = () => (seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;
-    for (let i = 0; i < 20_000; i++) edges.push(Math.floor((random() - 0.5) * 6e14));
-    for (let i = 0; i < 1_000; i++) edges.push((random() - 0.5) * 1e12);
-    for (const ms of edges) assert.equal(toIso(ms), new Date(ms).toISOString(), String(ms));
+    const random = rng(11);
+    for (let i = 0; i < 20_000; i++) instants.push(Math.floor((random() - 0.5) * 6e14));
+    for (let i = 0; i < 1_000; i++) instants.push((random() - 0.5) * 1e12);
+    for (const ms of instants) assert.equal(toIso(ms), new Date(ms).toISOString(), String(ms));
   });
 
   test('what is not a time throws as the built-in does', () => {

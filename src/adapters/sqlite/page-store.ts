@@ -103,9 +103,9 @@ export class SqlitePageStore implements PageStore {
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`,
       ),
       // An index's first four bytes are its format, little-endian.
-      missingPassages: db.prepare<[number, number, string], { id: number; content: string }>(
+      missingPassages: db.prepare<[number, number, Buffer], { id: number; content: string }>(
         `SELECT id, content FROM versions WHERE id > ? AND length(content) >= ?
-           AND (passages IS NULL OR hex(substr(passages, 1, 4)) != ?) ORDER BY id LIMIT ${PASSAGE_BATCH}`,
+           AND (passages IS NULL OR substr(passages, 1, 4) != ?) ORDER BY id LIMIT ${PASSAGE_BATCH}`,
       ),
       setPassages: db.prepare<[Buffer | null, number]>('UPDATE versions SET passages = ? WHERE id = ?'),
       counts: db.prepare<[], { pages: number; versions: number }>(
@@ -214,7 +214,7 @@ export class SqlitePageStore implements PageStore {
     format.writeUInt32LE(PASSAGES_FORMAT);
     let built = 0;
     for (let after = 0; ; ) {
-      const rows = this.stmts.missingPassages.all(after, PASSAGE_INDEX_MIN, format.toString('hex').toUpperCase());
+      const rows = this.stmts.missingPassages.all(after, PASSAGE_INDEX_MIN, format);
       if (rows.length === 0) return built;
       const indexes = rows.map((r) => toBlob(buildPassages(r.content)));
       this.db.transaction(() => rows.forEach((r, k) => this.stmts.setPassages.run(indexes[k]!, r.id)))();
