@@ -1,0 +1,140 @@
+/**
+ * npm run bench:request-path [-- --size 1000000 --queries 300]
+ *
+ * Small costs on a search request's path after the engine, each against its alternative in one
+ * process, the two alternating so both see the same moments of this machine (bench:http's figure
+ * moves by tenths of a millisecond from run to run, more than any of these):
+ * - `toIso` against `Date.prototype.toISOString`, per call;
+ * - a search's ten versions read as row arrays (`getVersions`) against the same query returning
+ *   objects, each set of ids read once, then again right after a 5 ms busy loop (as after the
+ *   engine), on the cached 1M database;
+ * - the access line: the default server (logging at info, secret headers redacted) against one
+ *   logging at warn (no access line) and one logging at info without redaction, requests
+ *   alternating between the three query by query; the paired median (latency less the request's
+ *   own engine time), as bench:http reports it.
+ * Uses the corpus and segments bench:search cached in bench/.cache.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { toIso } from '../src/core/time.js';
+import { buildApp } from '../src/http/app.js';
+import { openServedIndex } from './http-figure.js';
+import { benchQuerySets, percentile, rng } from './scifact.js';
+import { WireClient } from './wire-client.js';
+
+const { values } = parseArgs({ options: { size: { type: 'string', default: '1000000' }, queries: { type: 'string', default: '300' } } });
+const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
+const median = (a: number[]) => percentile([...a].sort((x, y) => x - y), 50);
+const us = (ms: number) => `${(ms * 1000).toFixed(ms < 0.01 ? 2 : 1)} us`;
+/** Computes for `ms` (reading the clock, touching no memory), as http-floor.ts does. */
+const busy = (ms: number) => {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+};
+
+// Dates: 20,000 instants of the last years, each way in turn, five passes (the first warms up).
+{
+  const random = rng(5);
+  const instants = Array.from({ length: 20_000 }, () => Math.floor(1.2e12 + random() * 6e11));
+  const per: Record<'toIso' | 'toISOString', number[]> = { toIso: [], toISOString: [] };
+  let chars = 0;
+  for (let pass = 0; pass < 5; pass++) {
+    let t = performance.now();
+    for (const ms of instants) chars += toIso(ms).length;
+    const a = performance.now() - t;
+    t = performance.now();
+    for (const ms of instants) chars += new Date(ms).toISOString().length;
+    const b = performance.now() - t;
+    if (pass === 0) continue;
+    per.toIso.push(a / instants.length);
+    per.toISOString.push(b / instants.length);
+  }
+  if (chars !== 10 * 24 * instants.length) throw new Error('a date of another length');
+  console.log(`Dates, per call (median of four passes): toIso ${us(median(per.toIso))}, Date.prototype.toISOString ${us(median(per.toISOString))}`);
+}
+
+// Ten random versions of the database, read both ways: once, and again after a 5 ms busy loop.
+{
+  const db = new Database(path, { readonly: true });
+  db.pragma(`mmap_size = ${2 ** 31}`); // as adapters/sqlite/database.ts opens it
+  const count = (db.prepare('SELECT max(id) AS n FROM versions').get() as { n: number }).n;
+  // The query of SqlitePageStore's `byIds`.
+  const sql = `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description, v.content, v.passages
+    FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (${Array(10).fill('?').join(', ')})`;
+  const ways = { arrays: db.prepare(sql).raw(), objects: db.prepare(sql) };
+  const random = rng(9);
+  const sets = Array.from({ length: 1_500 }, () => Array.from({ length: 10 }, () => 1 + Math.floor(random() * count)));
+  const lat = { arrays: [] as number[], objects: [] as number[], 'arrays after 5 ms': [] as number[], 'objects after 5 ms': [] as number[] };
+  for (const [k, ids] of sets.entries()) {
+    for (const way of k % 2 ? (['arrays', 'objects'] as const) : (['objects', 'arrays'] as const)) {
+      let t = performance.now();
+      if (ways[way].all(...ids).length === 0) throw new Error('no rows');
+      lat[way].push(performance.now() - t);
+      busy(5);
+      t = performance.now();
+      ways[way].all(...ids);
+      lat[`${way} after 5 ms`].push(performance.now() - t);
+    }
+  }
+  db.close();
+  console.log(
+    `Ten random versions of ${count.toLocaleString('en-US')}, p50 of ${sets.length} sets: ` +
+      Object.entries(lat)
+        .map(([k, a]) => `${k} ${us(median(a))}`)
+        .join(', '),
+  );
+}
+
+// The access line: three servers on the same services, requests alternating query by query.
+{
+  const { services, engine } = await openServedIndex(path);
+  const devNull = openSync('/dev/null', 'w');
+  const stream = { write: (line: string) => writeSync(devNull, line) };
+  const apps = {
+    default: await buildApp(services, { logStream: stream }),
+    'at warn': await buildApp(services, { logger: { level: 'warn', stream } }),
+    'no redaction': await buildApp(services, { logger: { level: 'info', stream } }),
+  };
+  const names = Object.keys(apps) as (keyof typeof apps)[];
+  const clients = {} as Record<keyof typeof apps, WireClient>;
+  for (const name of names) clients[name] = new WireClient(new URL(await apps[name].listen({ host: '127.0.0.1', port: 0 })));
+  let engineMs = 0;
+  const search = engine.search.bind(engine);
+  engine.search = async (q) => {
+    const t = performance.now();
+    const hits = await search(q);
+    engineMs = performance.now() - t;
+    return hits;
+  };
+  try {
+    for (const [set, qs] of benchQuerySets(Number(values.queries))) {
+      const added = { default: [] as number[], 'at warn': [] as number[], 'no redaction': [] as number[] };
+      for (let round = 0; round < 4; round++) {
+        for (const [i, q] of qs.entries()) {
+          for (let k = 0; k < names.length; k++) {
+            const name = names[(i + round + k) % names.length]!;
+            const t = performance.now();
+            const res = await clients[name].post('/v1/search/public', JSON.stringify({ query: q.slice(0, 2000) }), { 'x-service-title': 'bench' });
+            const ms = performance.now() - t;
+            if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.body}`);
+            if (round > 0) added[name].push(ms - engineMs); // the first round warms up
+          }
+        }
+      }
+      console.log(
+        `Access line, ${set} claims, paired median added over ${added.default.length} requests each: ` +
+          names.map((name) => `${name} ${median(added[name]).toFixed(3)} ms`).join(', '),
+      );
+    }
+  } finally {
+    for (const name of names) {
+      clients[name].close();
+      await apps[name].close();
+    }
+    closeSync(devNull);
+    await services.close();
+  }
+}
