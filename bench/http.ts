@@ -1,20 +1,51 @@
 /**
- * npm run bench:http [-- --size 1000000 --queries 300]
+ * npm run bench:http [-- --size 1000000 --queries 300 --stand-in MS]
  *
  * The HTTP figure of `npm run bench:search` alone (bench/http-figure.ts): what POST
  * /v1/search/public adds to the engine's time, and its stages, on the corpus and saved segments
  * that bench:search built and cached in bench/.cache (run it once first). A few minutes instead
  * of the whole benchmark, for working on the request path.
+ *
+ * With `--stand-in MS` the engine is replaced by a stand-in that computes for MS milliseconds
+ * (reading the clock, touching no memory) and answers the query's own hits, found by the engine
+ * beforehand: the same versions, snippets and response as the real search, with the engine's
+ * time and its variance taken out. `--stand-in 0` gives what the API costs warm (nothing runs
+ * between requests); a few milliseconds, what it costs after a pause as long as the engine's.
  */
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import type { IndexHit, IndexQuery } from '../src/ports/index-store.js';
+import { queryTerms } from '../src/core/text.js';
 import { describeHttpFigure, httpFigure, openServedIndex } from './http-figure.js';
 import { benchQuerySets } from './scifact.js';
 
-const { values } = parseArgs({ options: { size: { type: 'string', default: '1000000' }, queries: { type: 'string', default: '300' } } });
+const { values } = parseArgs({
+  options: { size: { type: 'string', default: '1000000' }, queries: { type: 'string', default: '300' }, 'stand-in': { type: 'string' } },
+});
+const standIn = values['stand-in'] === undefined ? undefined : Number(values['stand-in']);
+if (standIn !== undefined && !(standIn >= 0)) throw new Error(`--stand-in takes milliseconds, not ${values['stand-in']}`);
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
 const { services, engine } = await openServedIndex(path);
+const search = engine.search;
 for (const [set, qs] of benchQuerySets(Number(values.queries))) {
+  if (standIn !== undefined) {
+    // The hits of each query as the API asks for them (its first 2,000 characters, ten results).
+    const hits = new Map<string, IndexHit[]>();
+    for (const q of qs) {
+      const terms = queryTerms(q.slice(0, 2000));
+      hits.set(terms.join(' '), await search.call(engine, { terms, limit: 10 }));
+    }
+    engine.search = async (query: IndexQuery) => {
+      const end = performance.now() + standIn;
+      while (performance.now() < end);
+      const found = hits.get(query.terms.join(' '));
+      if (!found) throw new Error(`no hits stored for ${query.terms.join(' ')}`);
+      return found.map((h) => ({ ...h }));
+    };
+    console.log(`The engine replaced by a stand-in that computes for ${standIn} ms and answers the query's own hits:`);
+  }
   console.log(describeHttpFigure(await httpFigure(services, engine, set, qs)));
+  engine.search = search;
 }
 await services.close();

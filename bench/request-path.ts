@@ -7,7 +7,8 @@
  * - `toIso` against `Date.prototype.toISOString`, per call;
  * - a search's ten versions read as row arrays (`getVersions`) against the same query returning
  *   objects, each set of ids read once, then again right after a 5 ms busy loop (as after the
- *   engine), on the cached 1M database;
+ *   engine), on the cached 1M database; and ten rows read again and again, each time after
+ *   computing for 0 to 8 ms: how the time since they were last read prices a read;
  * - the access line: the default server (logging at info, secret headers redacted) against one
  *   logging at warn (no access line) and one logging at info without redaction, requests
  *   alternating between the three query by query; the paired median (latency less the request's
@@ -79,12 +80,35 @@ const busy = (ms: number) => {
       lat[`${way} after 5 ms`].push(performance.now() - t);
     }
   }
-  db.close();
   console.log(
     `Ten random versions of ${count.toLocaleString('en-US')}, p50 of ${sets.length} sets: ` +
       Object.entries(lat)
         .map(([k, a]) => `${k} ${us(median(a))}`)
         .join(', '),
+  );
+
+  // The same ten rows read again and again, each time after computing for one of PAUSES (in a
+  // shuffled order): what the time since the rows were last read costs, with nothing else running.
+  const PAUSES = [0, 0.5, 1, 2, 4, 8];
+  const again = PAUSES.map(() => [] as number[]);
+  const order = PAUSES.map((_, i) => i);
+  for (const ids of sets.slice(0, 500)) {
+    ways.arrays.all(...ids);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    for (const k of order) {
+      busy(PAUSES[k]!);
+      const t = performance.now();
+      ways.arrays.all(...ids);
+      again[k]!.push(performance.now() - t);
+    }
+  }
+  db.close();
+  console.log(
+    `The same ten rows read again after computing for a while (p50 of 500 sets): ` +
+      PAUSES.map((ms, k) => `${ms} ms ${us(median(again[k]!))}`).join(', '),
   );
 }
 
