@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
+import { mergeHits, SharedFloor } from '../../src/adapters/engine/engine.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { queryTerms } from '../../src/core/text.js';
@@ -84,6 +85,33 @@ describe('engine rank safety on SciFact', () => {
     const year = { publishedAfter: Date.parse('2020-01-01T00:00:00Z'), publishedBefore: Date.parse('2020-12-31T23:59:59Z') };
     assert.ok((await compare(year, 10)) > queries.length * 0.5);
     assert.ok((await compare({ site: 'h3.scifact.test' }, 10)) > queries.length * 0.5);
+  });
+
+  test('a search split into parts by document number, each part searched alone or all sharing a floor, merges to exactly the whole top k', () => {
+    // Document numbers count from 0 in each segment (two here, of about 2,600 documents each):
+    // cuts inside both, at a window's edge (4,096) and past every document.
+    const splits = [[0, 1000, 2000, 0x7fffffff], [0, 1, 0x7fffffff], [0, 1301, 4096, 0x7fffffff], [0, 9000, 0x7fffffff]];
+    const month = { publishedAfter: Date.parse('2020-06-01T00:00:00Z'), publishedBefore: Date.parse('2020-06-30T23:59:59Z') };
+    const year = { publishedAfter: Date.parse('2020-01-01T00:00:00Z'), publishedBefore: Date.parse('2020-12-31T23:59:59Z') };
+    // Ten days: a few documents in the window, which then lead the traversal.
+    const days = { publishedAfter: Date.parse('2020-06-01T00:00:00Z'), publishedBefore: Date.parse('2020-06-10T23:59:59Z') };
+    const short = (q: string) => queryTerms(q).slice(0, 3);
+    let nonEmpty = 0;
+    for (const [extra, termsOf] of [[{}, queryTerms], [{}, short], [year, short], [month, queryTerms], [days, queryTerms], [days, short], [{ site: 'h3.scifact.test' }, queryTerms]] as const) {
+      for (const [i, q] of queries.entries()) {
+        const query: IndexQuery = { terms: termsOf(q), limit: 10, ...extra };
+        const reference = index.exhaustiveSearch(query);
+        const cuts = splits[i % splits.length]!;
+        const parts = cuts.slice(1).map((hi, p) => index.searchPart(query, [cuts[p]!, hi]));
+        assert.deepEqual(mergeHits(parts, 10), reference, q);
+        // Parts sharing a floor, the later ones pruning with the earlier ones' thresholds.
+        const floor = new SharedFloor();
+        const pruned = cuts.slice(1).map((hi, p) => index.searchPart(query, [cuts[p]!, hi], floor));
+        assert.deepEqual(mergeHits(pruned, 10), reference, q);
+        if (reference.length > 0 && parts.filter((part) => part.length > 0).length > 1) nonEmpty++;
+      }
+    }
+    assert.ok(nonEmpty > queries.length, `queries whose hits came from more than one part: ${nonEmpty}`);
   });
 
   test('top 10 with a one-month published window (the window leads the traversal)', async () => {

@@ -19,7 +19,7 @@ import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { Db } from '../sqlite/database.js';
 import { SqliteIndexStore } from '../sqlite/index-store.js';
-import { type EngineFilter, exhaustive, type SearchableSegment, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
+import { type DocRange, type EngineFilter, exhaustive, type SearchableSegment, type SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { loadIndex, saveIndex } from './segment-files.js';
 import { concatSegments, docOf, SegmentBuilder, type SegmentData, type SegmentDoc, transferables } from './segment.js';
 
@@ -188,6 +188,11 @@ export class EngineIndexStore implements IndexStore {
     return this.segments.length;
   }
 
+  /** Documents in the segments in use, gone ones included (for the benchmark). */
+  get documentCount(): number {
+    return this.docCount;
+  }
+
   private statistics(): Statistics {
     const segs = this.segments;
     return {
@@ -354,6 +359,16 @@ export class EngineIndexStore implements IndexStore {
     this.refresh();
     const terms = q.terms.map(cachedStem);
     return searchTopK(this.segments, this.statistics(), terms, this.filter(q), q.limit);
+  }
+
+  /**
+   * One part of a search: the documents [lo, hi) of each segment (engine.ts `DocRange`). Parts
+   * that cover every document, merged by `mergeHits`, give exactly `search`'s hits (not webql);
+   * parts that share a `floor` prune with each other's thresholds.
+   */
+  searchPart(q: IndexQuery, range: DocRange, floor?: SharedFloor): IndexHit[] {
+    this.refresh();
+    return searchTopK(this.segments, this.statistics(), q.terms.map(cachedStem), this.filter(q), q.limit, range, floor);
   }
 
   /** Every match scored, for tests and the benchmark: the reference `search` must equal. */

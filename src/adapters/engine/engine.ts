@@ -9,7 +9,7 @@
  * N, df and avglen count every document of every segment, deleted ones included (as Lucene does until
  * segments merge), so the statistics never depend on a query's filters.
  */
-import { B, hostRange, K1, members, publishedSet, type SegmentData } from './segment.js';
+import { B, hostRange, K1, lowerBound, members, publishedSet, type SegmentData } from './segment.js';
 
 export { B, K1 };
 
@@ -402,6 +402,63 @@ function compileFilter(s: SearchableSegment, f: EngineFilter): ((doc: number) =>
   };
 }
 
+/**
+ * The documents [lo, hi) of every segment (document numbers count from 0 in each). Parts that
+ * cover all document numbers, each searched alone, give merged (`mergeHits`) exactly the whole's top k:
+ * each part's top k is exact within it, and the whole's top k lies in the union of the parts' (a
+ * split query on two threads; bench/engine-threads.ts).
+ */
+export type DocRange = readonly [lo: number, hi: number];
+const WHOLE: DocRange = [0, NO_MORE];
+
+/** The best `k` of the parts' hits, in the engine's order (score descending, then version id). */
+export function mergeHits(parts: readonly (readonly EngineHit[])[], k: number): EngineHit[] {
+  return parts
+    .flat()
+    .sort((a, b) => b.score - a.score || a.versionId - b.versionId)
+    .slice(0, k);
+}
+
+const F32 = new Float32Array(1);
+const F32_BITS = new Int32Array(F32.buffer);
+
+/**
+ * A lower bound on the k-th best score, shared by the parts of one split search (on threads, in
+ * shared memory): a part prunes with the best bound any part has reached. A document below it
+ * cannot be in the whole's top k, and one that is stays in its part's top k, so the merge is
+ * still exact. Kept as a float32 rounded down (positive floats order as their bits), written
+ * with compare-and-swap: never torn, never lowered.
+ */
+export class SharedFloor {
+  readonly bits: Int32Array;
+
+  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(4)) {
+    this.bits = new Int32Array(buffer);
+  }
+
+  /** The bound, or -Infinity before any part's top k is full. */
+  get(): number {
+    const b = Atomics.load(this.bits, 0);
+    if (b <= 0) return -Infinity;
+    F32_BITS[0] = b;
+    return F32[0]!;
+  }
+
+  /** Raises the bound to `score` (rounded down), unless it is there already. */
+  raise(score: number): void {
+    if (!(score > 0)) return;
+    F32[0] = score;
+    if (F32[0]! > score) F32_BITS[0]! -= 1;
+    const b = F32_BITS[0]!;
+    let current = Atomics.load(this.bits, 0);
+    while (b > current) {
+      const seen = Atomics.compareExchange(this.bits, 0, current, b);
+      if (seen === current) return;
+      current = seen;
+    }
+  }
+}
+
 export interface Statistics {
   docCount: number;
   avgLength: number;
@@ -529,7 +586,10 @@ export function searchTopK(
   terms: readonly string[],
   filter: EngineFilter,
   k: number,
+  range: DocRange = WHOLE,
+  floor?: SharedFloor,
 ): EngineHit[] {
+  const [lo, hi] = range;
   const started = begin(stats, terms, k);
   if (!started) return [];
   const { top, q } = started;
@@ -561,6 +621,7 @@ export function searchTopK(
       const c = new Cursor(seg, first, count);
       c.postings = seg.termDf[t]!;
       c.start();
+      if (lo > 0) c.advance(lo);
       cursors.push(c);
       ub.push(bound);
       slots.push(q[j]!.slot);
@@ -577,7 +638,9 @@ export function searchTopK(
     const cum = new Float64Array(n);
     for (let i = 0, s = 0; i < n; i++) cum[i] = s += ubs[i]!;
     const slack = (x: number) => x + Math.abs(x) * 1e-12 + 1e-12; // float safety: never prune a possible tie
-    let threshold = top.threshold;
+    // The threshold to prune with: this search's own (`own`), or the other parts' when higher (`floor`).
+    let own = top.threshold;
+    let threshold = floor === undefined ? own : Math.max(own, floor.get());
     const blockLast = seg.blockLast;
     const maxSat = seg.blockMaxSat;
     const tfOf = new Int32Array(n);
@@ -604,8 +667,9 @@ export function searchTopK(
       // bound down, and the document is dropped as soon as what it has plus the most the remaining
       // lists could add (their bounds over the segment, or the probed list's block there) cannot
       // beat the threshold, so the blocks of common terms are mostly never read.
-      for (let x = 0; x < only.length; x++) {
+      for (let x = lo > 0 ? lowerBound(only, lo) : 0; x < only.length; x++) {
         const doc = only[x]!;
+        if (doc >= hi) break;
         if (!accept(doc)) continue;
         const nd = normOf[code[doc]!]!;
         let partial = 0;
@@ -640,7 +704,9 @@ export function searchTopK(
           if (i >= 0 && tfOf[i]! > 0) score += termScore(idf2[i]!, tfOf[i]!, nd);
         }
         top.offer(score, seg.versionIds[doc]!);
-        threshold = top.threshold;
+        own = top.threshold;
+        floor?.raise(own);
+        threshold = floor === undefined ? own : Math.max(own, floor.get());
         bar = barOf(threshold);
       }
       continue;
@@ -660,11 +726,22 @@ export function searchTopK(
     // up list by list into per-document accumulators, then the documents found are visited in
     // order and completed from the other lists only while they can still beat the threshold.
     while (firstEssential < n) {
+      if (floor !== undefined) {
+        // Another part may have raised the bound since.
+        const t = floor.get();
+        if (t > threshold) {
+          threshold = t;
+          bar = barOf(threshold);
+          while (firstEssential < n && slack(cum[firstEssential]!) < threshold) firstEssential++;
+          if (firstEssential >= n) break;
+        }
+      }
       let ws = NO_MORE;
       for (let i = firstEssential; i < n; i++) if (cs[i]!.doc < ws) ws = cs[i]!.doc;
       if (ws === NO_MORE) break;
       if (ws < prevEnd) ws = prevEnd;
-      const we = ws + WINDOW;
+      if (ws >= hi) break;
+      const we = Math.min(ws + WINDOW, hi);
       // Each list's bound in the window: the largest block maximum among its blocks overlapping it.
       let winFirst = firstEssential;
       if (threshold > -Infinity) {
@@ -705,8 +782,10 @@ export function searchTopK(
             if (score !== undefined) {
               top.offer(score, seg.versionIds[doc]!);
               const t = top.threshold;
-              if (t !== threshold) {
-                threshold = t;
+              if (t !== own) {
+                own = t;
+                floor?.raise(t);
+                threshold = floor === undefined ? t : Math.max(t, floor.get());
                 bar = barOf(threshold);
                 while (firstEssential < n && slack(cum[firstEssential]!) < threshold) firstEssential++;
               }
@@ -776,8 +855,10 @@ export function searchTopK(
           }
           top.offer(score, seg.versionIds[doc]!);
           const t = top.threshold;
-          if (t !== threshold) {
-            threshold = t;
+          if (t !== own) {
+            own = t;
+            floor?.raise(t);
+            threshold = floor === undefined ? t : Math.max(t, floor.get());
             bar = barOf(threshold);
             while (firstEssential < n && slack(cum[firstEssential]!) < threshold) firstEssential++;
           }

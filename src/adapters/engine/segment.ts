@@ -504,7 +504,7 @@ export function hostRange(hosts: readonly string[], revPrefix: string): [number,
 }
 
 /** First index of `sorted` whose value is >= x (or > x when `after`). */
-export function lowerBound(sorted: Float64Array, x: number, after = false): number {
+export function lowerBound(sorted: Float64Array | Int32Array, x: number, after = false): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
