@@ -17,8 +17,9 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { type DocRange, type EngineHit, mergeHits, SharedFloor } from '../src/adapters/engine/engine.js';
+import { startWorker } from '../src/adapters/engine/worker.js';
 import { queryTerms } from '../src/core/text.js';
 import type { IndexQuery } from '../src/ports/index-store.js';
 import { openServedIndex } from './http-figure.js';
@@ -48,11 +49,7 @@ if (!isMainThread) {
   const lower: DocRange = [0, cut];
   const upper: DocRange = [cut, 0x7fffffff];
 
-  // From TypeScript sources the worker first registers the same loader (tsx), as the engine's build workers do.
-  const worker = new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); });`, {
-    eval: true,
-    workerData: { path },
-  });
+  const worker = startWorker(new URL(import.meta.url), { path });
   const waiting = new Map<number, (hits: EngineHit[]) => void>();
   worker.on('message', ({ id, hits }: { id: number; hits: EngineHit[] }) => {
     waiting.get(id)?.(hits);

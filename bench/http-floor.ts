@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
-import { percentile } from './scifact.js';
+import { computeFor, percentile } from './scifact.js';
 import { WireClient } from './wire-client.js';
 
 const body = {
@@ -47,17 +47,12 @@ const inWorker = (ms: number) =>
     worker.postMessage(ms);
   });
 
-function compute(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
-}
-
 type Pause = { ms: number; waiting?: boolean };
 async function measure(what: WireClient | 'json', pause: Pause): Promise<number> {
   const lat: number[] = [];
   for (let k = 0; k < 600; k++) {
     if (pause.waiting) await inWorker(pause.ms);
-    else compute(pause.ms);
+    else computeFor(pause.ms);
     const t = performance.now();
     if (what === 'json') JSON.stringify(body);
     else await what.post('/', '{"query":"q"}');

@@ -8,7 +8,9 @@
  * - a search's ten versions read as row arrays (`getVersions`) against the same query returning
  *   objects, each set of ids read once, then again right after a 5 ms busy loop (as after the
  *   engine), on the cached 1M database; and ten rows read again and again, each time after
- *   computing for 0 to 8 ms: how the time since they were last read prices a read;
+ *   computing for 0 to 8 ms: how the time since they were last read prices a read; and ten
+ *   versions read with the join to `pages` against from `versions` alone, after computing for 4.5 ms;
+ * - a page's text read as TEXT against as a BLOB decoded by `Buffer#toString`;
  * - the access line: the default server (logging at info, secret headers redacted) against one
  *   logging at warn (no access line) and one logging at info without redaction, requests
  *   alternating between the three query by query; the paired median (latency less the request's
@@ -23,18 +25,13 @@ import Database from 'better-sqlite3';
 import { toIso } from '../src/core/time.js';
 import { buildApp } from '../src/http/app.js';
 import { openServedIndex } from './http-figure.js';
-import { benchQuerySets, percentile, rng } from './scifact.js';
+import { benchQuerySets, computeFor, percentile, rng } from './scifact.js';
 import { WireClient } from './wire-client.js';
 
 const { values } = parseArgs({ options: { size: { type: 'string', default: '1000000' }, queries: { type: 'string', default: '300' } } });
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
 const median = (a: number[]) => percentile([...a].sort((x, y) => x - y), 50);
 const us = (ms: number) => `${(ms * 1000).toFixed(ms < 0.01 ? 2 : 1)} us`;
-/** Computes for `ms` (reading the clock, touching no memory), as http-floor.ts does. */
-const busy = (ms: number) => {
-  const end = performance.now() + ms;
-  while (performance.now() < end);
-};
 
 // Dates: 20,000 instants of the last years, each way in turn, five passes (the first warms up).
 {
@@ -74,7 +71,7 @@ const busy = (ms: number) => {
       let t = performance.now();
       if (ways[way].all(...ids).length === 0) throw new Error('no rows');
       lat[way].push(performance.now() - t);
-      busy(5);
+      computeFor(5);
       t = performance.now();
       ways[way].all(...ids);
       lat[`${way} after 5 ms`].push(performance.now() - t);
@@ -99,17 +96,69 @@ const busy = (ms: number) => {
       [order[i], order[j]] = [order[j]!, order[i]!];
     }
     for (const k of order) {
-      busy(PAUSES[k]!);
+      computeFor(PAUSES[k]!);
       const t = performance.now();
       ways.arrays.all(...ids);
       again[k]!.push(performance.now() - t);
     }
   }
-  db.close();
   console.log(
     `The same ten rows read again after computing for a while (p50 of 500 sets): ` +
       PAUSES.map((ms, k) => `${ms} ms ${us(median(again[k]!))}`).join(', '),
   );
+
+  // The join to pages for the URL: the same ten versions read with it and from versions alone (the
+  // page's id in the URL's place), each after computing for 4.5 ms, the two alternating.
+  const unjoined = db
+    .prepare(
+      `SELECT v.id, v.page_id, v.acquired_at, v.published_at, v.title, v.description, v.content, v.passages
+       FROM versions v WHERE v.id IN (${Array(10).fill('?').join(', ')})`,
+    )
+    .raw();
+  const join = { 'with the join': [] as number[], 'versions alone': [] as number[] };
+  for (const [k, ids] of sets.entries()) {
+    for (const way of k % 2 ? (['with the join', 'versions alone'] as const) : (['versions alone', 'with the join'] as const)) {
+      computeFor(4.5);
+      const t = performance.now();
+      (way === 'with the join' ? ways.arrays : unjoined).all(...ids);
+      join[way].push(performance.now() - t);
+    }
+  }
+  db.close();
+  console.log(
+    `Ten random versions after computing for 4.5 ms, p50 of ${sets.length} sets: ` +
+      Object.entries(join)
+        .map(([k, a]) => `${k} ${us(median(a))}`)
+        .join(', '),
+  );
+}
+
+// A page's text read as TEXT (better-sqlite3 decodes it) against as a BLOB decoded by Buffer#toString,
+// for 850-character pages of ASCII and with one Latin-1 character, from an in-memory table.
+{
+  const db = new Database(':memory:');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, c TEXT)');
+  const line = 'We hypothesized that human cytomegalovirus (HCMV) utilizes its viral IL-10 homolog to attenuate DC functionality. ';
+  const texts = { ASCII: line.repeat(8).slice(0, 850), 'one Latin-1 character': line.replace('that', 'thät').repeat(8).slice(0, 850) };
+  const asText = db.prepare<[number], string>('SELECT c FROM t WHERE id = ?').pluck();
+  const asBlob = db.prepare<[number], Buffer>('SELECT CAST(c AS BLOB) FROM t WHERE id = ?').pluck();
+  const cells: string[] = [];
+  for (const [id, [name, text]] of Object.entries(texts).entries()) {
+    db.prepare('INSERT INTO t VALUES (?, ?)').run(id, text);
+    if (asText.get(id) !== text || asBlob.get(id)!.toString('utf8') !== text) throw new Error('a page read back differs');
+    const per = { text: [] as number[], blob: [] as number[] };
+    for (let pass = 0; pass < 5; pass++) {
+      let t = performance.now();
+      for (let k = 0; k < 20_000; k++) asText.get(id);
+      per.text.push((performance.now() - t) / 20_000);
+      t = performance.now();
+      for (let k = 0; k < 20_000; k++) asBlob.get(id)!.toString('utf8');
+      per.blob.push((performance.now() - t) / 20_000);
+    }
+    cells.push(`${name}: as TEXT ${us(median(per.text.slice(1)))}, as a BLOB decoded ${us(median(per.blob.slice(1)))}`);
+  }
+  db.close();
+  console.log(`An 850-character page read (median of four passes of 20,000 reads): ${cells.join('; ')}`);
 }
 
 // The access line: three servers on the same services, requests alternating query by query.

@@ -63,6 +63,12 @@ export function recallAt(ranked: readonly string[], relevant: Set<string>, k: nu
   return ranked.slice(0, k).filter((id) => relevant.has(id)).length / relevant.size;
 }
 
+/** Computes for `ms` milliseconds, reading the clock and touching no memory: a pause as long as an engine's, without its data. */
+export function computeFor(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
 /** Deterministic PRNG (mulberry32) so every run generates the same corpus. */
 export function rng(seed: number): () => number {
   let a = seed >>> 0;

@@ -13,7 +13,6 @@
  * webql queries (phrases need positions, which the engine does not store) are answered by the
  * FTS5 index, which the same database keeps.
  */
-import { Worker } from 'node:worker_threads';
 import { cachedStem, indexTerms } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
@@ -21,6 +20,7 @@ import type { Db } from '../sqlite/database.js';
 import { SqliteIndexStore } from '../sqlite/index-store.js';
 import { type DocRange, type EngineFilter, exhaustive, type SearchableSegment, type SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { loadIndex, saveIndex } from './segment-files.js';
+import { startWorker } from './worker.js';
 import { concatSegments, docOf, SegmentBuilder, type SegmentData, type SegmentDoc, transferables } from './segment.js';
 
 export interface EngineWeights {
@@ -107,13 +107,7 @@ function buildInWorker(path: string, lo: number, hi: number, weights: EngineWeig
   const self = import.meta.url;
   const file = new URL(`./build-worker${self.endsWith('.ts') ? '.ts' : '.js'}`, self);
   return new Promise((resolve, reject) => {
-    // From TypeScript sources (tests, benchmarks) the worker first registers the same loader (tsx).
-    const worker = self.endsWith('.ts')
-      ? new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(file.href)}); });`, {
-          eval: true,
-          workerData: { path, lo, hi, weights },
-        })
-      : new Worker(file, { workerData: { path, lo, hi, weights } });
+    const worker = startWorker(file, { path, lo, hi, weights });
     worker.once('message', (seg: SegmentData | null) => resolve(seg ?? undefined));
     worker.once('error', reject);
     worker.once('exit', (code) => {

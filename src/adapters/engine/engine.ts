@@ -306,6 +306,9 @@ function firstBlockAtOrAfter(blockLast: Uint32Array, from: number, end: number, 
   return b;
 }
 
+/** The engine's order of hits: score descending, then version id ascending. */
+const byRank = (a: EngineHit, b: EngineHit) => b.score - a.score || a.versionId - b.versionId;
+
 /** A bounded min-heap of hits: the k best, worst at the top; ties keep the lower version id. */
 class TopK {
   readonly scores: Float64Array;
@@ -363,7 +366,7 @@ class TopK {
   sorted(): EngineHit[] {
     const out: EngineHit[] = [];
     for (let i = 0; i < this.size; i++) out.push({ versionId: this.ids[i]!, score: this.scores[i]! });
-    return out.sort((a, b) => b.score - a.score || a.versionId - b.versionId);
+    return out.sort(byRank);
   }
 }
 
@@ -413,10 +416,7 @@ const WHOLE: DocRange = [0, NO_MORE];
 
 /** The best `k` of the parts' hits, in the engine's order (score descending, then version id). */
 export function mergeHits(parts: readonly (readonly EngineHit[])[], k: number): EngineHit[] {
-  return parts
-    .flat()
-    .sort((a, b) => b.score - a.score || a.versionId - b.versionId)
-    .slice(0, k);
+  return parts.flat().sort(byRank).slice(0, k);
 }
 
 const F32 = new Float32Array(1);
