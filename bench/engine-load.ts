@@ -1,19 +1,24 @@
 /**
  * Opens a saved engine in a fresh process and prints its load time and resident memory as JSON:
- * what a server restart costs. Args: <db path> <engine dir>. Used by bench/search.ts.
+ * what a server restart costs. Args: <db path> <engine dir> [search threads, 1 or 2]. With 2 the
+ * search splits (as `serve` does by default), so the helper thread and what it holds are counted.
+ * Used by bench/search.ts.
  */
 import { performance } from 'node:perf_hooks';
 import { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 
-const [path, dir] = process.argv.slice(2) as [string, string];
+const [path, dir, threads = '1'] = process.argv.slice(2) as [string, string, string?];
 const rssBefore = process.memoryUsage().rss;
 const t = performance.now();
 const db = openDatabase({ path });
-const engine = await new EngineIndexStore(db, { dir }).open();
+const engine = await new EngineIndexStore(db, { dir, searchThreads: threads === '2' ? 2 : 1 }).open();
 const loadSeconds = (performance.now() - t) / 1000;
 await engine.search({ terms: ['cell'], limit: 10 });
+await engine.search({ terms: ['cell', 'protein', 'expression'], limit: 10 });
+if (threads === '2' && engine.splitSearches === 0) throw new Error('the search was not split');
 global.gc?.();
 await new Promise((r) => setTimeout(r, 200));
 console.log(JSON.stringify({ fromDisk: engine.loadedFromDisk, loadSeconds, rssMiB: process.memoryUsage().rss / 2 ** 20, baseMiB: rssBefore / 2 ** 20 }));
+await engine.close();
 db.close();

@@ -44,12 +44,13 @@ export interface HttpFigure {
 
 /**
  * The services a server would run on the benchmark's database and saved segments: the default
- * settings (logging at info) but for rate limits out of the way.
+ * settings (logging at info) but for rate limits out of the way, and one search thread unless told
+ * (the engine figures are of one thread, as Lucene's; `serve` splits a search over two by default).
  */
-export async function openServedIndex(path: string): Promise<{ services: Services; engine: EngineIndexStore }> {
+export async function openServedIndex(path: string, searchThreads: 1 | 2 = 1): Promise<{ services: Services; engine: EngineIndexStore }> {
   const settings = loadSettings({
     env: {},
-    flags: { databaseUrl: `sqlite:${path}`, keylessPerSecond: 1_000_000, keylessPerHour: 1_000_000_000 },
+    flags: { databaseUrl: `sqlite:${path}`, keylessPerSecond: 1_000_000, keylessPerHour: 1_000_000_000, searchThreads },
   });
   const services = await createServices(settings);
   const engine = services.index as EngineIndexStore;

@@ -1,5 +1,5 @@
 /**
- * npm run bench:http [-- --size 1000000 --queries 300 --stand-in MS]
+ * npm run bench:http [-- --size 1000000 --queries 300 --stand-in MS --search-threads 1|2]
  *
  * The HTTP figure of `npm run bench:search` alone (bench/http-figure.ts): what POST
  * /v1/search/public adds to the engine's time, and its stages, on the corpus and saved segments
@@ -20,12 +20,20 @@ import { describeHttpFigure, httpFigure, openServedIndex } from './http-figure.j
 import { benchQuerySets, computeFor } from './scifact.js';
 
 const { values } = parseArgs({
-  options: { size: { type: 'string', default: '1000000' }, queries: { type: 'string', default: '300' }, 'stand-in': { type: 'string' } },
+  options: {
+    size: { type: 'string', default: '1000000' },
+    queries: { type: 'string', default: '300' },
+    'stand-in': { type: 'string' },
+    'search-threads': { type: 'string', default: '1' },
+  },
 });
+const searchThreads = Number(values['search-threads']);
+if (searchThreads !== 1 && searchThreads !== 2) throw new Error(`--search-threads takes 1 or 2, not ${values['search-threads']}`);
 const standIn = values['stand-in'] === undefined ? undefined : Number(values['stand-in']);
 if (standIn !== undefined && !(standIn >= 0)) throw new Error(`--stand-in takes milliseconds, not ${values['stand-in']}`);
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
-const { services, engine } = await openServedIndex(path);
+const { services, engine } = await openServedIndex(path, searchThreads);
+console.log(`Search threads: ${searchThreads}${searchThreads === 2 ? ' (a search split between the serving thread and a helper, as `serve` does by default)' : ''}`);
 const search = engine.search;
 for (const [set, qs] of benchQuerySets(Number(values.queries))) {
   if (standIn !== undefined) {

@@ -299,9 +299,13 @@ async function latency(size: number, queryCount: number) {
   const rss = process.memoryUsage().rss;
   const engineBytes = engine.memoryBytes();
   const engineDisk = dirSize(engineDir);
-  // A restart: a fresh process loads the saved segments.
-  const loaded = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(import.meta.dirname, 'engine-load.ts'), path, engineDir], { encoding: 'utf8' });
-  const restart = JSON.parse(loaded.stdout.trim().split('\n').pop() ?? '{}') as { fromDisk: boolean; loadSeconds: number; rssMiB: number; baseMiB: number };
+  // A restart: a fresh process loads the saved segments, with one search thread and with two (as `serve` by default).
+  const restartWith = (threads: 1 | 2) => {
+    const loaded = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(import.meta.dirname, 'engine-load.ts'), path, engineDir, String(threads)], { encoding: 'utf8' });
+    return JSON.parse(loaded.stdout.trim().split('\n').pop() ?? '{}') as { fromDisk: boolean; loadSeconds: number; rssMiB: number; baseMiB: number };
+  };
+  const restart = restartWith(1);
+  const restartSplit = restartWith(2);
 
   // Lucene over the same documents (exported once to TSV in the cache).
   const cp = values['skip-lucene'] ? undefined : luceneClasspath();
@@ -402,6 +406,7 @@ async function latency(size: number, queryCount: number) {
   );
   console.log(`Engine build from SQLite (both cores) and save: ${fmt(engineBuild)} s, ${fmt(engineDisk / 2 ** 20, 0)} MiB on disk, ${fmt(engineBytes / 2 ** 20, 0)} MiB of segment arrays; RSS of this process after the build ${fmt(rss / 2 ** 20, 0)} MiB (${fmt(rssBefore / 2 ** 20, 0)} MiB before)`);
   console.log(`Restart (fresh process, segments loaded from disk${restart.fromDisk ? '' : ' FAILED: it rebuilt'}): ${fmt(restart.loadSeconds, 2)} s, RSS ${fmt(restart.rssMiB, 0)} MiB (${fmt(restart.baseMiB, 0)} MiB of it before opening)`);
+  console.log(`The same with a search split over two threads (the helper thread reads the same shared segments): RSS ${fmt(restartSplit.rssMiB, 0)} MiB`);
   if (cp) console.log(`Lucene 8 build (forceMerge to one segment): ${fmt(luceneBuild!)} s, ${fmt(luceneDisk! / 2 ** 20, 0)} MiB on disk; build ratio ours/Lucene ${fmt(engineBuild / luceneBuild!, 2)}`);
   console.log(`Ours and Lucene: ${rounds} rounds in lockstep (each cell timed by one and then the other, who goes first alternating by round), each query's latency pooled over the rounds; the last column is each round's p50 ratio`);
   console.log(`| queries | ours p50 / p99 / QPS | exhaustive BM25 (first 100) p50 / p99 / QPS | Lucene p50 / p99 / QPS | p50 ratio | p99 ratio | p50 ratio by round |${values.fts ? ' FTS5 |' : ''}`);

@@ -11,6 +11,7 @@ export const SETTINGS_FLAGS = {
   'log-level': { type: 'string' },
   'trust-proxy': { type: 'string' },
   workers: { type: 'string' },
+  'search-threads': { type: 'string' },
   server: { type: 'string' },
   key: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
@@ -38,6 +39,7 @@ export function settingsFrom(values: Record<string, unknown>): Settings {
     'log-level': 'logLevel',
     'trust-proxy': 'trustProxy',
     workers: 'workers',
+    'search-threads': 'searchThreads',
     server: 'serverUrl',
     key: 'apiKey',
   };

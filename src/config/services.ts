@@ -173,7 +173,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
   // The engine's segments live beside the database file (derived data: deleting the folder only costs
   // a rebuild); a worker of `serve --workers` only reads them, its primary saves.
   const engineDir = settings.sqlitePath === ':memory:' ? undefined : `${settings.sqlitePath}.engine`;
-  const index = new EngineIndexStore(db, { dir: engineDir, readOnly: cluster.isWorker });
+  const index = new EngineIndexStore(db, { dir: engineDir, readOnly: cluster.isWorker, searchThreads: settings.searchThreads });
   const usage = new SqliteUsageStore(db, (e) => logs.log('error', 'usage not recorded', { err: String(e) }));
   let closed = false;
   return {
@@ -212,6 +212,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
       await usageReporter?.stop();
       await live.close();
       await limiter.close?.();
+      await index.close();
       await usage.flush();
       db.close();
     },

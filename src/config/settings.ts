@@ -31,6 +31,12 @@ export interface Settings {
   shutdownGraceSeconds: number;
   /** Server processes sharing the port (node:cluster); above 1, rate limits are counted in the database. */
   workers: number;
+  /**
+   * Threads one search may use: 2 splits a search over a large index between the serving thread
+   * and a helper thread (engine-index-store.ts). Default 2 with one worker, 1 with several (they
+   * already use the cores).
+   */
+  searchThreads: 1 | 2;
   /** For the `search` and `fetch` client commands: the server to call, and the key (keyless without). */
   serverUrl: string;
   apiKey?: string;
@@ -91,6 +97,7 @@ const ENV_NAMES = {
   WEBSEARCH_KEYLESS_RATE_PER_HOUR: 'keylessPerHour',
   WEBSEARCH_SHUTDOWN_GRACE_SECONDS: 'shutdownGraceSeconds',
   WEBSEARCH_WORKERS: 'workers',
+  WEBSEARCH_SEARCH_THREADS: 'searchThreads',
   WEBSEARCH_CONFIG: 'configFile',
   WEBSEARCH_USER_AGENT: 'userAgent',
   WEBSEARCH_LIVE_FETCH_INDEXES: 'liveFetchIndexes',
@@ -337,6 +344,7 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     else throw new ConfigError('DATABASE_URL must be sqlite:<path> in this version (PostgreSQL is not supported yet)');
   }
 
+  const workers = int('WEBSEARCH_WORKERS', raw.workers ?? 1, 1, 64);
   return {
     host: String(raw.host ?? '127.0.0.1'),
     port: int('PORT', raw.port ?? 8080, 0, 65535),
@@ -353,7 +361,8 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     keylessPerSecond: int('WEBSEARCH_KEYLESS_RATE_PER_SECOND', raw.keylessPerSecond ?? 10, 1, 1_000_000),
     keylessPerHour: int('WEBSEARCH_KEYLESS_RATE_PER_HOUR', raw.keylessPerHour ?? 1000, 1, 1_000_000_000),
     shutdownGraceSeconds: int('WEBSEARCH_SHUTDOWN_GRACE_SECONDS', raw.shutdownGraceSeconds ?? 10, 0, 3600),
-    workers: int('WEBSEARCH_WORKERS', raw.workers ?? 1, 1, 64),
+    workers,
+    searchThreads: int('WEBSEARCH_SEARCH_THREADS', raw.searchThreads ?? (workers > 1 ? 1 : 2), 1, 2) as 1 | 2,
     serverUrl: String(raw.serverUrl ?? 'http://127.0.0.1:8080'),
     ...(raw.apiKey !== undefined ? { apiKey: String(raw.apiKey) } : {}),
     storefront: storefrontSettings(raw),

@@ -33,4 +33,6 @@ export interface IndexStore {
   open?(): Promise<unknown>;
   /** Rebuilds the index from the page store. */
   rebuild(): Promise<void>;
+  /** Stops what the index runs beside the database (threads); the database is the caller's to close. */
+  close?(): Promise<void>;
 }

@@ -42,6 +42,15 @@ test('unknown or invalid settings are errors, not silently ignored', () => {
   assert.equal(loadSettings({ env: { DATABASE_URL: 'sqlite:/tmp/x.db' } }).sqlitePath, '/tmp/x.db');
 });
 
+test('search threads: two with one worker, one with several (they use the cores already), 1 or 2 when set', () => {
+  assert.equal(loadSettings({ env: {} }).searchThreads, 2);
+  assert.equal(loadSettings({ env: { WEBSEARCH_WORKERS: '2' } }).searchThreads, 1);
+  assert.equal(loadSettings({ env: { WEBSEARCH_SEARCH_THREADS: '1' } }).searchThreads, 1);
+  assert.equal(loadSettings({ env: { WEBSEARCH_WORKERS: '2' }, flags: { searchThreads: '2' } }).searchThreads, 2);
+  assert.throws(() => loadSettings({ env: { WEBSEARCH_SEARCH_THREADS: '3' } }), ConfigError);
+  assert.throws(() => loadSettings({ env: { WEBSEARCH_SEARCH_THREADS: '0' } }), ConfigError);
+});
+
 test('storefront settings', () => {
   const none = loadSettings({ env: {} }).storefront;
   assert.equal(none.signingSecrets.size, 0);

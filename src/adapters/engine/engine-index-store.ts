@@ -18,10 +18,11 @@ import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { Db } from '../sqlite/database.js';
 import { SqliteIndexStore } from '../sqlite/index-store.js';
-import { type DocRange, type EngineFilter, exhaustive, type SearchableSegment, type SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
+import { type DocRange, type EngineFilter, exhaustive, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
+import { SearchHelper } from './search-helper.js';
 import { loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from './worker.js';
-import { concatSegments, docOf, SegmentBuilder, type SegmentData, type SegmentDoc, transferables } from './segment.js';
+import { concatSegments, docOf, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, transferables } from './segment.js';
 
 export interface EngineWeights {
   title: number;
@@ -101,6 +102,12 @@ function buildSegment(rows: Iterable<Row>, weights: EngineWeights): SegmentData 
 
 /** Below this many versions one thread builds everything; above, both cores share the work. */
 const PARALLEL_FROM = 50_000;
+/**
+ * With two search threads, a search is split when the largest segment has at least this many
+ * documents; below, the message to the helper and back (0.03-0.09 ms, bench:engine-threads) is a
+ * large part of a search.
+ */
+const SPLIT_FROM = 100_000;
 
 /** Builds the searchable versions with ids in [lo, hi] in a worker thread. */
 function buildInWorker(path: string, lo: number, hi: number, weights: EngineWeights): Promise<SegmentData | undefined> {
@@ -124,6 +131,13 @@ export interface EngineOptions {
   readOnly?: boolean;
   /** Stores with at least this many searchable versions are built on both cores. */
   parallelFrom?: number;
+  /**
+   * 2: a search runs on two threads, this one and a helper (search-helper.ts), each over half of
+   * every segment's documents, when the largest segment has at least `splitFrom` documents. 1 (the
+   * default): on this thread alone.
+   */
+  searchThreads?: 1 | 2;
+  splitFrom?: number;
 }
 
 export class EngineIndexStore implements IndexStore {
@@ -143,6 +157,14 @@ export class EngineIndexStore implements IndexStore {
   private readonly dir: string | undefined;
   private readonly parallelFrom: number;
   private readonly saves: boolean;
+  private readonly searchThreads: 1 | 2;
+  private readonly splitFrom: number;
+  /** The helper thread, started by the first search that splits. */
+  private helper: SearchHelper | undefined;
+  /** Documents in the largest segment: where a split search cuts each segment is half of it. */
+  private largest = 0;
+  /** Searches split between this thread and the helper (for tests and the benchmark). */
+  splitSearches = 0;
 
   constructor(
     private readonly db: Db,
@@ -152,6 +174,8 @@ export class EngineIndexStore implements IndexStore {
     this.dir = options.dir;
     this.parallelFrom = options.parallelFrom ?? PARALLEL_FROM;
     this.saves = options.dir !== undefined && !options.readOnly;
+    this.searchThreads = options.searchThreads ?? 1;
+    this.splitFrom = options.splitFrom ?? SPLIT_FROM;
     this.fts = new SqliteIndexStore(db);
     this.stmts = {
       maxSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM index_log'),
@@ -204,10 +228,14 @@ export class EngineIndexStore implements IndexStore {
   }
 
   private publish(datas: SegmentData[]): void {
+    // With a helper thread, every segment's arrays in shared memory (those read from disk are already).
+    if (this.searchThreads > 1) datas = datas.map(shareSegment);
     this.docCount = datas.reduce((n, d) => n + d.docCount, 0);
     this.totalLength = datas.reduce((n, d) => n + d.totalLength, 0);
+    this.largest = datas.reduce((n, d) => Math.max(n, d.docCount), 0);
     const avg = this.docCount > 0 ? this.totalLength / this.docCount : 0;
     this.segments = datas.map((data) => searchable(data, avg));
+    this.helper?.publish(this.segments, avg);
   }
 
   private get signature(): string {
@@ -352,7 +380,42 @@ export class EngineIndexStore implements IndexStore {
     await this.open();
     this.refresh();
     const terms = q.terms.map(cachedStem);
-    return searchTopK(this.segments, this.statistics(), terms, this.filter(q), q.limit);
+    const stats = this.statistics();
+    const filter = this.filter(q);
+    const helper = this.helperForSplit();
+    if (!helper) return searchTopK(this.segments, stats, terms, filter, q.limit);
+    // The upper half of every segment on the helper, the lower half here, with a shared floor.
+    const segments = this.segments;
+    const cut = Math.ceil(this.largest / 2);
+    const floor = new SharedFloor();
+    const theirs = helper.search(segments, stats, terms, filter, q.limit, [cut, NO_MORE], floor);
+    const mine = searchTopK(segments, stats, terms, filter, q.limit, [0, cut], floor);
+    let upper: IndexHit[];
+    try {
+      upper = await theirs;
+      this.splitSearches++;
+    } catch {
+      // The helper failed (it is not asked again): its half here.
+      upper = searchTopK(segments, stats, terms, filter, q.limit, [cut, NO_MORE]);
+    }
+    return mergeHits([mine, upper], q.limit);
+  }
+
+  /** The helper thread when this search should be split (starting it the first time), else undefined. */
+  private helperForSplit(): SearchHelper | undefined {
+    if (this.searchThreads < 2 || this.largest < this.splitFrom) return undefined;
+    if (!this.helper) {
+      this.helper = new SearchHelper();
+      this.helper.publish(this.segments, this.docCount > 0 ? this.totalLength / this.docCount : 0);
+    }
+    return this.helper.broken ? undefined : this.helper;
+  }
+
+  /** Stops the helper thread, if one was started. */
+  async close(): Promise<void> {
+    const helper = this.helper;
+    this.helper = undefined;
+    await helper?.close();
   }
 
   /**

@@ -88,14 +88,15 @@ function decode(file: Buffer, magic: string): { meta: Record<string, unknown>; n
   const headerLength = file.readUInt32LE(8);
   const meta = JSON.parse(file.toString('utf8', 16, 16 + headerLength)) as Record<string, unknown>;
   let at = 16 + headerLength;
-  // The arrays in file order, each copied into a fresh aligned buffer (the file buffer's offset need not be aligned).
+  // The arrays in file order, each copied into a fresh aligned buffer (the file buffer's offset need
+  // not be aligned), in shared memory: the search helper thread reads them in place (engine-index-store.ts).
   return {
     meta,
     next: (ctor, length) => {
       at += (8 - (at % 8)) % 8;
       const bytes = length * ctor.BYTES_PER_ELEMENT;
       if (at + bytes > file.length - 8) throw new Error('engine file is truncated');
-      const out = new ctor(length);
+      const out = Reflect.construct(ctor, [new SharedArrayBuffer(bytes)]) as InstanceType<ArrayCtor>;
       new Uint8Array(out.buffer).set(file.subarray(at, at + bytes));
       at += bytes;
       return out;
@@ -137,9 +138,9 @@ export function readSegment(dir: string, name: string): SegmentData {
     terms,
     hosts: meta.hosts as string[],
     // Columns that change come from the state file.
-    acquiredAt: new Float64Array(docCount),
-    supersededAt: new Float64Array(docCount),
-    deleted: new Uint8Array(docCount),
+    acquiredAt: new Float64Array(new SharedArrayBuffer(8 * docCount)),
+    supersededAt: new Float64Array(new SharedArrayBuffer(8 * docCount)),
+    deleted: new Uint8Array(new SharedArrayBuffer(docCount)),
   };
 }
 

@@ -685,6 +685,31 @@ export function concatSegments(a: SegmentData, b: SegmentData): SegmentData {
   };
 }
 
+/** Whether every array of a segment lives in shared memory (so another thread can read it without a copy). */
+export function isShared(seg: SegmentData): boolean {
+  return Object.values(seg).every((v) => !ArrayBuffer.isView(v) || v.buffer instanceof SharedArrayBuffer);
+}
+
+/** A typed array of the same kind and contents in shared memory. */
+export function sharedCopy<T extends Uint8Array | Int32Array | Uint32Array | Float32Array | Float64Array>(a: T): T {
+  const ctor = a.constructor as new (buffer: SharedArrayBuffer) => T;
+  const out = new ctor(new SharedArrayBuffer(a.byteLength));
+  out.set(a as never);
+  return out;
+}
+
+/**
+ * The segment with every array in shared memory: itself when it is already (segments read from
+ * disk are), else a copy (segments built in memory). The search helper thread reads these arrays
+ * in place, and sees the columns later writes change (acquired, superseded, deleted).
+ */
+export function shareSegment(seg: SegmentData): SegmentData {
+  if (isShared(seg)) return seg;
+  const out = { ...seg } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(seg)) if (ArrayBuffer.isView(v)) out[k] = sharedCopy(v as Uint8Array);
+  return out as unknown as SegmentData;
+}
+
 /** The buffers of a segment, to move it between threads without copying. */
 export function transferables(seg: SegmentData): ArrayBuffer[] {
   const out: ArrayBuffer[] = [];

@@ -1,0 +1,108 @@
+/**
+ * A second thread for one search (engine-index-store.ts): the helper thread (search-worker.ts)
+ * searches the upper part of each segment's documents while the calling thread searches the lower
+ * part, both pruning with a shared floor (engine.ts `SharedFloor`), and `mergeHits` joins the two
+ * top ks into exactly the whole's (test/engine/rank-safety.test.ts).
+ *
+ * The helper shares the segments instead of copying them: their arrays, the columns later writes
+ * change and the `gone` bits are in SharedArrayBuffers (segment.ts `shareSegment`). Each segment is
+ * posted once; each publish posts the parts in use; each search, what the helper has no copy of
+ * (the terms' numbers in each segment and their document frequencies). Messages arrive in order,
+ * so a search runs over the parts published before it was asked.
+ */
+import type { Worker } from 'node:worker_threads';
+import type { DocRange, EngineFilter, EngineHit, SearchableSegment, SharedFloor, Statistics } from './engine.js';
+import type { FromHelper, PostedSegment, ToHelper } from './search-worker.js';
+import type { SegmentData } from './segment.js';
+import { startWorker } from './worker.js';
+
+export class SearchHelper {
+  private readonly worker: Worker;
+  private readonly ids = new WeakMap<SegmentData, number>();
+  private nextId = 1;
+  private nextAsk = 1;
+  private readonly pending = new Map<number, { resolve: (hits: EngineHit[]) => void; reject: (e: Error) => void }>();
+  /** Set once the thread failed or exited: the caller searches alone from then on. */
+  broken = false;
+
+  constructor() {
+    const self = import.meta.url;
+    this.worker = startWorker(new URL(`./search-worker${self.endsWith('.ts') ? '.ts' : '.js'}`, self), undefined);
+    this.worker.unref(); // kept alive only while a search waits on it
+    this.worker.on('message', (m: FromHelper) => {
+      const p = this.pending.get(m.ask);
+      if (!p) return;
+      this.settled(m.ask);
+      if ('error' in m) p.reject(new Error(`search helper: ${m.error}`));
+      else p.resolve(m.hits);
+    });
+    const fail = (e: Error) => {
+      this.broken = true;
+      for (const [ask, p] of this.pending) {
+        this.settled(ask);
+        p.reject(e);
+      }
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`search helper exited with ${code}`)));
+  }
+
+  private post(m: ToHelper): void {
+    this.worker.postMessage(m);
+  }
+
+  private settled(ask: number): void {
+    this.pending.delete(ask);
+    if (this.pending.size === 0) this.worker.unref();
+  }
+
+  /** The parts now in use (their arrays shared: `shareSegment`), under the collection's average length. */
+  publish(segments: readonly SearchableSegment[], avgLength: number): void {
+    if (this.broken) return;
+    for (const { data } of segments) {
+      if (this.ids.has(data)) continue;
+      const id = this.nextId++;
+      this.ids.set(data, id);
+      const { terms: _dictionary, ...posted } = data;
+      this.post({ type: 'segment', id, data: posted satisfies PostedSegment });
+    }
+    this.post({ type: 'publish', parts: segments.map((s) => ({ id: this.ids.get(s.data)!, gone: s.gone })), avgLength });
+  }
+
+  /** `searchTopK` of the published parts over `range`, on the helper thread. */
+  search(
+    segments: readonly SearchableSegment[],
+    stats: Statistics,
+    terms: readonly string[],
+    filter: EngineFilter,
+    k: number,
+    range: DocRange,
+    floor: SharedFloor,
+  ): Promise<EngineHit[]> {
+    const distinct = [...new Set(terms)];
+    const ask = this.nextAsk++;
+    const answer = new Promise<EngineHit[]>((resolve, reject) => {
+      if (this.pending.size === 0) this.worker.ref();
+      this.pending.set(ask, { resolve, reject });
+    });
+    this.post({
+      type: 'search',
+      ask,
+      terms: distinct,
+      df: distinct.map(stats.df),
+      docCount: stats.docCount,
+      avgLength: stats.avgLength,
+      termIds: segments.map((s) => distinct.map((t) => s.data.terms.get(t) ?? -1)),
+      filter,
+      k,
+      range,
+      floor: floor.bits.buffer as SharedArrayBuffer,
+    });
+    return answer;
+  }
+
+  async close(): Promise<void> {
+    this.broken = true;
+    await this.worker.terminate();
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * A search on two threads (searchThreads 2): the helper thread searches the upper half of every
+ * segment over the same shared memory, and the merged answer is exactly the exhaustive top k, also
+ * after writes change columns in place, after new segments arrive, and after the helper is gone.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
+import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
+import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import { queryTerms } from '../../src/core/text.js';
+import type { IndexQuery } from '../../src/ports/index-store.js';
+import { loadCorpus, loadQueries } from '../../bench/scifact.js';
+import { tempDir } from '../helpers.js';
+
+describe('a search split between two threads', () => {
+  const dir = tempDir();
+  let db: Db;
+  let pages: SqlitePageStore;
+  let index: EngineIndexStore;
+  const queries = [...loadQueries().values()];
+  const corpus = loadCorpus();
+  const version = (d: (typeof corpus)[number], i: number) => ({
+    url: `https://h${i % 7}.scifact.test/doc/${d.id}`,
+    title: d.title,
+    content: d.text,
+    publishedAt: Date.parse('2015-01-01T00:00:00Z') + (i % 3650) * 86_400_000,
+    acquiredAt: Date.parse('2026-01-01T00:00:00Z'),
+    searchable: true,
+  });
+  const year = { publishedAfter: Date.parse('2020-01-01T00:00:00Z'), publishedBefore: Date.parse('2020-12-31T23:59:59Z') };
+  const days = { publishedAfter: Date.parse('2020-06-01T00:00:00Z'), publishedBefore: Date.parse('2020-06-10T23:59:59Z') };
+  const short = (q: string) => queryTerms(q).slice(0, 3);
+  // Point in time: the versions alive then, by the columns (deleted, superseded) rather than the `gone` bits.
+  const then = { queryTime: Date.parse('2026-03-01T00:00:00Z') };
+
+  before(async () => {
+    db = openDatabase({ path: `${dir.path}/split.db` });
+    pages = new SqlitePageStore(db);
+    const third = Math.floor(corpus.length / 3);
+    await pages.putVersions(corpus.slice(0, 2 * third).map(version));
+    index = await new EngineIndexStore(db, { searchThreads: 2, splitFrom: 1 }).open();
+    // The last third arrives after the engine opened: a second segment, built in memory and shared then.
+    await pages.putVersions(corpus.slice(2 * third).map((d, i) => version(d, i + 2 * third)));
+  });
+  after(async () => {
+    await index.close();
+    db.close();
+    dir.remove();
+  });
+
+  /** Every query under each filter, split, against the exhaustive top 10 on this thread; returns how many were split. */
+  const compareAll = async (some = queries) => {
+    const before = index.splitSearches;
+    let nonEmpty = 0;
+    let asked = 0;
+    for (const [extra, termsOf] of [[{}, queryTerms], [{}, short], [year, short], [days, queryTerms], [{ site: 'h3.scifact.test' }, queryTerms], [then, queryTerms]] as const) {
+      for (const q of some) {
+        const query: IndexQuery = { terms: termsOf(q), limit: 10, ...extra };
+        const hits = await index.search(query);
+        assert.deepEqual(hits, index.exhaustiveSearch(query), q);
+        asked++;
+        if (hits.length > 0) nonEmpty++;
+      }
+    }
+    assert.ok(nonEmpty > some.length * 2, `queries with hits: ${nonEmpty}`);
+    return { split: index.splitSearches - before, asked };
+  };
+
+  test('every search is split, and each equals the exhaustive top 10', async () => {
+    const { split, asked } = await compareAll();
+    assert.equal(index.segmentCount, 2);
+    assert.equal(split, asked);
+  });
+
+  test('the helper sees versions made unsearchable in place, and segments published later', async () => {
+    // The best hit of a hundred queries, made unsearchable by another writer: the engine patches the
+    // shared columns in place (no new segment), and neither thread may return them.
+    const gone = new Set<number>();
+    for (const q of queries.slice(0, 100)) {
+      const [top] = await index.search({ terms: queryTerms(q), limit: 10 });
+      if (top) gone.add(top.versionId);
+    }
+    const hide = db.prepare('UPDATE versions SET searchable = 0 WHERE id = ?');
+    for (const id of gone) hide.run(id);
+    for (const q of queries.slice(0, 100)) {
+      for (const extra of [{}, then]) {
+        const query: IndexQuery = { terms: queryTerms(q), limit: 10, ...extra };
+        const hits = await index.search(query);
+        assert.ok(hits.every((h) => !gone.has(h.versionId)), q);
+        assert.deepEqual(hits, index.exhaustiveSearch(query), q);
+      }
+    }
+    assert.equal(index.segmentCount, 2);
+    // New versions of a thousand pages: a third segment, and the pages' old versions superseded.
+    await pages.putVersions(corpus.slice(0, 1000).map((d, i) => ({ ...version(d, i), content: `${d.text} Revised.`, acquiredAt: Date.parse('2026-02-01T00:00:00Z') })));
+    const { split, asked } = await compareAll(queries.slice(0, 400));
+    assert.equal(index.segmentCount, 3);
+    assert.equal(split, asked);
+  });
+
+  test('when the helper thread is gone, searches go on exact on one thread', async () => {
+    const helper = Reflect.get(index, 'helper') as object;
+    await (Reflect.get(helper, 'worker') as { terminate(): Promise<number> }).terminate();
+    const { split, asked } = await compareAll(queries.slice(0, 400));
+    assert.ok(asked > 0);
+    assert.equal(split, 0);
+  });
+});
