@@ -266,6 +266,8 @@ export class EngineIndexStore implements IndexStore {
       await this.buildAll();
       this.save();
     }
+    // Started now rather than by the first search, which would wait for the thread to boot.
+    this.helperForSplit();
   }
 
   /** Saves the segments and the columns as of `applied` (only when every segment is one that is saved whole). */
