@@ -73,6 +73,14 @@ describe('a search split between two threads', () => {
     assert.equal(split, asked);
   });
 
+  test('searches asked at once each get their own answer', async () => {
+    const some = queries.slice(0, 200);
+    const before = index.splitSearches;
+    const all = await Promise.all(some.map((q, i) => index.search({ terms: (i % 2 ? short : queryTerms)(q), limit: 10 })));
+    some.forEach((q, i) => assert.deepEqual(all[i], index.exhaustiveSearch({ terms: (i % 2 ? short : queryTerms)(q), limit: 10 }), q));
+    assert.equal(index.splitSearches - before, some.length);
+  });
+
   test('the helper sees versions made unsearchable in place, and segments published later', async () => {
     // The best hit of a hundred queries, made unsearchable by another writer: the engine patches the
     // shared columns in place (no new segment), and neither thread may return them.
