@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
+import type { SearchableSegment } from '../../src/adapters/engine/engine.js';
+import { isShared, type SegmentData } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { queryTerms } from '../../src/core/text.js';
@@ -105,6 +107,39 @@ describe('a search split between two threads', () => {
     const { split, asked } = await compareAll(queries.slice(0, 400));
     assert.equal(index.segmentCount, 3);
     assert.equal(split, asked);
+  });
+
+  test('a store built on two threads, and one that loads it from disk, hold their segments in shared memory without a copy', async () => {
+    const engineDir = `${dir.path}/split.db.engine`;
+    const check = async (store: EngineIndexStore) => {
+      const segments = Reflect.get(store, 'segments') as SearchableSegment[];
+      assert.ok(segments.length > 0 && segments.every((s) => isShared(s.data)));
+      const before = store.splitSearches;
+      for (const q of queries.slice(0, 200)) {
+        const query: IndexQuery = { terms: queryTerms(q), limit: 10 };
+        assert.deepEqual(await store.search(query), store.exhaustiveSearch(query), q);
+      }
+      assert.equal(store.splitSearches - before, 200);
+      return segments;
+    };
+    // Built on two threads (the joined halves then copied into shared memory), and saved.
+    const built = await new EngineIndexStore(db, { dir: engineDir, searchThreads: 2, splitFrom: 1, parallelFrom: 1000 }).open();
+    try {
+      assert.equal(built.loadedFromDisk, false);
+      await check(built);
+    } finally {
+      await built.close();
+    }
+    // Loaded: the segments read from disk are the ones published (each still named by its file, so
+    // a later save does not write it again).
+    const loaded = await new EngineIndexStore(db, { dir: engineDir, searchThreads: 2, splitFrom: 1 }).open();
+    try {
+      assert.ok(loaded.loadedFromDisk);
+      const names = Reflect.get(loaded, 'names') as Map<SegmentData, string>;
+      assert.ok((await check(loaded)).every((s) => names.has(s.data)));
+    } finally {
+      await loaded.close();
+    }
   });
 
   test('when the helper thread is gone, searches go on exact on one thread', async () => {

@@ -541,11 +541,12 @@ export interface SearchableSegment {
 
 /**
  * A segment ready for queries under the collection's current average length. `gone` is computed
- * from the columns, in shared memory as they are, unless given (the search helper thread is given
- * the main thread's, which it then sees change).
+ * from the columns (in shared memory when they are), unless given (the search helper thread is
+ * given the main thread's, which it then sees change).
  */
 export function searchable(data: SegmentData, avgLength: number, gone?: Int32Array): SearchableSegment {
-  const bits = gone ?? new Int32Array(new SharedArrayBuffer(4 * ((data.docCount + 31) >>> 5)));
+  const words = (data.docCount + 31) >>> 5;
+  const bits = gone ?? new Int32Array(data.deleted.buffer instanceof SharedArrayBuffer ? new SharedArrayBuffer(4 * words) : new ArrayBuffer(4 * words));
   const s = { data, lengthCode: lengthCodes(data), normOf: normsOfCodes(avgLength), ub: new Float64Array(data.termDf.length).fill(Number.NaN), gone: bits };
   if (!gone) for (let doc = 0; doc < data.docCount; doc++) updateGone(s, doc);
   return s;

@@ -80,8 +80,8 @@ function encode(magic: string, meta: object, arrays: ArrayBufferView[]): Uint8Ar
   return parts;
 }
 
-/** Reads what `encode` wrote; throws on any inconsistency. */
-function decode(file: Buffer, magic: string): { meta: Record<string, unknown>; next: (ctor: ArrayCtor, length: number) => ArrayBufferView } {
+/** Reads what `encode` wrote (the arrays in shared memory when `shared`); throws on any inconsistency. */
+function decode(file: Buffer, magic: string, shared: boolean): { meta: Record<string, unknown>; next: (ctor: ArrayCtor, length: number) => ArrayBufferView } {
   if (file.length < 24 || file.toString('latin1', 0, magic.length) !== magic || file.toString('latin1', file.length - 8, file.length - 8 + magic.length) !== magic) {
     throw new Error('not a complete engine file');
   }
@@ -89,14 +89,14 @@ function decode(file: Buffer, magic: string): { meta: Record<string, unknown>; n
   const meta = JSON.parse(file.toString('utf8', 16, 16 + headerLength)) as Record<string, unknown>;
   let at = 16 + headerLength;
   // The arrays in file order, each copied into a fresh aligned buffer (the file buffer's offset need
-  // not be aligned), in shared memory: the search helper thread reads them in place (engine-index-store.ts).
+  // not be aligned), in shared memory when a search helper thread will read them in place (engine-index-store.ts).
   return {
     meta,
     next: (ctor, length) => {
       at += (8 - (at % 8)) % 8;
       const bytes = length * ctor.BYTES_PER_ELEMENT;
       if (at + bytes > file.length - 8) throw new Error('engine file is truncated');
-      const out = Reflect.construct(ctor, [new SharedArrayBuffer(bytes)]) as InstanceType<ArrayCtor>;
+      const out = shared ? (Reflect.construct(ctor, [new SharedArrayBuffer(bytes)]) as InstanceType<ArrayCtor>) : new ctor(length);
       new Uint8Array(out.buffer).set(file.subarray(at, at + bytes));
       at += bytes;
       return out;
@@ -120,8 +120,8 @@ export function writeSegment(dir: string, seg: SegmentData): string {
   return name;
 }
 
-export function readSegment(dir: string, name: string): SegmentData {
-  const { meta, next } = decode(readFileSync(join(dir, name)), MAGIC);
+export function readSegment(dir: string, name: string, shared = false): SegmentData {
+  const { meta, next } = decode(readFileSync(join(dir, name)), MAGIC, shared);
   const lengths = meta.lengths as number[];
   const out: Partial<Record<ArrayName, ArrayBufferView>> = {};
   ARRAYS.forEach(([k, ctor], i) => {
@@ -138,9 +138,9 @@ export function readSegment(dir: string, name: string): SegmentData {
     terms,
     hosts: meta.hosts as string[],
     // Columns that change come from the state file.
-    acquiredAt: new Float64Array(new SharedArrayBuffer(8 * docCount)),
-    supersededAt: new Float64Array(new SharedArrayBuffer(8 * docCount)),
-    deleted: new Uint8Array(new SharedArrayBuffer(docCount)),
+    acquiredAt: new Float64Array(0),
+    supersededAt: new Float64Array(0),
+    deleted: new Uint8Array(0),
   };
 }
 
@@ -176,15 +176,18 @@ function removeUnlisted(dir: string, m: Manifest): void {
   for (const f of readdirSync(dir)) if (!keep.has(f)) rmSync(join(dir, f), { force: true });
 }
 
-/** The saved index, or undefined when there is none or it cannot be trusted (then: rebuild). */
-export function loadIndex(dir: string, signature: string): { segments: SegmentData[]; names: Map<SegmentData, string>; applied: number } | undefined {
+/**
+ * The saved index, or undefined when there is none or it cannot be trusted (then: rebuild). With
+ * `shared`, every array is in shared memory (segment.ts `shareSegment`).
+ */
+export function loadIndex(dir: string, signature: string, shared = false): { segments: SegmentData[]; names: Map<SegmentData, string>; applied: number } | undefined {
   const path = join(dir, 'manifest.json');
   if (!existsSync(path)) return undefined;
   try {
     const m = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
     if (m.signature !== signature) return undefined;
-    const segments = m.segments.map((name) => readSegment(dir, name));
-    const { meta, next } = decode(readFileSync(join(dir, m.state)), STATE_MAGIC);
+    const segments = m.segments.map((name) => readSegment(dir, name, shared));
+    const { meta, next } = decode(readFileSync(join(dir, m.state)), STATE_MAGIC, shared);
     const counts = meta.counts as number[];
     if (counts.length !== segments.length) throw new Error('state does not match the segments');
     segments.forEach((s, i) => {
