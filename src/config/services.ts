@@ -173,7 +173,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
   // The engine's segments live beside the database file (derived data: deleting the folder only costs
   // a rebuild); a worker of `serve --workers` only reads them, its primary saves.
   const engineDir = settings.sqlitePath === ':memory:' ? undefined : `${settings.sqlitePath}.engine`;
-  const index = new EngineIndexStore(db, { dir: engineDir, readOnly: cluster.isWorker, searchThreads: settings.searchThreads });
+  const index = new EngineIndexStore(db, { dir: engineDir, readOnly: cluster.isWorker, searchThreads: settings.searchThreads, log: logs.log });
   const usage = new SqliteUsageStore(db, (e) => logs.log('error', 'usage not recorded', { err: String(e) }));
   let closed = false;
   return {

@@ -20,6 +20,7 @@ describe('a search split between two threads', () => {
   let db: Db;
   let pages: SqlitePageStore;
   let index: EngineIndexStore;
+  const logged: Record<string, unknown>[] = [];
   const queries = [...loadQueries().values()];
   const corpus = loadCorpus();
   const version = (d: (typeof corpus)[number], i: number) => ({
@@ -41,7 +42,7 @@ describe('a search split between two threads', () => {
     pages = new SqlitePageStore(db);
     const third = Math.floor(corpus.length / 3);
     await pages.putVersions(corpus.slice(0, 2 * third).map(version));
-    index = await new EngineIndexStore(db, { searchThreads: 2, splitFrom: 1 }).open();
+    index = await new EngineIndexStore(db, { searchThreads: 2, splitFrom: 1, log: (level, msg, fields) => logged.push({ level, msg, ...fields }) }).open();
     // The last third arrives after the engine opened: a second segment, built in memory and shared then.
     await pages.putVersions(corpus.slice(2 * third).map((d, i) => version(d, i + 2 * third)));
   });
@@ -138,7 +139,15 @@ describe('a search split between two threads', () => {
       const names = Reflect.get(loaded, 'names') as Map<SegmentData, string>;
       assert.ok((await check(loaded)).every((s) => names.has(s.data)));
     } finally {
+      // A search asked as the store closes still gets the exact answer, on one thread, and starts no new helper.
+      const query: IndexQuery = { terms: queryTerms(queries[0]!), limit: 10 };
+      const asked = loaded.search(query);
       await loaded.close();
+      assert.deepEqual(await asked, loaded.exhaustiveSearch(query));
+      const split = loaded.splitSearches;
+      assert.deepEqual(await loaded.search(query), loaded.exhaustiveSearch(query));
+      assert.equal(loaded.splitSearches, split);
+      assert.equal(Reflect.get(loaded, 'helper'), undefined);
     }
   });
 
@@ -148,5 +157,9 @@ describe('a search split between two threads', () => {
     const { split, asked } = await compareAll(queries.slice(0, 400));
     assert.ok(asked > 0);
     assert.equal(split, 0);
+    // Said once, as an error.
+    assert.equal(logged.length, 1);
+    assert.equal(logged[0]!.level, 'error');
+    assert.match(String(logged[0]!.msg), /search helper thread failed/);
   });
 });

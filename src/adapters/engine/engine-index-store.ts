@@ -13,6 +13,7 @@
  * webql queries (phrases need positions, which the engine does not store) are answered by the
  * FTS5 index, which the same database keeps.
  */
+import type { LogFn } from '../../core/log.js';
 import { cachedStem, indexTerms } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
@@ -138,6 +139,8 @@ export interface EngineOptions {
    */
   searchThreads?: 1 | 2;
   splitFrom?: number;
+  /** Where the engine reports what an operator should know (the search helper failing). */
+  log?: LogFn;
 }
 
 export class EngineIndexStore implements IndexStore {
@@ -159,8 +162,10 @@ export class EngineIndexStore implements IndexStore {
   private readonly saves: boolean;
   private readonly searchThreads: 1 | 2;
   private readonly splitFrom: number;
-  /** The helper thread, started by the first search that splits. */
+  private readonly log: LogFn;
+  /** The helper thread, started when the engine opens (or by the first search that splits); none once closed. */
   private helper: SearchHelper | undefined;
+  private closed = false;
   /** Documents in the largest segment: where a split search cuts each segment is half of it. */
   private largest = 0;
   /** Searches split between this thread and the helper (for tests and the benchmark). */
@@ -176,6 +181,7 @@ export class EngineIndexStore implements IndexStore {
     this.saves = options.dir !== undefined && !options.readOnly;
     this.searchThreads = options.searchThreads ?? 1;
     this.splitFrom = options.splitFrom ?? SPLIT_FROM;
+    this.log = options.log ?? (() => {});
     this.fts = new SqliteIndexStore(db);
     this.stmts = {
       maxSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM index_log'),
@@ -396,8 +402,10 @@ export class EngineIndexStore implements IndexStore {
     try {
       upper = await theirs;
       this.splitSearches++;
-    } catch {
-      // The helper failed (it is not asked again): its half here.
+    } catch (e) {
+      // The helper failed this search (an error it answered: said here), or is gone (said once, and
+      // not asked again): its half here.
+      if (!helper.broken) this.log('error', 'search helper failed a search; its half ran on the serving thread', { err: String(e) });
       upper = searchTopK(segments, stats, terms, filter, q.limit, [cut, NO_MORE]);
     }
     return mergeHits([mine, upper], q.limit);
@@ -405,16 +413,17 @@ export class EngineIndexStore implements IndexStore {
 
   /** The helper thread when this search should be split (starting it the first time), else undefined. */
   private helperForSplit(): SearchHelper | undefined {
-    if (this.searchThreads < 2 || this.largest < this.splitFrom) return undefined;
+    if (this.searchThreads < 2 || this.largest < this.splitFrom || this.closed) return undefined;
     if (!this.helper) {
-      this.helper = new SearchHelper();
+      this.helper = new SearchHelper((e) => this.log('error', 'search helper thread failed; searches now run on one thread', { err: String(e) }));
       this.helper.publish(this.segments, this.docCount > 0 ? this.totalLength / this.docCount : 0);
     }
     return this.helper.broken ? undefined : this.helper;
   }
 
-  /** Stops the helper thread, if one was started. */
+  /** Stops the helper thread, if one was started; searches after this run on one thread. */
   async close(): Promise<void> {
+    this.closed = true;
     const helper = this.helper;
     this.helper = undefined;
     await helper?.close();

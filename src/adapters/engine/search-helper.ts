@@ -24,8 +24,10 @@ export class SearchHelper {
   private readonly pending = new Map<number, { resolve: (hits: EngineHit[]) => void; reject: (e: Error) => void }>();
   /** Set once the thread failed or exited: the caller searches alone from then on. */
   broken = false;
+  private closing = false;
 
-  constructor() {
+  /** `onFailure` hears once why the thread is gone (it is not restarted). */
+  constructor(onFailure: (e: Error) => void = () => {}) {
     const self = import.meta.url;
     this.worker = startWorker(new URL(`./search-worker${self.endsWith('.ts') ? '.ts' : '.js'}`, self), undefined);
     this.worker.unref(); // kept alive only while a search waits on it
@@ -37,6 +39,7 @@ export class SearchHelper {
       else p.resolve(m.hits);
     });
     const fail = (e: Error) => {
+      if (!this.broken && !this.closing) onFailure(e);
       this.broken = true;
       for (const [ask, p] of this.pending) {
         this.settled(ask);
@@ -102,7 +105,7 @@ export class SearchHelper {
   }
 
   async close(): Promise<void> {
-    this.broken = true;
+    this.closing = true; // not a failure: the exit that follows is not reported (searches waiting are refused)
     await this.worker.terminate();
   }
 }
