@@ -12,6 +12,7 @@ import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { queryTerms } from '../../src/core/text.js';
 import type { IndexQuery } from '../../src/ports/index-store.js';
 import { loadCorpus, loadQueries } from '../../bench/scifact.js';
+import { scifactVersion } from '../fixtures/scifact-pages.js';
 import { tempDir } from '../helpers.js';
 
 describe('engine rank safety on SciFact', () => {
@@ -25,18 +26,10 @@ describe('engine rank safety on SciFact', () => {
     const pages = new SqlitePageStore(db);
     const corpus = loadCorpus();
     const half = Math.floor(corpus.length / 2);
-    const version = (d: (typeof corpus)[number], i: number) => ({
-      url: `https://h${i % 7}.scifact.test/doc/${d.id}`,
-      title: d.title,
-      content: d.text,
-      publishedAt: Date.parse('2015-01-01T00:00:00Z') + (i % 3650) * 86_400_000,
-      acquiredAt: Date.parse('2026-01-01T00:00:00Z'),
-      searchable: true,
-    });
-    await pages.putVersions(corpus.slice(0, half).map(version));
+    await pages.putVersions(corpus.slice(0, half).map(scifactVersion));
     index = await new EngineIndexStore(db).open();
     // The second half arrives after the engine opened: a second segment.
-    await pages.putVersions(corpus.slice(half).map((d, i) => version(d, i + half)));
+    await pages.putVersions(corpus.slice(half).map((d, i) => scifactVersion(d, i + half)));
   });
   after(() => {
     db.close();

@@ -13,6 +13,7 @@ import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { queryTerms } from '../../src/core/text.js';
 import type { IndexQuery } from '../../src/ports/index-store.js';
 import { loadCorpus, loadQueries } from '../../bench/scifact.js';
+import { scifactVersion } from '../fixtures/scifact-pages.js';
 import { tempDir } from '../helpers.js';
 
 describe('a search split between two threads', () => {
@@ -23,14 +24,7 @@ describe('a search split between two threads', () => {
   const logged: Record<string, unknown>[] = [];
   const queries = [...loadQueries().values()];
   const corpus = loadCorpus();
-  const version = (d: (typeof corpus)[number], i: number) => ({
-    url: `https://h${i % 7}.scifact.test/doc/${d.id}`,
-    title: d.title,
-    content: d.text,
-    publishedAt: Date.parse('2015-01-01T00:00:00Z') + (i % 3650) * 86_400_000,
-    acquiredAt: Date.parse('2026-01-01T00:00:00Z'),
-    searchable: true,
-  });
+  const version = scifactVersion;
   const year = { publishedAfter: Date.parse('2020-01-01T00:00:00Z'), publishedBefore: Date.parse('2020-12-31T23:59:59Z') };
   const days = { publishedAfter: Date.parse('2020-06-01T00:00:00Z'), publishedBefore: Date.parse('2020-06-10T23:59:59Z') };
   const short = (q: string) => queryTerms(q).slice(0, 3);
