@@ -8,7 +8,8 @@
  * (superseded, moved earlier, made unsearchable) patched in place. When there are more than
  * MAX_SEGMENTS segments, the small ones are merged by rebuilding them. `rebuild()` builds everything
  * again. Each process (worker) keeps its own copy and follows the same log, so several workers
- * serve one database consistently.
+ * serve one database consistently. Within a process, with two search threads, a helper thread
+ * searches half of each segment over the same memory (search-helper.ts).
  *
  * webql queries (phrases need positions, which the engine does not store) are answered by the
  * FTS5 index, which the same database keeps.
