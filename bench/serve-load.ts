@@ -1,0 +1,98 @@
+/**
+ * npm run bench:serve-load [-- --size 1000000 --seconds 10 --clients 1,8]
+ *
+ * `websearch serve` under load in its three ways of using both cores, on the corpus and saved
+ * segments bench:search cached in bench/.cache: one process splitting each search over two threads
+ * (the default), one process on one thread (`WEBSEARCH_SEARCH_THREADS=1`), and two worker processes
+ * (`--workers 2`, one thread each). For each, N clients (each one kept-alive connection, one
+ * request at a time, bench/wire-client.ts) post the SciFact long claims in turn to
+ * /v1/search/public for the given seconds after five seconds of warm-up: requests per second, p50
+ * and p99. The clients run in this process, on the same two cores as the server: at 8 clients they
+ * take part of the machine from it, alike for every way.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { benchQuerySets, percentile } from './scifact.js';
+import { WireClient } from './wire-client.js';
+
+const { values } = parseArgs({
+  options: { size: { type: 'string', default: '1000000' }, seconds: { type: 'string', default: '10' }, clients: { type: 'string', default: '1,8' } },
+});
+const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
+const seconds = Number(values.seconds);
+const clientCounts = values.clients.split(',').map(Number);
+const [[, queries]] = benchQuerySets(300) as [[string, string[]], ...unknown[]];
+const bodies = queries.map((q) => JSON.stringify({ query: q.slice(0, 2000) }));
+const CLI = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
+
+const WAYS: { name: string; args: string[]; env: Record<string, string> }[] = [
+  { name: 'one process, search split over two threads (default)', args: [], env: {} },
+  { name: 'one process, one search thread', args: [], env: { WEBSEARCH_SEARCH_THREADS: '1' } },
+  { name: 'two worker processes (--workers 2)', args: ['--workers', '2'], env: {} },
+];
+
+/** Starts the server on a free port and waits until it answers /healthz. */
+async function startServer(args: string[], env: Record<string, string>): Promise<{ url: URL; stop: () => Promise<void> }> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--database-url', `sqlite:${path}`, '--port', String(port), '--log-level', 'warn', ...args], {
+    env: { ...process.env, WEBSEARCH_KEYLESS_RATE_PER_SECOND: '1000000', WEBSEARCH_KEYLESS_RATE_PER_HOUR: '1000000000', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = new URL(`http://127.0.0.1:${port}/v1/search/public`);
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+    const ok = await fetch(new URL('/healthz', url)).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (i > 600) throw new Error('the server did not start within 60 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await once(child, 'exit');
+    },
+  };
+}
+
+/** `n` clients posting for `ms` milliseconds; the latencies of the requests that ended in it. */
+async function load(url: URL, n: number, ms: number, offset: number): Promise<number[]> {
+  const clients = Array.from({ length: n }, () => new WireClient(url));
+  const latencies: number[] = [];
+  const end = performance.now() + ms;
+  try {
+    await Promise.all(
+      clients.map(async (client, c) => {
+        for (let i = offset + c * 37; performance.now() < end; i++) {
+          const t = performance.now();
+          const res = await client.post(url.pathname, bodies[i % bodies.length]!, { 'x-service-title': 'bench' });
+          if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.body}`);
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+  } finally {
+    for (const c of clients) c.close();
+  }
+  return latencies;
+}
+
+const f = (x: number, d = 2) => x.toFixed(d);
+console.log(`POST /v1/search/public, SciFact long claims, ${seconds} s per cell after 5 s of warm-up`);
+console.log('| way | clients | requests/s | p50 ms | p99 ms |');
+console.log('|---|---|---|---|---|');
+for (const way of WAYS) {
+  const server = await startServer(way.args, way.env);
+  try {
+    for (const n of clientCounts) {
+      await load(server.url, n, 5000, 0);
+      const lat = await load(server.url, n, seconds * 1000, 1000).then((a) => a.sort((x, y) => x - y));
+      console.log(`| ${way.name} | ${n} | ${f(lat.length / seconds, 0)} | ${f(percentile(lat, 50))} | ${f(percentile(lat, 99))} |`);
+    }
+  } finally {
+    await server.stop();
+  }
+}
