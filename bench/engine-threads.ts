@@ -1,5 +1,5 @@
 /**
- * npm run bench:engine-threads [-- --size 1000000 --queries 300 --passes 4]
+ * npm run bench:engine-threads [-- --size 1000000 --queries 300 --passes 4 --every]
  *
  * What splitting one query between both cores gives (`serve`'s default, search threads 2): each
  * query of the six bench:search cells answered by our engine on one thread, and as `serve` answers
@@ -8,7 +8,10 @@
  * half on this one at the same time, the halves pruning with the higher of their thresholds
  * (`SharedFloor`) and their top 10s merged (`mergeHits`). The two ways take turns query by query
  * (who goes first rotating too); the first pass warms up and is not timed. Every split answer is
- * checked against the one-thread answer (the run stops at a difference).
+ * checked against the one-thread answer (the run stops at a difference). Each cell says how many
+ * searches were split (`serve` splits those with enough work: engine-index-store.ts SPLIT_WORK);
+ * `--every` splits all of them, and the last table gives, by the postings of the query's terms,
+ * the median per-query ratio of split to one-thread time: what SPLIT_WORK was chosen from.
  *
  * The two ways are two engines over the same saved segments (this process loads them twice); uses
  * the corpus and segments bench:search cached in bench/.cache.
@@ -16,30 +19,46 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import type { Statistics } from '../src/adapters/engine/engine.js';
 import type { IndexHit, IndexQuery } from '../src/ports/index-store.js';
-import { queryTerms } from '../src/core/text.js';
+import { cachedStem, queryTerms } from '../src/core/text.js';
 import { openServedIndex } from './http-figure.js';
 import { BENCH_WINDOWS, benchQuerySets, percentile } from './scifact.js';
 
 const { values } = parseArgs({
-  options: { size: { type: 'string', default: '1000000' }, queries: { type: 'string', default: '300' }, passes: { type: 'string', default: '4' } },
+  options: {
+    size: { type: 'string', default: '1000000' },
+    queries: { type: 'string', default: '300' },
+    passes: { type: 'string', default: '4' },
+    every: { type: 'boolean', default: false },
+  },
 });
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
 const one = await openServedIndex(path, 1);
 const two = await openServedIndex(path, 2);
+if (values.every) {
+  // The store's thresholds (private: a benchmark's override) set so that every search is split.
+  Reflect.set(two.engine, 'splitFrom', 0);
+  Reflect.set(two.engine, 'splitWork', 0);
+}
+const stats = Reflect.get(one.engine, 'statistics').call(one.engine) as Statistics;
+/** Per query and cell: the postings of its distinct terms, and its median time each way. */
+const perQuery: { postings: number; one: number; split: number }[] = [];
 const sorted = (a: number[]) => [...a].sort((x, y) => x - y);
+const median = (a: number[]) => percentile(sorted(a), 50);
 const f = (ms: number) => ms.toFixed(2);
 const passes = Number(values.passes);
 
 console.log(`${one.engine.documentCount.toLocaleString('en-US')} documents in ${one.engine.segmentCount} segment(s)`);
-console.log('| queries | one thread p50 / p99 | split over two threads p50 / p99 | p50 ratio | p99 ratio |');
-console.log('|---|---|---|---|---|');
+console.log('| queries | one thread p50 / p99 | two search threads p50 / p99 | p50 ratio | p99 ratio | searches split |');
+console.log('|---|---|---|---|---|---|');
 const WAYS = { one: one.engine, split: two.engine } as const;
 const names = Object.keys(WAYS) as (keyof typeof WAYS)[];
 try {
   for (const [set, qs] of benchQuerySets(Number(values.queries))) {
     for (const [win, window] of BENCH_WINDOWS) {
       const lat = { one: [] as number[], split: [] as number[] };
+      const mine = qs.map(() => ({ one: [] as number[], split: [] as number[] }));
       const splitBefore = two.engine.splitSearches;
       for (let pass = 0; pass < passes; pass++) {
         for (const [i, q] of qs.entries()) {
@@ -50,18 +69,34 @@ try {
             const t = performance.now();
             hits[way] = await WAYS[way].search(query);
             const ms = performance.now() - t;
-            if (pass > 0) lat[way].push(ms);
+            if (pass > 0) {
+              lat[way].push(ms);
+              mine[i]![way].push(ms);
+            }
           }
           if (JSON.stringify(hits.split) !== JSON.stringify(hits.one)) throw new Error(`the split answer differs for ${JSON.stringify(q)} (${win})`);
         }
       }
-      if (two.engine.splitSearches - splitBefore !== passes * qs.length) throw new Error('not every search was split');
+      const splitShare = (two.engine.splitSearches - splitBefore) / (passes * qs.length);
+      qs.forEach((q, i) => {
+        const postings = [...new Set(queryTerms(q).map(cachedStem))].reduce((n, t) => n + stats.df(t), 0);
+        perQuery.push({ postings, one: median(mine[i]!.one), split: median(mine[i]!.split) });
+      });
       const p = (way: keyof typeof WAYS, at: number) => percentile(sorted(lat[way]), at);
       console.log(
         `| ${set} claims, ${win} | ${f(p('one', 50))} / ${f(p('one', 99))} | ${f(p('split', 50))} / ${f(p('split', 99))} | ` +
-          `${f(p('split', 50) / p('one', 50))} | ${f(p('split', 99) / p('one', 99))} |`,
+          `${f(p('split', 50) / p('one', 50))} | ${f(p('split', 99) / p('one', 99))} | ${(splitShare * 100).toFixed(0)}% |`,
       );
     }
+  }
+  console.log('\n| postings of the query\'s terms | queries (all cells) | one thread p50 | median per-query ratio, two threads / one |');
+  console.log('|---|---|---|---|');
+  const edges = [0, 10e3, 30e3, 100e3, 200e3, 400e3, 800e3, 1.6e6, 3.2e6, Infinity];
+  for (let e = 0; e + 1 < edges.length; e++) {
+    const r = perQuery.filter((x) => x.postings >= edges[e]! && x.postings < edges[e + 1]!);
+    if (r.length === 0) continue;
+    const k = (x: number) => (x === Infinity ? '' : `${x / 1000}k`);
+    console.log(`| ${k(edges[e]!)}-${k(edges[e + 1]!)} | ${r.length} | ${f(median(r.map((x) => x.one)))} | ${f(median(r.map((x) => x.split / x.one)))} |`);
   }
 } finally {
   await one.services.close();

@@ -36,7 +36,7 @@ describe('a search split between two threads', () => {
     pages = new SqlitePageStore(db);
     const third = Math.floor(corpus.length / 3);
     await pages.putVersions(corpus.slice(0, 2 * third).map(version));
-    index = await new EngineIndexStore(db, { searchThreads: 2, splitFrom: 1, log: (level, msg, fields) => logged.push({ level, msg, ...fields }) }).open();
+    index = await new EngineIndexStore(db, { searchThreads: 2, splitFrom: 1, splitWork: 0, log: (level, msg, fields) => logged.push({ level, msg, ...fields }) }).open();
     // The last third arrives after the engine opened: a second segment, built in memory and shared then.
     await pages.putVersions(corpus.slice(2 * third).map((d, i) => version(d, i + 2 * third)));
   });
@@ -118,7 +118,7 @@ describe('a search split between two threads', () => {
       return segments;
     };
     // Built on two threads (the joined halves then copied into shared memory), and saved.
-    const built = await new EngineIndexStore(db, { dir: engineDir, searchThreads: 2, splitFrom: 1, parallelFrom: 1000 }).open();
+    const built = await new EngineIndexStore(db, { dir: engineDir, searchThreads: 2, splitFrom: 1, splitWork: 0, parallelFrom: 1000 }).open();
     try {
       assert.equal(built.loadedFromDisk, false);
       await check(built);
@@ -127,7 +127,7 @@ describe('a search split between two threads', () => {
     }
     // Loaded: the segments read from disk are the ones published (each still named by its file, so
     // a later save does not write it again).
-    const loaded = await new EngineIndexStore(db, { dir: engineDir, searchThreads: 2, splitFrom: 1 }).open();
+    const loaded = await new EngineIndexStore(db, { dir: engineDir, searchThreads: 2, splitFrom: 1, splitWork: 0 }).open();
     try {
       assert.ok(loaded.loadedFromDisk);
       const names = Reflect.get(loaded, 'names') as Map<SegmentData, string>;
@@ -142,6 +142,24 @@ describe('a search split between two threads', () => {
       assert.deepEqual(await loaded.search(query), loaded.exhaustiveSearch(query));
       assert.equal(loaded.splitSearches, split);
       assert.equal(Reflect.get(loaded, 'helper'), undefined);
+    }
+  });
+
+  test('only a search with enough work is split: its terms\' postings and a tenth of the largest segment', async () => {
+    const store = await new EngineIndexStore(db, { searchThreads: 2, splitFrom: 1, splitWork: 3000 }).open();
+    try {
+      const split = async (terms: string[]) => {
+        const before = store.splitSearches;
+        const query: IndexQuery = { terms, limit: 10 };
+        assert.deepEqual(await store.search(query), store.exhaustiveSearch(query));
+        return store.splitSearches - before;
+      };
+      // A rare word: a few postings and 5,183 / 10 (one segment) are far under 3,000.
+      assert.equal(await split(['thalidomide']), 0);
+      // Common words: thousands of postings.
+      assert.equal(await split(queryTerms('cells protein expression patients increased')), 1);
+    } finally {
+      await store.close();
     }
   });
 

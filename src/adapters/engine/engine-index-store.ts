@@ -105,11 +105,16 @@ function buildSegment(rows: Iterable<Row>, weights: EngineWeights): SegmentData 
 /** Below this many versions one thread builds everything; above, both cores share the work. */
 const PARALLEL_FROM = 50_000;
 /**
- * With two search threads, a search is split when the largest segment has at least this many
- * documents; below, the message to the helper and back (0.03-0.09 ms, bench:engine-threads) is a
- * large part of a search.
+ * With two search threads, a search is split when its expected work, the postings of its terms
+ * plus a tenth of the largest segment's documents (windows, bitsets), is at least SPLIT_WORK, and
+ * never below SPLIT_FROM documents in the largest segment. Under about a millisecond of search,
+ * the message to the helper and back and waking the other core cost about what half the search
+ * saves, and more at p99. Chosen from `npm run bench:engine-threads -- --every` (docs/BENCHMARKS.md):
+ * at 100k documents, splitting every search took 1.15-1.75x the time under 100,000 postings,
+ * 0.89x at 100-200k and 0.75x above; at 1M the split paid from about 100,000 postings.
  */
-const SPLIT_FROM = 100_000;
+const SPLIT_WORK = 200_000;
+const SPLIT_FROM = 50_000;
 
 /** Builds the searchable versions with ids in [lo, hi] in a worker thread. */
 function buildInWorker(path: string, lo: number, hi: number, weights: EngineWeights): Promise<SegmentData | undefined> {
@@ -135,11 +140,13 @@ export interface EngineOptions {
   parallelFrom?: number;
   /**
    * 2: a search runs on two threads, this one and a helper (search-helper.ts), each over half of
-   * every segment's documents, when the largest segment has at least `splitFrom` documents. 1 (the
-   * default): on this thread alone.
+   * every segment's documents, when the largest segment has at least `splitFrom` documents and the
+   * search's expected work is at least `splitWork` (see SPLIT_WORK). 1 (the default): on this
+   * thread alone.
    */
   searchThreads?: 1 | 2;
   splitFrom?: number;
+  splitWork?: number;
   /** Where the engine reports what an operator should know (the search helper failing). */
   log?: LogFn;
 }
@@ -163,6 +170,7 @@ export class EngineIndexStore implements IndexStore {
   private readonly saves: boolean;
   private readonly searchThreads: 1 | 2;
   private readonly splitFrom: number;
+  private readonly splitWork: number;
   private readonly log: LogFn;
   /** The helper thread, started when the engine opens (or by the first search that splits); none once closed. */
   private helper: SearchHelper | undefined;
@@ -182,6 +190,7 @@ export class EngineIndexStore implements IndexStore {
     this.saves = options.dir !== undefined && !options.readOnly;
     this.searchThreads = options.searchThreads ?? 1;
     this.splitFrom = options.splitFrom ?? SPLIT_FROM;
+    this.splitWork = options.splitWork ?? SPLIT_WORK;
     this.log = options.log ?? (() => {});
     this.fts = new SqliteIndexStore(db);
     this.stmts = {
@@ -392,7 +401,7 @@ export class EngineIndexStore implements IndexStore {
     const stats = this.statistics();
     const filter = this.filter(q);
     const helper = this.helperForSplit();
-    if (!helper) return searchTopK(this.segments, stats, terms, filter, q.limit);
+    if (!helper || this.work(stats, terms) < this.splitWork) return searchTopK(this.segments, stats, terms, filter, q.limit);
     // The upper half of every segment on the helper, the lower half here, with a shared floor.
     const segments = this.segments;
     const cut = Math.ceil(this.largest / 2);
@@ -412,7 +421,14 @@ export class EngineIndexStore implements IndexStore {
     return mergeHits([mine, upper], q.limit);
   }
 
-  /** The helper thread when this search should be split (starting it the first time), else undefined. */
+  /** A search's expected work, for whether to split it: its terms' postings and a tenth of the largest segment. */
+  private work(stats: Statistics, terms: readonly string[]): number {
+    let postings = 0;
+    for (const t of new Set(terms)) postings += stats.df(t);
+    return postings + this.largest / 10;
+  }
+
+  /** The helper thread when a search may be split (starting it the first time), else undefined. */
   private helperForSplit(): SearchHelper | undefined {
     if (this.searchThreads < 2 || this.largest < this.splitFrom || this.closed) return undefined;
     if (!this.helper) {
