@@ -21,7 +21,7 @@ import type { SearchableSegment, Statistics } from '../src/adapters/engine/engin
 import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { cachedStem, queryTerms } from '../src/core/text.js';
-import { BENCH_WINDOWS, benchQuerySets, percentile } from './scifact.js';
+import { BENCH_WINDOWS, benchQuerySets, median } from './scifact.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -62,7 +62,6 @@ const sides: [Engine, SearchableSegment[]][] = [
   [base, inner.segments.map((s) => base.searchable(s.data, stats.avgLength))],
   [current, inner.segments],
 ];
-const median = (a: number[]) => percentile([...a].sort((x, y) => x - y), 50);
 
 console.log(`Engine at ${commit} (old) against the working tree (new), ${values.size} documents, one process, query by query in alternating order`);
 console.log('| queries | old p50 ms | new p50 ms | p50 new/old | median per-query new/old | top 10s that differ |');

@@ -1,7 +1,8 @@
 /**
  * Opens a saved engine in a fresh process and prints its load time and resident memory as JSON:
- * what a server restart costs. Args: <db path> <engine dir> [search threads, 1 or 2]. With 2 the
- * search splits (as `serve` does by default), so the helper thread and what it holds are counted.
+ * what a server restart costs. Args: <db path> <engine dir> [search threads, 1 or 2]. With 2, as
+ * `serve` by default, the helper thread and what it holds are counted when the index is large
+ * enough to start one; `split` says how many of the two searches were split.
  * Used by bench/search.ts.
  */
 import { performance } from 'node:perf_hooks';
@@ -16,9 +17,8 @@ const engine = await new EngineIndexStore(db, { dir, searchThreads: threads === 
 const loadSeconds = (performance.now() - t) / 1000;
 await engine.search({ terms: ['cell'], limit: 10 });
 await engine.search({ terms: ['cell', 'protein', 'expression'], limit: 10 });
-if (threads === '2' && engine.splitSearches === 0) throw new Error('the search was not split');
 global.gc?.();
 await new Promise((r) => setTimeout(r, 200));
-console.log(JSON.stringify({ fromDisk: engine.loadedFromDisk, loadSeconds, rssMiB: process.memoryUsage().rss / 2 ** 20, baseMiB: rssBefore / 2 ** 20 }));
+console.log(JSON.stringify({ fromDisk: engine.loadedFromDisk, loadSeconds, rssMiB: process.memoryUsage().rss / 2 ** 20, baseMiB: rssBefore / 2 ** 20, split: engine.splitSearches }));
 await engine.close();
 db.close();

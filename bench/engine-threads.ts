@@ -1,5 +1,5 @@
 /**
- * npm run bench:engine-threads [-- --size 1000000 --queries 300 --passes 4 --every]
+ * npm run bench:engine-threads [-- --size 1000000 --queries 300 --passes 4 --every | --no-split]
  *
  * What splitting one query between both cores gives (`serve`'s default, search threads 2): each
  * query of the six bench:search cells answered by our engine on one thread, and as `serve` answers
@@ -12,6 +12,8 @@
  * searches were split (`serve` splits those with enough work: engine-index-store.ts SPLIT_WORK);
  * `--every` splits all of them, and the last table gives, by the postings of the query's terms,
  * the median per-query ratio of split to one-thread time: what SPLIT_WORK was chosen from.
+ * `--no-split` splits none: then the two ways differ only in their buffers (the two-thread store's
+ * segments are in shared memory), which is what shared buffers cost a search.
  *
  * The two ways are two engines over the same saved segments (this process loads them twice); uses
  * the corpus and segments bench:search cached in bench/.cache.
@@ -23,7 +25,7 @@ import type { Statistics } from '../src/adapters/engine/engine.js';
 import type { IndexHit, IndexQuery } from '../src/ports/index-store.js';
 import { cachedStem, queryTerms } from '../src/core/text.js';
 import { openServedIndex } from './http-figure.js';
-import { BENCH_WINDOWS, benchQuerySets, percentile } from './scifact.js';
+import { BENCH_WINDOWS, benchQuerySets, median, percentile } from './scifact.js';
 
 const { values } = parseArgs({
   options: {
@@ -31,21 +33,22 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '300' },
     passes: { type: 'string', default: '4' },
     every: { type: 'boolean', default: false },
+    'no-split': { type: 'boolean', default: false },
   },
 });
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
 const one = await openServedIndex(path, 1);
 const two = await openServedIndex(path, 2);
+// The store's thresholds (private: a benchmark's override) set so that every search is split, or none.
 if (values.every) {
-  // The store's thresholds (private: a benchmark's override) set so that every search is split.
   Reflect.set(two.engine, 'splitFrom', 0);
   Reflect.set(two.engine, 'splitWork', 0);
 }
+if (values['no-split']) Reflect.set(two.engine, 'splitWork', Infinity);
 const stats = Reflect.get(one.engine, 'statistics').call(one.engine) as Statistics;
 /** Per query and cell: the postings of its distinct terms, and its median time each way. */
 const perQuery: { postings: number; one: number; split: number }[] = [];
 const sorted = (a: number[]) => [...a].sort((x, y) => x - y);
-const median = (a: number[]) => percentile(sorted(a), 50);
 const f = (ms: number) => ms.toFixed(2);
 const passes = Number(values.passes);
 

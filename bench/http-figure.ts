@@ -21,7 +21,7 @@ import { createServices, type Services } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { queryTerms } from '../src/core/text.js';
 import { buildApp } from '../src/http/app.js';
-import { type Cell, cellOf, percentile } from './scifact.js';
+import { type Cell, cellOf, median } from './scifact.js';
 import { WireClient } from './wire-client.js';
 
 /** The stages of one request, in order, each from the previous mark (the first from the client's write). */
@@ -148,8 +148,6 @@ export async function httpFigure(services: Services, engine: EngineIndexStore, s
     recording = false;
     const remoteEngine = engineTimes.slice(engineTimes.length - remote.length);
 
-    const sorted = (a: number[]) => [...a].sort((x, y) => x - y);
-    const median = (a: number[]) => percentile(sorted(a), 50);
     const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
     const stages = {} as Record<Stage, number>;
     const order = ['start', ...MARKS, 'done'] as const;

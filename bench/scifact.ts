@@ -131,6 +131,11 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[i]!;
 }
 
+/** The p50 (`percentile`'s) of values in any order. */
+export function median(values: readonly number[]): number {
+  return percentile([...values].sort((x, y) => x - y), 50);
+}
+
 /** The latency benchmark's query sets: SciFact test claims (long) and their first three content words (short). */
 export function benchQuerySets(count: number): [string, string[]][] {
   const all = loadQueries();

@@ -11,7 +11,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -297,12 +297,14 @@ async function latency(size: number, queryCount: number) {
   const engineBuild = (performance.now() - t) / 1000;
   global.gc?.();
   const rss = process.memoryUsage().rss;
+  // The process's peak resident memory so far (the build's, with the corpus cached).
+  const peakKiB = Number(/VmHWM:\s*(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
   const engineBytes = engine.memoryBytes();
   const engineDisk = dirSize(engineDir);
   // A restart: a fresh process loads the saved segments, with one search thread and with two (as `serve` by default).
   const restartWith = (threads: 1 | 2) => {
     const loaded = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(import.meta.dirname, 'engine-load.ts'), path, engineDir, String(threads)], { encoding: 'utf8' });
-    return JSON.parse(loaded.stdout.trim().split('\n').pop() ?? '{}') as { fromDisk: boolean; loadSeconds: number; rssMiB: number; baseMiB: number };
+    return JSON.parse(loaded.stdout.trim().split('\n').pop() ?? '{}') as { fromDisk: boolean; loadSeconds: number; rssMiB: number; baseMiB: number; split: number };
   };
   const restart = restartWith(1);
   const restartSplit = restartWith(2);
@@ -404,9 +406,9 @@ async function latency(size: number, queryCount: number) {
   console.log(
     `\n${size.toLocaleString('en-US')} documents (SQLite ${fmt(statSync(path).size / 1e6, 0)} MB${buildSeconds ? `, built in ${fmt(buildSeconds)} s` : ', cached'}), ${sets[0]![1].length} SciFact test claims, top 10, one client`,
   );
-  console.log(`Engine build from SQLite (both cores) and save: ${fmt(engineBuild)} s, ${fmt(engineDisk / 2 ** 20, 0)} MiB on disk, ${fmt(engineBytes / 2 ** 20, 0)} MiB of segment arrays; RSS of this process after the build ${fmt(rss / 2 ** 20, 0)} MiB (${fmt(rssBefore / 2 ** 20, 0)} MiB before)`);
+  console.log(`Engine build from SQLite (both cores) and save: ${fmt(engineBuild)} s, ${fmt(engineDisk / 2 ** 20, 0)} MiB on disk, ${fmt(engineBytes / 2 ** 20, 0)} MiB of segment arrays; RSS of this process after the build ${fmt(rss / 2 ** 20, 0)} MiB (${fmt(rssBefore / 2 ** 20, 0)} MiB before), peak ${fmt(peakKiB / 2 ** 10, 0)} MiB`);
   console.log(`Restart (fresh process, segments loaded from disk${restart.fromDisk ? '' : ' FAILED: it rebuilt'}): ${fmt(restart.loadSeconds, 2)} s, RSS ${fmt(restart.rssMiB, 0)} MiB (${fmt(restart.baseMiB, 0)} MiB of it before opening)`);
-  console.log(`The same with a search split over two threads (the helper thread reads the same shared segments): RSS ${fmt(restartSplit.rssMiB, 0)} MiB`);
+  console.log(`The same with two search threads (the helper thread reads the same shared segments; ${restartSplit.split} of 2 searches split): RSS ${fmt(restartSplit.rssMiB, 0)} MiB`);
   if (cp) console.log(`Lucene 8 build (forceMerge to one segment): ${fmt(luceneBuild!)} s, ${fmt(luceneDisk! / 2 ** 20, 0)} MiB on disk; build ratio ours/Lucene ${fmt(engineBuild / luceneBuild!, 2)}`);
   console.log(`Ours and Lucene: ${rounds} rounds in lockstep (each cell timed by one and then the other, who goes first alternating by round), each query's latency pooled over the rounds; the last column is each round's p50 ratio`);
   console.log(`| queries | ours p50 / p99 / QPS | exhaustive BM25 (first 100) p50 / p99 / QPS | Lucene p50 / p99 / QPS | p50 ratio | p99 ratio | p50 ratio by round |${values.fts ? ' FTS5 |' : ''}`);

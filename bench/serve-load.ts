@@ -1,12 +1,12 @@
 /**
- * npm run bench:serve-load [-- --size 1000000 --seconds 10 --clients 1,8]
+ * npm run bench:serve-load [-- --size 1000000 --seconds 10 --clients 1,8 --warmup 5]
  *
  * `websearch serve` under load in its three ways of using both cores, on the corpus and saved
  * segments bench:search cached in bench/.cache: one process splitting each search over two threads
  * (the default), one process on one thread (`WEBSEARCH_SEARCH_THREADS=1`), and two worker processes
  * (`--workers 2`, one thread each). For each, N clients (each one kept-alive connection, one
  * request at a time, bench/wire-client.ts) post the SciFact long claims in turn to
- * /v1/search/public for the given seconds after five seconds of warm-up: requests per second, p50
+ * /v1/search/public for the given seconds after `--warmup` seconds (5): requests per second, p50
  * and p99. The clients run in this process, on the same two cores as the server: at 8 clients they
  * take part of the machine from it, alike for every way.
  */
@@ -19,8 +19,14 @@ import { benchQuerySets, percentile } from './scifact.js';
 import { WireClient } from './wire-client.js';
 
 const { values } = parseArgs({
-  options: { size: { type: 'string', default: '1000000' }, seconds: { type: 'string', default: '10' }, clients: { type: 'string', default: '1,8' } },
+  options: {
+    size: { type: 'string', default: '1000000' },
+    seconds: { type: 'string', default: '10' },
+    clients: { type: 'string', default: '1,8' },
+    warmup: { type: 'string', default: '5' },
+  },
 });
+const warmup = Number(values.warmup);
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
 const seconds = Number(values.seconds);
 const clientCounts = values.clients.split(',').map(Number);
@@ -81,14 +87,14 @@ async function load(url: URL, n: number, ms: number, offset: number): Promise<nu
 }
 
 const f = (x: number, d = 2) => x.toFixed(d);
-console.log(`POST /v1/search/public, SciFact long claims, ${seconds} s per cell after 5 s of warm-up`);
+console.log(`POST /v1/search/public, SciFact long claims, ${seconds} s per cell after ${warmup} s of warm-up`);
 console.log('| way | clients | requests/s | p50 ms | p99 ms |');
 console.log('|---|---|---|---|---|');
 for (const way of WAYS) {
   const server = await startServer(way.args, way.env);
   try {
     for (const n of clientCounts) {
-      await load(server.url, n, 5000, 0);
+      await load(server.url, n, warmup * 1000, 0);
       const lat = await load(server.url, n, seconds * 1000, 1000).then((a) => a.sort((x, y) => x - y));
       console.log(`| ${way.name} | ${n} | ${f(lat.length / seconds, 0)} | ${f(percentile(lat, 50))} | ${f(percentile(lat, 99))} |`);
     }

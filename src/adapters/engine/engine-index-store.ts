@@ -118,10 +118,8 @@ const SPLIT_FROM = 50_000;
 
 /** Builds the searchable versions with ids in [lo, hi] in a worker thread. */
 function buildInWorker(path: string, lo: number, hi: number, weights: EngineWeights): Promise<SegmentData | undefined> {
-  const self = import.meta.url;
-  const file = new URL(`./build-worker${self.endsWith('.ts') ? '.ts' : '.js'}`, self);
   return new Promise((resolve, reject) => {
-    const worker = startWorker(file, { path, lo, hi, weights });
+    const worker = startWorker('build-worker', { path, lo, hi, weights });
     worker.once('message', (seg: SegmentData | null) => resolve(seg ?? undefined));
     worker.once('error', reject);
     worker.once('exit', (code) => {
@@ -227,17 +225,26 @@ export class EngineIndexStore implements IndexStore {
     return this.docCount;
   }
 
+  /**
+   * The collection's statistics for one search. A term's document frequency is summed over the
+   * segments once and kept: a split search asks for it three times (whether to split, for the
+   * helper, for the IDF).
+   */
   private statistics(): Statistics {
     const segs = this.segments;
+    const known = new Map<string, number>();
     return {
       docCount: this.docCount,
       avgLength: this.docCount > 0 ? this.totalLength / this.docCount : 0,
       df: (term) => {
-        let df = 0;
+        let df = known.get(term);
+        if (df !== undefined) return df;
+        df = 0;
         for (const s of segs) {
           const t = s.data.terms.get(term);
           if (t !== undefined) df += s.data.termDf[t]!;
         }
+        known.set(term, df);
         return df;
       },
     };

@@ -28,8 +28,7 @@ export class SearchHelper {
 
   /** `onFailure` hears once why the thread is gone (it is not restarted). */
   constructor(onFailure: (e: Error) => void = () => {}) {
-    const self = import.meta.url;
-    this.worker = startWorker(new URL(`./search-worker${self.endsWith('.ts') ? '.ts' : '.js'}`, self), undefined);
+    this.worker = startWorker('search-worker', undefined);
     this.worker.unref(); // kept alive only while a search waits on it
     this.worker.on('message', (m: FromHelper) => {
       const p = this.pending.get(m.ask);

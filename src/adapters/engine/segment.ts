@@ -700,9 +700,10 @@ export function sharedCopy<T extends Uint8Array | Int32Array | Uint32Array | Flo
 
 /**
  * The segment with every array in shared memory: itself when it is already (segments read from
- * disk for a store with a search helper are), else a copy (segments built in memory; at 1M
- * documents the copy is small beside the build's own peak, 5.7 GB). The search helper thread reads these arrays
- * in place, and sees the columns later writes change (acquired, superseded, deleted).
+ * disk for a store with a search helper are), else a copy (segments built in memory; a whole
+ * index's copy is small beside the build's own peak, which bench:search prints). The search helper
+ * thread reads these arrays in place, and sees the columns later writes change (acquired,
+ * superseded, deleted).
  */
 export function shareSegment(seg: SegmentData): SegmentData {
   if (isShared(seg)) return seg;
