@@ -25,6 +25,19 @@ function statsOf(segs: SegmentData[]): Statistics {
   };
 }
 
+/** A term's postings decoded from its blocks: document, frequency, document, frequency, ... */
+function postings(seg: SegmentData, term: string): number[] {
+  const t = seg.terms.get(term)!;
+  const out: number[] = [];
+  const docs = new Int32Array(128);
+  const tfs = new Int32Array(128);
+  for (let b = seg.termBlockStart[t]!; b < seg.termBlockStart[t]! + seg.termBlockCount[t]!; b++) {
+    const n = decodeBlock(seg.postings, seg.blockOffset[b]!, seg.blockBase[b]! - 1, docs, tfs);
+    for (let k = 0; k < n; k++) out.push(docs[k]!, tfs[k]!);
+  }
+  return out;
+}
+
 function run(segs: SegmentData[], q: string) {
   const stats = statsOf(segs);
   return searchTopK(segs.map((data) => searchable(data, stats.avgLength)), stats, queryTerms(q).map(stem), {}, 10);
@@ -115,19 +128,43 @@ describe('segments', () => {
     const y = viaFields.finish();
     assert.deepEqual([...y.lengths], [...x.lengths]);
     assert.deepEqual([...y.terms.keys()].sort(), [...x.terms.keys()].sort());
-    const postings = (seg: SegmentData, term: string) => {
-      const t = seg.terms.get(term)!;
-      const out: number[] = [];
-      for (let b = seg.termBlockStart[t]!; b < seg.termBlockStart[t]! + seg.termBlockCount[t]!; b++) {
-        const docs = new Int32Array(128);
-        const tfs = new Int32Array(128);
-        const n = decodeBlock(seg.postings, seg.blockOffset[b]!, seg.blockBase[b]! - 1, docs, tfs);
-        for (let k = 0; k < n; k++) out.push(docs[k]!, tfs[k]!);
-      }
-      return out;
-    };
     for (const term of x.terms.keys()) assert.deepEqual(postings(y, term), postings(x, term), term);
     assert.ok(x.terms.has('東京') && x.terms.has('cafe') && x.terms.has('allcap'));
+  });
+
+  test('every posting comes back as it was added: terms seen once, a few thousand times, and in every document', () => {
+    // 150,000 documents: a term of its own in each (slices of the build's pool, past one chunk of
+    // it), 37 terms in a 37th of them each (buffers that grow and leave slices to be reused), one in
+    // every thousandth (wide gaps), one in all (a buffer of its own), frequencies up to 1,000.
+    const n = 150_000;
+    const expected = new Map<string, number[]>();
+    const builder = new SegmentBuilder();
+    for (let doc = 0; doc < n; doc++) {
+      const terms = new Map<string, number>([
+        [`u${doc}`, 1],
+        [`k${doc % 37}`, 1 + (doc % 11)],
+        ['all', doc % 97 === 0 ? 1000 : 1 + (doc % 5)],
+      ]);
+      if (doc % 1000 === 999) terms.set('sparse', 2);
+      for (const [term, tf] of terms) {
+        if (!expected.has(term)) expected.set(term, []);
+        expected.get(term)!.push(doc, tf);
+      }
+      builder.add({ versionId: doc + 1, terms, length: 4, acquiredAt: 0, supersededAt: Infinity, publishedAt: NaN, revHost: 'test.h.' });
+    }
+    const seg = builder.finish();
+    assert.equal(seg.terms.size, expected.size);
+    for (const [term, want] of expected) {
+      const t = seg.terms.get(term)!;
+      assert.equal(seg.termDf[t], want.length / 2, term);
+      const got = postings(seg, term);
+      if (got.length !== want.length || got.some((v, i) => v !== want[i])) assert.deepEqual(got, want, term);
+      // Each block's last document and base (the document before it, plus one).
+      for (let b = seg.termBlockStart[t]!, k = 0; b < seg.termBlockStart[t]! + seg.termBlockCount[t]!; b++, k += 128) {
+        assert.equal(seg.blockBase[b], k === 0 ? 0 : want[2 * (k - 1)]! + 1, term);
+        assert.equal(seg.blockLast[b], want[2 * Math.min(k + 127, want.length / 2 - 1)], term);
+      }
+    }
   });
 });
 

@@ -39,33 +39,14 @@ export interface SegmentDoc {
   revHost: string;
 }
 
-class GrowInt {
-  a: Uint32Array;
-  length = 0;
-  constructor(size = 4) {
-    this.a = new Uint32Array(size);
-  }
-  push(v: number): void {
-    if (this.length === this.a.length) {
-      const next = new Uint32Array(this.a.length * 2);
-      next.set(this.a);
-      this.a = next;
-    }
-    this.a[this.length++] = v;
-  }
-  done(): Uint32Array {
-    return this.a.slice(0, this.length);
-  }
-}
-
 /** Bits needed for a non-negative integer below 2^31. */
 function bitWidth(max: number): number {
   return 32 - Math.clz32(max);
 }
 
-/** Appends `n` values of `bits` bits each (bits <= 31), least significant first. */
-function pack(values: Int32Array, n: number, bits: number, out: GrowInt): void {
-  if (bits === 0) return;
+/** Writes `n` values of `bits` bits each (bits <= 31), least significant first, from out[at]; returns the next free word. */
+function pack(values: Int32Array, n: number, bits: number, out: Uint32Array, at: number): number {
+  if (bits === 0) return at;
   let acc = 0;
   let used = 0;
   for (let i = 0; i < n; i++) {
@@ -73,12 +54,13 @@ function pack(values: Int32Array, n: number, bits: number, out: GrowInt): void {
     acc |= v << used;
     used += bits;
     if (used >= 32) {
-      out.push(acc >>> 0);
+      out[at++] = acc >>> 0;
       used -= 32;
       acc = used > 0 ? v >>> (bits - used) : 0;
     }
   }
-  if (used > 0) out.push(acc >>> 0);
+  if (used > 0) out[at++] = acc >>> 0;
+  return at;
 }
 
 /** Scratch for packing one block (the build is single-threaded per builder). */
@@ -86,53 +68,205 @@ const dists = new Int32Array(BLOCK);
 const freqs = new Int32Array(BLOCK);
 
 /**
- * Streams one term's postings into blocks while documents are added. An open block's postings sit
- * unpacked (distance, frequency - 1) at the end of `words`; closing it packs them in place.
+ * Words of address space per chunk of the postings pool; a term's buffer never straddles two. The
+ * first chunk holds 2^14 words and each next one twice the last, up to CHUNK, so the segment of one
+ * live fetch does not allocate megabytes.
  */
-class TermWriter {
-  readonly words = new GrowInt(2);
-  df = 0;
-  /** The weighted frequency gathered for the document being added (`SegmentBuilder.addFields`). */
-  pending = 0;
-  private lastDoc = -1;
-  private inBlock = 0;
-  private base = 0;
-  readonly blockBase = new GrowInt(1);
-  readonly blockLast = new GrowInt(1);
-  readonly blockOffset = new GrowInt(1);
+const CHUNK_BITS = 20;
+const CHUNK = 2 ** CHUNK_BITS;
+const FIRST_CHUNK = 2 ** 14;
+/** Buffers of this many words or more are arrays of their own, not slices of the pool (so a slice fits in any chunk). */
+const OWN = 2 * FIRST_CHUNK;
+/** Words at the head of every block in a build buffer: its base, its last document, its header. */
+const HEAD = 3;
+const EMPTY: Uint32Array = new Uint32Array(0);
 
-  add(doc: number, tf: number): void {
-    if (this.inBlock === 0) {
-      this.base = this.lastDoc + 1;
-      this.blockBase.push(this.base); // the document before the block, plus one: "none before" (-1) fits unsigned
-      this.blockOffset.push(this.words.length);
+/**
+ * The postings of every term of a segment being built, as columns indexed by the term's number
+ * rather than an object per term: most terms of a large corpus occur once (99.8% of the 1M
+ * generated documents' 1,025,500), and four growable arrays per term took about 1.2 KB each, most
+ * of the build's memory. Each term's words are one buffer, a power-of-two slice of a shared pool of
+ * chunks (freed slices are reused by size), or an array of its own once large. Blocks follow each
+ * other in it, each as [base, last document, header, packed documents, packed frequencies]; the
+ * open block's postings sit unpacked (distance from base, frequency - 1) after its head, and
+ * closing it packs them in place.
+ */
+class PostingsPool {
+  count = 0;
+  df = new Uint32Array(1024);
+  /** The weighted frequency gathered for the document being added (`SegmentBuilder.addFields`). */
+  pending = new Uint32Array(1024);
+  lastDoc = new Int32Array(1024);
+  inBlock = new Uint32Array(1024);
+  /** Where the open block's head is in the term's buffer. */
+  open = new Uint32Array(1024);
+  /** Words used in the term's buffer, its capacity, and where it is (pool address or index into `own`). */
+  len = new Uint32Array(1024);
+  cap = new Uint32Array(1024);
+  at = new Uint32Array(1024);
+  blocks = new Uint32Array(1024);
+  private readonly chunks: Uint32Array[] = [];
+  private used = 0;
+  private readonly own: Uint32Array[] = [];
+  /** Freed slices of the pool by log2 of their size. */
+  private readonly free: number[][] = [];
+  /** The buffer and offset of the term last located (`locate`). */
+  buf: Uint32Array = EMPTY;
+  base = 0;
+
+  newTerm(): number {
+    const t = this.count++;
+    if (t === this.df.length) {
+      const grow = <A extends Uint32Array | Int32Array>(a: A): A => {
+        const b = new (a.constructor as new (n: number) => A)(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.df = grow(this.df);
+      this.pending = grow(this.pending);
+      this.lastDoc = grow(this.lastDoc);
+      this.inBlock = grow(this.inBlock);
+      this.open = grow(this.open);
+      this.len = grow(this.len);
+      this.cap = grow(this.cap);
+      this.at = grow(this.at);
+      this.blocks = grow(this.blocks);
     }
-    this.words.push(doc - this.base);
-    this.words.push(tf - 1);
-    this.lastDoc = doc;
-    this.df++;
-    if (++this.inBlock === BLOCK) this.closeBlock();
+    this.lastDoc[t] = -1;
+    return t;
   }
 
-  closeBlock(): void {
-    const n = this.inBlock;
+  /** Sets `buf` and `base` to term t's buffer. */
+  private locate(t: number): void {
+    const at = this.at[t]!;
+    if (this.cap[t]! >= OWN) {
+      this.buf = this.own[at]!;
+      this.base = 0;
+    } else {
+      this.buf = this.chunks[at >>> CHUNK_BITS] ?? EMPTY;
+      this.base = at & (CHUNK - 1);
+    }
+  }
+
+  /** Gives term t a buffer of at least `need` words, its words moved there; leaves it located. */
+  private grow(t: number, need: number): void {
+    const cap = this.cap[t]!;
+    let size = Math.max(8, cap * 2);
+    while (size < need) size *= 2;
+    let buf: Uint32Array;
+    let base: number;
+    let at: number;
+    if (size >= OWN) {
+      at = this.own.length;
+      buf = new Uint32Array(size);
+      base = 0;
+      this.own.push(buf);
+    } else {
+      const k = Math.log2(size);
+      const reuse = this.free[k]?.pop();
+      if (reuse !== undefined) {
+        at = reuse;
+      } else {
+        const last = this.chunks[this.chunks.length - 1];
+        if (!last || this.used + size > last.length) {
+          if (this.chunks.length === 2 ** (32 - CHUNK_BITS)) throw new Error('a segment cannot hold more than 16 GiB of postings');
+          this.chunks.push(new Uint32Array(Math.min(CHUNK, FIRST_CHUNK * 2 ** this.chunks.length)));
+          this.used = 0;
+        }
+        at = (this.chunks.length - 1) * CHUNK + this.used;
+        this.used += size;
+      }
+      buf = this.chunks[at >>> CHUNK_BITS]!;
+      base = at & (CHUNK - 1);
+    }
+    if (cap > 0) {
+      this.locate(t);
+      buf.set(this.buf.subarray(this.base, this.base + this.len[t]!), base);
+      if (cap >= OWN) this.own[this.at[t]!] = EMPTY;
+      else (this.free[Math.log2(cap)] ??= []).push(this.at[t]!);
+    }
+    this.cap[t] = size;
+    this.at[t] = at;
+    this.buf = buf;
+    this.base = base;
+  }
+
+  add(t: number, doc: number, tf: number): void {
+    let n = this.len[t]!;
+    const opening = this.inBlock[t] === 0;
+    if (n + (opening ? HEAD + 2 : 2) > this.cap[t]!) this.grow(t, n + HEAD + 2);
+    else this.locate(t);
+    const buf = this.buf;
+    const o = this.base;
+    if (opening) {
+      buf[o + n] = this.lastDoc[t]! + 1; // the document before the block, plus one: "none before" (-1) fits unsigned
+      this.open[t] = n;
+      n += HEAD;
+    }
+    buf[o + n] = doc - buf[o + this.open[t]!]!;
+    buf[o + n + 1] = tf - 1;
+    this.len[t] = n + 2;
+    this.lastDoc[t] = doc;
+    this.df[t]! += 1;
+    const inBlock = this.inBlock[t]! + 1;
+    this.inBlock[t] = inBlock;
+    if (inBlock === BLOCK) this.closeBlock(t);
+  }
+
+  closeBlock(t: number): void {
+    const n = this.inBlock[t]!;
     if (n === 0) return;
-    const start = this.blockOffset.a[this.blockOffset.length - 1]!;
-    const raw = this.words.a;
+    this.locate(t);
+    const buf = this.buf;
+    const head = this.base + this.open[t]!;
     let freqMax = 0;
     for (let i = 0; i < n; i++) {
-      dists[i] = raw[start + 2 * i]!;
-      freqs[i] = raw[start + 2 * i + 1]!;
+      dists[i] = buf[head + HEAD + 2 * i]!;
+      freqs[i] = buf[head + HEAD + 2 * i + 1]!;
       freqMax |= freqs[i]!;
     }
     const docBits = bitWidth(dists[n - 1]!); // the largest: documents ascend
     const freqBits = bitWidth(freqMax);
-    this.words.length = start;
-    this.words.push(n | (docBits << 8) | (freqBits << 16));
-    pack(dists, n, docBits, this.words);
-    pack(freqs, n, freqBits, this.words);
-    this.blockLast.push(this.lastDoc);
-    this.inBlock = 0;
+    buf[head + 1] = this.lastDoc[t]!;
+    buf[head + 2] = n | (docBits << 8) | (freqBits << 16);
+    const end = pack(freqs, n, freqBits, buf, pack(dists, n, docBits, buf, head + HEAD));
+    this.len[t] = end - this.base;
+    this.inBlock[t] = 0;
+    this.blocks[t]! += 1;
+  }
+
+  /** Closes every term's open block; returns the total blocks and the words they take in a segment's postings. */
+  closeAll(): { blocks: number; words: number } {
+    let blocks = 0;
+    let words = 0;
+    for (let t = 0; t < this.count; t++) {
+      this.closeBlock(t);
+      blocks += this.blocks[t]!;
+      words += this.len[t]! - (HEAD - 1) * this.blocks[t]!;
+    }
+    return { blocks, words };
+  }
+
+  /**
+   * Copies term t's closed blocks into a segment's arrays from block b and postings word `at`;
+   * returns the postings word after them.
+   */
+  emit(t: number, b: number, at: number, blockBase: Uint32Array, blockLast: Uint32Array, blockOffset: Uint32Array, postings: Int32Array): number {
+    this.locate(t);
+    const buf = this.buf;
+    let p = this.base;
+    for (let k = 0; k < this.blocks[t]!; k++, b++) {
+      const header = buf[p + 2]!;
+      const n = header & 0xff;
+      const words = 1 + ((n * ((header >>> 8) & 0xff) + 31) >>> 5) + ((n * ((header >>> 16) & 0xff) + 31) >>> 5);
+      blockBase[b] = buf[p]!;
+      blockLast[b] = buf[p + 1]!;
+      blockOffset[b] = at;
+      postings.set(buf.subarray(p + 2, p + 2 + words), at);
+      at += words;
+      p += 2 + words;
+    }
+    return at;
   }
 }
 
@@ -322,7 +456,9 @@ class AsciiWordTable<V> {
 
 /** Builds segments one document at a time; `finish` freezes the postings into flat arrays. */
 export class SegmentBuilder {
-  private readonly writers = new Map<string, TermWriter>();
+  /** Term -> its number in `pool` (the order of first sight, which is the segment's term order). */
+  private readonly terms = new Map<string, number>();
+  private readonly pool = new PostingsPool();
   private readonly versionIds: number[] = [];
   private readonly lengths: number[] = [];
   private readonly acquired: number[] = [];
@@ -338,20 +474,20 @@ export class SegmentBuilder {
   add(d: SegmentDoc): void {
     const doc = this.versionIds.length;
     this.push(d, d.length);
-    for (const [term, tf] of d.terms) this.writerOf(term).add(doc, tf);
+    for (const [term, tf] of d.terms) this.pool.add(this.termOf(term), doc, tf);
   }
 
-  /** Folded word -> its term's writer (null: a stop word): each distinct word is stemmed and looked up once per build. */
-  private readonly wordWriters = new Map<string, TermWriter | null>();
+  /** Folded non-ASCII word -> its term's number (-1: a stop word): each distinct word is stemmed and looked up once per build. */
+  private readonly wordTerms = new Map<string, number>();
   /** The same for ASCII words, found without making a string. */
-  private readonly asciiWords = new AsciiWordTable<TermWriter | null>();
-  private readonly touched: TermWriter[] = [];
+  private readonly asciiWords = new AsciiWordTable<number>();
+  private readonly touched: number[] = [];
   private docLength = 0;
 
   /**
    * Adds a document from the text of its fields, each with its weight, analysed exactly as
    * `indexTerms` does (so as `add` of what engine-index-store's `analyse` makes of it), but
-   * without a map of terms per document: frequencies gather on the terms' writers.
+   * without a map of terms per document: frequencies gather in the pool's `pending` column.
    */
   addFields(meta: Omit<SegmentDoc, 'terms' | 'length'>, fields: readonly (readonly [string | null, number])[]): void {
     const doc = this.versionIds.length;
@@ -360,48 +496,52 @@ export class SegmentBuilder {
       if (!text || weight === 0) continue;
       scanWords(text, (i, j, ascii) => {
         if (!ascii) {
-          for (const w of unicodeWords(text.slice(i, j))) this.count(this.writerOfWord(w), weight);
+          for (const w of unicodeWords(text.slice(i, j))) {
+            let t = this.wordTerms.get(w);
+            if (t === undefined) {
+              t = this.termOfWord(w);
+              this.wordTerms.set(w, t);
+            }
+            this.count(t, weight);
+          }
           return;
         }
         let e = this.asciiWords.find(text, i, j);
         if (e < 0) {
           e = this.asciiWords.values.length;
-          this.asciiWords.add(text, i, j, this.writerOfWord(text.slice(i, j).toLowerCase()));
+          this.asciiWords.add(text, i, j, this.termOfWord(text.slice(i, j).toLowerCase()));
         }
         this.count(this.asciiWords.values[e]!, weight);
       });
     }
     this.push(meta, this.docLength);
-    for (const w of this.touched) {
-      w.add(doc, w.pending);
-      w.pending = 0;
+    const pool = this.pool;
+    for (const t of this.touched) {
+      pool.add(t, doc, pool.pending[t]!);
+      pool.pending[t] = 0;
     }
     this.touched.length = 0;
   }
 
-  private writerOfWord(word: string): TermWriter | null {
-    let w = this.wordWriters.get(word);
-    if (w === undefined) {
-      w = STOP_WORDS.has(word) ? null : this.writerOf(cachedStem(word));
-      this.wordWriters.set(word, w);
-    }
-    return w;
+  private termOfWord(word: string): number {
+    return STOP_WORDS.has(word) ? -1 : this.termOf(cachedStem(word));
   }
 
-  private count(w: TermWriter | null, weight: number): void {
-    if (w === null) return;
+  private count(t: number, weight: number): void {
+    if (t < 0) return;
     this.docLength++;
-    if (w.pending === 0) this.touched.push(w);
-    w.pending += weight;
+    const pending = this.pool.pending;
+    if (pending[t] === 0) this.touched.push(t);
+    pending[t]! += weight;
   }
 
-  private writerOf(term: string): TermWriter {
-    let w = this.writers.get(term);
-    if (!w) {
-      w = new TermWriter();
-      this.writers.set(term, w);
+  private termOf(term: string): number {
+    let t = this.terms.get(term);
+    if (t === undefined) {
+      t = this.pool.newTerm();
+      this.terms.set(term, t);
     }
-    return w;
+    return t;
   }
 
   private push(d: Omit<SegmentDoc, 'terms' | 'length'>, length: number): void {
@@ -416,39 +556,23 @@ export class SegmentBuilder {
 
   finish(): SegmentData {
     const n = this.versionIds.length;
-    const terms = new Map<string, number>();
-    const count = this.writers.size;
-    const termDf = new Uint32Array(count);
+    const pool = this.pool;
+    const count = pool.count;
+    const { blocks, words } = pool.closeAll();
+    const termDf = pool.df.slice(0, count);
+    const termBlockCount = pool.blocks.slice(0, count);
     const termBlockStart = new Uint32Array(count);
-    const termBlockCount = new Uint32Array(count);
-    let blocks = 0;
-    let words = 0;
-    for (const w of this.writers.values()) {
-      w.closeBlock();
-      blocks += w.blockLast.length;
-      words += w.words.length;
-    }
     const blockLast = new Uint32Array(blocks);
     const blockBase = new Uint32Array(blocks);
     const blockOffset = new Uint32Array(blocks);
     const postings = new Int32Array(words);
-    let t = 0;
     let b = 0;
     let at = 0;
-    for (const [term, w] of this.writers) {
-      terms.set(term, t);
-      termDf[t] = w.df;
+    for (let t = 0; t < count; t++) {
       termBlockStart[t] = b;
-      termBlockCount[t] = w.blockLast.length;
-      blockLast.set(w.blockLast.a.subarray(0, w.blockLast.length), b);
-      blockBase.set(w.blockBase.a.subarray(0, w.blockBase.length), b);
-      for (let i = 0; i < w.blockOffset.length; i++) blockOffset[b + i] = w.blockOffset.a[i]! + at;
-      postings.set(w.words.a.subarray(0, w.words.length), at);
-      at += w.words.length;
-      b += w.blockLast.length;
-      t++;
+      at = pool.emit(t, b, at, blockBase, blockLast, blockOffset, postings);
+      b += termBlockCount[t]!;
     }
-    this.writers.clear();
     const hosts = [...new Set(this.revHosts)].sort();
     const rankOf = new Map(hosts.map((h, i) => [h, i]));
     const hostRank = new Uint32Array(n);
@@ -463,7 +587,7 @@ export class SegmentBuilder {
     const refAvg = n > 0 ? this.totalLength / n : 1;
     return {
       docCount: n,
-      terms,
+      terms: this.terms,
       termDf,
       termBlockStart,
       termBlockCount,
