@@ -11,7 +11,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -24,6 +24,7 @@ import { queryTerms, words } from '../src/core/text.js';
 import type { IndexStore } from '../src/ports/index-store.js';
 import type { NewVersion } from '../src/ports/page-store.js';
 import { describeHttpFigure, type HttpFigure } from './http-figure.js';
+import { samplePeaks } from './memory.js';
 import {
   BENCH_WINDOWS,
   benchQuerySets,
@@ -292,13 +293,13 @@ async function latency(size: number, queryCount: number) {
   const rssBefore = process.memoryUsage().rss;
   const engineDir = `${path}.engine`;
   rmSync(engineDir, { recursive: true, force: true });
+  const peaksOf = await samplePeaks();
   const t = performance.now();
   const engine = await new EngineIndexStore(db, { dir: engineDir }).open();
   const engineBuild = (performance.now() - t) / 1000;
+  const peak = await peaksOf();
   global.gc?.();
   const rss = process.memoryUsage().rss;
-  // The process's peak resident memory so far (the build's, with the corpus cached).
-  const peakKiB = Number(/VmHWM:\s*(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
   const engineBytes = engine.memoryBytes();
   const engineDisk = dirSize(engineDir);
   // A restart: a fresh process loads the saved segments, with one search thread and with two (as `serve` by default).
@@ -406,7 +407,7 @@ async function latency(size: number, queryCount: number) {
   console.log(
     `\n${size.toLocaleString('en-US')} documents (SQLite ${fmt(statSync(path).size / 1e6, 0)} MB${buildSeconds ? `, built in ${fmt(buildSeconds)} s` : ', cached'}), ${sets[0]![1].length} SciFact test claims, top 10, one client`,
   );
-  console.log(`Engine build from SQLite (both cores) and save: ${fmt(engineBuild)} s, ${fmt(engineDisk / 2 ** 20, 0)} MiB on disk, ${fmt(engineBytes / 2 ** 20, 0)} MiB of segment arrays; RSS of this process after the build ${fmt(rss / 2 ** 20, 0)} MiB (${fmt(rssBefore / 2 ** 20, 0)} MiB before), peak ${fmt(peakKiB / 2 ** 10, 0)} MiB`);
+  console.log(`Engine build from SQLite (both cores) and save: ${fmt(engineBuild)} s, ${fmt(engineDisk / 2 ** 20, 0)} MiB on disk, ${fmt(engineBytes / 2 ** 20, 0)} MiB of segment arrays; RSS of this process after the build ${fmt(rss / 2 ** 20, 0)} MiB (${fmt(rssBefore / 2 ** 20, 0)} MiB before); peak RSS during the build ${fmt(peak.total, 0)} MiB: anonymous ${fmt(peak.anon, 0)} MiB, the database file's pages mapped by SQLite ${fmt(peak.file, 0)} MiB`);
   console.log(`Restart (fresh process, segments loaded from disk${restart.fromDisk ? '' : ' FAILED: it rebuilt'}): ${fmt(restart.loadSeconds, 2)} s, RSS ${fmt(restart.rssMiB, 0)} MiB (${fmt(restart.baseMiB, 0)} MiB of it before opening)`);
   console.log(`The same with two search threads (the helper thread reads the same shared segments; ${restartSplit.split} of 2 searches split): RSS ${fmt(restartSplit.rssMiB, 0)} MiB`);
   if (cp) console.log(`Lucene 8 build (forceMerge to one segment): ${fmt(luceneBuild!)} s, ${fmt(luceneDisk! / 2 ** 20, 0)} MiB on disk; build ratio ours/Lucene ${fmt(engineBuild / luceneBuild!, 2)}`);
