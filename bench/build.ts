@@ -1,0 +1,50 @@
+/**
+ * npm run bench:build [-- --size 1000000 --runs 2]
+ *
+ * The engine's build alone, as `websearch index rebuild` and a first start do it: from the cached
+ * corpus of `npm run bench:search` (bench/.cache/generated-SIZE.db; run that once first), both
+ * cores, saved to a temporary directory. Prints each run's seconds and peak resident memory
+ * (anonymous, and the database file's pages mapped by SQLite: bench/memory.ts) and the saved
+ * segments' size. A minute at 1M instead of the whole benchmark, for working on the build.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
+import { openDatabase } from '../src/adapters/sqlite/database.js';
+import { samplePeaks } from './memory.js';
+
+const { values } = parseArgs({
+  options: {
+    size: { type: 'string', default: '1000000' },
+    runs: { type: 'string', default: '2' },
+  },
+});
+const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
+if (!existsSync(path)) throw new Error(`${path} is missing: run npm run bench:search -- --sizes ${values.size} first`);
+const runs = Number(values.runs);
+if (!(runs >= 1)) throw new Error(`--runs takes a count, not ${values.runs}`);
+
+console.log(`Engine build from ${path} (both cores, saved), ${runs} run(s), each in this process after the last was dropped:`);
+console.log('| run | seconds | peak RSS MiB | anonymous MiB | mapped database file MiB | on disk MiB |\n|---|---|---|---|---|---|');
+for (let run = 1; run <= runs; run++) {
+  const dir = mkdtempSync(join(tmpdir(), 'websearch-build-'));
+  const db = openDatabase({ path, readonly: false });
+  try {
+    global.gc?.();
+    const peaksOf = await samplePeaks();
+    const t = performance.now();
+    const engine = await new EngineIndexStore(db, { dir }).open();
+    const seconds = (performance.now() - t) / 1000;
+    const peak = await peaksOf();
+    const disk = readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+    await engine.close();
+    const f = (n: number) => n.toFixed(0);
+    console.log(`| ${run} | ${seconds.toFixed(1)} | ${f(peak.total)} | ${f(peak.anon)} | ${f(peak.file)} | ${f(disk / 2 ** 20)} |`);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
