@@ -63,7 +63,7 @@ describe('segments', () => {
       return b.finish();
     };
     const whole = build(rows);
-    const joined = concatSegments(build(rows.slice(0, 2000)), build(rows.slice(2000)));
+    const joined = concatSegments([build(rows.slice(0, 2000)), build(rows.slice(2000))]);
     assert.equal(joined.docCount, whole.docCount);
     assert.deepEqual([...joined.pubSorted], [...whole.pubSorted]);
     for (const q of queries) assert.deepEqual(run([joined], q), run([whole], q), q);
@@ -235,7 +235,7 @@ describe('segments on disk', () => {
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-      await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 400)));
+      await new Promise((r) => setTimeout(r, 300 + Math.floor(Math.random() * 900)));
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
     }

@@ -5,8 +5,9 @@
  * Keeping up: every insert, update or delete of a version appends its id to `index_log` (triggers,
  * migration 6). Before a search the store reads the log past the last sequence it applied: new
  * searchable versions become a new segment; versions it holds get their changed columns
- * (superseded, moved earlier, made unsearchable) patched in place. When there are more than
- * MAX_SEGMENTS segments, the small ones are merged by rebuilding them. `rebuild()` builds everything
+ * (superseded, moved earlier, made unsearchable) patched in place. Segments merge in tiers
+ * (`mergeTiers`, `startMerge`): small ones are joined at once, larger ones rebuilt from the page
+ * store in a worker thread while searches go on over them. `rebuild()` builds everything
  * again. Each process (worker) keeps its own copy and follows the same log, so several workers
  * serve one database consistently. Within a process, with two search threads, a helper thread
  * searches half of each segment over the same memory (search-helper.ts).
@@ -14,6 +15,7 @@
  * webql queries (phrases need positions, which the engine does not store) are answered by the
  * FTS5 index, which the same database keeps.
  */
+import type { Worker } from 'node:worker_threads';
 import type { LogFn } from '../../core/log.js';
 import { cachedStem, indexTerms } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
@@ -36,7 +38,61 @@ export interface EngineWeights {
 /** Integers (frequencies are stored as integers). Chosen on the SciFact train split: docs/BENCHMARKS.md. */
 export const ENGINE_WEIGHTS: EngineWeights = { title: 3, description: 1, content: 1, url: 1 };
 
-const MAX_SEGMENTS = 8;
+/**
+ * Segments merge in tiers, as a log-structured merge does: a segment of fewer than MERGE_BASE
+ * documents is in tier 0, and each tier above holds MERGE_FACTOR times larger ones. When a tier
+ * has MERGE_FACTOR segments, they and every smaller segment are merged into one, so each document
+ * is rebuilt about once per tier (log4 of the index's size) and there are at most
+ * MERGE_FACTOR - 1 segments per tier (more while merges are under way). A merge of up to
+ * JOIN_MERGE documents joins the parts' postings as they are, at once (a few ms; deleted
+ * documents stay, flagged, until a later merge); a larger one rebuilds them from the page store
+ * in a worker thread, up to MAX_MERGES at a time (in-memory databases: at once, as a worker
+ * cannot open them; and at once while more than MAX_SEGMENTS segments wait for busy workers).
+ */
+const MERGE_FACTOR = 4;
+const MERGE_BASE = 16;
+const JOIN_MERGE = 1_024;
+const MAX_MERGES = 2;
+const MAX_SEGMENTS = 32;
+
+function tierOf(docCount: number, base: number): number {
+  return docCount < base ? 0 : Math.floor(Math.log(docCount / base) / Math.log(MERGE_FACTOR)) + 1;
+}
+
+/** The segments to merge now, if any: those of the lowest tier that holds MERGE_FACTOR segments, and all smaller ones. */
+export function mergeTiers(datas: readonly SegmentData[], base = MERGE_BASE): SegmentData[] | undefined {
+  const counts = new Map<number, number>();
+  for (const d of datas) counts.set(tierOf(d.docCount, base), (counts.get(tierOf(d.docCount, base)) ?? 0) + 1);
+  const full = [...counts].filter(([, n]) => n >= MERGE_FACTOR).map(([tier]) => tier);
+  if (full.length === 0) return undefined;
+  const top = Math.min(...full);
+  return datas.filter((d) => tierOf(d.docCount, base) <= top);
+}
+
+/** One segment of `parts`' documents, their postings copied as they are; undefined unless their version ids follow each other without overlapping. */
+function joinInOrder(parts: readonly SegmentData[]): SegmentData | undefined {
+  const sorted = parts.filter((d) => d.docCount > 0).sort((a, b) => a.versionIds[0]! - b.versionIds[0]!);
+  for (let i = 1; i < sorted.length; i++) if (sorted[i]!.versionIds[0]! <= sorted[i - 1]!.versionIds[sorted[i - 1]!.docCount - 1]!) return undefined;
+  if (sorted.length === 0) return undefined;
+  return concatSegments(sorted, false);
+}
+
+/** The version ids of the documents of `parts` not deleted, ascending. */
+function liveIds(parts: readonly SegmentData[]): Float64Array {
+  const ids: number[] = [];
+  for (const d of parts) for (let i = 0; i < d.docCount; i++) if (d.deleted[i] === 0) ids.push(d.versionIds[i]!);
+  return Float64Array.from(ids).sort();
+}
+
+/** Rows in ascending id order, only those whose id is in `ids` (ascending). */
+function* onlyIds<R extends { id: number }>(rows: Iterable<R>, ids: Float64Array): Generator<R> {
+  let p = 0;
+  for (const r of rows) {
+    while (p < ids.length && ids[p]! < r.id) p++;
+    if (p === ids.length) return;
+    if (ids[p] === r.id) yield r;
+  }
+}
 
 interface Row {
   id: number;
@@ -87,12 +143,28 @@ export function analyse(row: Row, w: EngineWeights): SegmentDoc {
   return { ...metaOf(row), terms, length };
 }
 
+const BY_ID_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`;
 const RANGE_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
   WHERE v.searchable = 1 AND v.id >= ? AND v.id <= ? ORDER BY v.id`;
 
-/** The segment of the searchable versions with ids in [lo, hi]; undefined when there are none. */
-export function buildRange(db: Db, lo: number, hi: number, weights: EngineWeights): SegmentData | undefined {
-  return buildSegment(db.prepare<[number, number], Row>(RANGE_SQL).iterate(lo, hi), weights);
+/**
+ * The segment of the searchable versions with ids in [lo, hi] (and in `ids`, when given); undefined
+ * when there are none. Ids that are a small part of their range are read one by one, not by
+ * scanning the range.
+ */
+export function buildRange(db: Db, lo: number, hi: number, weights: EngineWeights, ids?: Float64Array): SegmentData | undefined {
+  if (ids && ids.length * 4 < hi - lo + 1) {
+    const byId = db.prepare<[number], Row>(BY_ID_SQL);
+    const rows = function* () {
+      for (const id of ids) {
+        const row = byId.get(id);
+        if (row && row.searchable === 1) yield row;
+      }
+    };
+    return buildSegment(rows(), weights);
+  }
+  const rows = db.prepare<[number, number], Row>(RANGE_SQL).iterate(lo, hi);
+  return buildSegment(ids ? onlyIds(rows, ids) : rows, weights);
 }
 
 /** The segment of these (searchable) versions, in the order given; undefined when there are none. */
@@ -116,16 +188,16 @@ const PARALLEL_FROM = 50_000;
 const SPLIT_WORK = 200_000;
 const SPLIT_FROM = 50_000;
 
-/** Builds the searchable versions with ids in [lo, hi] in a worker thread. */
-function buildInWorker(path: string, lo: number, hi: number, weights: EngineWeights): Promise<SegmentData | undefined> {
-  return new Promise((resolve, reject) => {
-    const worker = startWorker('build-worker', { path, lo, hi, weights });
+/** Builds the searchable versions with ids in [lo, hi] (and in `ids`) in a worker thread; `worker` can be terminated. */
+function buildInWorker(path: string, lo: number, hi: number, weights: EngineWeights, ids?: Float64Array): { result: Promise<SegmentData | undefined>; worker: Worker } {
+  const worker = startWorker('build-worker', { path, lo, hi, weights, ids });
+  const result = new Promise<SegmentData | undefined>((resolve, reject) => {
     worker.once('message', (seg: SegmentData | null) => resolve(seg ?? undefined));
     worker.once('error', reject);
-    worker.once('exit', (code) => {
-      if (code !== 0) reject(new Error(`engine build worker exited with ${code}`));
-    });
+    // (After its message, a no-op; before it, e.g. terminated while starting, the exit code may be 0.)
+    worker.once('exit', (code) => reject(new Error(`engine build worker exited with ${code} before it sent a segment`)));
   });
+  return { result, worker };
 }
 
 export interface EngineOptions {
@@ -145,6 +217,9 @@ export interface EngineOptions {
   searchThreads?: 1 | 2;
   splitFrom?: number;
   splitWork?: number;
+  /** Tier 0 of the merges, and the largest merge done by joining (MERGE_BASE, JOIN_MERGE; smaller in tests, so worker merges and saves come often). */
+  mergeBase?: number;
+  joinMerge?: number;
   /** Where the engine reports what an operator should know (the search helper failing). */
   log?: LogFn;
 }
@@ -169,6 +244,8 @@ export class EngineIndexStore implements IndexStore {
   private readonly searchThreads: 1 | 2;
   private readonly splitFrom: number;
   private readonly splitWork: number;
+  private readonly mergeBase: number;
+  private readonly joinMerge: number;
   private readonly log: LogFn;
   /** The helper thread, started when the engine opens (or by the first search that splits); none once closed. */
   private helper: SearchHelper | undefined;
@@ -189,6 +266,8 @@ export class EngineIndexStore implements IndexStore {
     this.searchThreads = options.searchThreads ?? 1;
     this.splitFrom = options.splitFrom ?? SPLIT_FROM;
     this.splitWork = options.splitWork ?? SPLIT_WORK;
+    this.mergeBase = options.mergeBase ?? MERGE_BASE;
+    this.joinMerge = options.joinMerge ?? JOIN_MERGE;
     this.log = options.log ?? (() => {});
     this.fts = new SqliteIndexStore(db);
     this.stmts = {
@@ -196,7 +275,7 @@ export class EngineIndexStore implements IndexStore {
       changed: db.prepare<[number, number], { version_id: number }>(
         'SELECT DISTINCT version_id FROM index_log WHERE seq > ? AND seq <= ? ORDER BY version_id',
       ),
-      byId: db.prepare<[number], Row>(`SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`),
+      byId: db.prepare<[number], Row>(BY_ID_SQL),
       range: db.prepare<[number, number], Row>(RANGE_SQL),
       span: db.prepare<[], { n: number; lo: number | null; hi: number | null }>(
         'SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM versions WHERE searchable = 1',
@@ -257,8 +336,12 @@ export class EngineIndexStore implements IndexStore {
     this.totalLength = datas.reduce((n, d) => n + d.totalLength, 0);
     this.largest = datas.reduce((n, d) => Math.max(n, d.docCount), 0);
     const avg = this.docCount > 0 ? this.totalLength / this.docCount : 0;
-    this.segments = datas.map((data) => searchable(data, avg));
+    // A segment published before keeps its `gone` bits (kept up to date in place by `refresh`).
+    const gone = new Map(this.segments.map((s) => [s.data, s.gone]));
+    this.segments = datas.map((data) => searchable(data, avg, gone.get(data)));
     this.helper?.publish(this.segments, avg);
+    // File names of segments no longer in use would keep them in memory.
+    for (const d of this.names.keys()) if (!datas.includes(d)) this.names.delete(d);
   }
 
   private get signature(): string {
@@ -309,10 +392,10 @@ export class EngineIndexStore implements IndexStore {
     let seg: SegmentData | undefined;
     if (n >= this.parallelFrom && this.db.name !== ':memory:' && !this.db.memory) {
       const mid = this.stmts.idAt.get(Math.floor(n / 2))!.id;
-      const upper = buildInWorker(this.db.name, mid, hi!, this.weights);
+      const upper = buildInWorker(this.db.name, mid, hi!, this.weights).result;
       const lower = buildRange(this.db, lo!, mid - 1, this.weights);
       const top = await upper;
-      seg = lower && top ? concatSegments(lower, top) : (lower ?? top);
+      seg = lower && top ? concatSegments([lower, top]) : (lower ?? top);
     } else if (n > 0) {
       seg = buildRange(this.db, lo!, hi!, this.weights);
     }
@@ -360,33 +443,114 @@ export class EngineIndexStore implements IndexStore {
       }
     }
     this.applied = seq;
-    let datas = this.segments.map((s) => s.data);
     const seg = buildSegment(fresh, this.weights);
-    if (seg) datas.push(seg);
-    const merging = datas.length > MAX_SEGMENTS;
-    if (merging) datas = this.merge(datas);
-    if (seg || datas.length !== this.segments.length) this.publish(datas);
-    // After a merge every segment is a whole one: save them, with the columns, as of `applied`.
-    if (merging) this.save();
+    if (seg) this.publish([...this.segments.map((s) => s.data), seg]);
+    this.startMerge();
+  }
+
+  /** Merges under way in worker threads (their parts are disjoint). */
+  private readonly merging = new Set<{ parts: SegmentData[]; worker: Worker; done: Promise<void> }>();
+  /** No merge starts in a worker before this time (ms) after one failed. */
+  private mergePausedUntil = 0;
+  /** Merges done (for tests and the benchmark). */
+  merges = 0;
+
+  /**
+   * Starts the merges the tiers call for (`mergeTiers`) among the segments no merge is working on.
+   * The merged segment is rebuilt from the page store (deleted documents drop out), reading the
+   * parts' live versions by id in one pass over their id range; searches go on over the parts
+   * meanwhile. Small merges are done at once; up to MAX_MERGES run in worker threads, so a long
+   * merge of a high tier does not hold back the small segments that keep coming.
+   */
+  private startMerge(): void {
+    for (;;) {
+      if (this.closed) return;
+      const busy = new Set([...this.merging].flatMap((m) => m.parts));
+      const parts = mergeTiers(
+        this.segments.map((s) => s.data).filter((d) => !busy.has(d)),
+        this.mergeBase,
+      );
+      if (!parts) return;
+      const joined = parts.reduce((n, d) => n + d.docCount, 0) <= this.joinMerge ? joinInOrder(parts) : undefined;
+      // (replaceMerged publishes, so the next turn of the loop sees the tiers after it.)
+      if (joined) {
+        if (!this.replaceMerged(parts, joined)) return;
+        continue;
+      }
+      const ids = liveIds(parts);
+      const lo = ids[0] ?? 0;
+      const hi = ids[ids.length - 1] ?? 0;
+      // At once also when segments pile up beyond MAX_SEGMENTS with the workers busy (or their
+      // answers not taken in: a caller that never lets the event loop turn).
+      if (this.db.name === ':memory:' || this.db.memory || (this.merging.size >= MAX_MERGES && this.segments.length > MAX_SEGMENTS)) {
+        if (!this.replaceMerged(parts, ids.length > 0 ? buildRange(this.db, lo, hi, this.weights, ids) : undefined)) return;
+        continue;
+      }
+      if (this.merging.size >= MAX_MERGES || Date.now() < this.mergePausedUntil) return;
+      const { result, worker } = buildInWorker(this.db.name, lo, hi, this.weights, ids);
+      const merge = {
+        parts,
+        worker,
+        done: result.then(
+          (seg) => {
+            this.merging.delete(merge);
+            if (this.closed) return;
+            // Saved after a merge in a worker only: small merges are cheap to redo from the log after a restart.
+            if (this.replaceMerged(parts, seg)) this.save();
+            this.startMerge();
+          },
+          (err: unknown) => {
+            this.merging.delete(merge);
+            if (this.closed) return;
+            this.mergePausedUntil = Date.now() + 60_000;
+            this.log('error', 'engine merge failed; segments stay as they are for a minute', { err: String(err) });
+          },
+        ),
+      };
+      this.merging.add(merge);
+    }
   }
 
   /**
-   * Merges all segments but the largest into one, rebuilt from the page store (deleted documents
-   * drop out). Versions are read by id range, so this is one pass over the rows concerned.
+   * Puts `merged` in the place of `parts` and publishes, if they are all still in use (a rebuild
+   * may have replaced them; then it returns false and changes nothing). The merged segment
+   * takes the columns the parts have now (writes patched them while it was built), and a version
+   * made searchable again meanwhile (not in `merged`) is read again into a small segment of its own.
    */
-  private merge(datas: SegmentData[]): SegmentData[] {
-    const largest = datas.reduce((a, b) => (b.docCount > a.docCount ? b : a));
-    const rest = datas.filter((d) => d !== largest);
-    const ids = new Set<number>();
-    for (const d of rest) for (let i = 0; i < d.docCount; i++) if (d.deleted[i] === 0) ids.add(d.versionIds[i]!);
-    const lo = Math.min(...rest.map((d) => d.versionIds[0]!));
-    const hi = Math.max(...rest.map((d) => d.versionIds[d.docCount - 1]!));
-    const stmt = this.stmts.range;
-    function* kept() {
-      for (const r of stmt.iterate(lo, hi)) if (ids.has(r.id)) yield r;
+  private replaceMerged(parts: SegmentData[], merged: SegmentData | undefined): boolean {
+    const current = this.segments.map((s) => s.data);
+    if (!parts.every((p) => current.includes(p))) return false;
+    const revived: Row[] = [];
+    for (const p of parts) {
+      for (let i = 0; i < p.docCount; i++) {
+        const doc = merged ? docOf(merged, p.versionIds[i]!) : -1;
+        if (doc >= 0) {
+          merged!.deleted[doc] = p.deleted[i]!;
+          merged!.acquiredAt[doc] = p.acquiredAt[i]!;
+          merged!.supersededAt[doc] = p.supersededAt[i]!;
+        } else if (p.deleted[i] === 0) {
+          const row = this.stmts.byId.get(p.versionIds[i]!);
+          if (row && row.searchable === 1) revived.push(row);
+        }
+      }
     }
-    const merged = buildSegment(kept(), this.weights);
-    return merged ? [largest, merged] : [largest];
+    const again = buildSegment(revived, this.weights);
+    const datas = current.filter((d) => !parts.includes(d));
+    if (merged) datas.push(merged);
+    if (again) datas.push(again);
+    this.merges++;
+    this.publish(datas);
+    return true;
+  }
+
+  /** Merges under way in worker threads (for tests). */
+  get mergesUnderway(): number {
+    return this.merging.size;
+  }
+
+  /** Resolves when no merge is under way (for tests and the benchmark). */
+  async settled(): Promise<void> {
+    while (this.merging.size > 0) await Promise.all([...this.merging].map((m) => m.done));
   }
 
   private filter(q: IndexQuery): EngineFilter {
@@ -448,6 +612,7 @@ export class EngineIndexStore implements IndexStore {
   /** Stops the helper thread, if one was started; searches after this run on one thread. */
   async close(): Promise<void> {
     this.closed = true;
+    await Promise.all([...this.merging].map((m) => m.worker.terminate()));
     const helper = this.helper;
     this.helper = undefined;
     await helper?.close();

@@ -712,18 +712,29 @@ export function docOf(seg: SegmentData, versionId: number): number {
 }
 
 /**
- * One segment holding the documents of `a` then those of `b` (b's numbered after a's). Postings
- * bytes are copied as they are: each block's deltas start from its own base, which is shifted.
- * Deleted documents stay, flagged.
+ * One segment holding the documents of `parts`, in order (each part's numbered after the one
+ * before). Postings words are copied as they are: each block's distances start from its own base,
+ * which is shifted. Deleted documents stay, flagged. Each block's bound is computed again at the
+ * joined segment's average length by decoding it (`exactBounds`, the build's halves), or carried
+ * over from its part, scaled to that average as queries scale it (`blockMaxSat`): a looser bound
+ * but as safe, without decoding (the small segments joined while serving).
  */
-export function concatSegments(a: SegmentData, b: SegmentData): SegmentData {
-  const shift = a.docCount;
-  const n = a.docCount + b.docCount;
+export function concatSegments(parts: readonly SegmentData[], exactBounds = true): SegmentData {
+  const shifts: number[] = [];
+  let n = 0;
+  for (const p of parts) {
+    shifts.push(n);
+    n += p.docCount;
+  }
   const terms = new Map<string, number>();
-  for (const t of a.terms.keys()) terms.set(t, terms.size);
-  for (const t of b.terms.keys()) if (!terms.has(t)) terms.set(t, terms.size);
+  for (const p of parts) for (const t of p.terms.keys()) if (!terms.has(t)) terms.set(t, terms.size);
   const count = terms.size;
-  const blocks = a.blockLast.length + b.blockLast.length;
+  let blocks = 0;
+  let words = 0;
+  for (const p of parts) {
+    blocks += p.blockLast.length;
+    words += p.postings.length;
+  }
   const out = {
     termDf: new Uint32Array(count),
     termBlockStart: new Uint32Array(count),
@@ -731,76 +742,93 @@ export function concatSegments(a: SegmentData, b: SegmentData): SegmentData {
     blockLast: new Uint32Array(blocks),
     blockBase: new Uint32Array(blocks),
     blockOffset: new Uint32Array(blocks),
-    postings: new Int32Array(a.postings.length + b.postings.length),
+    postings: new Int32Array(words),
   };
+  let totalLength = 0;
+  for (const p of parts) totalLength += p.totalLength;
+  const refAvg = n > 0 ? totalLength / n : 1;
+  const carried = exactBounds ? undefined : new Float32Array(blocks);
   let blockAt = 0;
-  let byteAt = 0;
+  let wordAt = 0;
   const copy = (src: SegmentData, t: number, docShift: number) => {
     const first = src.termBlockStart[t]!;
     const nb = src.termBlockCount[t]!;
     const from = src.blockOffset[first]!;
     const end = first + nb < src.blockOffset.length ? src.blockOffset[first + nb]! : src.postings.length;
-    out.postings.set(src.postings.subarray(from, end), byteAt);
+    if (end - from <= 16) for (let w = from; w < end; w++) out.postings[wordAt + w - from] = src.postings[w]!;
+    else out.postings.set(src.postings.subarray(from, end), wordAt);
+    const scale = Math.max(1, refAvg / src.refAvg);
     for (let i = 0; i < nb; i++) {
       out.blockLast[blockAt + i] = src.blockLast[first + i]! + docShift;
       out.blockBase[blockAt + i] = src.blockBase[first + i]! + docShift;
-      out.blockOffset[blockAt + i] = src.blockOffset[first + i]! - from + byteAt;
+      out.blockOffset[blockAt + i] = src.blockOffset[first + i]! - from + wordAt;
+      // Rounded up to the next float32, as blockMaxSaturation rounds.
+      if (carried) {
+        const bound = src.blockMaxSat[first + i]! * scale;
+        const f = Math.fround(bound);
+        carried[blockAt + i] = f < bound ? f * (1 + 2 ** -23) : f;
+      }
     }
     blockAt += nb;
-    byteAt += end - from;
+    wordAt += end - from;
   };
   for (const [term, id] of terms) {
     out.termBlockStart[id] = blockAt;
-    const ta = a.terms.get(term);
-    const tb = b.terms.get(term);
-    if (ta !== undefined) copy(a, ta, 0);
-    if (tb !== undefined) copy(b, tb, shift);
+    let df = 0;
+    parts.forEach((p, k) => {
+      const t = p.terms.get(term);
+      if (t === undefined) return;
+      copy(p, t, shifts[k]!);
+      df += p.termDf[t]!;
+    });
     out.termBlockCount[id] = blockAt - out.termBlockStart[id]!;
-    out.termDf[id] = (ta === undefined ? 0 : a.termDf[ta]!) + (tb === undefined ? 0 : b.termDf[tb]!);
+    out.termDf[id] = df;
   }
-  const hosts = [...new Set([...a.hosts, ...b.hosts])].sort();
+  const hosts = [...new Set(parts.flatMap((p) => p.hosts))].sort();
   const rankOf = new Map(hosts.map((h, i) => [h, i]));
   const hostRank = new Uint32Array(n);
-  for (let i = 0; i < a.docCount; i++) hostRank[i] = rankOf.get(a.hosts[a.hostRank[i]!]!)!;
-  for (let i = 0; i < b.docCount; i++) hostRank[shift + i] = rankOf.get(b.hosts[b.hostRank[i]!]!)!;
-  const join64 = (x: Float64Array, y: Float64Array) => {
-    const r = new Float64Array(x.length + y.length);
-    r.set(x);
-    r.set(y, x.length);
+  const lengths = new Uint32Array(n);
+  const deleted = new Uint8Array(n);
+  const join64 = (pick: (p: SegmentData) => Float64Array) => {
+    const r = new Float64Array(n);
+    parts.forEach((p, k) => r.set(pick(p), shifts[k]));
     return r;
   };
-  const lengths = new Uint32Array(n);
-  lengths.set(a.lengths);
-  lengths.set(b.lengths, shift);
-  const deleted = new Uint8Array(n);
-  deleted.set(a.deleted);
-  deleted.set(b.deleted, shift);
-  // Merge the two time orders.
-  const pubOrder = new Uint32Array(a.pubOrder.length + b.pubOrder.length);
-  const pubSorted = new Float64Array(pubOrder.length);
-  for (let i = 0, j = 0, k = 0; k < pubOrder.length; k++) {
-    if (j >= b.pubOrder.length || (i < a.pubOrder.length && a.pubSorted[i]! <= b.pubSorted[j]!)) {
-      pubOrder[k] = a.pubOrder[i]!;
-      pubSorted[k] = a.pubSorted[i++]!;
-    } else {
-      pubOrder[k] = b.pubOrder[j]! + shift;
-      pubSorted[k] = b.pubSorted[j++]!;
+  parts.forEach((p, k) => {
+    const shift = shifts[k]!;
+    const ranks = p.hosts.map((h) => rankOf.get(h)!);
+    for (let i = 0; i < p.docCount; i++) hostRank[shift + i] = ranks[p.hostRank[i]!]!;
+    lengths.set(p.lengths, shift);
+    deleted.set(p.deleted, shift);
+  });
+  // The parts' time orders merged (stable: ties in part order, as a build orders them).
+  const dated = parts.reduce((m, p) => m + p.pubOrder.length, 0);
+  const pubOrder = new Uint32Array(dated);
+  const pubSorted = new Float64Array(dated);
+  const at = parts.map(() => 0);
+  for (let k = 0; k < dated; k++) {
+    let best = -1;
+    for (let q = 0; q < parts.length; q++) {
+      const p = parts[q]!;
+      if (at[q]! < p.pubOrder.length && (best < 0 || p.pubSorted[at[q]!]! < parts[best]!.pubSorted[at[best]!]!)) best = q;
     }
+    const p = parts[best]!;
+    pubOrder[k] = p.pubOrder[at[best]!]! + shifts[best]!;
+    pubSorted[k] = p.pubSorted[at[best]!]!;
+    at[best]!++;
   }
-  const totalLength = a.totalLength + b.totalLength;
-  const refAvg = n > 0 ? totalLength / n : 1;
   return {
     docCount: n,
     terms,
     ...out,
-    blockMaxSat: blockMaxSaturation(out.blockBase, out.blockLast, out.blockOffset, out.postings, lengths, refAvg),
+    blockMaxSat: carried ?? blockMaxSaturation(out.blockBase, out.blockLast, out.blockOffset, out.postings, lengths, refAvg),
     refAvg,
-    versionIds: join64(a.versionIds, b.versionIds),
+    versionIds: join64((p) => p.versionIds),
     lengths,
     totalLength,
-    acquiredAt: join64(a.acquiredAt, b.acquiredAt),
-    supersededAt: join64(a.supersededAt, b.supersededAt),
-    publishedAt: join64(a.publishedAt, b.publishedAt),
+    acquiredAt: join64((p) => p.acquiredAt),
+    supersededAt: join64((p) => p.supersededAt),
+    publishedAt: join64((p) => p.publishedAt),
     hostRank,
     hosts,
     deleted,

@@ -1,0 +1,209 @@
+/**
+ * Segments merge in tiers and in the background: small segments are joined at once, larger
+ * merges are rebuilt in a worker thread while searches go on over the parts, and whatever the
+ * writes did meanwhile (versions hidden, superseded, shown again) holds once the merged segment
+ * takes their place.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { EngineIndexStore, mergeTiers } from '../../src/adapters/engine/engine-index-store.js';
+import type { SegmentData } from '../../src/adapters/engine/segment.js';
+import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
+import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import type { IndexQuery } from '../../src/ports/index-store.js';
+import { page, tempDir } from '../helpers.js';
+
+const WORDS = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda omicron sigma tau upsilon'.split(' ');
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+
+/** Page n: three of the words (so every query matches many), on one of 40 hosts, 7 versions per URL over time. */
+function pageN(n: number) {
+  return page(`https://h${n % 40}.merge.test/p${n % 700}`, {
+    title: `${WORDS[n % 15]} ${WORDS[(n * 7) % 15]}`,
+    content: `${WORDS[(n * 3) % 15]} ${WORDS[(n * 11) % 13]} number ${n} of the merge test`,
+    acquiredAt: T0 + n * 60_000,
+  });
+}
+
+const QUERIES: IndexQuery[] = [
+  ...WORDS.map((w) => ({ terms: [w], limit: 10 })),
+  { terms: ['alpha', 'beta'], limit: 20 },
+  { terms: ['gamma', 'number'], limit: 10, site: 'h3.merge.test' },
+  { terms: ['delta'], limit: 10, queryTime: T0 + 2_000 * 60_000 },
+  { terms: ['epsilon', 'zeta'], limit: 10, acquiredAfter: T0 + 1_000 * 60_000, acquiredBefore: T0 + 3_000 * 60_000 },
+  // Page 1999 alone, alive at that time (superseded later).
+  { terms: ['1999'], limit: 10, queryTime: T0 + 2_000 * 60_000 },
+];
+
+/**
+ * What each query matches (every version, as sorted ids), after checking that its top k is the
+ * exhaustive one under the index's own statistics. (Scores are compared with an index built afresh
+ * only where nothing was hidden: hidden versions count in the statistics until a merge drops them,
+ * as deleted documents do in Lucene.)
+ */
+async function answers(index: EngineIndexStore, withScores = false): Promise<string> {
+  const out = [];
+  for (const q of QUERIES) {
+    const top = await index.search(q);
+    assert.deepEqual(top, index.exhaustiveSearch(q));
+    const all = await index.search({ ...q, limit: 100_000 });
+    out.push(withScores ? top.map((h) => `${h.versionId}:${h.score.toFixed(9)}`) : all.map((h) => h.versionId).sort((a, b) => a - b));
+  }
+  return JSON.stringify(out);
+}
+
+/** The same database's answers from an index built afresh (no saved segments, no merges). */
+async function fresh(db: Db, withScores = false): Promise<string> {
+  const index = await new EngineIndexStore(db).open();
+  try {
+    return await answers(index, withScores);
+  } finally {
+    await index.close();
+  }
+}
+
+function seg(docCount: number): SegmentData {
+  return { docCount } as SegmentData;
+}
+
+describe('segment merges', () => {
+  const dir = tempDir();
+  after(() => dir.remove());
+
+  test('tiers: a tier with four segments is merged with every smaller one', () => {
+    // Tier 0 is under 16 documents, tier 1 16-63, tier 2 64-255, ..., tier 4 1,024-4,095, tier 5 4,096-16,383.
+    const base = seg(100_000);
+    const tiny = [seg(5), seg(5), seg(5)];
+    assert.equal(mergeTiers([base, ...tiny]), undefined);
+    const four = [...tiny, seg(15)];
+    assert.deepEqual(mergeTiers([base, ...four]), four);
+    // Four of tier 4, and the tier-1 one below, but not the tier-5 one above.
+    const fours = [seg(1_200), seg(4_095), seg(1_024), seg(2_500)];
+    const small = seg(50);
+    assert.deepEqual(mergeTiers([seg(5_000), ...fours, small]), [...fours, small]);
+    assert.equal(mergeTiers([seg(5_000), ...fours.slice(1), small]), undefined);
+    // The lowest full tier is the one merged.
+    const twos = [seg(64), seg(100), seg(255), seg(70)];
+    assert.deepEqual(mergeTiers([...fours, ...twos, small]), [...twos, small]);
+  });
+
+  test('a merge in a worker thread: searches go on meanwhile, and what writes did meanwhile holds after it', async () => {
+    const path = join(dir.path, 'worker.db');
+    const db = openDatabase({ path });
+    const pages = new SqlitePageStore(db);
+    const engineDir = join(dir.path, 'worker.engine');
+    const index = await new EngineIndexStore(db, { dir: engineDir }).open();
+    try {
+      // Four segments of 1,200 documents (tier 1): more than a join takes, so a worker rebuilds them.
+      // Page 1999's version is hidden before the merge begins, so the worker leaves it out.
+      const setSearchable = db.prepare<[number, number]>('UPDATE versions SET searchable = ? WHERE id = ?');
+      let n = 0;
+      let hidden = 0;
+      for (let round = 0; round < 4; round++) {
+        await pages.putVersions(Array.from({ length: 1_200 }, () => pageN(n++)));
+        if (round === 3) {
+          hidden = db.prepare<[], { id: number }>("SELECT id FROM versions WHERE content LIKE '% number 1999 of %'").get()!.id;
+          setSearchable.run(0, hidden);
+        }
+        await index.search(QUERIES[0]!);
+      }
+      assert.equal(index.mergesUnderway, 1);
+      assert.equal(index.segmentCount, 4);
+      // The worker's answer arrives only when the event loop turns; these searches do not wait for it.
+      assert.equal(await answers(index), await fresh(db));
+      assert.equal(index.mergesUnderway, 1);
+
+      // Time for the worker to read the rows and build (this thread blocked, so its answer waits).
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2_500);
+      // Then writes: versions hidden (the worker read them searchable), page 1999's shown again,
+      // new versions that supersede old ones.
+      for (let id = 6; id < 4_800; id += 97) setSearchable.run(0, id);
+      setSearchable.run(1, hidden);
+      await pages.putVersions(Array.from({ length: 30 }, () => pageN(n++)));
+      assert.equal(await answers(index), await fresh(db));
+      assert.equal((await index.search(QUERIES.at(-1)!))[0]?.versionId, hidden);
+      assert.equal(index.mergesUnderway, 1);
+
+      await index.settled();
+      assert.equal(index.mergesUnderway, 0);
+      assert.ok(index.merges >= 1);
+      assert.ok(index.segmentCount <= 3, `${index.segmentCount} segments`);
+      assert.equal(await answers(index), await fresh(db));
+      assert.equal((await index.search(QUERIES.at(-1)!))[0]?.versionId, hidden);
+
+      // The merge was saved: a new open loads it and answers alike.
+      const again = await new EngineIndexStore(db, { dir: engineDir }).open();
+      assert.equal(again.loadedFromDisk, true);
+      assert.equal(await answers(again), await fresh(db));
+      await again.close();
+    } finally {
+      await index.close();
+      db.close();
+    }
+  });
+
+  test('many small writes, each followed by a search: segments stay few and answers exact', async () => {
+    const db = openDatabase({ path: join(dir.path, 'small.db') });
+    const pages = new SqlitePageStore(db);
+    const index = await new EngineIndexStore(db, { dir: join(dir.path, 'small.engine') }).open();
+    try {
+      let most = 0;
+      for (let n = 0; n < 6_000; n += 15) {
+        await pages.putVersions(Array.from({ length: 15 }, (_, k) => pageN(n + k)));
+        await index.search(QUERIES[n % QUERIES.length]!);
+        most = Math.max(most, index.segmentCount);
+        // The event loop turns between rounds, as between a server's requests.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await index.settled();
+      assert.ok(index.merges >= 100, `${index.merges} merges`);
+      assert.ok(most <= 16, `${most} segments at most`);
+      assert.ok(index.segmentCount <= 6, `${index.segmentCount} segments at the end`);
+      assert.equal(await answers(index), await fresh(db));
+    } finally {
+      await index.close();
+      db.close();
+    }
+  });
+
+  test('a rebuild during a merge: the merge, of segments no longer in use, is dropped', async () => {
+    const db = openDatabase({ path: join(dir.path, 'rebuild.db') });
+    const pages = new SqlitePageStore(db);
+    const index = await new EngineIndexStore(db).open();
+    try {
+      let n = 0;
+      for (let round = 0; round < 4; round++) {
+        await pages.putVersions(Array.from({ length: 1_100 }, () => pageN(n++)));
+        await index.search(QUERIES[0]!);
+      }
+      assert.equal(index.mergesUnderway, 1);
+      await index.rebuild();
+      assert.equal(index.segmentCount, 1);
+      await index.settled();
+      assert.equal(index.merges, 0);
+      assert.equal(index.segmentCount, 1);
+      assert.equal(await answers(index, true), await fresh(db, true));
+    } finally {
+      await index.close();
+      db.close();
+    }
+  });
+
+  test('closing during a merge stops its worker', async () => {
+    const db = openDatabase({ path: join(dir.path, 'close.db') });
+    const pages = new SqlitePageStore(db);
+    const index = await new EngineIndexStore(db).open();
+    let n = 0;
+    for (let round = 0; round < 4; round++) {
+      await pages.putVersions(Array.from({ length: 1_100 }, () => pageN(n++)));
+      await index.search(QUERIES[0]!);
+    }
+    assert.equal(index.mergesUnderway, 1);
+    await index.close();
+    await index.settled();
+    assert.equal(index.mergesUnderway, 0);
+    assert.equal(index.merges, 0);
+    db.close();
+  });
+});
