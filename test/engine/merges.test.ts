@@ -167,6 +167,29 @@ describe('segment merges', () => {
     }
   });
 
+  test('a caller that never lets the event loop turn: worker merges wait, the rest merge at once past 32 segments', async () => {
+    const db = openDatabase({ path: join(dir.path, 'busy.db') });
+    const pages = new SqlitePageStore(db);
+    // Joins only up to 64 documents, so most merges want a worker.
+    const index = await new EngineIndexStore(db, { joinMerge: 64 }).open();
+    try {
+      let most = 0;
+      for (let n = 0; n < 8_000; n += 30) {
+        await pages.putVersions(Array.from({ length: 30 }, (_, k) => pageN(n + k)));
+        await index.search(QUERIES[n % QUERIES.length]!);
+        most = Math.max(most, index.segmentCount);
+      }
+      assert.equal(index.mergesUnderway, 2);
+      assert.ok(most <= 40, `${most} segments at most`);
+      assert.equal(await answers(index), await fresh(db));
+      await index.settled();
+      assert.equal(await answers(index), await fresh(db));
+    } finally {
+      await index.close();
+      db.close();
+    }
+  });
+
   test('a rebuild during a merge: the merge, of segments no longer in use, is dropped', async () => {
     const db = openDatabase({ path: join(dir.path, 'rebuild.db') });
     const pages = new SqlitePageStore(db);
