@@ -488,6 +488,7 @@ export class EngineIndexStore implements IndexStore {
       }
       if (this.merging.size >= MAX_MERGES || Date.now() < this.mergePausedUntil) return;
       const { result, worker } = buildInWorker(this.db.name, lo, hi, this.weights, ids);
+      const started = performance.now();
       const merge = {
         parts,
         worker,
@@ -496,7 +497,10 @@ export class EngineIndexStore implements IndexStore {
             this.merging.delete(merge);
             if (this.closed) return;
             // Saved after a merge in a worker only: small merges are cheap to redo from the log after a restart.
-            if (this.replaceMerged(parts, seg)) this.save();
+            if (this.replaceMerged(parts, seg)) {
+              this.save();
+              this.log('info', 'search segments merged', { segments: parts.length, documents: seg?.docCount ?? 0, ms: Math.round(performance.now() - started) });
+            }
             this.startMerge();
           },
           (err: unknown) => {
