@@ -93,7 +93,8 @@ describe('segment merges', () => {
     const db = openDatabase({ path });
     const pages = new SqlitePageStore(db);
     const engineDir = join(dir.path, 'worker.engine');
-    const index = await new EngineIndexStore(db, { dir: engineDir }).open();
+    // Each round's 1,200 new versions built at once by the search after them (one segment per round).
+    const index = await new EngineIndexStore(db, { dir: engineDir, freshSync: 10_000 }).open();
     try {
       // Four segments of 1,200 documents (tier 1): more than a join takes, so a worker rebuilds them.
       // Page 1999's version is hidden before the merge begins, so the worker leaves it out.
@@ -135,6 +136,75 @@ describe('segment merges', () => {
       // The merge was saved: a new open loads it and answers alike.
       const again = await new EngineIndexStore(db, { dir: engineDir }).open();
       assert.equal(again.loadedFromDisk, true);
+      assert.equal(await answers(again), await fresh(db));
+      await again.close();
+    } finally {
+      await index.close();
+      db.close();
+    }
+  });
+
+  test('many new versions at once are built in a worker: the search does not wait for them, and what writes did meanwhile holds', async () => {
+    const db = openDatabase({ path: join(dir.path, 'fresh.db') });
+    const pages = new SqlitePageStore(db);
+    const engineDir = join(dir.path, 'fresh.engine');
+    await pages.putVersions(Array.from({ length: 500 }, (_, n) => pageN(n)));
+    const index = await new EngineIndexStore(db, { dir: engineDir }).open();
+    const number = (n: number) => ({ terms: [String(n)], limit: 10 });
+    const idOf = (n: number) => db.prepare<[string], { id: number }>('SELECT id FROM versions WHERE content LIKE ?').get(`% number ${n} of %`)!.id;
+    try {
+      const segments = index.segmentCount;
+      await pages.putVersions(Array.from({ length: 2_000 }, (_, k) => pageN(500 + k)));
+      assert.deepEqual(await index.search(number(1_234)), []);
+      assert.equal(index.freshUnderway, 1);
+      assert.equal(index.segmentCount, segments);
+      // Hidden before the worker reads it (this thread has not let it start), shown again after.
+      const setSearchable = db.prepare<[number, number]>('UPDATE versions SET searchable = ? WHERE id = ?');
+      setSearchable.run(0, idOf(1_500));
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2_500);
+      // After it has read them: one hidden, one shown again, a hundred superseded by new versions.
+      setSearchable.run(0, idOf(1_234));
+      setSearchable.run(1, idOf(1_500));
+      await pages.putVersions(Array.from({ length: 100 }, (_, k) => ({ ...pageN(2_400 + k), acquiredAt: T0 + 10_000 * 60_000 + k })));
+      assert.deepEqual(await index.search(number(1_500)), []);
+      assert.equal(index.freshUnderway, 1);
+
+      await index.settled();
+      assert.equal(index.freshUnderway, 0);
+      assert.deepEqual(await index.search(number(1_234)), []);
+      assert.equal((await index.search(number(1_500)))[0]?.versionId, idOf(1_500));
+      assert.equal((await index.search(number(2_000)))[0]?.versionId, idOf(2_000));
+      assert.equal(await answers(index), await fresh(db));
+      // A new open catches up on everything before it returns.
+      const again = await new EngineIndexStore(db, { dir: engineDir }).open();
+      assert.equal(await answers(again), await fresh(db));
+      await again.close();
+    } finally {
+      await index.close();
+      db.close();
+    }
+  });
+
+  test('a save while new versions are still being built records the log only up to them: a restart builds them again', async () => {
+    const db = openDatabase({ path: join(dir.path, 'floor.db') });
+    const pages = new SqlitePageStore(db);
+    const engineDir = join(dir.path, 'floor.engine');
+    // Tiers from one document and no joins: four segments of ten make a worker merge, then a save.
+    const index = await new EngineIndexStore(db, { dir: engineDir, mergeBase: 1, joinMerge: 0 }).open();
+    try {
+      let n = 0;
+      for (let round = 0; round < 4; round++) {
+        await pages.putVersions(Array.from({ length: 10 }, () => pageN(n++)));
+        await index.search(QUERIES[0]!);
+      }
+      assert.equal(index.mergesUnderway, 1);
+      await pages.putVersions(Array.from({ length: 5_000 }, () => pageN(n++)));
+      await index.search(QUERIES[0]!);
+      assert.equal(index.freshUnderway, 1);
+      while (index.mergesUnderway > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal(index.freshUnderway, 1, 'the merge (and its save) came first');
+      // As after a crash now: the saved index, opened again, still gets the 5,000.
+      const again = await new EngineIndexStore(db, { dir: engineDir }).open();
       assert.equal(await answers(again), await fresh(db));
       await again.close();
     } finally {
@@ -193,7 +263,7 @@ describe('segment merges', () => {
   test('a rebuild during a merge: the merge, of segments no longer in use, is dropped', async () => {
     const db = openDatabase({ path: join(dir.path, 'rebuild.db') });
     const pages = new SqlitePageStore(db);
-    const index = await new EngineIndexStore(db).open();
+    const index = await new EngineIndexStore(db, { freshSync: 10_000 }).open();
     try {
       let n = 0;
       for (let round = 0; round < 4; round++) {
@@ -216,7 +286,7 @@ describe('segment merges', () => {
   test('closing during a merge stops its worker', async () => {
     const db = openDatabase({ path: join(dir.path, 'close.db') });
     const pages = new SqlitePageStore(db);
-    const index = await new EngineIndexStore(db).open();
+    const index = await new EngineIndexStore(db, { freshSync: 10_000 }).open();
     let n = 0;
     for (let round = 0; round < 4; round++) {
       await pages.putVersions(Array.from({ length: 1_100 }, () => pageN(n++)));

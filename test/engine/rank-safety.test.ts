@@ -28,8 +28,10 @@ describe('engine rank safety on SciFact', () => {
     const half = Math.floor(corpus.length / 2);
     await pages.putVersions(corpus.slice(0, half).map(scifactVersion));
     index = await new EngineIndexStore(db).open();
-    // The second half arrives after the engine opened: a second segment.
+    // The second half arrives after the engine opened: a second segment (built in a worker thread, as many new versions are).
     await pages.putVersions(corpus.slice(half).map((d, i) => scifactVersion(d, i + half)));
+    index.refresh();
+    await index.settled();
   });
   after(() => {
     db.close();

@@ -37,8 +37,10 @@ describe('a search split between two threads', () => {
     const third = Math.floor(corpus.length / 3);
     await pages.putVersions(corpus.slice(0, 2 * third).map(version));
     index = await new EngineIndexStore(db, { searchThreads: 2, splitFrom: 1, splitWork: 0, log: (level, msg, fields) => logged.push({ level, msg, ...fields }) }).open();
-    // The last third arrives after the engine opened: a second segment, built in memory and shared then.
+    // The last third arrives after the engine opened: a second segment, built in a worker thread and shared then.
     await pages.putVersions(corpus.slice(2 * third).map((d, i) => version(d, i + 2 * third)));
+    index.refresh();
+    await index.settled();
   });
   after(async () => {
     await index.close();
@@ -99,6 +101,8 @@ describe('a search split between two threads', () => {
     assert.equal(index.segmentCount, 2);
     // New versions of a thousand pages: a third segment, and the pages' old versions superseded.
     await pages.putVersions(corpus.slice(0, 1000).map((d, i) => ({ ...version(d, i), content: `${d.text} Revised.`, acquiredAt: Date.parse('2026-02-01T00:00:00Z') })));
+    index.refresh();
+    await index.settled();
     const { split, asked } = await compareAll(queries.slice(0, 400));
     assert.equal(index.segmentCount, 3);
     assert.equal(split, asked);

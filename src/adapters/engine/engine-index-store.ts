@@ -53,6 +53,8 @@ const MERGE_FACTOR = 4;
 const MERGE_BASE = 16;
 const JOIN_MERGE = 1_024;
 const MAX_MERGES = 2;
+/** More new versions than this at one refresh are built in a worker thread (`buildFresh`). */
+const FRESH_SYNC = 512;
 const MAX_SEGMENTS = 32;
 
 function tierOf(docCount: number, base: number): number {
@@ -92,6 +94,36 @@ function* onlyIds<R extends { id: number }>(rows: Iterable<R>, ids: Float64Array
     if (p === ids.length) return;
     if (ids[p] === r.id) yield r;
   }
+}
+
+/** The columns of a version that a later write can change. */
+interface VersionState {
+  searchable: number;
+  acquired_at: number;
+  superseded_at: number | null;
+}
+
+/** Sets a document's changing columns from its row (undefined: the version is gone). */
+function patchColumns(seg: SegmentData, doc: number, state: VersionState | undefined): void {
+  if (!state || state.searchable !== 1) {
+    seg.deleted[doc] = 1;
+  } else {
+    seg.deleted[doc] = 0;
+    seg.acquiredAt[doc] = state.acquired_at;
+    seg.supersededAt[doc] = state.superseded_at ?? Infinity;
+  }
+}
+
+/** A batch of new versions being built in a worker thread (`buildFresh`). */
+interface FreshBuild {
+  ids: Float64Array;
+  /** The log sequence applied before this batch: a save made meanwhile records no later one. */
+  from: number;
+  /** Versions of the batch whose rows changed while it was built. */
+  dirty: Set<number>;
+  worker: Worker;
+  generation: number;
+  done: Promise<void>;
 }
 
 interface Row {
@@ -220,6 +252,8 @@ export interface EngineOptions {
   /** Tier 0 of the merges, and the largest merge done by joining (MERGE_BASE, JOIN_MERGE; smaller in tests, so worker merges and saves come often). */
   mergeBase?: number;
   joinMerge?: number;
+  /** New versions built at once by a refresh; more are built in a worker thread (FRESH_SYNC). */
+  freshSync?: number;
   /** Where the engine reports what an operator should know (the search helper failing). */
   log?: LogFn;
 }
@@ -246,6 +280,7 @@ export class EngineIndexStore implements IndexStore {
   private readonly splitWork: number;
   private readonly mergeBase: number;
   private readonly joinMerge: number;
+  private readonly freshSync: number;
   private readonly log: LogFn;
   /** The helper thread, started when the engine opens (or by the first search that splits); none once closed. */
   private helper: SearchHelper | undefined;
@@ -268,6 +303,7 @@ export class EngineIndexStore implements IndexStore {
     this.splitWork = options.splitWork ?? SPLIT_WORK;
     this.mergeBase = options.mergeBase ?? MERGE_BASE;
     this.joinMerge = options.joinMerge ?? JOIN_MERGE;
+    this.freshSync = options.freshSync ?? FRESH_SYNC;
     this.log = options.log ?? (() => {});
     this.fts = new SqliteIndexStore(db);
     this.stmts = {
@@ -276,6 +312,7 @@ export class EngineIndexStore implements IndexStore {
         'SELECT DISTINCT version_id FROM index_log WHERE seq > ? AND seq <= ? ORDER BY version_id',
       ),
       byId: db.prepare<[number], Row>(BY_ID_SQL),
+      stateById: db.prepare<[number], VersionState>('SELECT searchable, acquired_at, superseded_at FROM versions WHERE id = ?'),
       range: db.prepare<[number, number], Row>(RANGE_SQL),
       span: db.prepare<[], { n: number; lo: number | null; hi: number | null }>(
         'SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM versions WHERE searchable = 1',
@@ -367,7 +404,9 @@ export class EngineIndexStore implements IndexStore {
       this.publish(saved.segments);
       this.names = saved.names;
       this.applied = saved.applied;
+      // Caught up before the store is used: the versions written since the save, even many.
       this.refresh();
+      await Promise.all([...this.building].map((b) => b.done));
     } else {
       await this.buildAll();
       this.save();
@@ -379,7 +418,10 @@ export class EngineIndexStore implements IndexStore {
   /** Saves the segments and the columns as of `applied` (only when every segment is one that is saved whole). */
   private save(): void {
     if (!this.saves || !this.dir) return;
-    saveIndex(this.dir, this.segments.map((s) => s.data), this.names, this.applied, this.signature);
+    // Versions still being built in a worker are in no segment: the saved sequence stays before
+    // them, so a restart applies them again (applying the log again is harmless for the rest).
+    const applied = Math.min(this.applied, ...[...this.building].filter((b) => b.generation === this.generation).map((b) => b.from));
+    saveIndex(this.dir, this.segments.map((s) => s.data), this.names, applied, this.signature);
   }
 
   /**
@@ -387,6 +429,9 @@ export class EngineIndexStore implements IndexStore {
    * thread builds the upper half while this thread builds the lower, and the halves are joined.
    */
   private async buildAll(): Promise<void> {
+    // New versions still being built are read again with everything else.
+    this.generation++;
+    this.buildingIds.clear();
     const seq = this.stmts.maxSeq.get()?.seq ?? 0;
     const { n, lo, hi } = this.stmts.span.get()!;
     let seg: SegmentData | undefined;
@@ -425,26 +470,85 @@ export class EngineIndexStore implements IndexStore {
   refresh(): void {
     const seq = this.stmts.maxSeq.get()?.seq ?? 0;
     if (seq <= this.applied) return;
-    const fresh: Row[] = [];
+    const freshIds: number[] = [];
     for (const { version_id: id } of this.stmts.changed.all(this.applied, seq)) {
-      const row = this.stmts.byId.get(id);
+      const building = this.buildingIds.get(id);
+      if (building) {
+        building.dirty.add(id);
+        continue;
+      }
+      const state = this.stmts.stateById.get(id);
       const held = this.locate(id);
       if (held) {
-        if (!row || row.searchable !== 1) {
-          held.seg.deleted[held.doc] = 1;
-        } else {
-          held.seg.deleted[held.doc] = 0;
-          held.seg.acquiredAt[held.doc] = row.acquired_at;
-          held.seg.supersededAt[held.doc] = row.superseded_at ?? Infinity;
-        }
+        patchColumns(held.seg, held.doc, state);
         updateGone(held.s, held.doc);
-      } else if (row && row.searchable === 1) {
-        fresh.push(row);
+      } else if (state && state.searchable === 1) {
+        freshIds.push(id);
       }
     }
+    const from = this.applied;
     this.applied = seq;
-    const seg = buildSegment(fresh, this.weights);
-    if (seg) this.publish([...this.segments.map((s) => s.data), seg]);
+    if (freshIds.length > this.freshSync && this.db.name !== ':memory:' && !this.db.memory) {
+      this.buildFresh(freshIds, from);
+    } else {
+      const rows: Row[] = [];
+      for (const id of freshIds) {
+        const row = this.stmts.byId.get(id);
+        if (row && row.searchable === 1) rows.push(row);
+      }
+      const seg = buildSegment(rows, this.weights);
+      if (seg) this.publish([...this.segments.map((s) => s.data), seg]);
+    }
+    this.startMerge();
+  }
+
+  /** New versions being built into a segment in a worker thread, by id. */
+  private readonly buildingIds = new Map<number, FreshBuild>();
+  private readonly building = new Set<FreshBuild>();
+  /** Raised by every full build: fresh builds started before it are dropped. */
+  private generation = 0;
+
+  /**
+   * Builds a large batch of new versions (more than `freshSync`: an import, a crawl's burst) in a
+   * worker thread; the search that found them goes on without them, and they become searchable
+   * when their segment is published. Changes logged for them meanwhile are noted (`dirty`) and
+   * applied to the segment before it is published.
+   */
+  private buildFresh(ids: number[], from: number): void {
+    const sorted = Float64Array.from(ids);
+    const { result, worker } = buildInWorker(this.db.name, sorted[0]!, sorted[sorted.length - 1]!, this.weights, sorted);
+    const build: FreshBuild = { ids: sorted, from, dirty: new Set(), worker, generation: this.generation, done: Promise.resolve() };
+    build.done = result.then(
+      (seg) => this.takeFresh(build, seg),
+      (err: unknown) => {
+        if (this.closed) return;
+        // Built here instead, so that no version is left out.
+        this.log('error', 'engine build of new versions failed in its thread; built on the serving thread', { err: String(err) });
+        this.takeFresh(build, buildRange(this.db, sorted[0]!, sorted[sorted.length - 1]!, this.weights, sorted));
+      },
+    );
+    this.building.add(build);
+    for (const id of ids) this.buildingIds.set(id, build);
+  }
+
+  private takeFresh(build: FreshBuild, seg: SegmentData | undefined): void {
+    this.building.delete(build);
+    for (const id of build.ids) if (this.buildingIds.get(id) === build) this.buildingIds.delete(id);
+    if (this.closed || build.generation !== this.generation) return;
+    const again: Row[] = [];
+    for (const id of build.dirty) {
+      const doc = seg ? docOf(seg, id) : -1;
+      if (doc >= 0) {
+        patchColumns(seg!, doc, this.stmts.stateById.get(id));
+      } else {
+        // Not searchable when the worker read it, searchable now.
+        const row = this.stmts.byId.get(id);
+        if (row && row.searchable === 1) again.push(row);
+      }
+    }
+    const more = buildSegment(again, this.weights);
+    if (!seg && !more) return;
+    this.publish([...this.segments.map((s) => s.data), ...(seg ? [seg] : []), ...(more ? [more] : [])]);
     this.startMerge();
   }
 
@@ -554,7 +658,12 @@ export class EngineIndexStore implements IndexStore {
 
   /** Resolves when no merge is under way (for tests and the benchmark). */
   async settled(): Promise<void> {
-    while (this.merging.size > 0) await Promise.all([...this.merging].map((m) => m.done));
+    while (this.merging.size > 0 || this.building.size > 0) await Promise.all([...this.merging, ...this.building].map((m) => m.done));
+  }
+
+  /** Batches of new versions being built in worker threads (for tests). */
+  get freshUnderway(): number {
+    return this.building.size;
   }
 
   private filter(q: IndexQuery): EngineFilter {
@@ -616,7 +725,7 @@ export class EngineIndexStore implements IndexStore {
   /** Stops the helper thread, if one was started; searches after this run on one thread. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.merging].map((m) => m.worker.terminate()));
+    await Promise.all([...this.merging, ...this.building].map((m) => m.worker.terminate()));
     const helper = this.helper;
     this.helper = undefined;
     await helper?.close();
