@@ -308,8 +308,11 @@ export class EngineIndexStore implements IndexStore {
     this.fts = new SqliteIndexStore(db);
     this.stmts = {
       maxSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM index_log'),
-      changed: db.prepare<[number, number], { version_id: number }>(
-        'SELECT DISTINCT version_id FROM index_log WHERE seq > ? AND seq <= ? ORDER BY version_id',
+      // Each version changed in a span of the log, with its changing columns (searchable null: gone).
+      changed: db.prepare<[number, number], { version_id: number; searchable: number | null; acquired_at: number; superseded_at: number | null }>(
+        `SELECT l.version_id, v.searchable, v.acquired_at, v.superseded_at
+         FROM (SELECT DISTINCT version_id FROM index_log WHERE seq > ? AND seq <= ?) l
+         LEFT JOIN versions v ON v.id = l.version_id ORDER BY l.version_id`,
       ),
       byId: db.prepare<[number], Row>(BY_ID_SQL),
       stateById: db.prepare<[number], VersionState>('SELECT searchable, acquired_at, superseded_at FROM versions WHERE id = ?'),
@@ -471,13 +474,14 @@ export class EngineIndexStore implements IndexStore {
     const seq = this.stmts.maxSeq.get()?.seq ?? 0;
     if (seq <= this.applied) return;
     const freshIds: number[] = [];
-    for (const { version_id: id } of this.stmts.changed.all(this.applied, seq)) {
+    for (const change of this.stmts.changed.all(this.applied, seq)) {
+      const id = change.version_id;
       const building = this.buildingIds.get(id);
       if (building) {
         building.dirty.add(id);
         continue;
       }
-      const state = this.stmts.stateById.get(id);
+      const state = change.searchable === null ? undefined : (change as VersionState);
       const held = this.locate(id);
       if (held) {
         patchColumns(held.seg, held.doc, state);
