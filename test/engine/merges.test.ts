@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { EngineIndexStore, mergeTiers } from '../../src/adapters/engine/engine-index-store.js';
+import { EngineIndexStore, type EngineOptions, mergeTiers } from '../../src/adapters/engine/engine-index-store.js';
 import type { SegmentData } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
@@ -67,6 +67,43 @@ function seg(docCount: number): SegmentData {
   return { docCount } as SegmentData;
 }
 
+interface Store {
+  db: Db;
+  pages: SqlitePageStore;
+  index: EngineIndexStore;
+  /** Where the engine saves, when `saved`. */
+  engineDir: string;
+}
+
+/**
+ * A database file `name` in `dir` with its page store and an engine over it (saving beside it when
+ * `saved`), after `first` wrote what should be there when the engine opens; closed after `body`.
+ */
+async function withStore(dir: string, name: string, options: EngineOptions & { saved?: boolean }, body: (s: Store) => Promise<void>, first?: (pages: SqlitePageStore) => Promise<unknown>): Promise<void> {
+  const db = openDatabase({ path: join(dir, `${name}.db`) });
+  const pages = new SqlitePageStore(db);
+  const engineDir = join(dir, `${name}.engine`);
+  await first?.(pages);
+  const index = await new EngineIndexStore(db, { ...options, ...(options.saved && { dir: engineDir }) }).open();
+  try {
+    await body({ db, pages, index, engineDir });
+  } finally {
+    await index.close();
+    db.close();
+  }
+}
+
+/** `count` rounds of `size` new pages from page `from` on, each followed by a search; returns the next page's number. `between` runs before each round's search. */
+async function rounds(s: Store, count: number, size: number, from = 0, between?: (round: number) => void): Promise<number> {
+  let n = from;
+  for (let round = 0; round < count; round++) {
+    await s.pages.putVersions(Array.from({ length: size }, () => pageN(n++)));
+    between?.(round);
+    await s.index.search(QUERIES[0]!);
+  }
+  return n;
+}
+
 describe('segment merges', () => {
   const dir = tempDir();
   after(() => dir.remove());
@@ -89,26 +126,18 @@ describe('segment merges', () => {
   });
 
   test('a merge in a worker thread: searches go on meanwhile, and what writes did meanwhile holds after it', async () => {
-    const path = join(dir.path, 'worker.db');
-    const db = openDatabase({ path });
-    const pages = new SqlitePageStore(db);
-    const engineDir = join(dir.path, 'worker.engine');
     // Each round's 1,200 new versions built at once by the search after them (one segment per round).
-    const index = await new EngineIndexStore(db, { dir: engineDir, freshSync: 10_000 }).open();
-    try {
+    await withStore(dir.path, 'worker', { saved: true, freshSync: 10_000 }, async (s) => {
+      const { db, index } = s;
       // Four segments of 1,200 documents (tier 1): more than a join takes, so a worker rebuilds them.
       // Page 1999's version is hidden before the merge begins, so the worker leaves it out.
       const setSearchable = db.prepare<[number, number]>('UPDATE versions SET searchable = ? WHERE id = ?');
-      let n = 0;
       let hidden = 0;
-      for (let round = 0; round < 4; round++) {
-        await pages.putVersions(Array.from({ length: 1_200 }, () => pageN(n++)));
-        if (round === 3) {
-          hidden = db.prepare<[], { id: number }>("SELECT id FROM versions WHERE content LIKE '% number 1999 of %'").get()!.id;
-          setSearchable.run(0, hidden);
-        }
-        await index.search(QUERIES[0]!);
-      }
+      let n = await rounds(s, 4, 1_200, 0, (round) => {
+        if (round !== 3) return;
+        hidden = db.prepare<[], { id: number }>("SELECT id FROM versions WHERE content LIKE '% number 1999 of %'").get()!.id;
+        setSearchable.run(0, hidden);
+      });
       assert.equal(index.mergesUnderway, 1);
       assert.equal(index.segmentCount, 4);
       // The worker's answer arrives only when the event loop turns; these searches do not wait for it.
@@ -121,7 +150,7 @@ describe('segment merges', () => {
       // new versions that supersede old ones.
       for (let id = 6; id < 4_800; id += 97) setSearchable.run(0, id);
       setSearchable.run(1, hidden);
-      await pages.putVersions(Array.from({ length: 30 }, () => pageN(n++)));
+      await s.pages.putVersions(Array.from({ length: 30 }, () => pageN(n++)));
       assert.equal(await answers(index), await fresh(db));
       assert.equal((await index.search(QUERIES.at(-1)!))[0]?.versionId, hidden);
       assert.equal(index.mergesUnderway, 1);
@@ -134,25 +163,18 @@ describe('segment merges', () => {
       assert.equal((await index.search(QUERIES.at(-1)!))[0]?.versionId, hidden);
 
       // The merge was saved: a new open loads it and answers alike.
-      const again = await new EngineIndexStore(db, { dir: engineDir }).open();
+      const again = await new EngineIndexStore(db, { dir: s.engineDir }).open();
       assert.equal(again.loadedFromDisk, true);
       assert.equal(await answers(again), await fresh(db));
       await again.close();
-    } finally {
-      await index.close();
-      db.close();
-    }
+    });
   });
 
   test('many new versions at once are built in a worker: the search does not wait for them, and what writes did meanwhile holds', async () => {
-    const db = openDatabase({ path: join(dir.path, 'fresh.db') });
-    const pages = new SqlitePageStore(db);
-    const engineDir = join(dir.path, 'fresh.engine');
-    await pages.putVersions(Array.from({ length: 500 }, (_, n) => pageN(n)));
-    const index = await new EngineIndexStore(db, { dir: engineDir }).open();
-    const number = (n: number) => ({ terms: [String(n)], limit: 10 });
-    const idOf = (n: number) => db.prepare<[string], { id: number }>('SELECT id FROM versions WHERE content LIKE ?').get(`% number ${n} of %`)!.id;
-    try {
+    const first = (pages: SqlitePageStore) => pages.putVersions(Array.from({ length: 500 }, (_, n) => pageN(n)));
+    await withStore(dir.path, 'fresh', { saved: true }, async ({ db, pages, index, engineDir }) => {
+      const number = (n: number) => ({ terms: [String(n)], limit: 10 });
+      const idOf = (n: number) => db.prepare<[string], { id: number }>('SELECT id FROM versions WHERE content LIKE ?').get(`% number ${n} of %`)!.id;
       const segments = index.segmentCount;
       await pages.putVersions(Array.from({ length: 2_000 }, (_, k) => pageN(500 + k)));
       assert.deepEqual(await index.search(number(1_234)), []);
@@ -179,124 +201,83 @@ describe('segment merges', () => {
       const again = await new EngineIndexStore(db, { dir: engineDir }).open();
       assert.equal(await answers(again), await fresh(db));
       await again.close();
-    } finally {
-      await index.close();
-      db.close();
-    }
+    }, first);
   });
 
   test('a save while new versions are still being built records the log only up to them: a restart builds them again', async () => {
-    const db = openDatabase({ path: join(dir.path, 'floor.db') });
-    const pages = new SqlitePageStore(db);
-    const engineDir = join(dir.path, 'floor.engine');
     // Tiers from one document and no joins: four segments of ten make a worker merge, then a save.
-    const index = await new EngineIndexStore(db, { dir: engineDir, mergeBase: 1, joinMerge: 0 }).open();
-    try {
-      let n = 0;
-      for (let round = 0; round < 4; round++) {
-        await pages.putVersions(Array.from({ length: 10 }, () => pageN(n++)));
-        await index.search(QUERIES[0]!);
-      }
+    await withStore(dir.path, 'floor', { saved: true, mergeBase: 1, joinMerge: 0 }, async (s) => {
+      const { db, index } = s;
+      const n = await rounds(s, 4, 10);
       assert.equal(index.mergesUnderway, 1);
-      await pages.putVersions(Array.from({ length: 5_000 }, () => pageN(n++)));
-      await index.search(QUERIES[0]!);
+      await rounds(s, 1, 5_000, n);
       assert.equal(index.freshUnderway, 1);
       while (index.mergesUnderway > 0) await new Promise((resolve) => setTimeout(resolve, 5));
       assert.equal(index.freshUnderway, 1, 'the merge (and its save) came first');
       // As after a crash now: the saved index, opened again, still gets the 5,000.
-      const again = await new EngineIndexStore(db, { dir: engineDir }).open();
+      const again = await new EngineIndexStore(db, { dir: s.engineDir }).open();
       assert.equal(await answers(again), await fresh(db));
       await again.close();
-    } finally {
-      await index.close();
-      db.close();
-    }
+    });
   });
 
-  test('many small writes, each followed by a search: segments stay few and answers exact', async () => {
-    const db = openDatabase({ path: join(dir.path, 'small.db') });
-    const pages = new SqlitePageStore(db);
-    const index = await new EngineIndexStore(db, { dir: join(dir.path, 'small.engine') }).open();
-    try {
-      let most = 0;
-      for (let n = 0; n < 6_000; n += 15) {
-        await pages.putVersions(Array.from({ length: 15 }, (_, k) => pageN(n + k)));
-        await index.search(QUERIES[n % QUERIES.length]!);
-        most = Math.max(most, index.segmentCount);
-        // The event loop turns between rounds, as between a server's requests.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      await index.settled();
-      assert.ok(index.merges >= 100, `${index.merges} merges`);
-      assert.ok(most <= 16, `${most} segments at most`);
-      assert.ok(index.segmentCount <= 6, `${index.segmentCount} segments at the end`);
-      assert.equal(await answers(index), await fresh(db));
-    } finally {
-      await index.close();
-      db.close();
+  /** Small rounds of new pages, each followed by a search (letting the event loop turn or not); returns the most segments seen. */
+  const smallRounds = async ({ pages, index }: Store, pagesInAll: number, size: number, turn: boolean) => {
+    let most = 0;
+    for (let n = 0; n < pagesInAll; n += size) {
+      await pages.putVersions(Array.from({ length: size }, (_, k) => pageN(n + k)));
+      await index.search(QUERIES[n % QUERIES.length]!);
+      most = Math.max(most, index.segmentCount);
+      // The event loop turns between rounds, as between a server's requests.
+      if (turn) await new Promise((resolve) => setImmediate(resolve));
     }
+    return most;
+  };
+
+  test('many small writes, each followed by a search: segments stay few and answers exact', async () => {
+    await withStore(dir.path, 'small', { saved: true }, async (s) => {
+      const most = await smallRounds(s, 6_000, 15, true);
+      await s.index.settled();
+      assert.ok(s.index.merges >= 100, `${s.index.merges} merges`);
+      assert.ok(most <= 16, `${most} segments at most`);
+      assert.ok(s.index.segmentCount <= 6, `${s.index.segmentCount} segments at the end`);
+      assert.equal(await answers(s.index), await fresh(s.db));
+    });
   });
 
   test('a caller that never lets the event loop turn: worker merges wait, the rest merge at once past 32 segments', async () => {
-    const db = openDatabase({ path: join(dir.path, 'busy.db') });
-    const pages = new SqlitePageStore(db);
     // Joins only up to 64 documents, so most merges want a worker.
-    const index = await new EngineIndexStore(db, { joinMerge: 64 }).open();
-    try {
-      let most = 0;
-      for (let n = 0; n < 8_000; n += 30) {
-        await pages.putVersions(Array.from({ length: 30 }, (_, k) => pageN(n + k)));
-        await index.search(QUERIES[n % QUERIES.length]!);
-        most = Math.max(most, index.segmentCount);
-      }
-      assert.equal(index.mergesUnderway, 2);
+    await withStore(dir.path, 'busy', { joinMerge: 64 }, async (s) => {
+      const most = await smallRounds(s, 8_000, 30, false);
+      assert.equal(s.index.mergesUnderway, 2);
       assert.ok(most <= 40, `${most} segments at most`);
-      assert.equal(await answers(index), await fresh(db));
-      await index.settled();
-      assert.equal(await answers(index), await fresh(db));
-    } finally {
-      await index.close();
-      db.close();
-    }
+      assert.equal(await answers(s.index), await fresh(s.db));
+      await s.index.settled();
+      assert.equal(await answers(s.index), await fresh(s.db));
+    });
   });
 
   test('a rebuild during a merge: the merge, of segments no longer in use, is dropped', async () => {
-    const db = openDatabase({ path: join(dir.path, 'rebuild.db') });
-    const pages = new SqlitePageStore(db);
-    const index = await new EngineIndexStore(db, { freshSync: 10_000 }).open();
-    try {
-      let n = 0;
-      for (let round = 0; round < 4; round++) {
-        await pages.putVersions(Array.from({ length: 1_100 }, () => pageN(n++)));
-        await index.search(QUERIES[0]!);
-      }
-      assert.equal(index.mergesUnderway, 1);
-      await index.rebuild();
-      assert.equal(index.segmentCount, 1);
-      await index.settled();
-      assert.equal(index.merges, 0);
-      assert.equal(index.segmentCount, 1);
-      assert.equal(await answers(index, true), await fresh(db, true));
-    } finally {
-      await index.close();
-      db.close();
-    }
+    await withStore(dir.path, 'rebuild', { freshSync: 10_000 }, async (s) => {
+      await rounds(s, 4, 1_100);
+      assert.equal(s.index.mergesUnderway, 1);
+      await s.index.rebuild();
+      assert.equal(s.index.segmentCount, 1);
+      await s.index.settled();
+      assert.equal(s.index.merges, 0);
+      assert.equal(s.index.segmentCount, 1);
+      assert.equal(await answers(s.index, true), await fresh(s.db, true));
+    });
   });
 
   test('closing during a merge stops its worker', async () => {
-    const db = openDatabase({ path: join(dir.path, 'close.db') });
-    const pages = new SqlitePageStore(db);
-    const index = await new EngineIndexStore(db, { freshSync: 10_000 }).open();
-    let n = 0;
-    for (let round = 0; round < 4; round++) {
-      await pages.putVersions(Array.from({ length: 1_100 }, () => pageN(n++)));
-      await index.search(QUERIES[0]!);
-    }
-    assert.equal(index.mergesUnderway, 1);
-    await index.close();
-    await index.settled();
-    assert.equal(index.mergesUnderway, 0);
-    assert.equal(index.merges, 0);
-    db.close();
+    await withStore(dir.path, 'close', { freshSync: 10_000 }, async (s) => {
+      await rounds(s, 4, 1_100);
+      assert.equal(s.index.mergesUnderway, 1);
+      await s.index.close();
+      await s.index.settled();
+      assert.equal(s.index.mergesUnderway, 0);
+      assert.equal(s.index.merges, 0);
+    });
   });
 });
