@@ -327,8 +327,8 @@ export class EngineIndexStore implements IndexStore {
   /** Bytes held by the segments' arrays (the term dictionaries' Maps not included). */
   memoryBytes(): number {
     let n = 0;
-    for (const { data, lengthCode, normOf, ub } of this.segments) {
-      n += lengthCode.byteLength + normOf.byteLength + ub.byteLength;
+    for (const { data, lengthCode, normOf } of this.segments) {
+      n += lengthCode.byteLength + normOf.byteLength;
       for (const buffer of transferables(data)) n += buffer.byteLength;
     }
     return n;

@@ -533,8 +533,12 @@ export interface SearchableSegment {
   /** Each document's length code (`lengthCode`), and the normalisation of each code. */
   lengthCode: Uint8Array;
   normOf: Float32Array;
-  /** Each term's upper bound over the segment under the current statistics; NaN until computed. */
-  ub: Float64Array;
+  /**
+   * Each term's upper bound over the segment under the current statistics, once a search has
+   * computed it. A Map, not an array of every term: a segment is made searchable again at every
+   * publish (the statistics change), and an array would be 8 MB to allocate each time at 1M terms.
+   */
+  ub: Map<number, number>;
   /** Bit per document: deleted or superseded (not alive now). 1/64 of the columns it sums up, so it stays in cache. */
   gone: Int32Array;
 }
@@ -547,7 +551,7 @@ export interface SearchableSegment {
 export function searchable(data: SegmentData, avgLength: number, gone?: Int32Array): SearchableSegment {
   const words = (data.docCount + 31) >>> 5;
   const bits = gone ?? new Int32Array(data.deleted.buffer instanceof SharedArrayBuffer ? new SharedArrayBuffer(4 * words) : new ArrayBuffer(4 * words));
-  const s = { data, lengthCode: lengthCodes(data), normOf: normsOfCodes(avgLength), ub: new Float64Array(data.termDf.length).fill(Number.NaN), gone: bits };
+  const s = { data, lengthCode: lengthCodes(data), normOf: normsOfCodes(avgLength), ub: new Map<number, number>(), gone: bits };
   if (!gone) for (let doc = 0; doc < data.docCount; doc++) updateGone(s, doc);
   return s;
 }
@@ -616,14 +620,14 @@ export function searchTopK(
       if (t === undefined) continue;
       const first = seg.termBlockStart[t]!;
       const count = seg.termBlockCount[t]!;
-      let bound = ubCache[t]!;
-      if (Number.isNaN(bound)) {
+      let bound = ubCache.get(t);
+      if (bound === undefined) {
         bound = 0;
         for (let b = first; b < first + count; b++) {
           const s = blockBound(q[j]!.idf, seg.blockMaxSat[b]!, drift);
           if (s > bound) bound = s;
         }
-        ubCache[t] = bound;
+        ubCache.set(t, bound);
       }
       const c = new Cursor(seg, first, count);
       c.postings = seg.termDf[t]!;
