@@ -5,6 +5,7 @@
  * takes their place.
  */
 import assert from 'node:assert/strict';
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { EngineIndexStore, type EngineOptions, mergeTiers } from '../../src/adapters/engine/engine-index-store.js';
@@ -202,6 +203,25 @@ describe('segment merges', () => {
       assert.equal(await answers(again), await fresh(db));
       await again.close();
     }, first);
+  });
+
+  test('a worker that cannot build the new versions: they are built on the serving thread, and the failure logged', async () => {
+    const logged: { level: string; msg: string }[] = [];
+    await withStore(dir.path, 'failing', { log: (level, msg) => logged.push({ level, msg }) }, async ({ db, pages, index }) => {
+      await pages.putVersions(Array.from({ length: 600 }, (_, n) => pageN(n)));
+      // The worker opens the database by its path: moved away, it cannot (this connection still can).
+      const path = join(dir.path, 'failing.db');
+      renameSync(path, `${path}.away`);
+      try {
+        assert.deepEqual(await index.search({ terms: ['123'], limit: 10 }), []);
+        assert.equal(index.freshUnderway, 1);
+        await index.settled();
+      } finally {
+        renameSync(`${path}.away`, path);
+      }
+      assert.deepEqual(logged.map((l) => [l.level, l.msg]), [['error', 'engine build of new versions failed in its thread; built on the serving thread']]);
+      assert.equal(await answers(index), await fresh(db));
+    });
   });
 
   test('a save while new versions are still being built records the log only up to them: a restart builds them again', async () => {

@@ -423,7 +423,7 @@ export class EngineIndexStore implements IndexStore {
     if (!this.saves || !this.dir) return;
     // Versions still being built in a worker are in no segment: the saved sequence stays before
     // them, so a restart applies them again (applying the log again is harmless for the rest).
-    const applied = Math.min(this.applied, ...[...this.building].filter((b) => b.generation === this.generation).map((b) => b.from));
+    const applied = Math.min(this.applied, this.unbuiltFrom, ...[...this.building].filter((b) => b.generation === this.generation).map((b) => b.from));
     saveIndex(this.dir, this.segments.map((s) => s.data), this.names, applied, this.signature);
   }
 
@@ -435,6 +435,7 @@ export class EngineIndexStore implements IndexStore {
     // New versions still being built are read again with everything else.
     this.generation++;
     this.buildingIds.clear();
+    this.unbuiltFrom = Infinity;
     const seq = this.stmts.maxSeq.get()?.seq ?? 0;
     const { n, lo, hi } = this.stmts.span.get()!;
     let seg: SegmentData | undefined;
@@ -511,6 +512,8 @@ export class EngineIndexStore implements IndexStore {
   private readonly building = new Set<FreshBuild>();
   /** Raised by every full build: fresh builds started before it are dropped. */
   private generation = 0;
+  /** The log sequence before new versions that could not be built at all (saves keep it; a full build clears it). */
+  private unbuiltFrom = Infinity;
 
   /**
    * Builds a large batch of new versions (more than `freshSync`: an import, a crawl's burst) in a
@@ -522,15 +525,22 @@ export class EngineIndexStore implements IndexStore {
     const sorted = Float64Array.from(ids);
     const { result, worker } = buildInWorker(this.db.name, sorted[0]!, sorted[sorted.length - 1]!, this.weights, sorted);
     const build: FreshBuild = { ids: sorted, from, dirty: new Set(), worker, generation: this.generation, done: Promise.resolve() };
-    build.done = result.then(
-      (seg) => this.takeFresh(build, seg),
-      (err: unknown) => {
-        if (this.closed) return;
+    build.done = result
+      .catch((err: unknown) => {
+        if (this.closed) throw err;
         // Built here instead, so that no version is left out.
         this.log('error', 'engine build of new versions failed in its thread; built on the serving thread', { err: String(err) });
-        this.takeFresh(build, buildRange(this.db, sorted[0]!, sorted[sorted.length - 1]!, this.weights, sorted));
-      },
-    );
+        return buildRange(this.db, sorted[0]!, sorted[sorted.length - 1]!, this.weights, sorted);
+      })
+      .then((seg) => this.takeFresh(build, seg))
+      .catch((err: unknown) => {
+        this.building.delete(build);
+        for (const id of build.ids) if (this.buildingIds.get(id) === build) this.buildingIds.delete(id);
+        if (this.closed) return;
+        // Saves keep the log from here on, so a restart applies these versions again.
+        this.unbuiltFrom = Math.min(this.unbuiltFrom, build.from);
+        this.log('error', 'engine could not build new versions; they become searchable after a restart', { err: String(err) });
+      });
     this.building.add(build);
     for (const id of ids) this.buildingIds.set(id, build);
   }
@@ -617,7 +627,10 @@ export class EngineIndexStore implements IndexStore {
             this.mergePausedUntil = Date.now() + 60_000;
             this.log('error', 'engine merge failed; segments stay as they are for a minute', { err: String(err) });
           },
-        ),
+        ).catch((err: unknown) => {
+          // Taking the merged segment in, or saving, failed: the parts stay in use.
+          if (!this.closed) this.log('error', 'engine merge: taking the merged segment in or saving it failed', { err: String(err) });
+        }),
       };
       this.merging.add(merge);
     }
