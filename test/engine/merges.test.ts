@@ -224,6 +224,36 @@ describe('segment merges', () => {
     });
   });
 
+  test('versions hidden a search apart while a batch is built, then shown again: their segment is in id order, so later changes find them', async () => {
+    const first = (pages: SqlitePageStore) => pages.putVersions(Array.from({ length: 100 }, (_, n) => pageN(n)));
+    await withStore(dir.path, 'order', {}, async ({ db, pages, index }) => {
+      const number = (n: number) => ({ terms: [String(n)], limit: 10 });
+      const idOf = (n: number) => db.prepare<[string], { id: number }>('SELECT id FROM versions WHERE content LIKE ?').get(`% number ${n} of %`)!.id;
+      const setSearchable = db.prepare<[number, number]>('UPDATE versions SET searchable = ? WHERE id = ?');
+      await pages.putVersions(Array.from({ length: 1_000 }, (_, k) => pageN(1_000 + k)));
+      await index.search(number(0));
+      assert.equal(index.freshUnderway, 1);
+      // Hidden before the worker reads them, the higher id first and a search apart (so noted in that
+      // order), then shown again.
+      setSearchable.run(0, idOf(1_500));
+      await index.search(number(0));
+      setSearchable.run(0, idOf(1_400));
+      await index.search(number(0));
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2_500);
+      setSearchable.run(1, idOf(1_500));
+      setSearchable.run(1, idOf(1_400));
+      await index.search(number(0));
+      await index.settled();
+      assert.equal((await index.search(number(1_400)))[0]?.versionId, idOf(1_400));
+      assert.equal((await index.search(number(1_500)))[0]?.versionId, idOf(1_500));
+      // Hidden once more: found in their segment, and gone.
+      setSearchable.run(0, idOf(1_400));
+      setSearchable.run(0, idOf(1_500));
+      assert.deepEqual(await index.search(number(1_400)), []);
+      assert.deepEqual(await index.search(number(1_500)), []);
+    }, first);
+  });
+
   test('a save while new versions are still being built records the log only up to them: a restart builds them again', async () => {
     // Tiers from one document and no joins: four segments of ten make a worker merge, then a save.
     await withStore(dir.path, 'floor', { saved: true, mergeBase: 1, joinMerge: 0 }, async (s) => {

@@ -86,6 +86,14 @@ function liveIds(parts: readonly SegmentData[]): Float64Array {
   return Float64Array.from(ids).sort();
 }
 
+/** The rows of these version ids that are searchable, in the order of `ids` (the others left out). */
+function* searchableRows(byId: { get(id: number): Row | undefined }, ids: Iterable<number>): Generator<Row> {
+  for (const id of ids) {
+    const row = byId.get(id);
+    if (row && row.searchable === 1) yield row;
+  }
+}
+
 /** Rows in ascending id order, only those whose id is in `ids` (ascending). */
 function* onlyIds<R extends { id: number }>(rows: Iterable<R>, ids: Float64Array): Generator<R> {
   let p = 0;
@@ -185,16 +193,7 @@ const RANGE_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.pa
  * scanning the range.
  */
 export function buildRange(db: Db, lo: number, hi: number, weights: EngineWeights, ids?: Float64Array): SegmentData | undefined {
-  if (ids && ids.length * 4 < hi - lo + 1) {
-    const byId = db.prepare<[number], Row>(BY_ID_SQL);
-    const rows = function* () {
-      for (const id of ids) {
-        const row = byId.get(id);
-        if (row && row.searchable === 1) yield row;
-      }
-    };
-    return buildSegment(rows(), weights);
-  }
+  if (ids && ids.length * 4 < hi - lo + 1) return buildSegment(searchableRows(db.prepare<[number], Row>(BY_ID_SQL), ids), weights);
   const rows = db.prepare<[number, number], Row>(RANGE_SQL).iterate(lo, hi);
   return buildSegment(ids ? onlyIds(rows, ids) : rows, weights);
 }
@@ -316,7 +315,6 @@ export class EngineIndexStore implements IndexStore {
       ),
       byId: db.prepare<[number], Row>(BY_ID_SQL),
       stateById: db.prepare<[number], VersionState>('SELECT searchable, acquired_at, superseded_at FROM versions WHERE id = ?'),
-      range: db.prepare<[number, number], Row>(RANGE_SQL),
       span: db.prepare<[], { n: number; lo: number | null; hi: number | null }>(
         'SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM versions WHERE searchable = 1',
       ),
@@ -496,15 +494,15 @@ export class EngineIndexStore implements IndexStore {
     if (freshIds.length > this.freshSync && this.db.name !== ':memory:' && !this.db.memory) {
       this.buildFresh(freshIds, from);
     } else {
-      const rows: Row[] = [];
-      for (const id of freshIds) {
-        const row = this.stmts.byId.get(id);
-        if (row && row.searchable === 1) rows.push(row);
-      }
-      const seg = buildSegment(rows, this.weights);
+      const seg = this.segmentOf(freshIds);
       if (seg) this.publish([...this.segments.map((s) => s.data), seg]);
     }
     this.startMerge();
+  }
+
+  /** The segment of those of these versions that are searchable now (read by id, in ascending order as a segment needs). */
+  private segmentOf(ids: readonly number[]): SegmentData | undefined {
+    return buildSegment(searchableRows(this.stmts.byId, [...ids].sort((a, b) => a - b)), this.weights);
   }
 
   /** New versions being built into a segment in a worker thread, by id. */
@@ -549,18 +547,14 @@ export class EngineIndexStore implements IndexStore {
     this.building.delete(build);
     for (const id of build.ids) if (this.buildingIds.get(id) === build) this.buildingIds.delete(id);
     if (this.closed || build.generation !== this.generation) return;
-    const again: Row[] = [];
+    // Versions not searchable when the worker read them, and searchable now, are read again.
+    const missing: number[] = [];
     for (const id of build.dirty) {
       const doc = seg ? docOf(seg, id) : -1;
-      if (doc >= 0) {
-        patchColumns(seg!, doc, this.stmts.stateById.get(id));
-      } else {
-        // Not searchable when the worker read it, searchable now.
-        const row = this.stmts.byId.get(id);
-        if (row && row.searchable === 1) again.push(row);
-      }
+      if (doc >= 0) patchColumns(seg!, doc, this.stmts.stateById.get(id));
+      else missing.push(id);
     }
-    const more = buildSegment(again, this.weights);
+    const more = this.segmentOf(missing);
     if (!seg && !more) return;
     this.publish([...this.segments.map((s) => s.data), ...(seg ? [seg] : []), ...(more ? [more] : [])]);
     this.startMerge();
@@ -645,7 +639,7 @@ export class EngineIndexStore implements IndexStore {
   private replaceMerged(parts: SegmentData[], merged: SegmentData | undefined): boolean {
     const current = this.segments.map((s) => s.data);
     if (!parts.every((p) => current.includes(p))) return false;
-    const revived: Row[] = [];
+    const missing: number[] = [];
     for (const p of parts) {
       for (let i = 0; i < p.docCount; i++) {
         const doc = merged ? docOf(merged, p.versionIds[i]!) : -1;
@@ -654,12 +648,11 @@ export class EngineIndexStore implements IndexStore {
           merged!.acquiredAt[doc] = p.acquiredAt[i]!;
           merged!.supersededAt[doc] = p.supersededAt[i]!;
         } else if (p.deleted[i] === 0) {
-          const row = this.stmts.byId.get(p.versionIds[i]!);
-          if (row && row.searchable === 1) revived.push(row);
+          missing.push(p.versionIds[i]!);
         }
       }
     }
-    const again = buildSegment(revived, this.weights);
+    const again = this.segmentOf(missing);
     const datas = current.filter((d) => !parts.includes(d));
     if (merged) datas.push(merged);
     if (again) datas.push(again);
