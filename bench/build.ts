@@ -4,7 +4,7 @@
  * The engine's build alone, as `websearch index rebuild` and a first start do it: from the cached
  * corpus of `npm run bench:search` (bench/.cache/generated-SIZE.db; run that once first), both
  * cores, saved to a temporary directory. Prints each run's seconds and peak resident memory
- * (anonymous, and the database file's pages mapped by SQLite: bench/memory.ts) and the saved
+ * (anonymous, and mapped files such as the database's pages read through SQLite's map: bench/memory.ts) and the saved
  * segments' size. A minute at 1M instead of the whole benchmark, for working on the build.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -28,7 +28,7 @@ const runs = Number(values.runs);
 if (!(runs >= 1)) throw new Error(`--runs takes a count, not ${values.runs}`);
 
 console.log(`Engine build from ${path} (both cores, saved), ${runs} run(s), each in this process after the last was dropped:`);
-console.log('| run | seconds | peak RSS MiB | anonymous MiB | mapped database file MiB | on disk MiB |\n|---|---|---|---|---|---|');
+console.log('| run | seconds | peak RSS MiB | anonymous MiB | mapped files MiB | on disk MiB |\n|---|---|---|---|---|---|');
 for (let run = 1; run <= runs; run++) {
   const dir = mkdtempSync(join(tmpdir(), 'websearch-build-'));
   const db = openDatabase({ path, readonly: false });

@@ -15,7 +15,8 @@ Usage:
   websearch serve                               run the HTTP service
   websearch import <file.jsonl[.gz]|file.warc[.gz]>...   bring pages in
   websearch crawl <seed-url>... [--max-pages N] [--max-depth N] [--same-site|--any-site]
-        [--include RE] [--exclude RE] [--concurrency N] [--delay-ms N] [--refresh-older-than 7d] [--no-sitemaps]to the index
+        [--include RE] [--exclude RE] [--concurrency N] [--delay-ms N]
+        [--refresh-older-than 7d] [--no-sitemaps]   crawl into the index
   websearch index rebuild                       rebuild the full-text index from stored pages
   websearch org create <name> [--rate-limit N]  create an organization
   websearch org set --org <id> --rate-limit N|default

@@ -193,15 +193,24 @@ const RANGE_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.pa
  * scanning the range.
  */
 export function buildRange(db: Db, lo: number, hi: number, weights: EngineWeights, ids?: Float64Array): SegmentData | undefined {
-  if (ids && ids.length * 4 < hi - lo + 1) return buildSegment(searchableRows(db.prepare<[number], Row>(BY_ID_SQL), ids), weights);
-  const rows = db.prepare<[number, number], Row>(RANGE_SQL).iterate(lo, hi);
-  return buildSegment(ids ? onlyIds(rows, ids) : rows, weights);
+  return finished(rangeBuilder(db, lo, hi, weights, ids));
 }
 
-/** The segment of these (searchable) versions, in the order given; undefined when there are none. */
-function buildSegment(rows: Iterable<Row>, weights: EngineWeights): SegmentData | undefined {
+/** `buildRange` up to the builder's finish. */
+export function rangeBuilder(db: Db, lo: number, hi: number, weights: EngineWeights, ids?: Float64Array): SegmentBuilder {
+  if (ids && ids.length * 4 < hi - lo + 1) return builderOf(searchableRows(db.prepare<[number], Row>(BY_ID_SQL), ids), weights);
+  const rows = db.prepare<[number, number], Row>(RANGE_SQL).iterate(lo, hi);
+  return builderOf(ids ? onlyIds(rows, ids) : rows, weights);
+}
+
+/** A builder holding these (searchable) versions, in the order given. */
+function builderOf(rows: Iterable<Row>, weights: EngineWeights): SegmentBuilder {
   const builder = new SegmentBuilder();
   for (const row of rows) builder.addFields(metaOf(row), fieldsOf(row, weights));
+  return builder;
+}
+
+export function finished(builder: SegmentBuilder): SegmentData | undefined {
   return builder.size > 0 ? builder.finish() : undefined;
 }
 
@@ -219,16 +228,84 @@ const PARALLEL_FROM = 50_000;
 const SPLIT_WORK = 200_000;
 const SPLIT_FROM = 50_000;
 
-/** Builds the searchable versions with ids in [lo, hi] (and in `ids`) in a worker thread; `worker` can be terminated. */
-function buildInWorker(path: string, lo: number, hi: number, weights: EngineWeights, ids?: Float64Array): { result: Promise<SegmentData | undefined>; worker: Worker } {
-  const worker = startWorker('build-worker', { path, lo, hi, weights, ids });
+/**
+ * Builds the searchable versions with ids in [lo, hi] (and in `ids`) in a worker thread; `worker`
+ * can be terminated. With a `gate`, the worker reads its versions, sends "gathered", and finishes
+ * its segment only once the gate's word is set (`buildInTurns`).
+ */
+function buildInWorker(
+  path: string,
+  lo: number,
+  hi: number,
+  weights: EngineWeights,
+  ids?: Float64Array,
+  gate?: Int32Array,
+): { result: Promise<SegmentData | undefined>; worker: Worker; exited: Promise<void> } {
+  const worker = startWorker('build-worker', { path, lo, hi, weights, ids, gate });
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const result = new Promise<SegmentData | undefined>((resolve, reject) => {
-    worker.once('message', (seg: SegmentData | null) => resolve(seg ?? undefined));
+    worker.on('message', (seg: SegmentData | null | 'gathered') => {
+      if (seg !== 'gathered') resolve(seg ?? undefined);
+    });
     worker.once('error', reject);
     // (After its message, a no-op; before it, e.g. terminated while starting, the exit code may be 0.)
     worker.once('exit', (code) => reject(new Error(`engine build worker exited with ${code} before it sent a segment`)));
   });
-  return { result, worker };
+  return { result, worker, exited };
+}
+
+/**
+ * The segments of these id ranges, each built in a worker thread, all at once except their
+ * finishes: a builder's finish lays out its segment's arrays while it still holds everything it
+ * gathered, and two at once were the build's peak memory (1.16 GiB anonymous at 1M versions,
+ * docs/BENCHMARKS.md). So a worker that has gathered its versions waits for its turn, which comes
+ * when the one before has sent its segment and exited, its memory gone with its thread.
+ */
+async function buildInTurns(path: string, ranges: readonly (readonly [number, number])[], weights: EngineWeights): Promise<(SegmentData | undefined)[]> {
+  const gates = ranges.map(() => new Int32Array(new SharedArrayBuffer(4)));
+  const builds = ranges.map(([lo, hi], i) => buildInWorker(path, lo, hi, weights, undefined, gates[i]));
+  const open = (i: number | undefined) => {
+    if (i === undefined) return;
+    Atomics.store(gates[i]!, 0, 1);
+    Atomics.notify(gates[i]!, 0);
+  };
+  const turns = new Turns();
+  builds.forEach((b, i) => {
+    b.worker.on('message', (m) => {
+      if (m === 'gathered') open(turns.ready(i));
+    });
+    void b.exited.then(() => open(turns.exited(i)));
+  });
+  try {
+    return await Promise.all(builds.map((b) => b.result.then(async (seg) => (await b.exited, seg))));
+  } catch (err) {
+    for (const b of builds) void b.worker.terminate();
+    throw err;
+  }
+}
+
+/** Whose turn it is among workers that each say when they are ready and later exit (`buildInTurns`). */
+export class Turns {
+  private readonly waiting: number[] = [];
+  private holder: number | undefined;
+
+  /** Worker i is ready; returns it when its turn comes at once. */
+  ready(i: number): number | undefined {
+    this.waiting.push(i);
+    return this.holder === undefined ? this.next() : undefined;
+  }
+
+  /** Worker i exited; returns whose turn comes now. A worker that exits before its turn (failing) gives none up. */
+  exited(i: number): number | undefined {
+    const w = this.waiting.indexOf(i);
+    if (w >= 0) this.waiting.splice(w, 1);
+    return this.holder === i ? this.next() : undefined;
+  }
+
+  private next(): number | undefined {
+    this.holder = this.waiting.shift();
+    return this.holder;
+  }
 }
 
 export interface EngineOptions {
@@ -426,8 +503,9 @@ export class EngineIndexStore implements IndexStore {
   }
 
   /**
-   * Everything from the page store. Large stores are split at the median version id: a worker
-   * thread builds the upper half while this thread builds the lower, and the halves are joined.
+   * Everything from the page store. Large stores are split at the median version id, each half
+   * built in a worker thread (`buildInTurns`, reading the database through read(), so the table's
+   * pages stay out of the process's resident memory), and the halves are joined.
    */
   private async buildAll(): Promise<void> {
     // New versions still being built are read again with everything else.
@@ -439,10 +517,15 @@ export class EngineIndexStore implements IndexStore {
     let seg: SegmentData | undefined;
     if (n >= this.parallelFrom && this.db.name !== ':memory:' && !this.db.memory) {
       const mid = this.stmts.idAt.get(Math.floor(n / 2))!.id;
-      const upper = buildInWorker(this.db.name, mid, hi!, this.weights).result;
-      const lower = buildRange(this.db, lo!, mid - 1, this.weights);
-      const top = await upper;
-      seg = lower && top ? concatSegments([lower, top]) : (lower ?? top);
+      const [lower, upper] = await buildInTurns(
+        this.db.name,
+        [
+          [lo!, mid - 1],
+          [mid, hi!],
+        ],
+        this.weights,
+      );
+      seg = lower && upper ? concatSegments([lower, upper]) : (lower ?? upper);
     } else if (n > 0) {
       seg = buildRange(this.db, lo!, hi!, this.weights);
     }
@@ -502,7 +585,7 @@ export class EngineIndexStore implements IndexStore {
 
   /** The segment of those of these versions that are searchable now (read by id, in ascending order as a segment needs). */
   private segmentOf(ids: readonly number[]): SegmentData | undefined {
-    return buildSegment(searchableRows(this.stmts.byId, [...ids].sort((a, b) => a - b)), this.weights);
+    return finished(builderOf(searchableRows(this.stmts.byId, [...ids].sort((a, b) => a - b)), this.weights));
   }
 
   /** New versions being built into a segment in a worker thread, by id. */
