@@ -32,7 +32,7 @@ export function stem(word: string): string {
 
 const stemCache = new Map<string, string>();
 
-/** `stem` with a bounded cache: indexing stems the same few hundred thousand words again and again. */
+/** `stem` with a bounded cache, for what stems the same words again and again (queries, snippets, passage indexes). */
 export function cachedStem(word: string): string {
   let s = stemCache.get(word);
   if (s === undefined) {

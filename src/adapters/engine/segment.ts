@@ -16,7 +16,7 @@
  * superseded, a capture moves earlier, a version is removed); everything else never changes.
  */
 
-import { cachedStem, scanWords, STOP_WORDS, unicodeWords } from '../../core/text.js';
+import { scanWords, STOP_WORDS, stem, unicodeWords } from '../../core/text.js';
 
 export const BLOCK = 128;
 
@@ -117,8 +117,9 @@ class PostingsPool {
   newTerm(): number {
     const t = this.count++;
     if (t === this.df.length) {
+      // By half again, not double: nine columns of a million terms are 36 MB at full capacity.
       const grow = <A extends Uint32Array | Int32Array>(a: A): A => {
-        const b = new (a.constructor as new (n: number) => A)(a.length * 2);
+        const b = new (a.constructor as new (n: number) => A)(Math.ceil(a.length * 1.5));
         b.set(a);
         return b;
       };
@@ -153,6 +154,9 @@ class PostingsPool {
     const cap = this.cap[t]!;
     let size = Math.max(8, cap * 2);
     while (size < need) size *= 2;
+    // An array of its own grows by a quarter (its copies are long memcpys), a slice by doubling
+    // (slices are powers of two, reused by size).
+    if (cap >= OWN) size = Math.max(need, Math.ceil(cap * 1.25));
     let buf: Uint32Array;
     let base: number;
     let at: number;
@@ -464,7 +468,9 @@ export class SegmentBuilder {
   private readonly acquired: number[] = [];
   private readonly superseded: number[] = [];
   private readonly published: number[] = [];
-  private readonly revHosts: string[] = [];
+  /** Each document's host as its number in `hostIds` (one string per host, not per document). */
+  private readonly hostOf: number[] = [];
+  private readonly hostIds = new Map<string, number>();
   private totalLength = 0;
 
   get size(): number {
@@ -523,8 +529,9 @@ export class SegmentBuilder {
     this.touched.length = 0;
   }
 
+  /** Called once per distinct word of the build (the word tables remember it), so not through `cachedStem`, whose 500,000 entries would only hold memory here. */
   private termOfWord(word: string): number {
-    return STOP_WORDS.has(word) ? -1 : this.termOf(cachedStem(word));
+    return STOP_WORDS.has(word) ? -1 : this.termOf(stem(word));
   }
 
   private count(t: number, weight: number): void {
@@ -551,7 +558,12 @@ export class SegmentBuilder {
     this.acquired.push(d.acquiredAt);
     this.superseded.push(d.supersededAt);
     this.published.push(d.publishedAt);
-    this.revHosts.push(d.revHost);
+    let h = this.hostIds.get(d.revHost);
+    if (h === undefined) {
+      h = this.hostIds.size;
+      this.hostIds.set(d.revHost, h);
+    }
+    this.hostOf.push(h);
   }
 
   finish(): SegmentData {
@@ -573,10 +585,11 @@ export class SegmentBuilder {
       at = pool.emit(t, b, at, blockBase, blockLast, blockOffset, postings);
       b += termBlockCount[t]!;
     }
-    const hosts = [...new Set(this.revHosts)].sort();
-    const rankOf = new Map(hosts.map((h, i) => [h, i]));
+    const hosts = [...this.hostIds.keys()].sort();
+    const rankOf = new Uint32Array(hosts.length);
+    hosts.forEach((h, rank) => (rankOf[this.hostIds.get(h)!] = rank));
     const hostRank = new Uint32Array(n);
-    for (let i = 0; i < n; i++) hostRank[i] = rankOf.get(this.revHosts[i]!)!;
+    for (let i = 0; i < n; i++) hostRank[i] = rankOf[this.hostOf[i]!]!;
     const published = Float64Array.from(this.published);
     const dated: number[] = [];
     for (let i = 0; i < n; i++) if (!Number.isNaN(published[i])) dated.push(i);
