@@ -257,9 +257,10 @@ function buildInWorker(
 /**
  * The segments of these id ranges, each built in a worker thread, all at once except their
  * finishes: a builder's finish lays out its segment's arrays while it still holds everything it
- * gathered, and two at once were the build's peak memory (1.16 GiB anonymous at 1M versions,
- * docs/BENCHMARKS.md). So a worker that has gathered its versions waits for its turn, which comes
- * when the one before has sent its segment and exited, its memory gone with its thread.
+ * gathered, and two at once were the build's peak memory (1.16 GiB anonymous at 1M versions; the
+ * peak is now the join, docs/BENCHMARKS.md). So a worker that has gathered its versions waits for
+ * its turn, which comes when the one before has sent its segment and exited, its memory gone with
+ * its thread.
  */
 async function buildInTurns(path: string, ranges: readonly (readonly [number, number])[], weights: EngineWeights): Promise<(SegmentData | undefined)[]> {
   const gates = ranges.map(() => new Int32Array(new SharedArrayBuffer(4)));
