@@ -477,7 +477,7 @@ export class EngineIndexStore implements IndexStore {
   private opening: Promise<void> | undefined;
 
   private async load(): Promise<void> {
-    const saved = this.dir ? loadIndex(this.dir, this.signature, this.searchThreads > 1) : undefined;
+    const saved = this.dir ? loadIndex(this.dir, this.signature, this.searchThreads > 1, this.saves) : undefined;
     this.loadedFromDisk = saved !== undefined;
     if (saved) {
       this.publish(saved.segments);

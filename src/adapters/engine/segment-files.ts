@@ -4,7 +4,7 @@
  * sequence they reflect go into a state file; the manifest names the segment files and the state
  * file and is replaced atomically (write, fsync, rename, fsync the directory). A crash at any point
  * leaves the previous manifest and the files it names intact; files it does not name are removed
- * at the next load. Anything unreadable means "rebuild from SQLite", never a wrong index.
+ * at the next load by a store that saves. Anything unreadable means "rebuild from SQLite", never a wrong index.
  */
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
@@ -178,9 +178,16 @@ function removeUnlisted(dir: string, m: Manifest): void {
 
 /**
  * The saved index, or undefined when there is none or it cannot be trusted (then: rebuild). With
- * `shared`, every array is in shared memory (segment.ts `shareSegment`).
+ * `shared`, every array is in shared memory (segment.ts `shareSegment`). With `clean`, files the
+ * manifest does not name are removed; a reader that never saves passes false, since another
+ * process (the saving one, or `index rebuild`) may be writing files its next manifest will name.
  */
-export function loadIndex(dir: string, signature: string, shared = false): { segments: SegmentData[]; names: Map<SegmentData, string>; applied: number } | undefined {
+export function loadIndex(
+  dir: string,
+  signature: string,
+  shared = false,
+  clean = true,
+): { segments: SegmentData[]; names: Map<SegmentData, string>; applied: number } | undefined {
   const path = join(dir, 'manifest.json');
   if (!existsSync(path)) return undefined;
   try {
@@ -196,7 +203,7 @@ export function loadIndex(dir: string, signature: string, shared = false): { seg
       s.supersededAt = next(Float64Array, s.docCount) as Float64Array;
       s.deleted = next(Uint8Array, s.docCount) as Uint8Array;
     });
-    removeUnlisted(dir, m);
+    if (clean) removeUnlisted(dir, m);
     const names = new Map(segments.map((s, i) => [s, m.segments[i]!]));
     return { segments, names, applied: m.applied };
   } catch {
