@@ -64,7 +64,10 @@ function tierOf(docCount: number, base: number): number {
 /** The segments to merge now, if any: those of the lowest tier that holds MERGE_FACTOR segments, and all smaller ones. */
 export function mergeTiers(datas: readonly SegmentData[], base = MERGE_BASE): SegmentData[] | undefined {
   const counts = new Map<number, number>();
-  for (const d of datas) counts.set(tierOf(d.docCount, base), (counts.get(tierOf(d.docCount, base)) ?? 0) + 1);
+  for (const d of datas) {
+    const tier = tierOf(d.docCount, base);
+    counts.set(tier, (counts.get(tier) ?? 0) + 1);
+  }
   const full = [...counts].filter(([, n]) => n >= MERGE_FACTOR).map(([tier]) => tier);
   if (full.length === 0) return undefined;
   const top = Math.min(...full);
@@ -616,8 +619,7 @@ export class EngineIndexStore implements IndexStore {
       })
       .then((seg) => this.takeFresh(build, seg))
       .catch((err: unknown) => {
-        this.building.delete(build);
-        for (const id of build.ids) if (this.buildingIds.get(id) === build) this.buildingIds.delete(id);
+        this.forgetFresh(build);
         if (this.closed) return;
         // Saves keep the log from here on, so a restart applies these versions again.
         this.unbuiltFrom = Math.min(this.unbuiltFrom, build.from);
@@ -627,9 +629,14 @@ export class EngineIndexStore implements IndexStore {
     for (const id of ids) this.buildingIds.set(id, build);
   }
 
-  private takeFresh(build: FreshBuild, seg: SegmentData | undefined): void {
+  /** The batch is no longer under way (taken in, dropped or failed). */
+  private forgetFresh(build: FreshBuild): void {
     this.building.delete(build);
     for (const id of build.ids) if (this.buildingIds.get(id) === build) this.buildingIds.delete(id);
+  }
+
+  private takeFresh(build: FreshBuild, seg: SegmentData | undefined): void {
+    this.forgetFresh(build);
     if (this.closed || build.generation !== this.generation) return;
     // Versions not searchable when the worker read them, and searchable now, are read again.
     const missing: number[] = [];

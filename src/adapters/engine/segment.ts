@@ -39,6 +39,17 @@ export interface SegmentDoc {
   revHost: string;
 }
 
+/** Words taken by `n` values packed at `bits` bits each (`pack`, `unpack`). */
+function packedWords(n: number, bits: number): number {
+  return (n * bits + 31) >>> 5;
+}
+
+/** `x` rounded up to a float32, so that a stored bound is never below the true one. */
+function roundUp32(x: number): number {
+  const f = Math.fround(x);
+  return f < x ? f * (1 + 2 ** -23) : f;
+}
+
 /** Bits needed for a non-negative integer below 2^31. */
 function bitWidth(max: number): number {
   return 32 - Math.clz32(max);
@@ -262,7 +273,7 @@ class PostingsPool {
     for (let k = 0; k < this.blocks[t]!; k++, b++) {
       const header = buf[p + 2]!;
       const n = header & 0xff;
-      const words = 1 + ((n * ((header >>> 8) & 0xff) + 31) >>> 5) + ((n * ((header >>> 16) & 0xff) + 31) >>> 5);
+      const words = 1 + packedWords(n, (header >>> 8) & 0xff) + packedWords(n, (header >>> 16) & 0xff);
       blockBase[b] = buf[p]!;
       blockLast[b] = buf[p + 1]!;
       blockOffset[b] = at;
@@ -325,7 +336,7 @@ function unpack(words: Int32Array, at: number, bits: number, n: number, out: Int
     if (off + bits > 32) v |= words[i + 1]! << (32 - off);
     out[k] = add + (v & mask);
   }
-  return (n * bits + 31) >>> 5;
+  return packedWords(n, bits);
 }
 
 /**
@@ -365,9 +376,7 @@ function blockMaxSaturation(
       const sat = tf / (tf + c0 + c1 * lengths[docs[k]!]!);
       if (sat > best) best = sat;
     }
-    // Rounded up to the next float32 so the stored bound is never below the true maximum.
-    const f = Math.fround(best);
-    out[block] = f < best ? f * (1 + 2 ** -23) : f;
+    out[block] = roundUp32(best);
   }
   return out;
 }
@@ -775,12 +784,7 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
       out.blockLast[blockAt + i] = src.blockLast[first + i]! + docShift;
       out.blockBase[blockAt + i] = src.blockBase[first + i]! + docShift;
       out.blockOffset[blockAt + i] = src.blockOffset[first + i]! - from + wordAt;
-      // Rounded up to the next float32, as blockMaxSaturation rounds.
-      if (carried) {
-        const bound = src.blockMaxSat[first + i]! * scale;
-        const f = Math.fround(bound);
-        carried[blockAt + i] = f < bound ? f * (1 + 2 ** -23) : f;
-      }
+      if (carried) carried[blockAt + i] = roundUp32(src.blockMaxSat[first + i]! * scale);
     }
     blockAt += nb;
     wordAt += end - from;
