@@ -6,13 +6,17 @@
  * cores, saved to a temporary directory. Prints each run's seconds and peak resident memory
  * (anonymous, and mapped files such as the database's pages read through SQLite's map: bench/memory.ts) and the saved
  * segments' size. A minute at 1M instead of the whole benchmark, for working on the build.
+ *
+ * With `--builder N`, instead: one builder (SegmentBuilder) of the first N versions on this thread,
+ * and what it holds just before its finish (V8 heap and typed arrays, after a full GC), its time,
+ * and its segment's postings.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
+import { ENGINE_WEIGHTS, EngineIndexStore, rangeBuilder } from '../src/adapters/engine/engine-index-store.js';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 import { samplePeaks } from './memory.js';
 
@@ -20,6 +24,7 @@ const { values } = parseArgs({
   options: {
     size: { type: 'string', default: '1000000' },
     runs: { type: 'string', default: '2' },
+    builder: { type: 'string' },
   },
 });
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
@@ -27,6 +32,25 @@ if (!existsSync(path)) throw new Error(`${path} is missing: run npm run bench:se
 const runs = Number(values.runs);
 if (!(runs >= 1)) throw new Error(`--runs takes a count, not ${values.runs}`);
 
+if (values.builder !== undefined) {
+  const n = Number(values.builder);
+  if (!(n >= 1)) throw new Error(`--builder takes a count, not ${values.builder}`);
+  const db = openDatabase({ path, readonly: true, mapped: false });
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+  global.gc!();
+  const before = process.memoryUsage();
+  const t = performance.now();
+  const builder = rangeBuilder(db, 1, n, ENGINE_WEIGHTS);
+  const seconds = (performance.now() - t) / 1000;
+  global.gc!();
+  const held = process.memoryUsage();
+  const seg = builder.finish();
+  console.log(
+    `One builder of versions 1-${n} of ${path}: ${seconds.toFixed(1)} s; before its finish it holds ${mib(held.heapUsed - before.heapUsed)} MiB of heap and ${mib(held.arrayBuffers - before.arrayBuffers)} MiB of typed arrays; its segment's postings ${mib(seg.postings.byteLength)} MiB`,
+  );
+  db.close();
+  process.exit(0);
+}
 console.log(`Engine build from ${path} (both cores, saved), ${runs} run(s), each in this process after the last was dropped:`);
 console.log('| run | seconds | peak RSS MiB | anonymous MiB | mapped files MiB | on disk MiB |\n|---|---|---|---|---|---|');
 for (let run = 1; run <= runs; run++) {
