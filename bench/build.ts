@@ -1,9 +1,10 @@
 /**
- * npm run bench:build [-- --size 1000000 --runs 2]
+ * npm run bench:build [-- --size 1000000 --runs 2 --search-threads 2]
  *
  * The engine's build alone, as `websearch index rebuild` and a first start do it: from the cached
  * corpus of `npm run bench:search` (bench/.cache/generated-SIZE.db; run that once first), both
- * cores, saved to a temporary directory. Prints each run's seconds and peak resident memory
+ * cores, saved to a temporary directory, for a store that searches on two threads as `serve` does
+ * by default (its segments in shared memory), or on one with `--search-threads 1`. Prints each run's seconds and peak resident memory
  * (anonymous, and mapped files such as the database's pages read through SQLite's map: bench/memory.ts) and the saved
  * segments' size. A minute at 1M instead of the whole benchmark, for working on the build.
  *
@@ -25,11 +26,14 @@ const { values } = parseArgs({
     size: { type: 'string', default: '1000000' },
     runs: { type: 'string', default: '2' },
     builder: { type: 'string' },
+    'search-threads': { type: 'string', default: '2' },
   },
 });
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
 if (!existsSync(path)) throw new Error(`${path} is missing: run npm run bench:search -- --sizes ${values.size} first`);
 const runs = Number(values.runs);
+const searchThreads = Number(values['search-threads']);
+if (searchThreads !== 1 && searchThreads !== 2) throw new Error(`--search-threads takes 1 or 2, not ${values['search-threads']}`);
 if (!(runs >= 1)) throw new Error(`--runs takes a count, not ${values.runs}`);
 
 if (values.builder !== undefined) {
@@ -51,7 +55,7 @@ if (values.builder !== undefined) {
   db.close();
   process.exit(0);
 }
-console.log(`Engine build from ${path} (both cores, saved), ${runs} run(s), each in this process after the last was dropped:`);
+console.log(`Engine build from ${path} (both cores, saved, for ${searchThreads} search thread(s)), ${runs} run(s), each in this process after the last was dropped:`);
 console.log('| run | seconds | peak RSS MiB | anonymous MiB | mapped files MiB | on disk MiB |\n|---|---|---|---|---|---|');
 for (let run = 1; run <= runs; run++) {
   const dir = mkdtempSync(join(tmpdir(), 'websearch-build-'));
@@ -60,7 +64,7 @@ for (let run = 1; run <= runs; run++) {
     global.gc?.();
     const peaksOf = await samplePeaks();
     const t = performance.now();
-    const engine = await new EngineIndexStore(db, { dir }).open();
+    const engine = await new EngineIndexStore(db, { dir, searchThreads }).open();
     const seconds = (performance.now() - t) / 1000;
     const peak = await peaksOf();
     const disk = readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);

@@ -1,6 +1,7 @@
 /**
  * The build of a whole store on two threads: each half in a worker thread, their finishes taking
- * turns (a worker that has gathered its versions waits at a gate until the one before has exited).
+ * turns (a worker that has gathered its versions waits until it is told where to write its postings,
+ * once the one before has exited), their postings side by side in one shared buffer.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -12,6 +13,17 @@ import { startWorker } from '../../src/adapters/engine/worker.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { page, tempDir } from '../helpers.js';
+
+/** The words of every block of a segment, each counted from its header: all of its postings when they hold nothing else. */
+function blockWordsOf(seg: SegmentData): number {
+  let words = 0;
+  for (let b = 0; b < seg.blockOffset.length; b++) {
+    const head = seg.postings[seg.blockOffset[b]!]!;
+    const n = head & 0xff;
+    words += 1 + Math.ceil((n * ((head >>> 8) & 0xff)) / 32) + Math.ceil((n * ((head >>> 16) & 0xff)) / 32);
+  }
+  return words;
+}
 
 describe('the build on two threads', () => {
   const dir = tempDir();
@@ -30,30 +42,42 @@ describe('the build on two threads', () => {
     assert.equal(turns.ready(3), 3);
   });
 
-  test('a build worker with a gate sends its segment only once the gate is open', async () => {
-    const path = join(dir.path, 'gate.db');
+  test('a build worker taking turns says what its postings need, and finishes only when told where to write them', async () => {
+    const path = join(dir.path, 'turn.db');
     const db = openDatabase({ path });
-    await new SqlitePageStore(db).putVersions(Array.from({ length: 300 }, (_, n) => page(`https://gate.test/p${n}`, { content: `page ${n} behind the gate` })));
+    await new SqlitePageStore(db).putVersions(Array.from({ length: 300 }, (_, n) => page(`https://turn.test/p${n}`, { content: `page ${n} waiting for its turn` })));
     db.close();
-    const gate = new Int32Array(new SharedArrayBuffer(4));
-    const worker: Worker = startWorker('build-worker', { path, lo: 1, hi: 300, weights: ENGINE_WEIGHTS, gate });
-    const events: string[] = [];
+    const worker: Worker = startWorker('build-worker', { path, lo: 1, hi: 300, weights: ENGINE_WEIGHTS, turns: true });
+    const events: unknown[] = [];
     const segment = new Promise<SegmentData>((resolve, reject) => {
-      worker.on('message', (m: SegmentData | 'gathered') => {
-        events.push(m === 'gathered' ? m : 'segment');
-        if (m !== 'gathered') resolve(m);
+      worker.on('message', (m: SegmentData | { gathered: number }) => {
+        events.push('gathered' in m ? m : 'segment');
+        if (!('gathered' in m)) resolve(m);
       });
       worker.once('error', reject);
     });
     try {
-      while (!events.includes('gathered')) await new Promise((resolve) => setTimeout(resolve, 10));
-      // Finishing 300 documents takes milliseconds: nothing comes while the gate is shut.
+      while (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      const words = (events[0] as { gathered: number }).gathered;
+      assert.ok(words > 300, `${words} words`);
+      // Finishing 300 documents takes milliseconds: nothing comes before its turn.
       await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.deepEqual(events, ['gathered']);
-      Atomics.store(gate, 0, 1);
-      Atomics.notify(gate, 0);
-      assert.equal((await segment).docCount, 300);
-      assert.deepEqual(events, ['gathered', 'segment']);
+      assert.equal(events.length, 1);
+      // Its place: after 5 words of another's, in a buffer with 7 words to spare.
+      const postings = new Int32Array(new SharedArrayBuffer((5 + words + 7) * 4)).fill(-7);
+      worker.postMessage({ postings, at: 5 });
+      const seg = await segment;
+      assert.equal(seg.docCount, 300);
+      assert.equal(events.length, 2);
+      // Its postings are those words of that buffer (the same memory), written there, and nothing around them.
+      assert.equal(seg.postings.length, words);
+      assert.deepEqual([...seg.postings], [...postings.subarray(5, 5 + words)]);
+      assert.deepEqual([...postings.subarray(0, 5), ...postings.subarray(5 + words)], Array(12).fill(-7));
+      const first = seg.postings[0]!;
+      seg.postings[0] = ~first;
+      assert.equal(postings[5], ~first);
+      seg.postings[0] = first;
+      assert.equal(blockWordsOf(seg), words);
     } finally {
       await worker.terminate();
     }
@@ -74,6 +98,40 @@ describe('the build on two threads', () => {
         ids,
       );
       assert.equal(ids.length, 1_800);
+      // The halves' postings were written side by side into one buffer, which the join uses in
+      // place (a copy would be an array of its own, not shared on one search thread), from its
+      // start; the rest of the buffer is the reserve, never written.
+      const [seg] = index.segmentData;
+      assert.ok(seg!.postings.buffer instanceof SharedArrayBuffer);
+      assert.equal(seg!.postings.byteOffset, 0);
+      assert.ok(seg!.postings.buffer.byteLength > seg!.postings.byteLength);
+      assert.ok(new Int32Array(seg!.postings.buffer, seg!.postings.byteLength).every((w) => w === 0));
+      assert.equal(blockWordsOf(seg!), seg!.postings.length);
+    } finally {
+      await index.close();
+      db.close();
+    }
+  });
+
+  test('halves of very different sizes: the larger may not fit the reserve, and the build is the same either way', async () => {
+    const path = join(dir.path, 'uneven.db');
+    const db = openDatabase({ path });
+    // The upper half's pages are a hundred times as long: whichever half gathers first, the other
+    // fits its reserve or gets a buffer of its own, and the join copies.
+    const long = (n: number) => Array.from({ length: 400 }, (_, k) => `word${(n * 31 + k) % 997}`).join(' ');
+    await new SqlitePageStore(db).putVersions(
+      Array.from({ length: 2_000 }, (_, n) => page(`https://u.uneven.test/p${n}`, { content: n < 1_000 ? `short page ${n}` : `long page ${n} ${long(n)}` })),
+    );
+    const index = await new EngineIndexStore(db, { parallelFrom: 1_000 }).open();
+    try {
+      assert.equal(index.segmentCount, 1);
+      for (const terms of [['page'], ['short'], ['long', 'word5'], ['word17', 'word901', 'page']]) {
+        const query = { terms, limit: 50 };
+        assert.deepEqual(await index.search(query), index.exhaustiveSearch(query), terms.join(' '));
+      }
+      assert.equal((await index.search({ terms: ['page'], limit: 10_000 })).length, 2_000);
+      const [seg] = index.segmentData;
+      assert.equal(blockWordsOf(seg!), seg!.postings.length);
     } finally {
       await index.close();
       db.close();

@@ -1,14 +1,15 @@
 /**
  * A worker thread that builds the segment of one version-id range, or of the ids given in it
- * (engine-index-store.ts). With a gate (`buildInTurns`), it says when it has gathered its versions
- * and finishes once the gate's word is set.
+ * (engine-index-store.ts). Taking turns (`buildInTurns`), it says how many postings words its
+ * segment will take once it has gathered its versions, and finishes when its turn comes: a message
+ * with the buffer the turns' postings share and its place in it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../sqlite/database.js';
 import { type EngineWeights, finished, rangeBuilder } from './engine-index-store.js';
-import { transferables } from './segment.js';
+import { type SegmentData, transferables } from './segment.js';
 
-const { path, lo, hi, weights, ids, gate } = workerData as { path: string; lo: number; hi: number; weights: EngineWeights; ids?: Float64Array; gate?: Int32Array };
+const { path, lo, hi, weights, ids, turns } = workerData as { path: string; lo: number; hi: number; weights: EngineWeights; ids?: Float64Array; turns?: boolean };
 const db = openDatabase({ path, readonly: true, mapped: false });
 let builder: ReturnType<typeof rangeBuilder>;
 try {
@@ -16,10 +17,12 @@ try {
 } finally {
   db.close();
 }
-if (gate) {
-  parentPort!.postMessage('gathered');
-  // In slices, so that a terminate() is seen between them.
-  while (Atomics.load(gate, 0) === 0) Atomics.wait(gate, 0, 0, 1000);
+let seg: SegmentData | undefined;
+if (turns) {
+  parentPort!.postMessage({ gathered: builder.postingsWords() });
+  const into = await new Promise<{ postings: Int32Array; at: number }>((resolve) => parentPort!.once('message', resolve));
+  seg = builder.size > 0 ? builder.finish(into) : undefined;
+} else {
+  seg = finished(builder);
 }
-const seg = finished(builder);
 parentPort!.postMessage(seg ?? null, seg ? transferables(seg) : []);

@@ -26,7 +26,7 @@ import { type DocRange, type EngineFilter, exhaustive, mergeHits, NO_MORE, type 
 import { SearchHelper } from './search-helper.js';
 import { loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from './worker.js';
-import { concatSegments, docOf, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, transferables } from './segment.js';
+import { concatSegments, docOf, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment } from './segment.js';
 
 export interface EngineWeights {
   title: number;
@@ -232,9 +232,17 @@ const SPLIT_WORK = 200_000;
 const SPLIT_FROM = 50_000;
 
 /**
+ * What the build reserves for each other half's postings, in multiples of the first half's
+ * (`buildInTurns`). The halves are split at the median version, so each has as many documents; at
+ * 1M generated documents their words differ by under 1%.
+ */
+const RESERVE = 2;
+
+/**
  * Builds the searchable versions with ids in [lo, hi] (and in `ids`) in a worker thread; `worker`
- * can be terminated. With a `gate`, the worker reads its versions, sends "gathered", and finishes
- * its segment only once the gate's word is set (`buildInTurns`).
+ * can be terminated. Taking `turns`, the worker reads its versions, sends how many postings words
+ * its segment will take (`{ gathered }`), and finishes its segment only once it is sent its place
+ * in a postings buffer (`buildInTurns`).
  */
 function buildInWorker(
   path: string,
@@ -242,13 +250,13 @@ function buildInWorker(
   hi: number,
   weights: EngineWeights,
   ids?: Float64Array,
-  gate?: Int32Array,
+  turns?: boolean,
 ): { result: Promise<SegmentData | undefined>; worker: Worker; exited: Promise<void> } {
-  const worker = startWorker('build-worker', { path, lo, hi, weights, ids, gate });
+  const worker = startWorker('build-worker', { path, lo, hi, weights, ids, turns });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const result = new Promise<SegmentData | undefined>((resolve, reject) => {
-    worker.on('message', (seg: SegmentData | null | 'gathered') => {
-      if (seg !== 'gathered') resolve(seg ?? undefined);
+    worker.on('message', (m: SegmentData | null | Gathered) => {
+      if (!isGathered(m)) resolve(m ?? undefined);
     });
     worker.once('error', reject);
     // (After its message, a no-op; before it, e.g. terminated while starting, the exit code may be 0.)
@@ -257,31 +265,62 @@ function buildInWorker(
   return { result, worker, exited };
 }
 
+/** What a build worker taking turns says once it has gathered its versions. */
+interface Gathered {
+  gathered: number;
+}
+
+function isGathered(m: unknown): m is Gathered {
+  return typeof m === 'object' && m !== null && 'gathered' in m;
+}
+
 /**
  * The segments of these id ranges, each built in a worker thread, all at once except their
  * finishes: a builder's finish lays out its segment's arrays while it still holds everything it
- * gathered, and two at once were the build's peak memory (1.16 GiB anonymous at 1M versions; the
- * peak is now the join, docs/BENCHMARKS.md). So a worker that has gathered its versions waits for
- * its turn, which comes when the one before has sent its segment and exited, its memory gone with
- * its thread.
+ * gathered, and two at once were the build's peak memory (1.16 GiB anonymous at 1M versions). So
+ * a worker that has gathered its versions waits for its turn, which comes when the one before has
+ * sent its segment and exited, its memory gone with its thread.
+ *
+ * Their postings go side by side into one shared buffer, so that their join uses it in place
+ * instead of holding a copy (`concatSegments`; 239 MB of the 323 MB of a 1M-document segment are
+ * postings). The first to gather cannot wait to learn what the others need (its finish runs while
+ * they still gather), so the buffer is its words and, for each other worker, RESERVE times as many
+ * again: address space, whose pages are committed only as they are written. A worker whose words
+ * do not fit in what is left gets a buffer of its own, and the join copies (correct, but the old peak).
  */
 async function buildInTurns(path: string, ranges: readonly (readonly [number, number])[], weights: EngineWeights): Promise<(SegmentData | undefined)[]> {
-  const gates = ranges.map(() => new Int32Array(new SharedArrayBuffer(4)));
-  const builds = ranges.map(([lo, hi], i) => buildInWorker(path, lo, hi, weights, undefined, gates[i]));
-  const open = (i: number | undefined) => {
-    if (i === undefined) return;
-    Atomics.store(gates[i]!, 0, 1);
-    Atomics.notify(gates[i]!, 0);
-  };
+  const builds = ranges.map(([lo, hi]) => buildInWorker(path, lo, hi, weights, undefined, true));
+  const words: number[] = [];
+  const place: { postings: Int32Array; at: number }[] = [];
+  let shared: Int32Array | undefined;
+  let end = 0;
   const turns = new Turns();
+  const open = (i: number | undefined) => {
+    if (i !== undefined) builds[i]!.worker.postMessage(place[i]);
+  };
   builds.forEach((b, i) => {
     b.worker.on('message', (m) => {
-      if (m === 'gathered') open(turns.ready(i));
+      if (!isGathered(m)) return;
+      const w = (words[i] = m.gathered);
+      if (!shared && w > 0) shared = new Int32Array(new SharedArrayBuffer(w * (1 + RESERVE * (builds.length - 1)) * 4));
+      if (shared && end + w <= shared.length) {
+        place[i] = { postings: shared, at: end };
+        end += w;
+      } else {
+        place[i] = { postings: new Int32Array(new SharedArrayBuffer(w * 4)), at: 0 };
+      }
+      open(turns.ready(i));
     });
     void b.exited.then(() => open(turns.exited(i)));
   });
+  // A buffer sent between threads arrives as another object over the same memory: each segment's
+  // postings are made a view of this thread's own, so that the join sees them side by side.
+  const own = (seg: SegmentData | undefined, i: number) => {
+    if (seg && seg.postings.length !== words[i]) throw new Error(`a build worker wrote ${seg.postings.length} postings words, not ${words[i]}`);
+    return seg && { ...seg, postings: place[i]!.postings.subarray(place[i]!.at, place[i]!.at + words[i]!) };
+  };
   try {
-    return await Promise.all(builds.map((b) => b.result.then(async (seg) => (await b.exited, seg))));
+    return await Promise.all(builds.map((b, i) => b.result.then(async (seg) => (await b.exited, own(seg, i)))));
   } catch (err) {
     for (const b of builds) void b.worker.terminate();
     throw err;
@@ -408,7 +447,7 @@ export class EngineIndexStore implements IndexStore {
     let n = 0;
     for (const { data, lengthCode, normOf } of this.segments) {
       n += lengthCode.byteLength + normOf.byteLength;
-      for (const buffer of transferables(data)) n += buffer.byteLength;
+      for (const v of Object.values(data)) if (ArrayBuffer.isView(v)) n += v.byteLength;
     }
     return n;
   }
@@ -416,6 +455,11 @@ export class EngineIndexStore implements IndexStore {
   /** Segments in use (for the benchmark and tests). */
   get segmentCount(): number {
     return this.segments.length;
+  }
+
+  /** The arrays of the segments in use (for tests). */
+  get segmentData(): readonly SegmentData[] {
+    return this.segments.map((s) => s.data);
   }
 
   /** Documents in the segments in use, gone ones included (for the benchmark). */
@@ -529,7 +573,7 @@ export class EngineIndexStore implements IndexStore {
         ],
         this.weights,
       );
-      seg = lower && upper ? concatSegments([lower, upper]) : (lower ?? upper);
+      seg = lower && upper ? concatSegments([lower, upper], true, this.searchThreads > 1) : (lower ?? upper);
     } else if (n > 0) {
       seg = buildRange(this.db, lo!, hi!, this.weights);
     }

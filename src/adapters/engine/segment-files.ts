@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SegmentData } from './segment.js';
+import type { ArrayCtor, SegmentData } from './segment.js';
 
 const MAGIC = 'WSEG2';
 const STATE_MAGIC = 'WSTA1';
@@ -103,8 +103,6 @@ function decode(file: Buffer, magic: string, shared: boolean): { meta: Record<st
     },
   };
 }
-
-type ArrayCtor = Uint8ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor | Float32ArrayConstructor | Float64ArrayConstructor;
 
 export function writeSegment(dir: string, seg: SegmentData): string {
   const name = `seg-${randomUUID()}.bin`;

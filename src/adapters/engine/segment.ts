@@ -44,6 +44,12 @@ function packedWords(n: number, bits: number): number {
   return (n * bits + 31) >>> 5;
 }
 
+/** The words of a block with this header word, the header included. */
+function blockWords(header: number): number {
+  const n = header & 0xff;
+  return 1 + packedWords(n, (header >>> 8) & 0xff) + packedWords(n, (header >>> 16) & 0xff);
+}
+
 /** `x` rounded up to a float32, so that a stored bound is never below the true one. */
 function roundUp32(x: number): number {
   const f = Math.fround(x);
@@ -271,9 +277,7 @@ class PostingsPool {
     const buf = this.buf;
     let p = this.base;
     for (let k = 0; k < this.blocks[t]!; k++, b++) {
-      const header = buf[p + 2]!;
-      const n = header & 0xff;
-      const words = 1 + packedWords(n, (header >>> 8) & 0xff) + packedWords(n, (header >>> 16) & 0xff);
+      const words = blockWords(buf[p + 2]!);
       blockBase[b] = buf[p]!;
       blockLast[b] = buf[p + 1]!;
       blockOffset[b] = at;
@@ -362,8 +366,8 @@ function blockMaxSaturation(
   postings: Int32Array,
   lengths: Uint32Array,
   refAvg: number,
+  out = new Float32Array(blockLast.length),
 ): Float32Array {
-  const out = new Float32Array(blockLast.length);
   const c0 = K1 * (1 - B);
   const c1 = (K1 * B) / refAvg;
   const docs = new Int32Array(BLOCK);
@@ -575,7 +579,17 @@ export class SegmentBuilder {
     this.hostOf.push(h);
   }
 
-  finish(): SegmentData {
+  /** Closes every open block; returns the words this builder's segment's postings will take (finish can then write them into a buffer of another's). */
+  postingsWords(): number {
+    return this.pool.closeAll().words;
+  }
+
+  /**
+   * The segment. Its postings are a new array, or with `into`, the `postingsWords()` words of
+   * `into.postings` from word `into.at` (the build's halves write into one shared buffer, which
+   * their join then uses in place: `concatSegments`).
+   */
+  finish(into?: { postings: Int32Array; at: number }): SegmentData {
     const n = this.versionIds.length;
     const pool = this.pool;
     const count = pool.count;
@@ -586,7 +600,8 @@ export class SegmentBuilder {
     const blockLast = new Uint32Array(blocks);
     const blockBase = new Uint32Array(blocks);
     const blockOffset = new Uint32Array(blocks);
-    const postings = new Int32Array(words);
+    if (into && into.at + words > into.postings.length) throw new Error(`${words} postings words do not fit at word ${into.at} of ${into.postings.length}`);
+    const postings = into ? into.postings.subarray(into.at, into.at + words) : new Int32Array(words);
     let b = 0;
     let at = 0;
     for (let t = 0; t < count; t++) {
@@ -735,13 +750,19 @@ export function docOf(seg: SegmentData, versionId: number): number {
 
 /**
  * One segment holding the documents of `parts`, in order (each part's numbered after the one
- * before). Postings words are copied as they are: each block's distances start from its own base,
- * which is shifted. Deleted documents stay, flagged. Each block's bound is computed again at the
- * joined segment's average length by decoding it (`exactBounds`, the build's halves), or carried
- * over from its part, scaled to that average as queries scale it (`blockMaxSat`): a looser bound
- * but as safe, without decoding (the small segments joined while serving).
+ * before). Postings words are kept as they are: each block's distances start from its own base,
+ * which is shifted. When the parts' postings lie side by side in one buffer (the build's halves,
+ * written so by `buildInTurns`), the joined segment's postings are that buffer, not a copy: a
+ * block's words are found by its offset, not by their order, so a term's blocks from two parts may
+ * lie apart. Otherwise each block is copied. Deleted documents stay, flagged. Each block's bound
+ * is computed again at the joined segment's average length by decoding it (`exactBounds`, the
+ * build's halves), or carried over from its part, scaled to that average as queries scale it
+ * (`blockMaxSat`): a looser bound but as safe, without decoding (the small segments joined while
+ * serving). With `shared`, every new array is in shared memory (`shareSegment` then copies none).
  */
-export function concatSegments(parts: readonly SegmentData[], exactBounds = true): SegmentData {
+export function concatSegments(parts: readonly SegmentData[], exactBounds = true, shared = false): SegmentData {
+  const alloc = <T extends ArrayCtor>(ctor: T, length: number): InstanceType<T> =>
+    (shared ? Reflect.construct(ctor, [new SharedArrayBuffer(length * ctor.BYTES_PER_ELEMENT)]) : new ctor(length)) as InstanceType<T>;
   const shifts: number[] = [];
   let n = 0;
   for (const p of parts) {
@@ -752,42 +773,42 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
   for (const p of parts) for (const t of p.terms.keys()) if (!terms.has(t)) terms.set(t, terms.size);
   const count = terms.size;
   let blocks = 0;
-  let words = 0;
-  for (const p of parts) {
-    blocks += p.blockLast.length;
-    words += p.postings.length;
-  }
+  for (const p of parts) blocks += p.blockLast.length;
+  const inPlace = sideBySide(parts.map((p) => p.postings));
   const out = {
-    termDf: new Uint32Array(count),
-    termBlockStart: new Uint32Array(count),
-    termBlockCount: new Uint32Array(count),
-    blockLast: new Uint32Array(blocks),
-    blockBase: new Uint32Array(blocks),
-    blockOffset: new Uint32Array(blocks),
-    postings: new Int32Array(words),
+    termDf: alloc(Uint32Array, count),
+    termBlockStart: alloc(Uint32Array, count),
+    termBlockCount: alloc(Uint32Array, count),
+    blockLast: alloc(Uint32Array, blocks),
+    blockBase: alloc(Uint32Array, blocks),
+    blockOffset: alloc(Uint32Array, blocks),
+    postings: inPlace?.postings ?? alloc(Int32Array, parts.reduce((w, p) => w + p.postings.length, 0)),
   };
   let totalLength = 0;
   for (const p of parts) totalLength += p.totalLength;
   const refAvg = n > 0 ? totalLength / n : 1;
-  const carried = exactBounds ? undefined : new Float32Array(blocks);
+  const carried = exactBounds ? undefined : alloc(Float32Array, blocks);
   let blockAt = 0;
   let wordAt = 0;
-  const copy = (src: SegmentData, t: number, docShift: number) => {
+  const copy = (src: SegmentData, t: number, docShift: number, wordShift: number | undefined) => {
     const first = src.termBlockStart[t]!;
     const nb = src.termBlockCount[t]!;
-    const from = src.blockOffset[first]!;
-    const end = first + nb < src.blockOffset.length ? src.blockOffset[first + nb]! : src.postings.length;
-    if (end - from <= 16) for (let w = from; w < end; w++) out.postings[wordAt + w - from] = src.postings[w]!;
-    else out.postings.set(src.postings.subarray(from, end), wordAt);
     const scale = Math.max(1, refAvg / src.refAvg);
     for (let i = 0; i < nb; i++) {
+      const from = src.blockOffset[first + i]!;
+      if (wordShift !== undefined) {
+        out.blockOffset[blockAt + i] = from + wordShift;
+      } else {
+        const words = blockWords(src.postings[from]!);
+        for (let w = 0; w < words; w++) out.postings[wordAt + w] = src.postings[from + w]!;
+        out.blockOffset[blockAt + i] = wordAt;
+        wordAt += words;
+      }
       out.blockLast[blockAt + i] = src.blockLast[first + i]! + docShift;
       out.blockBase[blockAt + i] = src.blockBase[first + i]! + docShift;
-      out.blockOffset[blockAt + i] = src.blockOffset[first + i]! - from + wordAt;
       if (carried) carried[blockAt + i] = roundUp32(src.blockMaxSat[first + i]! * scale);
     }
     blockAt += nb;
-    wordAt += end - from;
   };
   for (const [term, id] of terms) {
     out.termBlockStart[id] = blockAt;
@@ -795,7 +816,7 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
     parts.forEach((p, k) => {
       const t = p.terms.get(term);
       if (t === undefined) return;
-      copy(p, t, shifts[k]!);
+      copy(p, t, shifts[k]!, inPlace?.shifts[k]);
       df += p.termDf[t]!;
     });
     out.termBlockCount[id] = blockAt - out.termBlockStart[id]!;
@@ -803,11 +824,11 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
   }
   const hosts = [...new Set(parts.flatMap((p) => p.hosts))].sort();
   const rankOf = new Map(hosts.map((h, i) => [h, i]));
-  const hostRank = new Uint32Array(n);
-  const lengths = new Uint32Array(n);
-  const deleted = new Uint8Array(n);
+  const hostRank = alloc(Uint32Array, n);
+  const lengths = alloc(Uint32Array, n);
+  const deleted = alloc(Uint8Array, n);
   const join64 = (pick: (p: SegmentData) => Float64Array) => {
-    const r = new Float64Array(n);
+    const r = alloc(Float64Array, n);
     parts.forEach((p, k) => r.set(pick(p), shifts[k]));
     return r;
   };
@@ -820,8 +841,8 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
   });
   // The parts' time orders merged (stable: ties in part order, as a build orders them).
   const dated = parts.reduce((m, p) => m + p.pubOrder.length, 0);
-  const pubOrder = new Uint32Array(dated);
-  const pubSorted = new Float64Array(dated);
+  const pubOrder = alloc(Uint32Array, dated);
+  const pubSorted = alloc(Float64Array, dated);
   const at = parts.map(() => 0);
   for (let k = 0; k < dated; k++) {
     let best = -1;
@@ -838,7 +859,7 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
     docCount: n,
     terms,
     ...out,
-    blockMaxSat: carried ?? blockMaxSaturation(out.blockBase, out.blockLast, out.blockOffset, out.postings, lengths, refAvg),
+    blockMaxSat: carried ?? blockMaxSaturation(out.blockBase, out.blockLast, out.blockOffset, out.postings, lengths, refAvg, alloc(Float32Array, blocks)),
     refAvg,
     versionIds: join64((p) => p.versionIds),
     lengths,
@@ -851,6 +872,29 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
     deleted,
     pubOrder,
     pubSorted,
+  };
+}
+
+export type ArrayCtor = Uint8ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor | Float32ArrayConstructor | Float64ArrayConstructor;
+
+/**
+ * When these postings arrays lie side by side in one buffer with nothing between them, that span
+ * and each one's first word in it; else undefined.
+ */
+export function sideBySide(arrays: readonly Int32Array[]): { postings: Int32Array; shifts: number[] } | undefined {
+  if (arrays.length === 0) return undefined;
+  const buffer = arrays[0]!.buffer;
+  if (arrays.some((a) => a.buffer !== buffer)) return undefined;
+  const order = arrays.map((a, i) => i).sort((i, j) => arrays[i]!.byteOffset - arrays[j]!.byteOffset);
+  for (let k = 1; k < order.length; k++) {
+    const before = arrays[order[k - 1]!]!;
+    if (before.byteOffset + before.byteLength !== arrays[order[k]!]!.byteOffset) return undefined;
+  }
+  const start = arrays[order[0]!]!.byteOffset;
+  const words = arrays.reduce((w, a) => w + a.length, 0);
+  return {
+    postings: new Int32Array(buffer, start, words),
+    shifts: arrays.map((a) => (a.byteOffset - start) / 4),
   };
 }
 
@@ -881,9 +925,9 @@ export function shareSegment(seg: SegmentData): SegmentData {
   return out as unknown as SegmentData;
 }
 
-/** The buffers of a segment, to move it between threads without copying. */
+/** The buffers of a segment, to move it between threads without copying (not those in shared memory, which both threads see). */
 export function transferables(seg: SegmentData): ArrayBuffer[] {
   const out: ArrayBuffer[] = [];
-  for (const v of Object.values(seg)) if (ArrayBuffer.isView(v)) out.push(v.buffer as ArrayBuffer);
+  for (const v of Object.values(seg)) if (ArrayBuffer.isView(v) && !(v.buffer instanceof SharedArrayBuffer)) out.push(v.buffer as ArrayBuffer);
   return out;
 }
