@@ -4,6 +4,8 @@
  * after writes change columns in place, after new segments arrive, and after the helper is gone.
  */
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { after, before, describe, test } from 'node:test';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import type { SearchableSegment } from '../../src/adapters/engine/engine.js';
@@ -121,7 +123,7 @@ describe('a search split between two threads', () => {
       assert.equal(store.splitSearches - before, 200);
       return segments;
     };
-    // Built on two threads (the joined halves then copied into shared memory), and saved.
+    // Built on two threads (the halves joined straight into shared memory), and saved.
     const built = await new EngineIndexStore(db, { dir: engineDir, searchThreads: 2, splitFrom: 1, splitWork: 0, parallelFrom: 1000 }).open();
     try {
       assert.equal(built.loadedFromDisk, false);
@@ -146,6 +148,41 @@ describe('a search split between two threads', () => {
       assert.deepEqual(await loaded.search(query), loaded.exhaustiveSearch(query));
       assert.equal(loaded.splitSearches, split);
       assert.equal(Reflect.get(loaded, 'helper'), undefined);
+    }
+  });
+
+  test('the segments a rebuild replaces are freed, though the helper thread held them too', async () => {
+    // Their shared arrays are freed once no thread's objects hold them; the helper's heap, which
+    // hardly grows, went unswept, and each rebuild held the whole index once more.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const held = () => {
+      gc();
+      return process.memoryUsage().arrayBuffers;
+    };
+    const store = await new EngineIndexStore(db, { searchThreads: 2, splitFrom: 1, splitWork: 0 }).open();
+    try {
+      const query: IndexQuery = { terms: queryTerms(queries[0]!), limit: 10 };
+      const search = async () => {
+        const before = store.splitSearches;
+        assert.deepEqual(await store.search(query), store.exhaustiveSearch(query));
+        assert.equal(store.splitSearches, before + 1);
+      };
+      await search();
+      const base = held();
+      const index = store.memoryBytes();
+      for (let i = 0; i < 4; i++) {
+        await store.rebuild();
+        await search(); // the helper has the new segment and has let the old one go
+      }
+      let now = held();
+      for (let waited = 0; now > base + index && waited < 3000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        now = held();
+      }
+      assert.ok(now <= base + index, `${now - base} bytes more held after four rebuilds of an index of ${index}`);
+    } finally {
+      await store.close();
     }
   });
 
