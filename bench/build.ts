@@ -6,12 +6,15 @@
  * cores, saved to a temporary directory, for a store that searches on two threads as `serve` does
  * by default (its segments in shared memory), or on one with `--search-threads 1`. Prints each run's seconds and peak resident memory
  * (anonymous, and mapped files such as the database's pages read through SQLite's map: bench/memory.ts) and the saved
- * segments' size. A minute at 1M instead of the whole benchmark, for working on the build.
+ * segments' size. A minute at 1M instead of the whole benchmark, for working on the build. Then
+ * a restart's load of what the last run saved, in a fresh process: its seconds, its peak
+ * anonymous memory and the RSS after it.
  *
  * With `--builder N`, instead: one builder (SegmentBuilder) of the first N versions on this thread,
  * and what it holds just before its finish (V8 heap and typed arrays, after a full GC), its time,
  * and its segment's postings.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +30,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '2' },
     builder: { type: 'string' },
     'search-threads': { type: 'string', default: '2' },
+    'load-from': { type: 'string' },
   },
 });
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
@@ -55,6 +59,23 @@ if (values.builder !== undefined) {
   db.close();
   process.exit(0);
 }
+if (values['load-from'] !== undefined) {
+  // A restart's load of what a run saved (the child process below).
+  const db = openDatabase({ path, readonly: true });
+  global.gc!();
+  const peaksOf = await samplePeaks();
+  const t = performance.now();
+  const engine = await new EngineIndexStore(db, { dir: values['load-from'], searchThreads, readOnly: true }).open();
+  const seconds = (performance.now() - t) / 1000;
+  const peak = await peaksOf();
+  if (!engine.loadedFromDisk) throw new Error('the saved segments were not loaded');
+  global.gc!();
+  const after = process.memoryUsage().rss / 2 ** 20;
+  console.log(JSON.stringify({ seconds, anon: peak.anon, after }));
+  await engine.close();
+  db.close();
+  process.exit(0);
+}
 console.log(`Engine build from ${path} (both cores, saved, for ${searchThreads} search thread(s)), ${runs} run(s), each in this process after the last was dropped:`);
 console.log('| run | seconds | peak RSS MiB | anonymous MiB | mapped files MiB | on disk MiB |\n|---|---|---|---|---|---|');
 for (let run = 1; run <= runs; run++) {
@@ -71,6 +92,12 @@ for (let run = 1; run <= runs; run++) {
     await engine.close();
     const f = (n: number) => n.toFixed(0);
     console.log(`| ${run} | ${seconds.toFixed(1)} | ${f(peak.total)} | ${f(peak.anon)} | ${f(peak.file)} | ${f(disk / 2 ** 20)} |`);
+    if (run === runs) {
+      const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, '--size', values.size, '--search-threads', String(searchThreads), '--load-from', dir], { encoding: 'utf8' });
+      if (child.status !== 0) throw new Error(`the load failed: ${child.stderr}`);
+      const load = JSON.parse(child.stdout.trim().split('\n').pop()!) as { seconds: number; anon: number; after: number };
+      console.log(`\nA restart's load of the last run's segments, in a fresh process: ${load.seconds.toFixed(2)} s, peak anonymous ${f(load.anon)} MiB, RSS after ${f(load.after)} MiB`);
+    }
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@
  * at the next load by a store that saves. Anything unreadable means "rebuild from SQLite", never a wrong index.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ArrayCtor, SegmentData } from './segment.js';
 
@@ -80,28 +80,47 @@ function encode(magic: string, meta: object, arrays: ArrayBufferView[]): Uint8Ar
   return parts;
 }
 
-/** Reads what `encode` wrote (the arrays in shared memory when `shared`); throws on any inconsistency. */
-function decode(file: Buffer, magic: string, shared: boolean): { meta: Record<string, unknown>; next: (ctor: ArrayCtor, length: number) => ArrayBufferView } {
-  if (file.length < 24 || file.toString('latin1', 0, magic.length) !== magic || file.toString('latin1', file.length - 8, file.length - 8 + magic.length) !== magic) {
-    throw new Error('not a complete engine file');
-  }
-  const headerLength = file.readUInt32LE(8);
-  const meta = JSON.parse(file.toString('utf8', 16, 16 + headerLength)) as Record<string, unknown>;
-  let at = 16 + headerLength;
-  // The arrays in file order, each copied into a fresh aligned buffer (the file buffer's offset need
-  // not be aligned), in shared memory when a search helper thread will read them in place (engine-index-store.ts).
-  return {
-    meta,
-    next: (ctor, length) => {
+/**
+ * Reads what `encode` wrote to `path` (the arrays in shared memory when `shared`) and gives it to
+ * `read`; throws on any inconsistency. Each array is read from the file straight into its own
+ * aligned buffer, so a segment is held once while it loads, not also as the whole file's bytes.
+ */
+function readEncoded<T>(path: string, magic: string, shared: boolean, read: (meta: Record<string, unknown>, next: (ctor: ArrayCtor, length: number) => ArrayBufferView) => T): T {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const prefix = Buffer.alloc(16);
+    const end = Buffer.alloc(8);
+    if (size < 24) throw new Error('not a complete engine file');
+    readFully(fd, prefix, 0);
+    readFully(fd, end, size - 8);
+    if (prefix.toString('latin1', 0, magic.length) !== magic || end.toString('latin1', 0, magic.length) !== magic) throw new Error('not a complete engine file');
+    const headerLength = prefix.readUInt32LE(8);
+    if (16 + headerLength > size - 8) throw new Error('engine file is truncated');
+    const header = Buffer.alloc(headerLength);
+    readFully(fd, header, 16);
+    let at = 16 + headerLength;
+    return read(JSON.parse(header.toString('utf8')) as Record<string, unknown>, (ctor, length) => {
       at += (8 - (at % 8)) % 8;
       const bytes = length * ctor.BYTES_PER_ELEMENT;
-      if (at + bytes > file.length - 8) throw new Error('engine file is truncated');
+      if (at + bytes > size - 8) throw new Error('engine file is truncated');
+      // In shared memory when a search helper thread will read the arrays in place (engine-index-store.ts).
       const out = shared ? (Reflect.construct(ctor, [new SharedArrayBuffer(bytes)]) as InstanceType<ArrayCtor>) : new ctor(length);
-      new Uint8Array(out.buffer).set(file.subarray(at, at + bytes));
+      readFully(fd, new Uint8Array(out.buffer, 0, bytes), at);
       at += bytes;
       return out;
-    },
-  };
+    });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readFully(fd: number, into: Uint8Array, position: number): void {
+  for (let done = 0; done < into.length; ) {
+    const n = readSync(fd, into, done, into.length - done, position + done);
+    if (n === 0) throw new Error('engine file is truncated');
+    done += n;
+  }
 }
 
 export function writeSegment(dir: string, seg: SegmentData): string {
@@ -119,7 +138,10 @@ export function writeSegment(dir: string, seg: SegmentData): string {
 }
 
 export function readSegment(dir: string, name: string, shared = false): SegmentData {
-  const { meta, next } = decode(readFileSync(join(dir, name)), MAGIC, shared);
+  return readEncoded(join(dir, name), MAGIC, shared, segmentOf);
+}
+
+function segmentOf(meta: Record<string, unknown>, next: (ctor: ArrayCtor, length: number) => ArrayBufferView): SegmentData {
   const lengths = meta.lengths as number[];
   const out: Partial<Record<ArrayName, ArrayBufferView>> = {};
   ARRAYS.forEach(([k, ctor], i) => {
@@ -192,14 +214,15 @@ export function loadIndex(
     const m = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
     if (m.signature !== signature) return undefined;
     const segments = m.segments.map((name) => readSegment(dir, name, shared));
-    const { meta, next } = decode(readFileSync(join(dir, m.state)), STATE_MAGIC, shared);
-    const counts = meta.counts as number[];
-    if (counts.length !== segments.length) throw new Error('state does not match the segments');
-    segments.forEach((s, i) => {
-      if (counts[i] !== s.docCount) throw new Error('state does not match the segments');
-      s.acquiredAt = next(Float64Array, s.docCount) as Float64Array;
-      s.supersededAt = next(Float64Array, s.docCount) as Float64Array;
-      s.deleted = next(Uint8Array, s.docCount) as Uint8Array;
+    readEncoded(join(dir, m.state), STATE_MAGIC, shared, (meta, next) => {
+      const counts = meta.counts as number[];
+      if (counts.length !== segments.length) throw new Error('state does not match the segments');
+      segments.forEach((s, i) => {
+        if (counts[i] !== s.docCount) throw new Error('state does not match the segments');
+        s.acquiredAt = next(Float64Array, s.docCount) as Float64Array;
+        s.supersededAt = next(Float64Array, s.docCount) as Float64Array;
+        s.deleted = next(Uint8Array, s.docCount) as Uint8Array;
+      });
     });
     if (clean) removeUnlisted(dir, m);
     const names = new Map(segments.map((s, i) => [s, m.segments[i]!]));
