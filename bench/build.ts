@@ -3,12 +3,13 @@
  *
  * The engine's build alone, as `websearch index rebuild` and a first start do it: from the cached
  * corpus of `npm run bench:search` (bench/.cache/generated-SIZE.db; run that once first), both
- * cores, saved to a temporary directory, for a store that searches on two threads as `serve` does
- * by default (its segments in shared memory), or on one with `--search-threads 1`. Prints each run's seconds and peak resident memory
- * (anonymous, and mapped files such as the database's pages read through SQLite's map: bench/memory.ts) and the saved
- * segments' size. A minute at 1M instead of the whole benchmark, for working on the build. Then
- * a restart's load of what the last run saved, in a fresh process: its seconds, its peak
- * anonymous memory and the RSS after it.
+ * cores, saved to a temporary directory, each run in a fresh process, for a store that searches on
+ * two threads as `serve` does by default (its segments in shared memory), or on one with
+ * `--search-threads 1`. Prints each run's seconds and peak resident memory (anonymous, and mapped
+ * files such as the database's pages read through SQLite's map: bench/memory.ts) and the saved
+ * segments' size. A minute at 1M instead of the whole benchmark, for working on the build. Then a
+ * restart's load of what the last run saved, in a fresh process: its seconds, its peak anonymous
+ * memory and the RSS after it.
  *
  * With `--builder N`, instead: one builder (SegmentBuilder) of the first N versions on this thread,
  * and what it holds just before its finish (V8 heap and typed arrays, after a full GC), its time,
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     builder: { type: 'string' },
     'search-threads': { type: 'string', default: '2' },
     'load-from': { type: 'string' },
+    'build-into': { type: 'string' },
   },
 });
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
@@ -76,30 +78,46 @@ if (values['load-from'] !== undefined) {
   db.close();
   process.exit(0);
 }
-console.log(`Engine build from ${path} (both cores, saved, for ${searchThreads} search thread(s)), ${runs} run(s), each in this process after the last was dropped:`);
+if (values['build-into'] !== undefined) {
+  // One build (a child process of the loop below).
+  const dir = values['build-into'];
+  const db = openDatabase({ path, readonly: false });
+  global.gc!();
+  const peaksOf = await samplePeaks();
+  const t = performance.now();
+  const engine = await new EngineIndexStore(db, { dir, searchThreads }).open();
+  const seconds = (performance.now() - t) / 1000;
+  const peak = await peaksOf();
+  if (engine.loadedFromDisk) throw new Error('the segments were loaded, not built');
+  const disk = readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+  console.log(JSON.stringify({ seconds, ...peak, disk }));
+  await engine.close();
+  db.close();
+  process.exit(0);
+}
+
+/** This script again in a fresh process with these arguments; what it prints last, parsed. */
+function child<T>(args: string[]): T {
+  const run = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, '--size', values.size, '--search-threads', String(searchThreads), ...args], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`${args.join(' ')} failed: ${run.stderr}`);
+  return JSON.parse(run.stdout.trim().split('\n').pop()!) as T;
+}
+
+// Each run in a fresh process, as `index rebuild` and a first start run it: in one process a run
+// saw what the allocator kept of the one before (1.7 GiB peaks in a second run).
+console.log(`Engine build from ${path} (both cores, saved, for ${searchThreads} search thread(s)), ${runs} run(s), each in a fresh process:`);
 console.log('| run | seconds | peak RSS MiB | anonymous MiB | mapped files MiB | on disk MiB |\n|---|---|---|---|---|---|');
+const f = (n: number) => n.toFixed(0);
 for (let run = 1; run <= runs; run++) {
   const dir = mkdtempSync(join(tmpdir(), 'websearch-build-'));
-  const db = openDatabase({ path, readonly: false });
   try {
-    global.gc?.();
-    const peaksOf = await samplePeaks();
-    const t = performance.now();
-    const engine = await new EngineIndexStore(db, { dir, searchThreads }).open();
-    const seconds = (performance.now() - t) / 1000;
-    const peak = await peaksOf();
-    const disk = readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
-    await engine.close();
-    const f = (n: number) => n.toFixed(0);
-    console.log(`| ${run} | ${seconds.toFixed(1)} | ${f(peak.total)} | ${f(peak.anon)} | ${f(peak.file)} | ${f(disk / 2 ** 20)} |`);
+    const built = child<{ seconds: number; total: number; anon: number; file: number; disk: number }>(['--build-into', dir]);
+    console.log(`| ${run} | ${built.seconds.toFixed(1)} | ${f(built.total)} | ${f(built.anon)} | ${f(built.file)} | ${f(built.disk / 2 ** 20)} |`);
     if (run === runs) {
-      const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, '--size', values.size, '--search-threads', String(searchThreads), '--load-from', dir], { encoding: 'utf8' });
-      if (child.status !== 0) throw new Error(`the load failed: ${child.stderr}`);
-      const load = JSON.parse(child.stdout.trim().split('\n').pop()!) as { seconds: number; anon: number; after: number };
+      const load = child<{ seconds: number; anon: number; after: number }>(['--load-from', dir]);
       console.log(`\nA restart's load of the last run's segments, in a fresh process: ${load.seconds.toFixed(2)} s, peak anonymous ${f(load.anon)} MiB, RSS after ${f(load.after)} MiB`);
     }
   } finally {
-    db.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
