@@ -293,6 +293,7 @@ async function buildInTurns(path: string, ranges: readonly (readonly [number, nu
   const words: number[] = [];
   const place: { postings: Int32Array; at: number }[] = [];
   let shared: Int32Array | undefined;
+  let reserved = false;
   let end = 0;
   const turns = new Turns();
   const open = (i: number | undefined) => {
@@ -302,7 +303,10 @@ async function buildInTurns(path: string, ranges: readonly (readonly [number, nu
     b.worker.on('message', (m) => {
       if (!isGathered(m)) return;
       const w = (words[i] = m.gathered);
-      if (!shared && w > 0) shared = new Int32Array(new SharedArrayBuffer(w * (1 + RESERVE * (builds.length - 1)) * 4));
+      if (!reserved && w > 0) {
+        reserved = true;
+        shared = sharedWords(w * (1 + RESERVE * (builds.length - 1)));
+      }
       if (shared && end + w <= shared.length) {
         place[i] = { postings: shared, at: end };
         end += w;
@@ -324,6 +328,19 @@ async function buildInTurns(path: string, ranges: readonly (readonly [number, nu
   } catch (err) {
     for (const b of builds) void b.worker.terminate();
     throw err;
+  }
+}
+
+/**
+ * A postings buffer of this many words in shared memory (at most a segment's 2^32 - 1), or
+ * undefined when it cannot be had: address space refused (a system that does not overcommit). Then
+ * each half gets a buffer of its own and the join copies them.
+ */
+function sharedWords(words: number): Int32Array | undefined {
+  try {
+    return new Int32Array(new SharedArrayBuffer(Math.min(words, 2 ** 32 - 1) * 4));
+  } catch {
+    return undefined;
   }
 }
 
