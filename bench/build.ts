@@ -61,36 +61,23 @@ if (values.builder !== undefined) {
   db.close();
   process.exit(0);
 }
-if (values['load-from'] !== undefined) {
-  // A restart's load of what a run saved (the child process below).
-  const db = openDatabase({ path, readonly: true });
+if (values['load-from'] !== undefined || values['build-into'] !== undefined) {
+  // A child process of the loop below: one build into an empty folder, or a restart's load of
+  // what a run saved. Prints its seconds, peak memory, the RSS after it and the folder's size.
+  const load = values['load-from'] !== undefined;
+  const dir = (values['load-from'] ?? values['build-into'])!;
+  const db = openDatabase({ path, readonly: load });
   global.gc!();
   const peaksOf = await samplePeaks();
   const t = performance.now();
-  const engine = await new EngineIndexStore(db, { dir: values['load-from'], searchThreads, readOnly: true }).open();
+  const engine = await new EngineIndexStore(db, { dir, searchThreads, readOnly: load }).open();
   const seconds = (performance.now() - t) / 1000;
   const peak = await peaksOf();
-  if (!engine.loadedFromDisk) throw new Error('the saved segments were not loaded');
+  if (engine.loadedFromDisk !== load) throw new Error(load ? 'the saved segments were not loaded' : 'the segments were loaded, not built');
   global.gc!();
   const after = process.memoryUsage().rss / 2 ** 20;
-  console.log(JSON.stringify({ seconds, anon: peak.anon, after }));
-  await engine.close();
-  db.close();
-  process.exit(0);
-}
-if (values['build-into'] !== undefined) {
-  // One build (a child process of the loop below).
-  const dir = values['build-into'];
-  const db = openDatabase({ path, readonly: false });
-  global.gc!();
-  const peaksOf = await samplePeaks();
-  const t = performance.now();
-  const engine = await new EngineIndexStore(db, { dir, searchThreads }).open();
-  const seconds = (performance.now() - t) / 1000;
-  const peak = await peaksOf();
-  if (engine.loadedFromDisk) throw new Error('the segments were loaded, not built');
   const disk = readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
-  console.log(JSON.stringify({ seconds, ...peak, disk }));
+  console.log(JSON.stringify({ seconds, ...peak, after, disk }));
   await engine.close();
   db.close();
   process.exit(0);

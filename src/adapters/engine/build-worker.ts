@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../sqlite/database.js';
 import { type EngineWeights, finished, rangeBuilder } from './engine-index-store.js';
-import { type SegmentData, transferables } from './segment.js';
+import { transferables } from './segment.js';
 
 const { path, lo, hi, weights, ids, turns } = workerData as { path: string; lo: number; hi: number; weights: EngineWeights; ids?: Float64Array; turns?: boolean };
 const db = openDatabase({ path, readonly: true, mapped: false });
@@ -17,12 +17,10 @@ try {
 } finally {
   db.close();
 }
-let seg: SegmentData | undefined;
+let into: { postings: Int32Array; at: number } | undefined;
 if (turns) {
   parentPort!.postMessage({ gathered: builder.postingsWords() });
-  const into = await new Promise<{ postings: Int32Array; at: number }>((resolve) => parentPort!.once('message', resolve));
-  seg = builder.size > 0 ? builder.finish(into) : undefined;
-} else {
-  seg = finished(builder);
+  into = await new Promise((resolve) => parentPort!.once('message', resolve));
 }
+const seg = finished(builder, into);
 parentPort!.postMessage(seg ?? null, seg ? transferables(seg) : []);

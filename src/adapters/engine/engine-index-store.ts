@@ -26,7 +26,7 @@ import { type DocRange, type EngineFilter, exhaustive, mergeHits, NO_MORE, type 
 import { SearchHelper } from './search-helper.js';
 import { loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from './worker.js';
-import { concatSegments, docOf, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment } from './segment.js';
+import { concatSegments, docOf, newArray, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment } from './segment.js';
 
 export interface EngineWeights {
   title: number;
@@ -213,8 +213,9 @@ function builderOf(rows: Iterable<Row>, weights: EngineWeights): SegmentBuilder 
   return builder;
 }
 
-export function finished(builder: SegmentBuilder): SegmentData | undefined {
-  return builder.size > 0 ? builder.finish() : undefined;
+/** The builder's segment (its postings written `into` a shared buffer when given: `SegmentBuilder.finish`); undefined when it holds no version. */
+export function finished(builder: SegmentBuilder, into?: { postings: Int32Array; at: number }): SegmentData | undefined {
+  return builder.size > 0 ? builder.finish(into) : undefined;
 }
 
 /** Below this many versions one thread builds everything; above, both cores share the work. */
@@ -234,7 +235,7 @@ const SPLIT_FROM = 50_000;
 /**
  * What the build reserves for each other half's postings, in multiples of the first half's
  * (`buildInTurns`). The halves are split at the median version, so each has as many documents; at
- * 1M generated documents their words differ by under 1%.
+ * 1M generated documents their postings words differed by 0.05% (29,902,866 and 29,918,960).
  */
 const RESERVE = 2;
 
@@ -311,7 +312,7 @@ async function buildInTurns(path: string, ranges: readonly (readonly [number, nu
         place[i] = { postings: shared, at: end };
         end += w;
       } else {
-        place[i] = { postings: new Int32Array(new SharedArrayBuffer(w * 4)), at: 0 };
+        place[i] = { postings: newArray(Int32Array, w, true), at: 0 };
       }
       open(turns.ready(i));
     });
@@ -338,7 +339,7 @@ async function buildInTurns(path: string, ranges: readonly (readonly [number, nu
  */
 function sharedWords(words: number): Int32Array | undefined {
   try {
-    return new Int32Array(new SharedArrayBuffer(Math.min(words, 2 ** 32 - 1) * 4));
+    return newArray(Int32Array, Math.min(words, 2 ** 32 - 1), true);
   } catch {
     return undefined;
   }

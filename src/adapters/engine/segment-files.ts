@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ArrayCtor, SegmentData } from './segment.js';
+import { type ArrayCtor, newArray, type SegmentData } from './segment.js';
 
 const MAGIC = 'WSEG2';
 const STATE_MAGIC = 'WSTA1';
@@ -85,7 +85,10 @@ function encode(magic: string, meta: object, arrays: ArrayBufferView[]): Uint8Ar
  * `read`; throws on any inconsistency. Each array is read from the file straight into its own
  * aligned buffer, so a segment is held once while it loads, not also as the whole file's bytes.
  */
-function readEncoded<T>(path: string, magic: string, shared: boolean, read: (meta: Record<string, unknown>, next: (ctor: ArrayCtor, length: number) => ArrayBufferView) => T): T {
+/** The next array of an engine file, of this kind and length (`readEncoded`). */
+type NextArray = (ctor: ArrayCtor, length: number) => ArrayBufferView;
+
+function readEncoded<T>(path: string, magic: string, shared: boolean, read: (meta: Record<string, unknown>, next: NextArray) => T): T {
   const fd = openSync(path, 'r');
   try {
     const size = fstatSync(fd).size;
@@ -105,7 +108,7 @@ function readEncoded<T>(path: string, magic: string, shared: boolean, read: (met
       const bytes = length * ctor.BYTES_PER_ELEMENT;
       if (at + bytes > size - 8) throw new Error('engine file is truncated');
       // In shared memory when a search helper thread will read the arrays in place (engine-index-store.ts).
-      const out = shared ? (Reflect.construct(ctor, [new SharedArrayBuffer(bytes)]) as InstanceType<ArrayCtor>) : new ctor(length);
+      const out = newArray(ctor, length, shared);
       readFully(fd, new Uint8Array(out.buffer, 0, bytes), at);
       at += bytes;
       return out;
@@ -141,7 +144,7 @@ export function readSegment(dir: string, name: string, shared = false): SegmentD
   return readEncoded(join(dir, name), MAGIC, shared, segmentOf);
 }
 
-function segmentOf(meta: Record<string, unknown>, next: (ctor: ArrayCtor, length: number) => ArrayBufferView): SegmentData {
+function segmentOf(meta: Record<string, unknown>, next: NextArray): SegmentData {
   const lengths = meta.lengths as number[];
   const out: Partial<Record<ArrayName, ArrayBufferView>> = {};
   ARRAYS.forEach(([k, ctor], i) => {

@@ -761,8 +761,7 @@ export function docOf(seg: SegmentData, versionId: number): number {
  * serving). With `shared`, every new array is in shared memory (`shareSegment` then copies none).
  */
 export function concatSegments(parts: readonly SegmentData[], exactBounds = true, shared = false): SegmentData {
-  const alloc = <T extends ArrayCtor>(ctor: T, length: number): InstanceType<T> =>
-    (shared ? Reflect.construct(ctor, [new SharedArrayBuffer(length * ctor.BYTES_PER_ELEMENT)]) : new ctor(length)) as InstanceType<T>;
+  const alloc = <T extends ArrayCtor>(ctor: T, length: number) => newArray(ctor, length, shared);
   const shifts: number[] = [];
   let n = 0;
   for (const p of parts) {
@@ -877,6 +876,11 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
 
 export type ArrayCtor = Uint8ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor | Float32ArrayConstructor | Float64ArrayConstructor;
 
+/** A zeroed typed array of this kind and length, in shared memory when `shared` (another thread can then read it in place). */
+export function newArray<T extends ArrayCtor>(ctor: T, length: number, shared: boolean): InstanceType<T> {
+  return (shared ? Reflect.construct(ctor, [new SharedArrayBuffer(length * ctor.BYTES_PER_ELEMENT)]) : new ctor(length)) as InstanceType<T>;
+}
+
 /**
  * When these postings arrays lie side by side in one buffer with nothing between them, that span
  * and each one's first word in it; else undefined.
@@ -905,8 +909,7 @@ export function isShared(seg: SegmentData): boolean {
 
 /** A typed array of the same kind and contents in shared memory. */
 export function sharedCopy<T extends Uint8Array | Int32Array | Uint32Array | Float32Array | Float64Array>(a: T): T {
-  const ctor = a.constructor as new (buffer: SharedArrayBuffer) => T;
-  const out = new ctor(new SharedArrayBuffer(a.byteLength));
+  const out = newArray(a.constructor as ArrayCtor, a.length, true) as unknown as T;
   out.set(a as never);
   return out;
 }
