@@ -7,7 +7,8 @@
  * percent within minutes): per cell, each side's p50, their ratio, the median of the per-query
  * ratios, and how many top 10s differ. The commit's src is compiled with tsc into a temporary
  * directory (a git worktree); its own `searchable` and `searchTopK` run on the segment data that
- * the working tree loaded (the segment format must be the same at both).
+ * the working tree loaded (the segment format must be the same at both). p99s are of all the
+ * passes' latencies pooled, as bench:search pools its rounds'.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -21,7 +22,7 @@ import type { SearchableSegment, Statistics } from '../src/adapters/engine/engin
 import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { cachedStem, queryTerms } from '../src/core/text.js';
-import { BENCH_WINDOWS, benchQuerySets, median } from './scifact.js';
+import { BENCH_WINDOWS, benchQuerySets, median, percentile } from './scifact.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -64,8 +65,8 @@ const sides: [Engine, SearchableSegment[]][] = [
 ];
 
 console.log(`Engine at ${commit} (old) against the working tree (new), ${values.size} documents, one process, query by query in alternating order`);
-console.log('| queries | old p50 ms | new p50 ms | p50 new/old | median per-query new/old | top 10s that differ |');
-console.log('|---|---|---|---|---|---|');
+console.log('| queries | old p50 ms | new p50 ms | p50 new/old | median per-query new/old | old p99 ms | new p99 ms | p99 new/old | top 10s that differ |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const [set, qs] of benchQuerySets(Number(values.queries))) {
   for (const [w, f] of BENCH_WINDOWS) {
     const terms = qs.map((q) => queryTerms(q).map(cachedStem));
@@ -84,7 +85,8 @@ for (const [set, qs] of benchQuerySets(Number(values.queries))) {
     }
     const [o, n] = [median(lat[0]), median(lat[1])];
     const perQuery = median(lat[1].map((x, i) => x / lat[0][i]!));
-    console.log(`| ${set} claims, ${w} | ${o.toFixed(3)} | ${n.toFixed(3)} | ${(n / o).toFixed(3)} | ${perQuery.toFixed(3)} | ${differ} of ${terms.length} |`);
+    const [o99, n99] = lat.map((l) => percentile([...l].sort((a, b) => a - b), 99)) as [number, number];
+    console.log(`| ${set} claims, ${w} | ${o.toFixed(3)} | ${n.toFixed(3)} | ${(n / o).toFixed(3)} | ${perQuery.toFixed(3)} | ${o99.toFixed(3)} | ${n99.toFixed(3)} | ${(n99 / o99).toFixed(3)} | ${differ} of ${terms.length} |`);
   }
 }
 await services.close();

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, statSync, truncateSync, writeFileSync } from '
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyse, EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
-import { searchable, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
+import { exhaustive, searchable, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
 import { concatSegments, decodeBlock, members, publishedSet, SegmentBuilder, type SegmentData } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
@@ -95,6 +95,40 @@ describe('segments', () => {
       if (inside.length * 2 > seg.docCount) assert.equal(set!.bits, undefined, `[${from}, ${to}]`);
       else assert.deepEqual([...members(set!.bits!, set!.count)], inside, `[${from}, ${to}]`);
     }
+  });
+
+  test('probes find exactly the postings of blocks whose documents bunch (the guess misses, binary search finds them)', () => {
+    // 40,000 documents. `bunched` is in runs (300 of every 2,000 documents, then every 13th), so
+    // a block holds a run and a stretch of gaps and the position guessed from its first and last
+    // documents is far off; `even` is in every third, `rare` in every 101st. Published windows of
+    // every 97th and every 997th document make the traversal probe the dense lists at the window's
+    // documents (and lead with the window), with no filter the candidates are completed from them.
+    const n = 40_000;
+    const b = new SegmentBuilder();
+    for (let doc = 0; doc < n; doc++) {
+      const terms = new Map<string, number>();
+      if (doc % 2000 < 300 || doc % 13 === 0) terms.set('bunched', 1 + (doc % 4));
+      if (doc % 3 === 0) terms.set('even', 1 + (doc % 5));
+      if (doc % 101 === 0) terms.set('rare', 1 + (doc % 3));
+      terms.set(`u${doc % 50}`, 1);
+      const publishedAt = doc % 997 === 0 ? 2 : doc % 97 === 0 ? 1 : 0;
+      b.add({ versionId: doc + 1, terms, length: 3 + (doc % 9), acquiredAt: 0, supersededAt: Infinity, publishedAt, revHost: 'test.h.' });
+    }
+    const segs = [b.finish()];
+    const stats = statsOf(segs);
+    const s = segs.map((data) => searchable(data, stats.avgLength));
+    const filters = [{}, { publishedAfter: 1, publishedBefore: 2 }, { publishedAfter: 2, publishedBefore: 2 }];
+    let hits = 0;
+    for (const filter of filters) {
+      for (const q of [['bunched'], ['bunched', 'even'], ['bunched', 'rare'], ['rare', 'bunched', 'even'], ['bunched', 'u7'], ['even', 'u7', 'bunched']]) {
+        for (const k of [1, 10, 1000]) {
+          const want = exhaustive(s, stats, q, filter, k);
+          assert.deepEqual(searchTopK(s, stats, q, filter, k), want, `${q.join(' ')} ${JSON.stringify(filter)} top ${k}`);
+          hits += want.length;
+        }
+      }
+    }
+    assert.ok(hits > 5000, `hits compared: ${hits}`);
   });
 
   test('addFields (the build path) indexes exactly what add(analyse(row)) does', () => {

@@ -33,10 +33,13 @@ export interface EngineHit {
 /** Past every document number (and the end of a `DocRange` that runs to the end). */
 export const NO_MORE = 0x7fffffff;
 /**
- * Postings a probe looks at one by one before it turns to binary search (long claims at 1M, p50:
- * 5.06 ms with none, 4.45 ms with 8; 4 and 16 alike, 32 slower).
+ * Postings after the current one a probe looks at before it guesses (`Cursor.advance`; with 2, long
+ * claims with no filter at 1M as fast as with the 8 looked at before guessing was added, 4.00
+ * against 4.03 ms p50; with none 2% slower).
  */
-const LINEAR_PROBE = 8;
+const LINEAR_PROBE = 2;
+/** Steps from an interpolated guess toward the target before binary search (`Cursor.advance`). */
+const GUESS_STEPS = 4;
 
 /**
  * A reading position in one term's postings in one segment. Blocks are read in place: a posting's
@@ -141,24 +144,54 @@ class Cursor {
       }
       this.load(b);
     }
-    // The block's last posting is >= target. A probe of a dense list lands a few postings ahead:
-    // a short linear look first (its branches predictable), then binary search for the first one that is.
+    // The block's last posting is >= target. The next postings first (a candidate completed from a
+    // list is often one of them), then a guess: a block's documents lie about evenly between its
+    // first and its last, so the posting at the target's share of the way lands within a few of
+    // the answer, and a few steps reach it. A probe of a dense list at a sparse filter's documents
+    // lands about 14 postings ahead, where a linear look of 8 and a binary search took 15 reads
+    // with unpredictable branches (short claims in a one-month window over 1M: p99 -25%, measured
+    // old against new in one process). Binary search when the steps do not reach it (a block
+    // whose documents bunch).
     let lo = this.k;
+    let d = this.docAt(lo);
     const near = Math.min(lo + LINEAR_PROBE, this.n - 1);
-    while (lo < near && this.docAt(lo) < target) lo++;
-    if (lo < near || this.docAt(lo) >= target) {
+    while (lo < near && d < target) d = this.docAt(++lo);
+    if (d >= target) {
       this.k = lo;
-      this.doc = this.docAt(lo);
+      this.doc = d;
       return;
     }
+    // From here docAt(lo) < target <= docAt(hi).
     let hi = this.n - 1;
-    while (lo < hi) {
+    let guess = lo + 1 + Math.floor(((target - d) * (hi - lo)) / (blockLast[this.block]! - d + 1));
+    if (guess > hi) guess = hi;
+    let steps = GUESS_STEPS;
+    if (this.docAt(guess) >= target) {
+      hi = guess;
+      while (hi - 1 > lo && steps-- > 0) {
+        if (this.docAt(hi - 1) < target) {
+          lo = hi - 1;
+          break;
+        }
+        hi--;
+      }
+    } else {
+      lo = guess;
+      while (lo + 1 < hi && steps-- > 0) {
+        if (this.docAt(lo + 1) >= target) {
+          hi = lo + 1;
+          break;
+        }
+        lo++;
+      }
+    }
+    while (hi - lo > 1) {
       const mid = (lo + hi) >>> 1;
-      if (this.docAt(mid) < target) lo = mid + 1;
+      if (this.docAt(mid) < target) lo = mid;
       else hi = mid;
     }
-    this.k = lo;
-    this.doc = this.docAt(lo);
+    this.k = hi;
+    this.doc = this.docAt(hi);
   }
 
   /**
