@@ -97,12 +97,13 @@ describe('segments', () => {
     }
   });
 
-  test('probes find exactly the postings of blocks whose documents bunch (the guess misses, binary search finds them)', () => {
+  test('probes find exactly the postings of blocks whose documents bunch (the guess misses, binary search finds them), with and without the dense lists\' bitsets', () => {
     // 40,000 documents. `bunched` is in runs (300 of every 2,000 documents, then every 13th), so
     // a block holds a run and a stretch of gaps and the position guessed from its first and last
     // documents is far off; `even` is in every third, `rare` in every 101st. Published windows of
     // every 97th and every 997th document make the traversal probe the dense lists at the window's
     // documents (and lead with the window), with no filter the candidates are completed from them.
+    // `bunched` and `even` are dense (in more than 1/16 of the documents): they get bitsets.
     const n = 40_000;
     const b = new SegmentBuilder();
     for (let doc = 0; doc < n; doc++) {
@@ -129,6 +130,25 @@ describe('segments', () => {
       }
     }
     assert.ok(hits > 5000, `hits compared: ${hits}`);
+    // The dense lists' bitsets (engine.ts `Members`) were made by those searches, each exactly its list.
+    const m = s[0]!.members;
+    const seg = segs[0]!;
+    const dense = [...m.terms].map((t) => [...seg.terms].find(([, id]) => id === t)![0]);
+    assert.deepEqual(dense.sort(), ['bunched', 'even']);
+    for (const [i, t] of m.terms.entries()) {
+      assert.equal(m.state[i], 2);
+      const words = (n + 31) >>> 5;
+      const bits = m.bits.subarray(i * words, (i + 1) * words);
+      const inList = postings(seg, dense[i]!).filter((_, j) => j % 2 === 0);
+      const set: number[] = [];
+      for (let doc = 0; doc < n; doc++) if (bits[doc >>> 5]! & (1 << doc)) set.push(doc);
+      assert.deepEqual(set, inList, `term ${t}`);
+    }
+    // A bitset another thread is still making (here: still empty) is not used: the same answers from the blocks alone.
+    const busy = searchable(seg, stats.avgLength, undefined, { terms: m.terms, state: new Int32Array(m.state.length).fill(1), bits: new Int32Array(m.bits.length) });
+    for (const filter of filters) {
+      for (const q of [['bunched', 'even'], ['rare', 'bunched', 'even']]) assert.deepEqual(searchTopK([busy], stats, q, filter, 10), exhaustive(s, stats, q, filter, 10));
+    }
   });
 
   test('addFields (the build path) indexes exactly what add(analyse(row)) does', () => {

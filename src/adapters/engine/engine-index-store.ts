@@ -22,7 +22,7 @@ import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { Db } from '../sqlite/database.js';
 import { SqliteIndexStore } from '../sqlite/index-store.js';
-import { type DocRange, type EngineFilter, exhaustive, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
+import { type DocRange, type EngineFilter, exhaustive, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { SearchHelper } from './search-helper.js';
 import { loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from './worker.js';
@@ -460,11 +460,11 @@ export class EngineIndexStore implements IndexStore {
     };
   }
 
-  /** Bytes held by the segments' arrays (the term dictionaries' Maps not included). */
+  /** Bytes held by the segments' arrays and what is derived from them (the term dictionaries' Maps not included). */
   memoryBytes(): number {
     let n = 0;
-    for (const { data, lengthCode, normOf } of this.segments) {
-      n += lengthCode.byteLength + normOf.byteLength;
+    for (const { data, lengthCode, normOf, members } of this.segments) {
+      n += lengthCode.byteLength + normOf.byteLength + membersBytes(members, data.docCount);
       for (const v of Object.values(data)) if (ArrayBuffer.isView(v)) n += v.byteLength;
     }
     return n;

@@ -5,8 +5,8 @@
  * top ks into exactly the whole's (test/engine/rank-safety.test.ts).
  *
  * The helper shares the segments instead of copying them: their arrays, the columns later writes
- * change and the `gone` bits are in SharedArrayBuffers (segment.ts `shareSegment`). Each segment is
- * posted once; each publish posts the parts in use; each search, what the helper has no copy of
+ * change, the `gone` bits and the dense lists' bitsets (engine.ts `Members`) are in
+ * SharedArrayBuffers (segment.ts `shareSegment`). Each segment is posted once; each publish posts the parts in use; each search, what the helper has no copy of
  * (the terms' numbers in each segment and their document frequencies). Messages arrive in order,
  * so a search runs over the parts published before it was asked.
  */
@@ -61,12 +61,12 @@ export class SearchHelper {
   /** The parts now in use (their arrays shared: `shareSegment`), under the collection's average length. */
   publish(segments: readonly SearchableSegment[], avgLength: number): void {
     if (this.broken) return;
-    for (const { data } of segments) {
+    for (const { data, members } of segments) {
       if (this.ids.has(data)) continue;
       const id = this.nextId++;
       this.ids.set(data, id);
       const { terms: _dictionary, ...posted } = data;
-      this.post({ type: 'segment', id, data: posted satisfies PostedSegment });
+      this.post({ type: 'segment', id, data: posted satisfies PostedSegment, members });
     }
     this.post({ type: 'publish', parts: segments.map((s) => ({ id: this.ids.get(s.data)!, gone: s.gone })), avgLength });
   }

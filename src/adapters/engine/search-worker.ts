@@ -7,14 +7,14 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
-import { type DocRange, type EngineFilter, type EngineHit, type SearchableSegment, SharedFloor, searchable, searchTopK } from './engine.js';
+import { type DocRange, type EngineFilter, type EngineHit, type Members, type SearchableSegment, SharedFloor, searchable, searchTopK } from './engine.js';
 import type { SegmentData } from './segment.js';
 
 /** A segment as posted to the helper: its arrays (shared), hosts and counts, without its term dictionary. */
 export type PostedSegment = Omit<SegmentData, 'terms'>;
 
 export type ToHelper =
-  | { type: 'segment'; id: number; data: PostedSegment }
+  | { type: 'segment'; id: number; data: PostedSegment; members: Members }
   | { type: 'publish'; parts: { id: number; gone: Int32Array }[]; avgLength: number }
   | {
       type: 'search';
@@ -63,11 +63,11 @@ function collectSoon(): void {
 
 if (parentPort) {
   const port = parentPort;
-  const held = new Map<number, SegmentData>();
+  const held = new Map<number, { data: SegmentData; members: Members }>();
   let parts: SearchableSegment[] = [];
   port.on('message', (m: ToHelper) => {
     if (m.type === 'segment') {
-      held.set(m.id, { ...m.data, terms: new Map() });
+      held.set(m.id, { data: { ...m.data, terms: new Map() }, members: m.members });
     } else if (m.type === 'publish') {
       // As the main thread's publish: each part ready under the new average length; segments no part uses are let go.
       const ids = new Set(m.parts.map((p) => p.id));
@@ -77,7 +77,10 @@ if (parentPort) {
         held.delete(id);
         dropped = true;
       }
-      parts = m.parts.map(({ id, gone }) => searchable(held.get(id)!, m.avgLength, gone));
+      parts = m.parts.map(({ id, gone }) => {
+        const { data, members } = held.get(id)!;
+        return searchable(data, m.avgLength, gone, members);
+      });
       if (dropped) collectSoon();
     } else {
       try {
