@@ -9,7 +9,7 @@
  * N, df and avglen count every document of every segment, deleted ones included (as Lucene does until
  * segments merge), so the statistics never depend on a query's filters.
  */
-import { B, hostRange, K1, lowerBound, members, newArray, publishedSet, type SegmentData } from './segment.js';
+import { B, blockDocs, hostRange, K1, lowerBound, members, newArray, publishedSet, type SegmentData } from './segment.js';
 
 export { B, K1 };
 
@@ -557,7 +557,8 @@ export function lengthCodes(seg: SegmentData): Uint8Array {
  * sparse window's documents or at candidates to complete) is one bit read instead of a search of
  * its block. At 1M documents, 410 lists and 49 MiB when all are made (1/32: 822 and 98 MiB; 1/8:
  * 162 and 19 MiB); p99 of short claims in a one-month window -30% (1/32 about as much, 1/8 -3%),
- * long claims with no filter p50 -7% (1/32 -14%), measured in one process against none.
+ * long claims with no filter p50 -7% (1/32 -14%), measured in one process against none (more in
+ * docs/BENCHMARKS.md, "Probes of common words").
  */
 const DENSE_SHARE = 16;
 /**
@@ -568,10 +569,11 @@ const DENSE_FROM = 1024;
 
 /**
  * The bitsets of a segment's dense lists, each made the first time a search asks for it (about 5
- * ns a posting: 2.3 ms once for a list of 460,000; all 410 at 1M in 0.3 s), by whichever thread asks first: `terms` ascending,
- * `state` per list (0 not made, 1 being made, 2 made), and each list's words in `bits`, in that
- * order. All three in shared memory when the segment's arrays are, so both search threads use the
- * same bitsets (the pages of those not made are never touched, so they take no memory).
+ * ns a posting: 2.5 ms once for a list of 460,000; all 410 at 1M in 0.33 s), by whichever thread
+ * asks first: `terms` ascending, `state` per list (0 not made, 1 being made, 2 made), and each
+ * list's words in `bits`, in that order. All three in shared memory when the segment's arrays
+ * are, so both search threads use the same bitsets (the pages of those not made are never
+ * touched, so they take no memory).
  */
 export interface Members {
   terms: Int32Array;
@@ -626,22 +628,10 @@ function memberBits(m: Members, seg: SegmentData, t: number): Int32Array | undef
   const state = Atomics.load(m.state, lo);
   if (state === 2) return bits;
   if (state === 1 || Atomics.compareExchange(m.state, lo, 0, 1) !== 0) return undefined;
-  const postings = seg.postings;
+  const docs = new Int32Array(256);
   for (let b = seg.termBlockStart[t]!, end = b + seg.termBlockCount[t]!; b < end; b++) {
-    const at = seg.blockOffset[b]! + 1;
-    const head = postings[at - 1]!;
-    const n = head & 0xff;
-    const width = (head >>> 8) & 0xff;
-    const base = seg.blockBase[b]!;
-    const mask = width === 0 ? 0 : 0xffffffff >>> (32 - width);
-    for (let k = 0, bit = 0; k < n; k++, bit += width) {
-      const i = at + (bit >>> 5);
-      const off = bit & 31;
-      let v = postings[i]! >>> off;
-      if (off + width > 32) v |= postings[i + 1]! << (32 - off);
-      const doc = base + (v & mask);
-      bits[doc >>> 5]! |= 1 << doc;
-    }
+    const n = blockDocs(seg.postings, seg.blockOffset[b]!, seg.blockBase[b]! - 1, docs);
+    for (let k = 0; k < n; k++) bits[docs[k]! >>> 5]! |= 1 << docs[k]!;
   }
   Atomics.store(m.state, lo, 2);
   return bits;

@@ -6,9 +6,10 @@
  *
  * The helper shares the segments instead of copying them: their arrays, the columns later writes
  * change, the `gone` bits and the dense lists' bitsets (engine.ts `Members`) are in
- * SharedArrayBuffers (segment.ts `shareSegment`). Each segment is posted once; each publish posts the parts in use; each search, what the helper has no copy of
- * (the terms' numbers in each segment and their document frequencies). Messages arrive in order,
- * so a search runs over the parts published before it was asked.
+ * SharedArrayBuffers (segment.ts `shareSegment`). Each segment is posted once; each publish posts
+ * the parts in use; each search, what the helper has no copy of (the terms' numbers in each
+ * segment and their document frequencies). Messages arrive in order, so a search runs over the
+ * parts published before it was asked.
  */
 import type { Worker } from 'node:worker_threads';
 import type { DocRange, EngineFilter, EngineHit, SearchableSegment, SharedFloor, Statistics } from './engine.js';

@@ -343,6 +343,14 @@ function unpack(words: Int32Array, at: number, bits: number, n: number, out: Int
   return packedWords(n, bits);
 }
 
+/** As `decodeBlock`, the documents only (the frequencies left packed). */
+export function blockDocs(words: Int32Array, offset: number, before: number, docs: Int32Array): number {
+  const head = words[offset]!;
+  const n = head & 0xff;
+  unpack(words, offset + 1, (head >>> 8) & 0xff, n, docs, before + 1);
+  return n;
+}
+
 /**
  * Decodes the block at word `offset` into `docs` and `tfs` (deltas start after document `before`);
  * returns how many postings it has.
