@@ -687,15 +687,17 @@ export function lowerBound(sorted: Float64Array | Int32Array, x: number, after =
 
 /**
  * How many documents are published inside [from, to], and, when they are at most half the segment
- * (the traversal uses them only then), a bitset of them; undefined without a window.
+ * (the traversal uses them only then), a bitset of them; undefined without a window. The bitset is
+ * written over the start of `scratch` when that is long enough (zeroed first), else a new array.
  */
-export function publishedSet(seg: SegmentData, from: number | undefined, to: number | undefined): { bits: Int32Array | undefined; count: number } | undefined {
+export function publishedSet(seg: SegmentData, from: number | undefined, to: number | undefined, scratch?: Int32Array): { bits: Int32Array | undefined; count: number } | undefined {
   if (from === undefined && to === undefined) return undefined;
   const i = from === undefined ? 0 : lowerBound(seg.pubSorted, from);
   const j = to === undefined ? seg.pubSorted.length : lowerBound(seg.pubSorted, to, true);
   const count = Math.max(0, j - i);
   if (count * 2 > seg.docCount) return { bits: undefined, count };
-  const bits = new Int32Array((seg.docCount + 31) >>> 5);
+  const words = (seg.docCount + 31) >>> 5;
+  const bits = scratch !== undefined && scratch.length >= words ? scratch.subarray(0, words).fill(0) : new Int32Array(words);
   const order = seg.pubOrder;
   // Eight at a time: the same writes in the same order, about twice as fast as one at a time (the
   // 100,000 documents of a one-year window over 1M: 0.26-0.28 ms instead of 0.58-0.73, half of a
