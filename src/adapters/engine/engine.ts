@@ -614,15 +614,8 @@ export function makeAllMembers(s: SearchableSegment): void {
  * has none or another thread is making it (the search then probes the list's blocks).
  */
 function memberBits(m: Members, seg: SegmentData, t: number): Int32Array | undefined {
-  const terms = m.terms;
-  let lo = 0;
-  let hi = terms.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (terms[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo >= terms.length || terms[lo] !== t) return undefined;
+  const lo = lowerBound(m.terms, t);
+  if (lo >= m.terms.length || m.terms[lo] !== t) return undefined;
   const words = (seg.docCount + 31) >>> 5;
   const bits = m.bits.subarray(lo * words, (lo + 1) * words);
   const state = Atomics.load(m.state, lo);
