@@ -9,7 +9,7 @@
  * N, df and avglen count every document of every segment, deleted ones included (as Lucene does until
  * segments merge), so the statistics never depend on a query's filters.
  */
-import { B, blockDocs, hostRange, K1, lowerBound, members, newArray, publishedSet, type SegmentData } from './segment.js';
+import { B, BLOCK, bitsetWords, blockDocs, hostRange, K1, lowerBound, members, newArray, packedWords, publishedSet, type SegmentData } from './segment.js';
 
 export { B, K1 };
 
@@ -35,7 +35,7 @@ export const NO_MORE = 0x7fffffff;
 /**
  * Postings after the current one a probe looks at before it guesses (`Cursor.advance`; with 2, long
  * claims with no filter at 1M as fast as with the 8 looked at before guessing was added, 4.00
- * against 4.03 ms p50; with none 2% slower).
+ * against 4.03 ms p50; with none 2% slower; ad hoc, in one process with a switch, not kept).
  */
 const LINEAR_PROBE = 2;
 /** Steps from an interpolated guess toward the target before binary search (`Cursor.advance`). */
@@ -87,7 +87,7 @@ class Cursor {
     this.freqMask = this.freqBits === 0 ? 0 : 0xffffffff >>> (32 - this.freqBits);
     this.base = seg.blockBase[block]!;
     this.at = offset + 1;
-    this.freqAt = this.at + ((this.n * this.bits + 31) >>> 5);
+    this.freqAt = this.at + packedWords(this.n, this.bits);
     this.k = 0;
   }
 
@@ -592,7 +592,7 @@ export function membersOf(seg: SegmentData): Members {
   if (seg.docCount >= DENSE_FROM) for (let t = 0; t < seg.termDf.length; t++) if (seg.termDf[t]! * DENSE_SHARE >= seg.docCount) dense.push(t);
   const terms = newArray(Int32Array, dense.length, shared);
   terms.set(dense);
-  out = { terms, state: newArray(Int32Array, dense.length, shared), bits: newArray(Int32Array, dense.length * ((seg.docCount + 31) >>> 5), shared) };
+  out = { terms, state: newArray(Int32Array, dense.length, shared), bits: newArray(Int32Array, dense.length * bitsetWords(seg.docCount), shared) };
   membersOfSegment.set(seg, out);
   return out;
 }
@@ -601,7 +601,7 @@ export function membersOf(seg: SegmentData): Members {
 export function membersBytes(m: Members, docCount: number): number {
   let made = 0;
   for (let i = 0; i < m.state.length; i++) if (Atomics.load(m.state, i) === 2) made++;
-  return made * 4 * ((docCount + 31) >>> 5) + m.terms.byteLength + m.state.byteLength;
+  return made * 4 * bitsetWords(docCount) + m.terms.byteLength + m.state.byteLength;
 }
 
 /** Makes every dense list's bitset of a segment that no thread has begun (for the benchmark's memory figure). */
@@ -616,12 +616,12 @@ export function makeAllMembers(s: SearchableSegment): void {
 function memberBits(m: Members, seg: SegmentData, t: number): Int32Array | undefined {
   const lo = lowerBound(m.terms, t);
   if (lo >= m.terms.length || m.terms[lo] !== t) return undefined;
-  const words = (seg.docCount + 31) >>> 5;
+  const words = bitsetWords(seg.docCount);
   const bits = m.bits.subarray(lo * words, (lo + 1) * words);
   const state = Atomics.load(m.state, lo);
   if (state === 2) return bits;
   if (state === 1 || Atomics.compareExchange(m.state, lo, 0, 1) !== 0) return undefined;
-  const docs = new Int32Array(256);
+  const docs = new Int32Array(BLOCK);
   for (let b = seg.termBlockStart[t]!, end = b + seg.termBlockCount[t]!; b < end; b++) {
     const n = blockDocs(seg.postings, seg.blockOffset[b]!, seg.blockBase[b]! - 1, docs);
     for (let k = 0; k < n; k++) bits[docs[k]! >>> 5]! |= 1 << docs[k]!;
@@ -667,7 +667,7 @@ export interface SearchableSegment {
  * (the search helper thread is given the main thread's: it then sees `gone` change).
  */
 export function searchable(data: SegmentData, avgLength: number, gone?: Int32Array, members?: Members): SearchableSegment {
-  const words = (data.docCount + 31) >>> 5;
+  const words = bitsetWords(data.docCount);
   const bits = gone ?? new Int32Array(data.deleted.buffer instanceof SharedArrayBuffer ? new SharedArrayBuffer(4 * words) : new ArrayBuffer(4 * words));
   const s = { data, lengthCode: lengthCodes(data), normOf: normsOfCodes(avgLength), ub: new Map<number, number>(), gone: bits, members: members ?? membersOf(data) };
   if (!gone) for (let doc = 0; doc < data.docCount; doc++) updateGone(s, doc);
@@ -784,11 +784,7 @@ export function searchTopK(
     // A published window: a bitset of the documents inside. When visiting each of them in each list
     // costs less than reading the lists, they lead (measured on the benchmark: a visit costs about
     // as much as reading 64 postings; a one-month window over 1M documents never leads, a day does).
-    if (filter.publishedAfter !== undefined || filter.publishedBefore !== undefined) {
-      const words = (seg.docCount + 31) >>> 5;
-      if (windowBits.length < words) windowBits = new Int32Array(words);
-    }
-    const pub = publishedSet(seg, filter.publishedAfter, filter.publishedBefore, windowBits);
+    const pub = publishedSet(seg, filter.publishedAfter, filter.publishedBefore);
     let postingCount = 0;
     for (const c of cs) postingCount += c.postings;
     // Every candidate below is in the window's bitset when there is one: then a filter of a
@@ -1040,14 +1036,6 @@ function completed(doc: number, partial: number, from: number, cs: readonly Curs
   }
   return score;
 }
-
-/**
- * The published window's bitset, kept between searches (this thread's; a search uses it for one
- * segment at a time). A new 125 kB array per search at 1M was garbage outside the heap, and V8
- * collects for that ("external memory pressure": a scavenge of 0.7-0.9 ms every 100-150 searches
- * of a one-month window, `node --trace-gc`).
- */
-let windowBits = new Int32Array(0);
 
 /** Documents per window of the accumulating traversal. */
 const WINDOW = 4096;

@@ -80,14 +80,14 @@ function encode(magic: string, meta: object, arrays: ArrayBufferView[]): Uint8Ar
   return parts;
 }
 
+/** The next array of an engine file, of this kind and length (`readEncoded`). */
+type NextArray = (ctor: ArrayCtor, length: number) => ArrayBufferView;
+
 /**
  * Reads what `encode` wrote to `path` (the arrays in shared memory when `shared`) and gives it to
  * `read`; throws on any inconsistency. Each array is read from the file straight into its own
  * aligned buffer, so a segment is held once while it loads, not also as the whole file's bytes.
  */
-/** The next array of an engine file, of this kind and length (`readEncoded`). */
-type NextArray = (ctor: ArrayCtor, length: number) => ArrayBufferView;
-
 function readEncoded<T>(path: string, magic: string, shared: boolean, read: (meta: Record<string, unknown>, next: NextArray) => T): T {
   const fd = openSync(path, 'r');
   try {

@@ -39,8 +39,13 @@ export interface SegmentDoc {
   revHost: string;
 }
 
-/** Words taken by `n` values packed at `bits` bits each (`pack`, `unpack`). */
-function packedWords(n: number, bits: number): number {
+/** Words of a bitset of `n` documents (a bit per document, 32 to a word). */
+export function bitsetWords(n: number): number {
+  return (n + 31) >>> 5;
+}
+
+/** Words taken by `n` values packed at `bits` bits each (`pack`, `unpack`, engine.ts's Cursor). */
+export function packedWords(n: number, bits: number): number {
   return (n * bits + 31) >>> 5;
 }
 
@@ -358,11 +363,8 @@ export function blockDocs(words: Int32Array, offset: number, before: number, doc
 export function decodeBlock(words: Int32Array, offset: number, before: number, docs: Int32Array, tfs: Int32Array): number {
   // (Queries read blocks in place with engine.ts's Cursor; this decodes a whole block at once.)
   const head = words[offset]!;
-  const n = head & 0xff;
-  const docBits = (head >>> 8) & 0xff;
-  const freqBits = (head >>> 16) & 0xff;
-  const w = offset + 1;
-  unpack(words, w + unpack(words, w, docBits, n, docs, before + 1), freqBits, n, tfs, 1);
+  const n = blockDocs(words, offset, before, docs);
+  unpack(words, offset + 1 + packedWords(n, (head >>> 8) & 0xff), (head >>> 16) & 0xff, n, tfs, 1);
   return n;
 }
 
@@ -686,18 +688,27 @@ export function lowerBound(sorted: Float64Array | Int32Array, x: number, after =
 }
 
 /**
+ * The bitset `publishedSet` writes, kept between calls (this thread's). A new 125 kB array per
+ * search at 1M was garbage outside the heap, and V8 collects for that ("external memory pressure":
+ * a scavenge of 0.7-0.9 ms every 100-150 searches of a one-month window, `node --trace-gc --import
+ * tsx bench/engine-passes.ts`).
+ */
+let windowBits = new Int32Array(0);
+
+/**
  * How many documents are published inside [from, to], and, when they are at most half the segment
  * (the traversal uses them only then), a bitset of them; undefined without a window. The bitset is
- * written over the start of `scratch` when that is long enough (zeroed first), else a new array.
+ * this thread's kept one (`windowBits`): good until the next call.
  */
-export function publishedSet(seg: SegmentData, from: number | undefined, to: number | undefined, scratch?: Int32Array): { bits: Int32Array | undefined; count: number } | undefined {
+export function publishedSet(seg: SegmentData, from: number | undefined, to: number | undefined): { bits: Int32Array | undefined; count: number } | undefined {
   if (from === undefined && to === undefined) return undefined;
   const i = from === undefined ? 0 : lowerBound(seg.pubSorted, from);
   const j = to === undefined ? seg.pubSorted.length : lowerBound(seg.pubSorted, to, true);
   const count = Math.max(0, j - i);
   if (count * 2 > seg.docCount) return { bits: undefined, count };
-  const words = (seg.docCount + 31) >>> 5;
-  const bits = scratch !== undefined && scratch.length >= words ? scratch.subarray(0, words).fill(0) : new Int32Array(words);
+  const words = bitsetWords(seg.docCount);
+  if (windowBits.length < words) windowBits = new Int32Array(words);
+  const bits = windowBits.subarray(0, words).fill(0);
   const order = seg.pubOrder;
   // Eight at a time: the same writes in the same order, about twice as fast as one at a time (the
   // 100,000 documents of a one-year window over 1M: 0.26-0.28 ms instead of 0.58-0.73, half of a
