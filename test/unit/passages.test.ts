@@ -69,6 +69,32 @@ describe('passage index', () => {
     }
   });
 
+  test('a line\'s text is that of every conversion pass run, though a pass runs only when its characters are there', () => {
+    // The passes as they ran before each was made to wait for its characters (indexOf).
+    const everyPass = (line: string) =>
+      line
+        .replace(/(?<![^\n])[^\S\n]{0,3}```[^\n]*/g, '')
+        .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '')
+        .replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1')
+        .replace(/^[^\S\n]{0,3}(#{1,6}|>|[-*+]|\d+\.)[^\S\n]+/gm, '')
+        .replace(/[*_`|]+/g, ' ')
+        .replace(/[^\S\n]{2,}|[^\S \n]/g, ' ')
+        .trim();
+    const r = rng(12);
+    const pieces = ['# ', '## x', '- ', '* ', '+ ', '> ', '12. ', '3.', '-', '```', '[a](b)', '![i](x)', '**', '_', '|', '`', ' ', '  ', '\t', '\v', '\f', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff', '\u2028', '\u2029', '\n', 'word', 'Straße', 'K', 'end. '];
+    let changed = 0;
+    for (let k = 0; k < 5_000; k++) {
+      const line = Array.from({ length: 1 + Math.floor(r() * 12) }, () => pieces[Math.floor(r() * pieces.length)]).join('').replaceAll('\n', ' ');
+      const want = everyPass(line);
+      if (want !== line.trim()) changed++;
+      assert.equal(lineText(line), want, JSON.stringify(line));
+    }
+    for (const line of ['plain words only.', 'no markers 1 here', '1990 was a year', 'x\u2028# y', 'a\r- b', ' # lead', '\u3000# wide']) {
+      assert.equal(lineText(line), everyPass(line), JSON.stringify(line));
+    }
+    assert.ok(changed > 2_500, `${changed} lines the passes change`);
+  });
+
   test('only the first SCAN_LIMIT characters are indexed, the same part the scan reads', () => {
     const tail = 'Unreachable zebra sentence.';
     const md = `${'Plain words here. '.repeat(Math.ceil(SCAN_LIMIT / 18))}\n${tail}`;
