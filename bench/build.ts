@@ -1,5 +1,5 @@
 /**
- * npm run bench:build [-- --size 1000000 --runs 2 --search-threads 2]
+ * npm run bench:build [-- --size 1000000 --runs 2 --search-threads 2 --build-part N --malloc returning|default]
  *
  * The engine's build alone, as `websearch index rebuild` and a first start do it: from the cached
  * corpus of `npm run bench:search` (bench/.cache/generated-SIZE.db; run that once first), both
@@ -7,7 +7,12 @@
  * two threads as `serve` does by default (its segments in shared memory), or on one with
  * `--search-threads 1`. Prints each run's seconds and peak resident memory (anonymous, and mapped
  * files such as the database's pages read through SQLite's map: bench/memory.ts) and the saved
- * segments' size. A minute at 1M instead of the whole benchmark, for working on the build. Then a
+ * segments' size. A minute at 1M instead of the whole benchmark, for working on the build.
+ * `--build-part N` builds in parts of at most N versions instead of the store's default
+ * (BUILD_PART; 500000 gives the two halves of 1M the build used before 4 parts). Each build runs
+ * with glibc's malloc told to give large freed blocks back to the system
+ * (MALLOC_MMAP_THRESHOLD_=131072, as `npm start` runs the service), or with `--malloc default`
+ * with glibc's own threshold, which rises as large blocks are freed and then keeps them. Then a
  * restart's load of what the last run saved, in a fresh process: its seconds, its peak anonymous
  * memory and the RSS after it.
  *
@@ -33,6 +38,8 @@ const { values } = parseArgs({
     'search-threads': { type: 'string', default: '2' },
     'load-from': { type: 'string' },
     'build-into': { type: 'string' },
+    'build-part': { type: 'string' },
+    malloc: { type: 'string', default: 'returning' },
   },
 });
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
@@ -41,6 +48,11 @@ const runs = Number(values.runs);
 const searchThreads = Number(values['search-threads']);
 if (searchThreads !== 1 && searchThreads !== 2) throw new Error(`--search-threads takes 1 or 2, not ${values['search-threads']}`);
 if (!(runs >= 1)) throw new Error(`--runs takes a count, not ${values.runs}`);
+if (values.malloc !== 'returning' && values.malloc !== 'default') throw new Error(`--malloc takes returning or default, not ${values.malloc}`);
+/** What `npm start` sets (package.json); the children of this script run with it unless `--malloc default`. */
+const MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };
+const buildPart = values['build-part'] === undefined ? undefined : Number(values['build-part']);
+if (buildPart !== undefined && !(buildPart >= 1)) throw new Error(`--build-part takes a count, not ${values['build-part']}`);
 
 if (values.builder !== undefined) {
   const n = Number(values.builder);
@@ -70,7 +82,7 @@ if (values['load-from'] !== undefined || values['build-into'] !== undefined) {
   global.gc!();
   const peaksOf = await samplePeaks();
   const t = performance.now();
-  const engine = await new EngineIndexStore(db, { dir, searchThreads, readOnly: load }).open();
+  const engine = await new EngineIndexStore(db, { dir, searchThreads, readOnly: load, ...(buildPart && { buildPart }) }).open();
   const seconds = (performance.now() - t) / 1000;
   const peak = await peaksOf();
   if (engine.loadedFromDisk !== load) throw new Error(load ? 'the saved segments were not loaded' : 'the segments were loaded, not built');
@@ -85,14 +97,24 @@ if (values['load-from'] !== undefined || values['build-into'] !== undefined) {
 
 /** This script again in a fresh process with these arguments; what it prints last, parsed. */
 function child<T>(args: string[]): T {
-  const run = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, '--size', values.size, '--search-threads', String(searchThreads), ...args], { encoding: 'utf8' });
+  const part = buildPart === undefined ? [] : ['--build-part', String(buildPart)];
+  const env = { ...process.env };
+  if (values.malloc === 'returning') Object.assign(env, MALLOC_ENV);
+  else delete env.MALLOC_MMAP_THRESHOLD_;
+  const run = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, '--size', values.size, '--search-threads', String(searchThreads), ...part, ...args], {
+    encoding: 'utf8',
+    env,
+  });
   if (run.status !== 0) throw new Error(`${args.join(' ')} failed: ${run.stderr}`);
   return JSON.parse(run.stdout.trim().split('\n').pop()!) as T;
 }
 
 // Each run in a fresh process, as `index rebuild` and a first start run it: in one process a run
 // saw what the allocator kept of the one before (1.7 GiB peaks in a second run).
-console.log(`Engine build from ${path} (both cores, saved, for ${searchThreads} search thread(s)), ${runs} run(s), each in a fresh process:`);
+console.log(
+  `Engine build from ${path} (both cores, in parts of at most ${buildPart ?? 'the default number of'} versions, saved, for ${searchThreads} search thread(s), ` +
+    `${values.malloc === 'returning' ? 'MALLOC_MMAP_THRESHOLD_=131072 as npm start sets it' : "glibc malloc's default threshold"}), ${runs} run(s), each in a fresh process:`,
+);
 console.log('| run | seconds | peak RSS MiB | anonymous MiB | mapped files MiB | on disk MiB |\n|---|---|---|---|---|---|');
 const f = (n: number) => n.toFixed(0);
 for (let run = 1; run <= runs; run++) {

@@ -113,6 +113,40 @@ describe('the build on two threads', () => {
     }
   });
 
+  test('a build in parts, two at a time: one segment, each version once and in order, answering as one built by one thread', async () => {
+    const path = join(dir.path, 'parts.db');
+    const db = openDatabase({ path });
+    await new SqlitePageStore(db).putVersions(
+      Array.from({ length: 2_300 }, (_, n) => page(`https://h${n % 5}.parts.test/p${n}`, { content: `part ${n % 3} page ${n} word${n % 97} word${n % 13}` })),
+    );
+    db.prepare('UPDATE versions SET searchable = 0 WHERE id % 10 = 7').run();
+    // 2,070 searchable versions in parts of at most 400: six parts, started two at a time.
+    const index = await new EngineIndexStore(db, { parallelFrom: 1_000, buildPart: 400 }).open();
+    const single = await new EngineIndexStore(db, { parallelFrom: Number.POSITIVE_INFINITY }).open();
+    try {
+      assert.equal(index.segmentCount, 1);
+      const ids = db.prepare<[], { id: number }>('SELECT id FROM versions WHERE searchable = 1 ORDER BY id').all().map((r) => r.id);
+      assert.equal(ids.length, 2_070);
+      const all = await index.search({ terms: ['page'], limit: 10_000 });
+      assert.deepEqual(all.map((h) => h.versionId).sort((a, b) => a - b), ids);
+      const [seg] = index.segmentData;
+      assert.deepEqual(Array.from(seg!.versionIds), ids, 'the documents in version order, each once');
+      // Every part's postings went into the one shared buffer, used in place from its start.
+      assert.ok(seg!.postings.buffer instanceof SharedArrayBuffer);
+      assert.equal(seg!.postings.byteOffset, 0);
+      assert.equal(blockWordsOf(seg!), seg!.postings.length);
+      for (const terms of [['page'], ['part', 'word5'], ['word12', 'word96', 'part'], ['h3']]) {
+        const query = { terms, limit: 30 };
+        assert.deepEqual(await index.search(query), await single.search(query), terms.join(' '));
+        assert.deepEqual(await index.search(query), index.exhaustiveSearch(query), terms.join(' '));
+      }
+    } finally {
+      await index.close();
+      await single.close();
+      db.close();
+    }
+  });
+
   test('halves of very different sizes: the larger may not fit the reserve, and the build is the same either way', async () => {
     const path = join(dir.path, 'uneven.db');
     const db = openDatabase({ path });

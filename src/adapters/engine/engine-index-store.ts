@@ -221,6 +221,14 @@ export function finished(builder: SegmentBuilder, into?: { postings: Int32Array;
 /** Below this many versions one thread builds everything; above, both cores share the work. */
 const PARALLEL_FROM = 50_000;
 /**
+ * A build from the page store is cut into parts of at most this many versions (two at least), and
+ * at most BUILDERS of them are built at once (`buildInTurns`): what a builder holds while it
+ * gathers grows with its part, so the build's peak memory is bounded by the part, not by the
+ * store's size. At 1M versions, four parts instead of two halves: docs/BENCHMARKS.md.
+ */
+const BUILD_PART = 250_000;
+const BUILDERS = 2;
+/**
  * With two search threads, a search is split when its expected work, the postings of its terms
  * plus a tenth of the largest segment's documents (windows, bitsets), is at least SPLIT_WORK, and
  * never below SPLIT_FROM documents in the largest segment. Under about a millisecond of search,
@@ -233,9 +241,9 @@ const SPLIT_WORK = 200_000;
 const SPLIT_FROM = 50_000;
 
 /**
- * What the build reserves for each other half's postings, in multiples of the first half's
- * (`buildInTurns`). The halves are split at the median version, so each has as many documents; at
- * 1M generated documents their postings words differed by 0.05% (29,902,866 and 29,918,960).
+ * What the build reserves for each other part's postings, in multiples of the first part's
+ * (`buildInTurns`). The parts are cut at the versions' ranks, so each has as many documents; at
+ * 1M generated documents two halves' postings words differed by 0.05% (29,902,866 and 29,918,960).
  */
 const RESERVE = 2;
 
@@ -276,11 +284,12 @@ function isGathered(m: unknown): m is Gathered {
 }
 
 /**
- * The segments of these id ranges, each built in a worker thread, all at once except their
- * finishes: a builder's finish lays out its segment's arrays while it still holds everything it
- * gathered, and two at once were the build's peak memory (1.16 GiB anonymous at 1M versions). So
- * a worker that has gathered its versions waits for its turn, which comes when the one before has
- * sent its segment and exited, its memory gone with its thread.
+ * The segments of these id ranges, each built in a worker thread, BUILDERS at a time (the next
+ * starts when one exits), and their finishes one at a time: a builder's finish lays out its
+ * segment's arrays while it still holds everything it gathered, and two at once were the build's
+ * peak memory (1.16 GiB anonymous at 1M versions in two halves). So a worker that has gathered its
+ * versions waits for its turn, which comes when the one before has sent its segment and exited,
+ * its memory gone with its thread.
  *
  * Their postings go side by side into one shared buffer, so that their join uses it in place
  * instead of holding a copy (`concatSegments`; 239 MB of the 323 MB of a 1M-document segment are
@@ -290,7 +299,7 @@ function isGathered(m: unknown): m is Gathered {
  * do not fit in what is left gets a buffer of its own, and the join copies (correct, but the old peak).
  */
 async function buildInTurns(path: string, ranges: readonly (readonly [number, number])[], weights: EngineWeights): Promise<(SegmentData | undefined)[]> {
-  const builds = ranges.map(([lo, hi]) => buildInWorker(path, lo, hi, weights, undefined, true));
+  const builds: ReturnType<typeof buildInWorker>[] = [];
   const words: number[] = [];
   const place: { postings: Int32Array; at: number }[] = [];
   let shared: Int32Array | undefined;
@@ -300,34 +309,55 @@ async function buildInTurns(path: string, ranges: readonly (readonly [number, nu
   const open = (i: number | undefined) => {
     if (i !== undefined) builds[i]!.worker.postMessage(place[i]);
   };
-  builds.forEach((b, i) => {
-    b.worker.on('message', (m) => {
-      if (!isGathered(m)) return;
-      const w = (words[i] = m.gathered);
-      if (!reserved && w > 0) {
-        reserved = true;
-        shared = sharedWords(w * (1 + RESERVE * (builds.length - 1)));
-      }
-      if (shared && end + w <= shared.length) {
-        place[i] = { postings: shared, at: end };
-        end += w;
-      } else {
-        place[i] = { postings: newArray(Int32Array, w, true), at: 0 };
-      }
-      open(turns.ready(i));
-    });
-    void b.exited.then(() => open(turns.exited(i)));
-  });
   // A buffer sent between threads arrives as another object over the same memory: each segment's
   // postings are made a view of this thread's own, so that the join sees them side by side.
   const own = (seg: SegmentData | undefined, i: number) => {
     if (seg && seg.postings.length !== words[i]) throw new Error(`a build worker wrote ${seg.postings.length} postings words, not ${words[i]}`);
     return seg && { ...seg, postings: place[i]!.postings.subarray(place[i]!.at, place[i]!.at + words[i]!) };
   };
+  // Part i's outcome; its worker starts when part i - BUILDERS's has exited, unless a part has failed.
+  const outcomes: Promise<SegmentData | undefined>[] = [];
+  const starts: (() => void)[] = [];
+  let failed = false;
+  ranges.forEach(([lo, hi], i) => {
+    outcomes.push(
+      new Promise<SegmentData | undefined>((resolve, reject) => {
+        const fail = (err: unknown) => {
+          failed = true;
+          reject(err);
+        };
+        starts.push(() => {
+          if (failed) return;
+          const b = (builds[i] = buildInWorker(path, lo, hi, weights, undefined, true));
+          b.worker.on('message', (m) => {
+            if (!isGathered(m)) return;
+            const w = (words[i] = m.gathered);
+            if (!reserved && w > 0) {
+              reserved = true;
+              shared = sharedWords(w * (1 + RESERVE * (ranges.length - 1)));
+            }
+            if (shared && end + w <= shared.length) {
+              place[i] = { postings: shared, at: end };
+              end += w;
+            } else {
+              place[i] = { postings: newArray(Int32Array, w, true), at: 0 };
+            }
+            open(turns.ready(i));
+          });
+          void b.exited.then(() => {
+            open(turns.exited(i));
+            starts[i + BUILDERS]?.();
+          });
+          b.result.then(async (seg) => (await b.exited, resolve(own(seg, i))), fail);
+        });
+      }),
+    );
+  });
+  for (const start of starts.slice(0, BUILDERS)) start();
   try {
-    return await Promise.all(builds.map((b, i) => b.result.then(async (seg) => (await b.exited, own(seg, i)))));
+    return await Promise.all(outcomes);
   } catch (err) {
-    for (const b of builds) void b.worker.terminate();
+    for (const b of builds) void b?.worker.terminate();
     throw err;
   }
 }
@@ -335,7 +365,7 @@ async function buildInTurns(path: string, ranges: readonly (readonly [number, nu
 /**
  * A postings buffer of this many words in shared memory (at most a segment's 2^32 - 1), or
  * undefined when it cannot be had: address space refused (a system that does not overcommit). Then
- * each half gets a buffer of its own and the join copies them.
+ * each part gets a buffer of its own and the join copies them.
  */
 function sharedWords(words: number): Int32Array | undefined {
   try {
@@ -377,6 +407,8 @@ export interface EngineOptions {
   readOnly?: boolean;
   /** Stores with at least this many searchable versions are built on both cores. */
   parallelFrom?: number;
+  /** Versions per part of such a build (BUILD_PART). */
+  buildPart?: number;
   /**
    * 2: a search runs on two threads, this one and a helper (search-helper.ts), each over half of
    * every segment's documents, when the largest segment has at least `splitFrom` documents and the
@@ -411,6 +443,7 @@ export class EngineIndexStore implements IndexStore {
   private readonly weights: EngineWeights;
   private readonly dir: string | undefined;
   private readonly parallelFrom: number;
+  private readonly buildPart: number;
   private readonly saves: boolean;
   private readonly searchThreads: 1 | 2;
   private readonly splitFrom: number;
@@ -434,6 +467,7 @@ export class EngineIndexStore implements IndexStore {
     this.weights = options.weights ?? ENGINE_WEIGHTS;
     this.dir = options.dir;
     this.parallelFrom = options.parallelFrom ?? PARALLEL_FROM;
+    this.buildPart = options.buildPart ?? BUILD_PART;
     this.saves = options.dir !== undefined && !options.readOnly;
     this.searchThreads = options.searchThreads ?? 1;
     this.splitFrom = options.splitFrom ?? SPLIT_FROM;
@@ -569,9 +603,10 @@ export class EngineIndexStore implements IndexStore {
   }
 
   /**
-   * Everything from the page store. Large stores are split at the median version id, each half
-   * built in a worker thread (`buildInTurns`, reading the database through read(), so the table's
-   * pages stay out of the process's resident memory), and the halves are joined.
+   * Everything from the page store. Large stores are cut into parts of as many versions each (at
+   * most BUILD_PART, two at least), each built in a worker thread (`buildInTurns`, reading the
+   * database through read(), so the table's pages stay out of the process's resident memory), and
+   * the parts are joined.
    */
   private async buildAll(): Promise<void> {
     // New versions still being built are read again with everything else.
@@ -582,16 +617,14 @@ export class EngineIndexStore implements IndexStore {
     const { n, lo, hi } = this.stmts.span.get()!;
     let seg: SegmentData | undefined;
     if (n >= this.parallelFrom && this.db.name !== ':memory:' && !this.db.memory) {
-      const mid = this.stmts.idAt.get(Math.floor(n / 2))!.id;
-      const [lower, upper] = await buildInTurns(
-        this.db.name,
-        [
-          [lo!, mid - 1],
-          [mid, hi!],
-        ],
-        this.weights,
+      // Parts of as many versions each, cut at the versions' ranks.
+      const count = Math.max(2, Math.ceil(n / this.buildPart));
+      const cuts = Array.from({ length: count - 1 }, (_, k) => this.stmts.idAt.get(Math.floor((n * (k + 1)) / count))!.id);
+      const bounds = [lo!, ...cuts, hi! + 1];
+      const parts = (await buildInTurns(this.db.name, bounds.slice(1).map((next, k) => [bounds[k]!, next - 1] as const), this.weights)).filter(
+        (p): p is SegmentData => p !== undefined,
       );
-      seg = lower && upper ? concatSegments([lower, upper], true, this.searchThreads > 1) : (lower ?? upper);
+      seg = parts.length > 1 ? concatSegments(parts, true, this.searchThreads > 1) : parts[0];
     } else if (n > 0) {
       seg = buildRange(this.db, lo!, hi!, this.weights);
     }
