@@ -348,7 +348,12 @@ async function buildInTurns(path: string, ranges: readonly (readonly [number, nu
             open(turns.exited(i));
             starts[i + BUILDERS]?.();
           });
-          b.result.then(async (seg) => (await b.exited, resolve(own(seg, i))), fail);
+          b.result
+            .then(async (seg) => {
+              await b.exited;
+              return own(seg, i);
+            })
+            .then(resolve, fail);
         });
       }),
     );
