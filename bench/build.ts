@@ -11,7 +11,7 @@
  * `--build-part N` builds in parts of at most N versions instead of the store's default
  * (BUILD_PART; 500000 gives the two halves of 1M the build used before 4 parts). Each build runs
  * with glibc's malloc told to give large freed blocks back to the system
- * (MALLOC_MMAP_THRESHOLD_=131072, as `npm start` runs the service), or with `--malloc default`
+ * (the MALLOC_MMAP_THRESHOLD_ that package.json's start script sets), or with `--malloc default`
  * with glibc's own threshold, which rises as large blocks are freed and then keeps them. Then a
  * restart's load of what the last run saved, in a fresh process: its seconds, its peak anonymous
  * memory and the RSS after it.
@@ -21,7 +21,7 @@
  * and its segment's postings.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -49,8 +49,10 @@ const searchThreads = Number(values['search-threads']);
 if (searchThreads !== 1 && searchThreads !== 2) throw new Error(`--search-threads takes 1 or 2, not ${values['search-threads']}`);
 if (!(runs >= 1)) throw new Error(`--runs takes a count, not ${values.runs}`);
 if (values.malloc !== 'returning' && values.malloc !== 'default') throw new Error(`--malloc takes returning or default, not ${values.malloc}`);
-/** What `npm start` sets (package.json); the children of this script run with it unless `--malloc default`. */
-const MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };
+/** The threshold `npm start` sets (package.json's start script); the children of this script run with it unless `--malloc default`. */
+const startScript = (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+const threshold = /\bMALLOC_MMAP_THRESHOLD_=(\d+)/.exec(startScript)?.[1];
+if (threshold === undefined) throw new Error(`npm start sets no MALLOC_MMAP_THRESHOLD_: ${startScript}`);
 const buildPart = values['build-part'] === undefined ? undefined : Number(values['build-part']);
 if (buildPart !== undefined && !(buildPart >= 1)) throw new Error(`--build-part takes a count, not ${values['build-part']}`);
 
@@ -99,7 +101,7 @@ if (values['load-from'] !== undefined || values['build-into'] !== undefined) {
 function child<T>(args: string[]): T {
   const part = buildPart === undefined ? [] : ['--build-part', String(buildPart)];
   const env = { ...process.env };
-  if (values.malloc === 'returning') Object.assign(env, MALLOC_ENV);
+  if (values.malloc === 'returning') env.MALLOC_MMAP_THRESHOLD_ = threshold;
   else delete env.MALLOC_MMAP_THRESHOLD_;
   const run = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, '--size', values.size, '--search-threads', String(searchThreads), ...part, ...args], {
     encoding: 'utf8',
@@ -113,7 +115,7 @@ function child<T>(args: string[]): T {
 // saw what the allocator kept of the one before (1.7 GiB peaks in a second run).
 console.log(
   `Engine build from ${path} (both cores, in parts of at most ${buildPart ?? 'the default number of'} versions, saved, for ${searchThreads} search thread(s), ` +
-    `${values.malloc === 'returning' ? 'MALLOC_MMAP_THRESHOLD_=131072 as npm start sets it' : "glibc malloc's default threshold"}), ${runs} run(s), each in a fresh process:`,
+    `${values.malloc === 'returning' ? `MALLOC_MMAP_THRESHOLD_=${threshold} as npm start sets it` : "glibc malloc's default threshold"}), ${runs} run(s), each in a fresh process:`,
 );
 console.log('| run | seconds | peak RSS MiB | anonymous MiB | mapped files MiB | on disk MiB |\n|---|---|---|---|---|---|');
 const f = (n: number) => n.toFixed(0);

@@ -284,8 +284,8 @@ function isGathered(m: unknown): m is Gathered {
 }
 
 /**
- * The segments of these id ranges, each built in a worker thread, BUILDERS at a time (the next
- * starts when one exits), and their finishes one at a time: a builder's finish lays out its
+ * The segments of these id ranges, each built in a worker thread, BUILDERS at a time (part i
+ * starts once part i - BUILDERS is done), and their finishes one at a time: a builder's finish lays out its
  * segment's arrays while it still holds everything it gathered, and two at once were the build's
  * peak memory (1.16 GiB anonymous at 1M versions in two halves). So a worker that has gathered its
  * versions waits for its turn, which comes when the one before has sent its segment and exited,
@@ -315,52 +315,45 @@ async function buildInTurns(path: string, ranges: readonly (readonly [number, nu
     if (seg && seg.postings.length !== words[i]) throw new Error(`a build worker wrote ${seg.postings.length} postings words, not ${words[i]}`);
     return seg && { ...seg, postings: place[i]!.postings.subarray(place[i]!.at, place[i]!.at + words[i]!) };
   };
-  // Part i's outcome; its worker starts when part i - BUILDERS's has exited, unless a part has failed.
-  const outcomes: Promise<SegmentData | undefined>[] = [];
-  const starts: (() => void)[] = [];
+  /** Part i built in a worker: its segment, once the worker has sent it and exited. */
+  const build = async (i: number): Promise<SegmentData | undefined> => {
+    const [lo, hi] = ranges[i]!;
+    const b = (builds[i] = buildInWorker(path, lo, hi, weights, undefined, true));
+    b.worker.on('message', (m) => {
+      if (!isGathered(m)) return;
+      const w = (words[i] = m.gathered);
+      if (!reserved && w > 0) {
+        reserved = true;
+        shared = sharedWords(w * (1 + RESERVE * (ranges.length - 1)));
+      }
+      if (shared && end + w <= shared.length) {
+        place[i] = { postings: shared, at: end };
+        end += w;
+      } else {
+        place[i] = { postings: newArray(Int32Array, w, true), at: 0 };
+      }
+      open(turns.ready(i));
+    });
+    void b.exited.then(() => open(turns.exited(i)));
+    const seg = await b.result;
+    await b.exited;
+    return own(seg, i);
+  };
+  // BUILDERS lanes, each building its parts one after another (part i starts once part i -
+  // BUILDERS is done); after a failure no lane starts another.
+  const segments: (SegmentData | undefined)[] = [];
   let failed = false;
-  ranges.forEach(([lo, hi], i) => {
-    outcomes.push(
-      new Promise<SegmentData | undefined>((resolve, reject) => {
-        const fail = (err: unknown) => {
-          failed = true;
-          reject(err);
-        };
-        starts.push(() => {
-          if (failed) return;
-          const b = (builds[i] = buildInWorker(path, lo, hi, weights, undefined, true));
-          b.worker.on('message', (m) => {
-            if (!isGathered(m)) return;
-            const w = (words[i] = m.gathered);
-            if (!reserved && w > 0) {
-              reserved = true;
-              shared = sharedWords(w * (1 + RESERVE * (ranges.length - 1)));
-            }
-            if (shared && end + w <= shared.length) {
-              place[i] = { postings: shared, at: end };
-              end += w;
-            } else {
-              place[i] = { postings: newArray(Int32Array, w, true), at: 0 };
-            }
-            open(turns.ready(i));
-          });
-          void b.exited.then(() => {
-            open(turns.exited(i));
-            starts[i + BUILDERS]?.();
-          });
-          b.result
-            .then(async (seg) => {
-              await b.exited;
-              return own(seg, i);
-            })
-            .then(resolve, fail);
-        });
-      }),
-    );
-  });
-  for (const start of starts.slice(0, BUILDERS)) start();
+  const lane = async (first: number) => {
+    try {
+      for (let i = first; i < ranges.length && !failed; i += BUILDERS) segments[i] = await build(i);
+    } catch (err) {
+      failed = true;
+      throw err;
+    }
+  };
   try {
-    return await Promise.all(outcomes);
+    await Promise.all(Array.from({ length: Math.min(BUILDERS, ranges.length) }, (_, k) => lane(k)));
+    return segments;
   } catch (err) {
     for (const b of builds) void b?.worker.terminate();
     throw err;
