@@ -26,7 +26,7 @@ function sqlite() {
   };
 }
 
-pageIndexContract('sqlite FTS5 (reference; serves webql)', async () => {
+pageIndexContract('sqlite FTS5 (reference)', async () => {
   const s = sqlite();
   return { pages: new SqlitePageStore(s.db), index: new SqliteIndexStore(s.db), close: s.close };
 });

@@ -12,20 +12,22 @@
  * serve one database consistently. Within a process, with two search threads, a helper thread
  * searches half of each segment over the same memory (search-helper.ts).
  *
- * webql queries (phrases need positions, which the engine does not store) are answered by the
- * FTS5 index, which the same database keeps.
+ * webql queries are answered by the same segments: the engine finds the candidates, and the
+ * stored versions decide phrases and fields (webql-search.ts).
  */
 import type { Worker } from 'node:worker_threads';
 import type { LogFn } from '../../core/log.js';
 import { cachedStem, indexTerms } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
+import type { WebqlNode } from '../../core/webql.js';
 import type { Db } from '../sqlite/database.js';
 import { SqliteIndexStore } from '../sqlite/index-store.js';
-import { type DocRange, type EngineFilter, exhaustive, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
+import { allMatches, type DocRange, type EngineFilter, exhaustive, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { SearchHelper } from './search-helper.js';
 import { loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from './worker.js';
+import { searchWebql, type WebqlVersion } from './webql-search.js';
 import { concatSegments, docOf, newArray, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment } from './segment.js';
 
 export interface EngineWeights {
@@ -488,6 +490,15 @@ export class EngineIndexStore implements IndexStore {
       span: db.prepare<[], { n: number; lo: number | null; hi: number | null }>(
         'SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM versions WHERE searchable = 1',
       ),
+      // A batch of webql candidates, with or without their texts (an expression of fields only reads none).
+      webqlText: db.prepare<[string], WebqlVersion>(
+        `SELECT v.id, p.url, p.rev_host AS revHost, v.lang, coalesce(v.title, '') AS title, coalesce(v.description, '') AS description, v.content
+         FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (SELECT value FROM json_each(?))`,
+      ),
+      webqlFields: db.prepare<[string], WebqlVersion>(
+        `SELECT v.id, p.url, p.rev_host AS revHost, v.lang, '' AS title, '' AS description, '' AS content
+         FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (SELECT value FROM json_each(?))`,
+      ),
       idAt: db.prepare<[number], { id: number }>('SELECT id FROM versions WHERE searchable = 1 ORDER BY id LIMIT 1 OFFSET ?'),
     };
   }
@@ -871,10 +882,24 @@ export class EngineIndexStore implements IndexStore {
     return f;
   }
 
+  /** A webql query: candidates from the segments, checked against the stored versions (webql-search.ts). */
+  private searchWebql(q: IndexQuery, node: WebqlNode): IndexHit[] {
+    const stats = this.statistics();
+    const filter = this.filter(q);
+    return searchWebql(
+      {
+        matches: (terms, scored, everyDoc, keep, required) => allMatches(this.segments, stats, terms, scored, filter, everyDoc, keep, required),
+        read: (ids, withText) => (withText ? this.stmts.webqlText : this.stmts.webqlFields).all(JSON.stringify(ids)),
+      },
+      node,
+      q.limit,
+    );
+  }
+
   async search(q: IndexQuery): Promise<IndexHit[]> {
-    if (q.webql) return this.fts.search(q);
     await this.open();
     this.refresh();
+    if (q.webql) return this.searchWebql(q, q.webql);
     const terms = q.terms.map(cachedStem);
     const stats = this.statistics();
     const filter = this.filter(q);

@@ -1115,3 +1115,125 @@ export function exhaustive(
   }
   return top.sorted();
 }
+
+/** Every document `allMatches` kept: parallel arrays, in no particular order. */
+export interface Matches {
+  versionIds: number[];
+  acquiredAt: number[];
+  /** BM25 over the first `scored` terms. */
+  scores: number[];
+}
+
+/**
+ * Every document the filter accepts that holds any of `terms` (with `everyDoc`, every document the
+ * filter accepts) and that `keep` keeps, given which of the distinct terms it holds (bit j: the
+ * j-th, for the first 31), with its BM25 score over the first `scored` of them. For queries a top k
+ * cannot answer because what matches is decided after the engine (webql: phrases, fields,
+ * exclusions, checked against the stored versions): they score every match, as FTS5 did, so their
+ * cost grows with the matches, not with k. Terms every match holds (`required`) are walked together
+ * from the rarest, the others skipped to its documents, instead of visiting every posting of each.
+ */
+export function allMatches(
+  segments: readonly SearchableSegment[],
+  stats: Statistics,
+  terms: readonly string[],
+  scored: number,
+  filter: EngineFilter,
+  everyDoc: boolean,
+  keep: (held: number) => boolean,
+  required: readonly string[] = [],
+): Matches {
+  const q = queryTermsOf(stats, terms);
+  const out: Matches = { versionIds: [], acquiredAt: [], scores: [] };
+  const scoring = new Set(terms.slice(0, scored));
+  const SEEN = 1 << 31;
+  for (const sseg of segments) {
+    const { data: seg, normOf, lengthCode: code } = sseg;
+    const accept = compileFilter(sseg, filter);
+    if (!accept) continue;
+    if (!everyDoc && required.length > 0) {
+      allOf(sseg, q, scoring, accept, keep, required, out);
+      continue;
+    }
+    const score = new Float64Array(seg.docCount);
+    const held = new Int32Array(seg.docCount);
+    const touched: number[] = [];
+    q.forEach((term, j) => {
+      const t = seg.terms.get(q.terms[j]!);
+      if (t === undefined) return;
+      const scores = scoring.has(q.terms[j]!);
+      const bit = SEEN | (j < 31 ? 1 << j : 0);
+      const c = new Cursor(seg, seg.termBlockStart[t]!, seg.termBlockCount[t]!);
+      for (c.start(); c.doc !== NO_MORE; c.next()) {
+        const doc = c.doc;
+        const h = held[doc]!;
+        if (h === 0) {
+          if (!accept(doc)) continue;
+          touched.push(doc);
+        }
+        if (scores) score[doc] = score[doc]! + termScore(term.idf, c.tf, normOf[code[doc]!]!);
+        held[doc] = h | bit;
+      }
+    });
+    const offer = (doc: number) => {
+      if (!keep(held[doc]! & ~SEEN)) return;
+      out.versionIds.push(seg.versionIds[doc]!);
+      out.acquiredAt.push(seg.acquiredAt[doc]!);
+      out.scores.push(score[doc]!);
+    };
+    if (everyDoc) {
+      for (let doc = 0; doc < seg.docCount; doc++) if (held[doc] !== 0 || accept(doc)) offer(doc);
+    } else {
+      for (const doc of touched) offer(doc);
+    }
+  }
+  return out;
+}
+
+/** `allMatches` in one segment when some terms are required: the rarest leads, the rest are advanced to its documents. */
+function allOf(
+  sseg: SearchableSegment,
+  q: ReturnType<typeof queryTermsOf>,
+  scoring: ReadonlySet<string>,
+  accept: (doc: number) => boolean,
+  keep: (held: number) => boolean,
+  required: readonly string[],
+  out: Matches,
+): void {
+  const { data: seg, normOf, lengthCode: code } = sseg;
+  const cursors = q.terms.map((term) => {
+    const t = seg.terms.get(term);
+    if (t === undefined) return undefined;
+    const c = new Cursor(seg, seg.termBlockStart[t]!, seg.termBlockCount[t]!);
+    c.start();
+    return c;
+  });
+  const need = required.map((term) => cursors[q.terms.indexOf(term)]);
+  if (need.some((c) => c === undefined)) return;
+  const lead = (need as Cursor[]).reduce((a, b) => (b.postings < a.postings ? b : a));
+  for (; lead.doc !== NO_MORE; lead.next()) {
+    const doc = lead.doc;
+    if (!accept(doc)) continue;
+    let held = 0;
+    let score = 0;
+    let all = true;
+    for (let j = 0; j < cursors.length; j++) {
+      const c = cursors[j];
+      if (c === undefined) continue;
+      if (c.doc < doc) c.advance(doc);
+      if (c.doc !== doc) {
+        if (need.includes(c)) {
+          all = false;
+          break;
+        }
+        continue;
+      }
+      if (j < 31) held |= 1 << j;
+      if (scoring.has(q.terms[j]!)) score += termScore(q[j]!.idf, c.tf, normOf[code[doc]!]!);
+    }
+    if (!all || !keep(held)) continue;
+    out.versionIds.push(seg.versionIds[doc]!);
+    out.acquiredAt.push(seg.acquiredAt[doc]!);
+    out.scores.push(score);
+  }
+}

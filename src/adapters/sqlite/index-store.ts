@@ -1,7 +1,8 @@
 /**
  * The FTS5 index: BM25 over title, description and content with per-field weights, filters
- * evaluated in the same SQL. FTS5 scores every matching row before sorting, which is why a
- * dedicated engine will replace it (docs/BENCHMARKS.md).
+ * evaluated in the same SQL. FTS5 scores every matching row before sorting, which is why our
+ * engine replaced it (docs/BENCHMARKS.md); it stays as the reference the tests hold the engine to
+ * (the index-store contract, webql's result sets) and as a peer in `bench:search --fts`.
  */
 import { reverseHost } from '../../core/url.js';
 import type { WebqlNode } from '../../core/webql.js';
