@@ -6,10 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { loadCorpus } from '../../bench/scifact.js';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
+import { hasPhrase } from '../../src/adapters/engine/webql-search.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import { stem, words } from '../../src/core/text.js';
 import { parseWebql } from '../../src/core/webql.js';
 import type { IndexQuery } from '../../src/ports/index-store.js';
 import { page, tempDir } from '../helpers.js';
@@ -142,5 +145,32 @@ describe('webql on the engine, against the FTS5 reference', () => {
     const acquired = db.prepare<[number], { acquired_at: number }>('SELECT acquired_at FROM versions WHERE id = ?');
     const times = newest.map((h) => acquired.get(h.versionId)!.acquired_at);
     assert.deepEqual(times, [...times].sort((a, b) => b - a));
+  });
+});
+
+describe('hasPhrase (stems only words that start as the stem they must equal)', () => {
+  test('the same answer as stemming every word, on SciFact abstracts with phrases found in them and made up', () => {
+    const random = rng(11);
+    const hasByEveryStem = (text: string, phrase: string[]) => {
+      const stems = words(text).map(stem);
+      return stems.some((_, i) => phrase.every((p, k) => stems[i + k] === p));
+    };
+    let present = 0;
+    let checked = 0;
+    for (const d of loadCorpus().slice(0, 400)) {
+      const ws = words(d.text);
+      if (ws.length < 4) continue;
+      for (let t = 0; t < 6; t++) {
+        const n = 1 + Math.floor(random() * 3);
+        const at = Math.floor(random() * (ws.length - n));
+        // Half the phrases are the text's own words in order; the others mix in words from anywhere in it.
+        const phrase = Array.from({ length: n }, (_, k) => stem(random() < 0.5 ? ws[at + k]! : ws[Math.floor(random() * ws.length)]!));
+        const expected = hasByEveryStem(d.text, phrase);
+        assert.equal(hasPhrase(d.text, phrase), expected, `${d.id}: ${phrase.join(' ')}`);
+        if (expected) present++;
+        checked++;
+      }
+    }
+    assert.ok(present > checked * 0.3 && present < checked * 0.9, `${present} of ${checked} present: both answers are exercised`);
   });
 });

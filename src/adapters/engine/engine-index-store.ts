@@ -22,12 +22,11 @@ import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { WebqlNode } from '../../core/webql.js';
 import type { Db } from '../sqlite/database.js';
-import { SqliteIndexStore } from '../sqlite/index-store.js';
 import { allMatches, type DocRange, type EngineFilter, exhaustive, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { SearchHelper } from './search-helper.js';
 import { loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from './worker.js';
-import { searchWebql, type WebqlVersion } from './webql-search.js';
+import { narrowerSite, searchWebql, type WebqlVersion } from './webql-search.js';
 import { concatSegments, docOf, newArray, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment } from './segment.js';
 
 export interface EngineWeights {
@@ -432,7 +431,6 @@ export class EngineIndexStore implements IndexStore {
   private applied = 0;
   private docCount = 0;
   private totalLength = 0;
-  private readonly fts: SqliteIndexStore;
   private readonly stmts;
 
   /** Whether `open` found saved segments (rather than building). */
@@ -476,7 +474,6 @@ export class EngineIndexStore implements IndexStore {
     this.joinMerge = options.joinMerge ?? JOIN_MERGE;
     this.freshSync = options.freshSync ?? FRESH_SYNC;
     this.log = options.log ?? (() => {});
-    this.fts = new SqliteIndexStore(db);
     this.stmts = {
       maxSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM index_log'),
       // Each version changed in a span of the log, with its changing columns (searchable null: gone).
@@ -641,14 +638,13 @@ export class EngineIndexStore implements IndexStore {
     this.applied = seq;
   }
 
-  /** Builds every segment again from the page store (and the FTS5 index webql uses). */
+  /** Builds every segment again from the page store. */
   async rebuild(): Promise<void> {
     this.opening = Promise.resolve();
     // Versions written while building are in the log past the sequence read first; the next refresh applies them.
     await this.buildAll();
     this.names = new Map();
     this.save();
-    await this.fts.rebuild();
   }
 
   private locate(versionId: number): { s: SearchableSegment; seg: SegmentData; doc: number } | undefined {
@@ -886,9 +882,11 @@ export class EngineIndexStore implements IndexStore {
   private searchWebql(q: IndexQuery, node: WebqlNode): IndexHit[] {
     const stats = this.statistics();
     const filter = this.filter(q);
+    const site = narrowerSite(node, filter.revSite);
+    if (site !== undefined) filter.revSite = site;
     return searchWebql(
       {
-        matches: (terms, scored, everyDoc, keep, required) => allMatches(this.segments, stats, terms, scored, filter, everyDoc, keep, required),
+        matches: (request) => allMatches(this.segments, stats, filter, request),
         read: (ids, withText) => (withText ? this.stmts.webqlText : this.stmts.webqlFields).all(JSON.stringify(ids)),
       },
       node,

@@ -1116,54 +1116,70 @@ export function exhaustive(
   return top.sorted();
 }
 
+/** What `allMatches` looks for. */
+export interface MatchRequest {
+  /** Stemmed terms, distinct: the candidates' words (`probed` of them at the end only looked up). */
+  terms: readonly string[];
+  /** BM25 is summed over the first `scored` terms. */
+  scored: number;
+  /**
+   * The last `probed` terms bring no candidates: each candidate only learns whether it holds them
+   * (the words of excluded items, which a match may or may not hold).
+   */
+  probed: number;
+  /** Every document the filter accepts is a candidate, not only those holding a term. */
+  everyDoc: boolean;
+  /** Terms every match holds, walked together from the rarest instead of visiting every posting of each. */
+  required: readonly string[];
+  /** Whether a candidate that holds these terms (bit j: `terms[j]`, for the first 31) is kept. */
+  keep(held: number): boolean;
+}
+
 /** Every document `allMatches` kept: parallel arrays, in no particular order. */
 export interface Matches {
   versionIds: number[];
   acquiredAt: number[];
   /** BM25 over the first `scored` terms. */
   scores: number[];
+  /** Which terms each holds (bit j: the j-th, for the first 31). */
+  held: number[];
 }
 
+const SEEN = 1 << 31;
+
 /**
- * Every document the filter accepts that holds any of `terms` (with `everyDoc`, every document the
- * filter accepts) and that `keep` keeps, given which of the distinct terms it holds (bit j: the
- * j-th, for the first 31), with its BM25 score over the first `scored` of them. For queries a top k
- * cannot answer because what matches is decided after the engine (webql: phrases, fields,
- * exclusions, checked against the stored versions): they score every match, as FTS5 did, so their
- * cost grows with the matches, not with k. Terms every match holds (`required`) are walked together
- * from the rarest, the others skipped to its documents, instead of visiting every posting of each.
+ * Every document the filter accepts that holds any of the request's terms (with `everyDoc`, every
+ * document the filter accepts) and that `keep` keeps, with the terms it holds and its BM25 score.
+ * For queries a top k cannot answer because what matches is decided after the engine (webql:
+ * phrases, fields, exclusions, checked against the stored versions): they score every match, as
+ * FTS5 did, so their cost grows with the matches, not with k.
  */
-export function allMatches(
-  segments: readonly SearchableSegment[],
-  stats: Statistics,
-  terms: readonly string[],
-  scored: number,
-  filter: EngineFilter,
-  everyDoc: boolean,
-  keep: (held: number) => boolean,
-  required: readonly string[] = [],
-): Matches {
-  const q = queryTermsOf(stats, terms);
-  const out: Matches = { versionIds: [], acquiredAt: [], scores: [] };
-  const scoring = new Set(terms.slice(0, scored));
-  const SEEN = 1 << 31;
+export function allMatches(segments: readonly SearchableSegment[], stats: Statistics, filter: EngineFilter, m: MatchRequest): Matches {
+  const q = queryTermsOf(stats, m.terms);
+  const out: Matches = { versionIds: [], acquiredAt: [], scores: [], held: [] };
+  const scoring = new Set(m.terms.slice(0, m.scored));
   for (const sseg of segments) {
     const { data: seg, normOf, lengthCode: code } = sseg;
     const accept = compileFilter(sseg, filter);
     if (!accept) continue;
-    if (!everyDoc && required.length > 0) {
-      allOf(sseg, q, scoring, accept, keep, required, out);
+    if (!m.everyDoc && m.required.length > 0) {
+      allOf(sseg, q, scoring, accept, m, out);
       continue;
     }
     const score = new Float64Array(seg.docCount);
     const held = new Int32Array(seg.docCount);
     const touched: number[] = [];
-    q.forEach((term, j) => {
+    const walked = m.everyDoc ? q.terms.length : q.terms.length - m.probed;
+    const cursorOf = (j: number) => {
       const t = seg.terms.get(q.terms[j]!);
-      if (t === undefined) return;
+      return t === undefined ? undefined : new Cursor(seg, seg.termBlockStart[t]!, seg.termBlockCount[t]!);
+    };
+    for (let j = 0; j < walked; j++) {
+      const c = cursorOf(j);
+      if (c === undefined) continue;
       const scores = scoring.has(q.terms[j]!);
+      const idf = q[j]!.idf;
       const bit = SEEN | (j < 31 ? 1 << j : 0);
-      const c = new Cursor(seg, seg.termBlockStart[t]!, seg.termBlockCount[t]!);
       for (c.start(); c.doc !== NO_MORE; c.next()) {
         const doc = c.doc;
         const h = held[doc]!;
@@ -1171,17 +1187,33 @@ export function allMatches(
           if (!accept(doc)) continue;
           touched.push(doc);
         }
-        if (scores) score[doc] = score[doc]! + termScore(term.idf, c.tf, normOf[code[doc]!]!);
+        if (scores) score[doc] = score[doc]! + termScore(idf, c.tf, normOf[code[doc]!]!);
         held[doc] = h | bit;
       }
-    });
+    }
+    // Probed terms: skipped along the candidates, in document order.
+    if (walked < q.terms.length && touched.length > 0) {
+      const docs = Int32Array.from(touched).sort();
+      for (let j = walked; j < Math.min(q.terms.length, 31); j++) {
+        const c = cursorOf(j);
+        if (c === undefined) continue;
+        c.start();
+        for (const doc of docs) {
+          if (c.doc < doc) c.advance(doc);
+          if (c.doc === NO_MORE) break;
+          if (c.doc === doc) held[doc] = held[doc]! | (1 << j);
+        }
+      }
+    }
     const offer = (doc: number) => {
-      if (!keep(held[doc]! & ~SEEN)) return;
+      const h = held[doc]! & ~SEEN;
+      if (!m.keep(h)) return;
       out.versionIds.push(seg.versionIds[doc]!);
       out.acquiredAt.push(seg.acquiredAt[doc]!);
       out.scores.push(score[doc]!);
+      out.held.push(h);
     };
-    if (everyDoc) {
+    if (m.everyDoc) {
       for (let doc = 0; doc < seg.docCount; doc++) if (held[doc] !== 0 || accept(doc)) offer(doc);
     } else {
       for (const doc of touched) offer(doc);
@@ -1196,8 +1228,7 @@ function allOf(
   q: ReturnType<typeof queryTermsOf>,
   scoring: ReadonlySet<string>,
   accept: (doc: number) => boolean,
-  keep: (held: number) => boolean,
-  required: readonly string[],
+  m: MatchRequest,
   out: Matches,
 ): void {
   const { data: seg, normOf, lengthCode: code } = sseg;
@@ -1208,7 +1239,7 @@ function allOf(
     c.start();
     return c;
   });
-  const need = required.map((term) => cursors[q.terms.indexOf(term)]);
+  const need = m.required.map((term) => cursors[q.terms.indexOf(term)]);
   if (need.some((c) => c === undefined)) return;
   const lead = (need as Cursor[]).reduce((a, b) => (b.postings < a.postings ? b : a));
   for (; lead.doc !== NO_MORE; lead.next()) {
@@ -1231,9 +1262,10 @@ function allOf(
       if (j < 31) held |= 1 << j;
       if (scoring.has(q.terms[j]!)) score += termScore(q[j]!.idf, c.tf, normOf[code[doc]!]!);
     }
-    if (!all || !keep(held)) continue;
+    if (!all || !m.keep(held)) continue;
     out.versionIds.push(seg.versionIds[doc]!);
     out.acquiredAt.push(seg.acquiredAt[doc]!);
     out.scores.push(score);
+    out.held.push(held);
   }
 }

@@ -2,26 +2,28 @@
  * webql answered by the engine (README "webql"). The engine has no positions and no fields of its
  * own (one weighted frequency per term and document), so a webql query runs in two steps:
  *
- * 1. Candidates from the engine (`allMatches`): the documents the request's filters accept that
- *    hold any word of the expression's positive text items (every accepted document when one
- *    without any of them could match: fields only, or items made only of stop words, which the
- *    engine does not index), each with the words it holds and its BM25 score. A document that
- *    lacks a word every match must hold (`mayMatch`) is dropped there.
- * 2. In rank order, the candidates are read from the page store in batches and the whole
- *    expression is checked on the stored version (`matches`): a text item's words, stemmed, must
- *    stand side by side in the title, the description or the content (the title only with
- *    `title:`); site, url, inurl and lang against the page's URL and the version's language.
- *    Reading stops once `limit` versions matched.
+ * 1. Candidates from the engine (`allMatches`): the documents the request's filters accept (with a
+ *    top-level `site:` among them, `narrowerSite`) that hold any word of the expression's positive
+ *    text items (every accepted document when one without any of them could match: fields only,
+ *    or items made only of stop words, which the engine does not index), each with its BM25 score
+ *    and which of the expression's words it holds, excluded ones included. A document that lacks
+ *    a word every match must hold (`mayMatch`) is dropped there.
+ * 2. In rank order, the candidates are read from the page store in batches and the expression is
+ *    decided: from the terms each holds and its URL where they tell (`decide`: a lacking word
+ *    fails its item; one word held but not in the URL is in the text), else on the stored version
+ *    (`matches`): a text item's words, stemmed, must stand side by side in the title, the
+ *    description or the content (the title only with `title:`); site, url, inurl and lang against
+ *    the page's URL and the version's language. Reading stops once `limit` versions matched.
  *
  * Ranking, as before the engine served webql: BM25 over the words of the top-level items that are
  * text alone (terms, phrases, their OR groups and exclusions); an expression without such an item
  * lists the newest versions first.
  */
-import { cachedStem, scanWords, STOP_WORDS, unicodeWords } from '../../core/text.js';
+import { cachedStem, indexTerms, scanWords, STOP_WORDS, unicodeWords } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
-import type { Matches } from './engine.js';
+import type { Matches, MatchRequest } from './engine.js';
 
 /** What the check of a version reads: `title`, `description` and `content` only when the expression has a text item. */
 export interface WebqlVersion {
@@ -35,8 +37,8 @@ export interface WebqlVersion {
 }
 
 export interface WebqlDeps {
-  /** The engine's candidates for these stemmed terms (BM25 over the first `scored`; every accepted document when `everyDoc`) that `keep` keeps (`allMatches`). */
-  matches(terms: readonly string[], scored: number, everyDoc: boolean, keep: (held: number) => boolean, required: readonly string[]): Matches;
+  /** The engine's candidates (`allMatches`). */
+  matches(request: MatchRequest): Matches;
   /** The versions of these ids that still exist, in any order. */
   read(ids: readonly number[], withText: boolean): WebqlVersion[];
 }
@@ -67,6 +69,24 @@ function positiveStems(node: WebqlNode, out: string[]): string[] {
   return out;
 }
 
+/** The stems of the words of excluded text items, in first-seen order. */
+function excludedStems(node: WebqlNode, out: string[], under = false): string[] {
+  switch (node.kind) {
+    case 'text':
+      if (under) for (const s of indexedStems(node)) if (!out.includes(s)) out.push(s);
+      break;
+    case 'not':
+      excludedStems(node.child, out, true);
+      break;
+    case 'and':
+    case 'or':
+      for (const c of node.children) excludedStems(c, out, under);
+      break;
+    default:
+  }
+  return out;
+}
+
 /** The stems every match holds: those of the positive text items every way of matching needs. */
 export function requiredStems(node: WebqlNode): string[] {
   switch (node.kind) {
@@ -81,6 +101,21 @@ export function requiredStems(node: WebqlNode): string[] {
     default:
       return [];
   }
+}
+
+/**
+ * The reversed host (`reverseHost`) of a `site:` every match must be under, when the expression
+ * has one at its top level and it is under `requested` (the request's own site, if any): the
+ * engine's filter can then take it instead, inside the traversal.
+ */
+export function narrowerSite(node: WebqlNode, requested: string | undefined): string | undefined {
+  const items = node.kind === 'and' ? node.children : [node];
+  for (const c of items) {
+    if (c.kind !== 'site') continue;
+    const rev = reverseHost(c.host);
+    if (requested === undefined || rev.startsWith(requested)) return rev;
+  }
+  return undefined;
 }
 
 /** Whether a node is text alone: terms, phrases, their groups and exclusions, no field. */
@@ -98,17 +133,20 @@ function textOnly(node: WebqlNode): boolean {
   }
 }
 
-function hasText(node: WebqlNode): boolean {
+/** Whether a node has a text item, and whether it has one that only the stored text can ever find true (`decideText`). */
+function textItems(node: WebqlNode): { any: boolean; undecidable: boolean } {
   switch (node.kind) {
     case 'text':
-      return true;
+      return { any: true, undecidable: node.field !== undefined || node.words.length !== 1 || STOP_WORDS.has(node.words[0]!) };
     case 'not':
-      return hasText(node.child);
+      return textItems(node.child);
     case 'and':
-    case 'or':
-      return node.children.some(hasText);
+    case 'or': {
+      const parts = node.children.map(textItems);
+      return { any: parts.some((p) => p.any), undecidable: parts.some((p) => p.undecidable) };
+    }
     default:
-      return false;
+      return { any: false, undecidable: false };
   }
 }
 
@@ -141,32 +179,70 @@ export function mayMatch(node: WebqlNode, terms: readonly string[]): (held: numb
   }
 }
 
-/** A version's fields as stemmed words, each made once per version and only if asked for. */
+/** A version being checked, with its URL's terms made once and only if asked for. */
 class VersionWords {
-  private readonly made = new Map<'title' | 'description' | 'content', string[]>();
+  private urlStems: Set<string> | undefined;
 
   constructor(readonly v: WebqlVersion) {}
 
-  field(name: 'title' | 'description' | 'content'): string[] {
-    let stems = this.made.get(name);
-    if (!stems) {
-      const text = this.v[name];
-      const out: string[] = [];
-      // The words of `words()` (core/text.ts): ASCII runs lowercased, other runs split and folded.
-      scanWords(text, (i, j, ascii) => {
-        if (ascii) out.push(cachedStem(text.slice(i, j).toLowerCase()));
-        else for (const w of unicodeWords(text.slice(i, j))) out.push(cachedStem(w));
-      });
-      this.made.set(name, (stems = out));
-    }
-    return stems;
+  /**
+   * Whether the engine indexed `stem` from the URL (engine-index-store's `fieldsOf`: the URL
+   * without its scheme). A Porter stem but for its last character is a prefix of its word, so an
+   * ASCII URL without that prefix has no word of that stem, and most are answered without
+   * analysing the URL.
+   */
+  urlHas(stem: string): boolean {
+    const url = this.v.url;
+    if (!/[\u0080-\uffff]/.test(url) && !url.toLowerCase().includes(stem.slice(0, Math.max(1, stem.length - 1)))) return false;
+    this.urlStems ??= new Set(indexTerms(url.replace(/^https?:\/\//, '')));
+    return this.urlStems.has(stem);
   }
 }
 
-/** Whether `phrase` occurs in `stems` as adjacent words, in order. */
-function hasPhrase(stems: readonly string[], phrase: readonly string[]): boolean {
-  const first = phrase[0]!;
-  for (let i = stems.indexOf(first); i >= 0 && i + phrase.length <= stems.length; i = stems.indexOf(first, i + 1)) {
+/**
+ * Whether `text` holds `phrase` (stems) as adjacent words, in order, its words analysed as
+ * `words()` and stemmed. A word is stemmed only when its first character is that of the stem it
+ * must equal: the Porter stemmer changes only suffixes, so a stem starts as its word does (a test
+ * holds it to that), and most words of a page are never stemmed.
+ */
+export function hasPhrase(text: string, phrase: readonly string[]): boolean {
+  const n = phrase.length;
+  if (n === 0 || n > 30) return n > 30 && hasLongPhrase(text, phrase);
+  const firsts = phrase.map((p) => p.charCodeAt(0));
+  const done = 1 << n;
+  let active = 1; // bit k: the words just seen match phrase[0..k-1] (k = 0: always)
+  let found = false;
+  const step = (first: number, word: () => string) => {
+    let next = 1;
+    let stem: string | undefined;
+    for (let k = 0; k < n; k++) {
+      if ((active & (1 << k)) === 0 || firsts[k] !== first) continue;
+      stem ??= cachedStem(word());
+      if (stem === phrase[k]) next |= 1 << (k + 1);
+    }
+    if (next & done) found = true;
+    active = next;
+  };
+  scanWords(text, (i, j, ascii) => {
+    if (found) return;
+    if (ascii) {
+      const c = text.charCodeAt(i);
+      step(c >= 65 && c <= 90 ? c | 0x20 : c, () => text.slice(i, j).toLowerCase());
+    } else {
+      for (const w of unicodeWords(text.slice(i, j))) step(w.charCodeAt(0), () => w);
+    }
+  });
+  return found;
+}
+
+/** `hasPhrase` for a phrase of more than 30 words: every word stemmed. */
+function hasLongPhrase(text: string, phrase: readonly string[]): boolean {
+  const stems: string[] = [];
+  scanWords(text, (i, j, ascii) => {
+    if (ascii) stems.push(cachedStem(text.slice(i, j).toLowerCase()));
+    else for (const w of unicodeWords(text.slice(i, j))) stems.push(cachedStem(w));
+  });
+  for (let i = stems.indexOf(phrase[0]!); i >= 0 && i + phrase.length <= stems.length; i = stems.indexOf(phrase[0]!, i + 1)) {
     let k = 1;
     while (k < phrase.length && stems[i + k] === phrase[k]) k++;
     if (k === phrase.length) return true;
@@ -186,8 +262,9 @@ export function matches(node: WebqlNode, w: VersionWords): boolean {
     case 'not':
       return !matches(node.child, w);
     case 'text': {
-      const phrase = node.words.map(cachedStem);
-      return node.field === 'title' ? hasPhrase(w.field('title'), phrase) : FIELDS.some((f) => hasPhrase(w.field(f), phrase));
+      let phrase = phraseStems.get(node);
+      if (!phrase) phraseStems.set(node, (phrase = node.words.map(cachedStem)));
+      return node.field === 'title' ? hasPhrase(w.v.title, phrase) : FIELDS.some((f) => hasPhrase(w.v[f], phrase));
     }
     case 'site':
       return w.v.revHost.startsWith(reverseHost(node.host));
@@ -202,13 +279,45 @@ export function matches(node: WebqlNode, w: VersionWords): boolean {
   }
 }
 
-/** `matches` from the page's URL and the version's language alone: undefined where it depends on a text item. */
-function decide(node: WebqlNode, v: WebqlVersion): boolean | undefined {
+/**
+ * A text item decided from the terms the candidate holds in the engine (`held`, bit j: `terms[j]`)
+ * and its URL's: false when it lacks an indexed word of the item anywhere; true for one word, no
+ * field, that it holds but not in its URL (so in its title, description or content). Otherwise
+ * undefined: the stored text decides. The engine indexes title, description, content and URL
+ * words, all of them, with the same analysis as `VersionWords`.
+ */
+function decideText(node: TextNode, w: VersionWords, held: number, terms: readonly string[]): boolean | undefined {
+  let plan = textPlans.get(node);
+  if (!plan) {
+    const stems = indexedStems(node);
+    let need = 0;
+    let known = stems.length > 0;
+    for (const s of stems) {
+      const j = terms.indexOf(s);
+      if (j < 0 || j >= 31) known = false;
+      else need |= 1 << j;
+    }
+    plan = { need, word: known && node.field === undefined && node.words.length === 1 ? stems[0] : undefined };
+    textPlans.set(node, plan);
+  }
+  if ((held & plan.need) !== plan.need) return false;
+  return plan.word !== undefined && !w.urlHas(plan.word) ? true : undefined;
+}
+
+/**
+ * Per text item of the query under way: the bits of its indexed words a candidate must hold, and
+ * its one word when holding it decides (`decideText`). Each search parses its own nodes.
+ */
+const textPlans = new WeakMap<TextNode, { need: number; word: string | undefined }>();
+const phraseStems = new WeakMap<TextNode, string[]>();
+
+/** `matches` from the page's URL, the version's language and the terms it holds: undefined where only its text can tell. */
+function decide(node: WebqlNode, w: VersionWords, held: number, terms: readonly string[]): boolean | undefined {
   switch (node.kind) {
     case 'and': {
       let all: boolean | undefined = true;
       for (const c of node.children) {
-        const d = decide(c, v);
+        const d = decide(c, w, held, terms);
         if (d === false) return false;
         if (d === undefined) all = undefined;
       }
@@ -217,20 +326,20 @@ function decide(node: WebqlNode, v: WebqlVersion): boolean | undefined {
     case 'or': {
       let any: boolean | undefined = false;
       for (const c of node.children) {
-        const d = decide(c, v);
+        const d = decide(c, w, held, terms);
         if (d === true) return true;
         if (d === undefined) any = undefined;
       }
       return any;
     }
     case 'not': {
-      const d = decide(node.child, v);
+      const d = decide(node.child, w, held, terms);
       return d === undefined ? undefined : !d;
     }
     case 'text':
-      return undefined;
+      return decideText(node, w, held, terms);
     default:
-      return matches(node, new VersionWords(v));
+      return matches(node, w);
   }
 }
 
@@ -280,10 +389,11 @@ export function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: number): In
   const items = node.kind === 'and' ? node.children : [node];
   // The ranking words first: those of the top-level items that are text alone.
   const ranking = positiveStems({ kind: 'and', children: items.filter(textOnly) }, []);
-  const terms = positiveStems(node, [...ranking]);
+  const positive = positiveStems(node, [...ranking]);
+  const terms = excludedStems(node, [...positive]);
   const keep = mayMatch(node, terms);
-  const found = deps.matches(terms, ranking.length, keep(0), keep, requiredStems(node));
-  const { versionIds: ids, scores, acquiredAt } = found;
+  const found = deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc: keep(0), required: requiredStems(node), keep });
+  const { versionIds: ids, scores, acquiredAt, held } = found;
   const ranked = new Ranked(
     ids.length,
     ranking.length > 0
@@ -291,19 +401,26 @@ export function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: number): In
       : (a, b) => acquiredAt[a]! > acquiredAt[b]! || (acquiredAt[a] === acquiredAt[b] && ids[a]! > ids[b]!),
   );
 
-  // Each batch is read first without the texts: a candidate its URL or language rules out is never read whole.
-  const withText = hasText(node);
+  // When the texts will mostly be needed (phrases, `title:`), each batch is read with them at once;
+  // otherwise without, and the texts only of the candidates that their URL, language and terms
+  // leave undecided (a word also in the URL).
+  const text = textItems(node);
   const hits: IndexHit[] = [];
   for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit; size = Math.min(size * 2, LARGEST_READ)) {
     const batch = Array.from({ length: Math.min(size, ranked.size) }, () => ranked.take());
-    const fields = new Map(deps.read(batch.map((i) => ids[i]!), false).map((v) => [v.id, decide(node, v)]));
-    const open = batch.filter((i) => fields.get(ids[i]!) === undefined && fields.has(ids[i]!));
-    const texts = withText && open.length > 0 ? new Map(deps.read(open.map((i) => ids[i]!), true).map((v) => [v.id, v])) : new Map<number, WebqlVersion>();
+    const at = new Map(batch.map((i) => [ids[i]!, i]));
+    const rows = new Map(deps.read(batch.map((i) => ids[i]!), text.undecidable).map((v) => [v.id, v]));
+    const known = new Map([...rows.values()].map((v) => [v.id, decide(node, new VersionWords(v), held[at.get(v.id)!]!, terms)]));
+    if (text.any && !text.undecidable) {
+      const open = batch.filter((i) => rows.has(ids[i]!) && known.get(ids[i]!) === undefined);
+      if (open.length > 0) for (const v of deps.read(open.map((i) => ids[i]!), true)) rows.set(v.id, v);
+    }
     for (const i of batch) {
       const id = ids[i]!;
-      const known = fields.get(id);
-      const v = texts.get(id);
-      if (known === false || (known === undefined && (!v || !matches(node, new VersionWords(v))))) continue;
+      const v = rows.get(id);
+      if (!v) continue; // gone since the segments were built
+      const d = known.get(id);
+      if (d === false || (d === undefined && !matches(node, new VersionWords(v)))) continue;
       hits.push({ versionId: id, score: scores[i]! });
       if (hits.length === limit) break;
     }
