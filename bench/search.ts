@@ -194,7 +194,6 @@ function ensureCorpus(size: number): { path: string; buildSeconds?: number } {
   }
   flush();
   db.pragma('wal_checkpoint(TRUNCATE)');
-  db.exec("INSERT INTO versions_fts(versions_fts) VALUES('optimize')");
   db.close();
   rmSync(marker, { force: true });
   return { path, buildSeconds: (performance.now() - started) / 1000 };

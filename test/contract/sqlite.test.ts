@@ -74,3 +74,34 @@ describe('SqlitePageStore.fillPassages', () => {
     }
   });
 });
+
+describe('migration 10 (the FTS5 index goes)', () => {
+  test('drops the FTS5 table and its triggers from a database that has them, keeping every page and taking new ones', async () => {
+    const dir = tempDir();
+    try {
+      const path = `${dir.path}/old.db`;
+      // A database as it was at schema version 9: the FTS5 table and its triggers, kept on every write.
+      let db = openDatabase({ path });
+      new SqliteIndexStore(db);
+      const [old] = await new SqlitePageStore(db).putVersions([page('https://example.com/old', { content: 'zebra crossing' })]);
+      db.pragma('user_version = 9');
+      db.close();
+
+      db = openDatabase({ path });
+      try {
+        assert.equal(db.pragma('user_version', { simple: true }), 10);
+        assert.deepEqual(db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'versions_fts%'").all(), []);
+        const pages = new SqlitePageStore(db);
+        await pages.putVersion(page('https://example.com/new', { content: 'zebra herd' }));
+        const engine = await new EngineIndexStore(db).open();
+        const hits = await engine.search({ terms: ['zebra'], limit: 10 });
+        assert.equal(hits.length, 2);
+        assert.ok(hits.some((h) => h.versionId === old!.version.id));
+      } finally {
+        db.close();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+});

@@ -208,6 +208,15 @@ const MIGRATIONS: string[] = [
   -- reading every row of versions (0.5-2.5 s at 1M versions).
   CREATE INDEX versions_searchable ON versions(id) WHERE searchable = 1;
   `,
+  `
+  -- The engine answers every query, webql included: the FTS5 index (29% of a 1M-page database) and
+  -- the triggers that kept it on every write go. Tests and benchmarks add it back where they compare
+  -- with it (adapters/sqlite/index-store.ts). The freed pages are reused; VACUUM returns them.
+  DROP TRIGGER IF EXISTS versions_fts_insert;
+  DROP TRIGGER IF EXISTS versions_fts_delete;
+  DROP TRIGGER IF EXISTS versions_fts_update;
+  DROP TABLE IF EXISTS versions_fts;
+  `,
 ];
 
 export interface OpenOptions {

@@ -2,7 +2,8 @@
  * The FTS5 index: BM25 over title, description and content with per-field weights, filters
  * evaluated in the same SQL. FTS5 scores every matching row before sorting, which is why our
  * engine replaced it (docs/BENCHMARKS.md); it stays as the reference the tests hold the engine to
- * (the index-store contract, webql's result sets) and as a peer in `bench:search --fts`.
+ * (the index-store contract, webql's result sets) and as a peer in the benchmarks. The product's
+ * database has no FTS5 table (migration 10 dropped it): this store adds its own.
  */
 import { reverseHost } from '../../core/url.js';
 import type { WebqlNode } from '../../core/webql.js';
@@ -141,13 +142,41 @@ export function planWebql(node: WebqlNode): { match?: string; sql?: string; para
   return { match, sql: cond.sql, params: cond.params };
 }
 
+/** The FTS5 table over `versions` and the triggers that keep it, as the product had them until migration 10. */
+const FTS_SCHEMA = `
+  CREATE VIRTUAL TABLE versions_fts USING fts5(
+    title, description, content,
+    content='versions', content_rowid='id',
+    tokenize='porter unicode61'
+  );
+  CREATE TRIGGER versions_fts_insert AFTER INSERT ON versions BEGIN
+    INSERT INTO versions_fts(rowid, title, description, content)
+    VALUES (new.id, coalesce(new.title, ''), coalesce(new.description, ''), new.content);
+  END;
+  CREATE TRIGGER versions_fts_delete AFTER DELETE ON versions BEGIN
+    INSERT INTO versions_fts(versions_fts, rowid, title, description, content)
+    VALUES ('delete', old.id, coalesce(old.title, ''), coalesce(old.description, ''), old.content);
+  END;
+  CREATE TRIGGER versions_fts_update AFTER UPDATE OF title, description, content ON versions BEGIN
+    INSERT INTO versions_fts(versions_fts, rowid, title, description, content)
+    VALUES ('delete', old.id, coalesce(old.title, ''), coalesce(old.description, ''), old.content);
+    INSERT INTO versions_fts(rowid, title, description, content)
+    VALUES (new.id, coalesce(new.title, ''), coalesce(new.description, ''), new.content);
+  END;
+  INSERT INTO versions_fts(versions_fts) VALUES ('rebuild');
+`;
+
 export class SqliteIndexStore implements IndexStore {
   private readonly cache = new Map<string, ReturnType<Db['prepare']>>();
 
+  /** Adds the FTS5 table to `db` if it has none, filled from the stored versions (minutes at 1M pages). */
   constructor(
     private readonly db: Db,
     private readonly weights: FieldWeights = DEFAULT_WEIGHTS,
-  ) {}
+  ) {
+    const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'versions_fts'").get();
+    if (!has) db.transaction(() => db.exec(FTS_SCHEMA)).immediate();
+  }
 
   private statement(sql: string) {
     let stmt = this.cache.get(sql);
