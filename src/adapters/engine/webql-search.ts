@@ -200,25 +200,34 @@ class VersionWords {
 }
 
 /**
- * Whether `text` holds `phrase` (stems) as adjacent words, in order, its words analysed as
- * `words()` and stemmed. A word is stemmed only when its first character is that of the stem it
+ * What a word of a phrase must equal: a stop word itself (marked by a leading space), any other
+ * word its stem. So a word matches as in the engine, where stop words are dropped before
+ * stemming: `its` (stem `it`) matches `its`, not the stop word `it`.
+ */
+export function wordKey(word: string): string {
+  return STOP_WORDS.has(word) ? ` ${word}` : cachedStem(word);
+}
+
+/**
+ * Whether `text` holds the phrase (its words' `wordKey`s) as adjacent words, in order, its words
+ * analysed as `words()`. A word's key is made only when its first character is that of the key it
  * must equal: the Porter stemmer changes only suffixes, so a stem starts as its word does (a test
  * holds it to that), and most words of a page are never stemmed.
  */
 export function hasPhrase(text: string, phrase: readonly string[]): boolean {
   const n = phrase.length;
   if (n === 0 || n > 30) return n > 30 && hasLongPhrase(text, phrase);
-  const firsts = phrase.map((p) => p.charCodeAt(0));
+  const firsts = phrase.map((p) => p.charCodeAt(p.startsWith(' ') ? 1 : 0));
   const done = 1 << n;
   let active = 1; // bit k: the words just seen match phrase[0..k-1] (k = 0: always)
   let found = false;
   const step = (first: number, word: () => string) => {
     let next = 1;
-    let stem: string | undefined;
+    let key: string | undefined;
     for (let k = 0; k < n; k++) {
       if ((active & (1 << k)) === 0 || firsts[k] !== first) continue;
-      stem ??= cachedStem(word());
-      if (stem === phrase[k]) next |= 1 << (k + 1);
+      key ??= wordKey(word());
+      if (key === phrase[k]) next |= 1 << (k + 1);
     }
     if (next & done) found = true;
     active = next;
@@ -235,12 +244,12 @@ export function hasPhrase(text: string, phrase: readonly string[]): boolean {
   return found;
 }
 
-/** `hasPhrase` for a phrase of more than 30 words: every word stemmed. */
+/** `hasPhrase` for a phrase of more than 30 words: every word's key made. */
 function hasLongPhrase(text: string, phrase: readonly string[]): boolean {
   const stems: string[] = [];
   scanWords(text, (i, j, ascii) => {
-    if (ascii) stems.push(cachedStem(text.slice(i, j).toLowerCase()));
-    else for (const w of unicodeWords(text.slice(i, j))) stems.push(cachedStem(w));
+    if (ascii) stems.push(wordKey(text.slice(i, j).toLowerCase()));
+    else for (const w of unicodeWords(text.slice(i, j))) stems.push(wordKey(w));
   });
   for (let i = stems.indexOf(phrase[0]!); i >= 0 && i + phrase.length <= stems.length; i = stems.indexOf(phrase[0]!, i + 1)) {
     let k = 1;
@@ -263,7 +272,7 @@ export function matches(node: WebqlNode, w: VersionWords): boolean {
       return !matches(node.child, w);
     case 'text': {
       let phrase = phraseStems.get(node);
-      if (!phrase) phraseStems.set(node, (phrase = node.words.map(cachedStem)));
+      if (!phrase) phraseStems.set(node, (phrase = node.words.map(wordKey)));
       return node.field === 'title' ? hasPhrase(w.v.title, phrase) : FIELDS.some((f) => hasPhrase(w.v[f], phrase));
     }
     case 'site':
