@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadCorpus } from '../../bench/scifact.js';
+import { loadCorpus, rng } from '../../bench/scifact.js';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { hasPhrase, wordKey } from '../../src/adapters/engine/webql-search.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
@@ -16,18 +16,6 @@ import { words } from '../../src/core/text.js';
 import { parseWebql } from '../../src/core/webql.js';
 import type { IndexQuery } from '../../src/ports/index-store.js';
 import { page, tempDir } from '../helpers.js';
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Inflected forms (stemmed alike), stop words, and words that appear in the URLs too.
 const VOCAB = (

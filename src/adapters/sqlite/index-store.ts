@@ -8,7 +8,7 @@
 import { reverseHost } from '../../core/url.js';
 import type { WebqlNode } from '../../core/webql.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
-import type { Db } from './database.js';
+import { type Db, FTS5_SCHEMA } from './database.js';
 
 export interface FieldWeights {
   title: number;
@@ -142,30 +142,6 @@ export function planWebql(node: WebqlNode): { match?: string; sql?: string; para
   return { match, sql: cond.sql, params: cond.params };
 }
 
-/** The FTS5 table over `versions` and the triggers that keep it, as the product had them until migration 10. */
-const FTS_SCHEMA = `
-  CREATE VIRTUAL TABLE versions_fts USING fts5(
-    title, description, content,
-    content='versions', content_rowid='id',
-    tokenize='porter unicode61'
-  );
-  CREATE TRIGGER versions_fts_insert AFTER INSERT ON versions BEGIN
-    INSERT INTO versions_fts(rowid, title, description, content)
-    VALUES (new.id, coalesce(new.title, ''), coalesce(new.description, ''), new.content);
-  END;
-  CREATE TRIGGER versions_fts_delete AFTER DELETE ON versions BEGIN
-    INSERT INTO versions_fts(versions_fts, rowid, title, description, content)
-    VALUES ('delete', old.id, coalesce(old.title, ''), coalesce(old.description, ''), old.content);
-  END;
-  CREATE TRIGGER versions_fts_update AFTER UPDATE OF title, description, content ON versions BEGIN
-    INSERT INTO versions_fts(versions_fts, rowid, title, description, content)
-    VALUES ('delete', old.id, coalesce(old.title, ''), coalesce(old.description, ''), old.content);
-    INSERT INTO versions_fts(rowid, title, description, content)
-    VALUES (new.id, coalesce(new.title, ''), coalesce(new.description, ''), new.content);
-  END;
-  INSERT INTO versions_fts(versions_fts) VALUES ('rebuild');
-`;
-
 export class SqliteIndexStore implements IndexStore {
   private readonly cache = new Map<string, ReturnType<Db['prepare']>>();
 
@@ -175,7 +151,7 @@ export class SqliteIndexStore implements IndexStore {
     private readonly weights: FieldWeights = DEFAULT_WEIGHTS,
   ) {
     const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'versions_fts'").get();
-    if (!has) db.transaction(() => db.exec(FTS_SCHEMA)).immediate();
+    if (!has) db.transaction(() => db.exec(`${FTS5_SCHEMA} INSERT INTO versions_fts(versions_fts) VALUES ('rebuild');`)).immediate();
   }
 
   private statement(sql: string) {
