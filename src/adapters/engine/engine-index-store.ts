@@ -487,7 +487,7 @@ export class EngineIndexStore implements IndexStore {
       span: db.prepare<[], { n: number; lo: number | null; hi: number | null }>(
         'SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM versions WHERE searchable = 1',
       ),
-      // A batch of webql candidates, with or without their texts (an expression of fields only reads none).
+      // A batch of webql candidates, with their texts or without (webql-search.ts reads them only when its check needs them).
       webqlText: db.prepare<[string], WebqlVersion>(
         `SELECT v.id, p.url, p.rev_host AS revHost, v.lang, coalesce(v.title, '') AS title, coalesce(v.description, '') AS description, v.content
          FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (SELECT value FROM json_each(?))`,

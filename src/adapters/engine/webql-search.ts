@@ -25,7 +25,7 @@ import type { WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
 import type { Matches, MatchRequest } from './engine.js';
 
-/** What the check of a version reads: `title`, `description` and `content` only when the expression has a text item. */
+/** What the check of a version reads: `title`, `description` and `content` empty unless read with them (`read(ids, true)`). */
 export interface WebqlVersion {
   id: number;
   url: string;
