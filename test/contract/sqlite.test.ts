@@ -84,13 +84,15 @@ describe('migration 10 (the FTS5 index goes)', () => {
       let db = openDatabase({ path });
       new SqliteIndexStore(db);
       const [old] = await new SqlitePageStore(db).putVersions([page('https://example.com/old', { content: 'zebra crossing' })]);
+      db.exec('DROP INDEX versions_lang'); // migration 11's
       db.pragma('user_version = 9');
       db.close();
 
       db = openDatabase({ path });
       try {
-        assert.equal(db.pragma('user_version', { simple: true }), 10);
+        assert.ok((db.pragma('user_version', { simple: true }) as number) >= 10);
         assert.deepEqual(db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'versions_fts%'").all(), []);
+        assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'versions_lang'").get(), 'migration 11 ran after it');
         const pages = new SqlitePageStore(db);
         await pages.putVersion(page('https://example.com/new', { content: 'zebra herd' }));
         const engine = await new EngineIndexStore(db).open();

@@ -496,6 +496,10 @@ export class EngineIndexStore implements IndexStore {
         `SELECT v.id, p.url, p.rev_host AS revHost, v.lang, '' AS title, '' AS description, '' AS content
          FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (SELECT value FROM json_each(?))`,
       ),
+      // Served by versions_lang (migration 11): the tag itself, then the tags under it (`en-` up to `en.`).
+      inLanguage: db
+        .prepare<[string, string, string, number], number>('SELECT id FROM versions WHERE lang IS NOT NULL AND (lang = ? OR (lang > ? AND lang < ?)) LIMIT ?')
+        .pluck(),
       idAt: db.prepare<[number], { id: number }>('SELECT id FROM versions WHERE searchable = 1 ORDER BY id LIMIT 1 OFFSET ?'),
     };
   }
@@ -888,6 +892,10 @@ export class EngineIndexStore implements IndexStore {
       {
         matches: (request) => allMatches(this.segments, stats, filter, request),
         read: (ids, withText) => (withText ? this.stmts.webqlText : this.stmts.webqlFields).all(JSON.stringify(ids)),
+        inLanguage: (tag, max) => {
+          const found = this.stmts.inLanguage.all(tag, `${tag}-`, `${tag}.`, max + 1);
+          return found.length > max ? undefined : new Set(found);
+        },
       },
       node,
       q.limit,

@@ -7,7 +7,8 @@
  *    text items (every accepted document when one without any of them could match: fields only,
  *    or items made only of stop words, which the engine does not index), each with its BM25 score
  *    and which of the expression's words it holds, excluded ones included. A document that lacks
- *    a word every match must hold (`mayMatch`) is dropped there.
+ *    a word every match must hold (`mayMatch`) is dropped there; so is one not in the language of
+ *    a top-level `lang:` that fewer versions have than there are candidates (`inLanguage`).
  * 2. In rank order, the candidates are read from the page store in batches and the expression is
  *    decided: from the terms each holds and its URL where they tell (`decide`: a lacking word
  *    fails its item; one word held but not in the URL is in the text), else on the stored version
@@ -41,6 +42,8 @@ export interface WebqlDeps {
   matches(request: MatchRequest): Matches;
   /** The versions of these ids that still exist, in any order. */
   read(ids: readonly number[], withText: boolean): WebqlVersion[];
+  /** The ids of the versions whose language is `tag` or under it (`en`: `en-gb`), or undefined when there are more than `max`. */
+  inLanguage(tag: string, max: number): Set<number> | undefined;
 }
 
 /** Candidates checked by the first read; each read after doubles, up to the largest. */
@@ -354,14 +357,11 @@ function decide(node: WebqlNode, w: VersionWords, held: number, terms: readonly 
 
 /** Candidates (indexes into the engine's arrays) taken best first from a binary heap: most are never taken. */
 class Ranked {
-  private readonly heap: number[];
-
   constructor(
-    size: number,
+    private readonly heap: number[],
     private readonly better: (a: number, b: number) => boolean,
   ) {
-    this.heap = Array.from({ length: size }, (_, i) => i);
-    for (let i = (size >> 1) - 1; i >= 0; i--) this.down(i);
+    for (let i = (heap.length >> 1) - 1; i >= 0; i--) this.down(i);
   }
 
   get size(): number {
@@ -403,8 +403,16 @@ export function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: number): In
   const keep = mayMatch(node, terms);
   const found = deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc: keep(0), required: requiredStems(node), keep });
   const { versionIds: ids, scores, acquiredAt, held } = found;
+  // A top-level lang: that fewer versions have than there are candidates keeps only those (looked
+  // up by language), so a language few candidates have is not found out by reading them all.
+  let candidates = Array.from(ids, (_, i) => i);
+  for (const item of items) {
+    if (item.kind !== 'lang' || candidates.length === 0) continue;
+    const inLanguage = deps.inLanguage(item.tag, candidates.length);
+    if (inLanguage) candidates = candidates.filter((i) => inLanguage.has(ids[i]!));
+  }
   const ranked = new Ranked(
-    ids.length,
+    candidates,
     ranking.length > 0
       ? (a, b) => scores[a]! > scores[b]! || (scores[a] === scores[b] && ids[a]! < ids[b]!)
       : (a, b) => acquiredAt[a]! > acquiredAt[b]! || (acquiredAt[a] === acquiredAt[b] && ids[a]! > ids[b]!),

@@ -225,6 +225,11 @@ ${FTS5_SCHEMA}
   DROP TRIGGER IF EXISTS versions_fts_update;
   DROP TABLE IF EXISTS versions_fts;
   `,
+  `
+  -- The versions in a language, for webql's lang: (a rare language is looked up here instead of
+  -- reading every candidate's row).
+  CREATE INDEX versions_lang ON versions(lang) WHERE lang IS NOT NULL;
+  `,
 ];
 
 export interface OpenOptions {
