@@ -220,6 +220,8 @@ export function wordKey(word: string): string {
 export function hasPhrase(text: string, phrase: readonly string[]): boolean {
   const n = phrase.length;
   if (n === 0 || n > 30) return n > 30 && hasLongPhrase(text, phrase);
+  const sieve = sieveOf(phrase);
+  if (sieve && !sieve.test(text) && !/[\u0080-\uffff]/.test(text)) return false;
   const firsts = phrase.map((p) => p.charCodeAt(p.startsWith(' ') ? 1 : 0));
   const done = 1 << n;
   let active = 1; // bit k: the words just seen match phrase[0..k-1] (k = 0: always)
@@ -245,6 +247,30 @@ export function hasPhrase(text: string, phrase: readonly string[]): boolean {
     }
   });
   return found;
+}
+
+const sieves = new WeakMap<readonly string[], RegExp | null>();
+
+/**
+ * A pattern that an ASCII text holding the phrase always matches: its words in order, separated
+ * by what separates words, each starting with its stem but for the stem's last character (so is
+ * every word of that stem, the analysis test holds Porter to it) or being its stop word. Most
+ * texts that lack the phrase fail it at once, without a word being made. None when a key is not
+ * plain ASCII letters and digits.
+ */
+function sieveOf(phrase: readonly string[]): RegExp | undefined {
+  let sieve = sieves.get(phrase);
+  if (sieve === undefined) {
+    const parts = phrase.map((key) => {
+      const stop = key.startsWith(' ');
+      const word = stop ? key.slice(1) : key;
+      if (!/^[a-z0-9]+$/.test(word)) return undefined;
+      return stop ? `${word}(?![a-z0-9])` : `${word.slice(0, Math.max(1, word.length - 1))}[a-z0-9]*`;
+    });
+    sieve = parts.every((p) => p !== undefined) ? new RegExp(`(?<![a-z0-9])${parts.join('[^a-z0-9]+')}`, 'i') : null;
+    sieves.set(phrase, sieve);
+  }
+  return sieve ?? undefined;
 }
 
 /** `hasPhrase` for a phrase of more than 30 words: every word's key made. */
