@@ -1147,37 +1147,49 @@ export interface Matches {
 
 const SEEN = 1 << 31;
 
+/** A cursor over term `t`'s postings in a segment, not started, knowing its length (`postings`), or undefined when the segment lacks the term. */
+function termCursor(seg: SegmentData, t: number | undefined): Cursor | undefined {
+  if (t === undefined) return undefined;
+  const c = new Cursor(seg, seg.termBlockStart[t]!, seg.termBlockCount[t]!);
+  c.postings = seg.termDf[t]!;
+  return c;
+}
+
+/** Adds document `doc` of `seg` to what `allMatches` returns. */
+function keepMatch(out: Matches, seg: SegmentData, doc: number, score: number, held: number): void {
+  out.versionIds.push(seg.versionIds[doc]!);
+  out.acquiredAt.push(seg.acquiredAt[doc]!);
+  out.scores.push(score);
+  out.held.push(held);
+}
+
 /**
  * Every document the filter accepts that holds any of the request's terms (with `everyDoc`, every
  * document the filter accepts) and that `keep` keeps, with the terms it holds and its BM25 score.
  * For queries a top k cannot answer because what matches is decided after the engine (webql:
  * phrases, fields, exclusions, checked against the stored versions): they score every match, as
- * FTS5 did, so their cost grows with the matches, not with k.
+ * FTS5 did, so their cost grows with the matches, not with k. The request's terms are distinct, so
+ * term j of the request is term j here, and the scored ones are those before `scored`.
  */
 export function allMatches(segments: readonly SearchableSegment[], stats: Statistics, filter: EngineFilter, m: MatchRequest): Matches {
   const q = queryTermsOf(stats, m.terms);
   const out: Matches = { versionIds: [], acquiredAt: [], scores: [], held: [] };
-  const scoring = new Set(m.terms.slice(0, m.scored));
   for (const sseg of segments) {
     const { data: seg, normOf, lengthCode: code } = sseg;
     const accept = compileFilter(sseg, filter);
     if (!accept) continue;
     if (!m.everyDoc && m.required.length > 0) {
-      allOf(sseg, q, scoring, accept, m, out);
+      allOf(sseg, q, accept, m, out);
       continue;
     }
     const score = new Float64Array(seg.docCount);
     const held = new Int32Array(seg.docCount);
     const touched: number[] = [];
     const walked = m.everyDoc ? q.terms.length : q.terms.length - m.probed;
-    const cursorOf = (j: number) => {
-      const t = seg.terms.get(q.terms[j]!);
-      return t === undefined ? undefined : new Cursor(seg, seg.termBlockStart[t]!, seg.termBlockCount[t]!);
-    };
     for (let j = 0; j < walked; j++) {
-      const c = cursorOf(j);
+      const c = termCursor(seg, seg.terms.get(q.terms[j]!));
       if (c === undefined) continue;
-      const scores = scoring.has(q.terms[j]!);
+      const scores = j < m.scored;
       const idf = q[j]!.idf;
       const bit = SEEN | (j < 31 ? 1 << j : 0);
       for (c.start(); c.doc !== NO_MORE; c.next()) {
@@ -1195,7 +1207,7 @@ export function allMatches(segments: readonly SearchableSegment[], stats: Statis
     if (walked < q.terms.length && touched.length > 0) {
       const docs = Int32Array.from(touched).sort();
       for (let j = walked; j < Math.min(q.terms.length, 31); j++) {
-        const c = cursorOf(j);
+        const c = termCursor(seg, seg.terms.get(q.terms[j]!));
         if (c === undefined) continue;
         c.start();
         for (const doc of docs) {
@@ -1207,11 +1219,7 @@ export function allMatches(segments: readonly SearchableSegment[], stats: Statis
     }
     const offer = (doc: number) => {
       const h = held[doc]! & ~SEEN;
-      if (!m.keep(h)) return;
-      out.versionIds.push(seg.versionIds[doc]!);
-      out.acquiredAt.push(seg.acquiredAt[doc]!);
-      out.scores.push(score[doc]!);
-      out.held.push(h);
+      if (m.keep(h)) keepMatch(out, seg, doc, score[doc]!, h);
     };
     if (m.everyDoc) {
       for (let doc = 0; doc < seg.docCount; doc++) if (held[doc] !== 0 || accept(doc)) offer(doc);
@@ -1223,24 +1231,13 @@ export function allMatches(segments: readonly SearchableSegment[], stats: Statis
 }
 
 /** `allMatches` in one segment when some terms are required: the rarest leads, the rest are advanced to its documents. */
-function allOf(
-  sseg: SearchableSegment,
-  q: ReturnType<typeof queryTermsOf>,
-  scoring: ReadonlySet<string>,
-  accept: (doc: number) => boolean,
-  m: MatchRequest,
-  out: Matches,
-): void {
+function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, accept: (doc: number) => boolean, m: MatchRequest, out: Matches): void {
   const { data: seg, normOf, lengthCode: code } = sseg;
-  const cursors = q.terms.map((term) => {
-    const t = seg.terms.get(term);
-    if (t === undefined) return undefined;
-    const c = new Cursor(seg, seg.termBlockStart[t]!, seg.termBlockCount[t]!);
-    c.start();
-    return c;
-  });
-  const need = m.required.map((term) => cursors[q.terms.indexOf(term)]);
-  if (need.some((c) => c === undefined)) return;
+  const cursors = q.terms.map((term) => termCursor(seg, seg.terms.get(term)));
+  const required = q.terms.map((term) => m.required.includes(term));
+  const need = cursors.filter((c, j) => required[j]);
+  if (need.some((c) => c === undefined)) return; // a required term is not in this segment
+  for (const c of cursors) c?.start();
   const lead = (need as Cursor[]).reduce((a, b) => (b.postings < a.postings ? b : a));
   for (; lead.doc !== NO_MORE; lead.next()) {
     const doc = lead.doc;
@@ -1253,19 +1250,15 @@ function allOf(
       if (c === undefined) continue;
       if (c.doc < doc) c.advance(doc);
       if (c.doc !== doc) {
-        if (need.includes(c)) {
+        if (required[j]) {
           all = false;
           break;
         }
         continue;
       }
       if (j < 31) held |= 1 << j;
-      if (scoring.has(q.terms[j]!)) score += termScore(q[j]!.idf, c.tf, normOf[code[doc]!]!);
+      if (j < m.scored) score += termScore(q[j]!.idf, c.tf, normOf[code[doc]!]!);
     }
-    if (!all || !m.keep(held)) continue;
-    out.versionIds.push(seg.versionIds[doc]!);
-    out.acquiredAt.push(seg.acquiredAt[doc]!);
-    out.scores.push(score);
-    out.held.push(held);
+    if (all && m.keep(held)) keepMatch(out, seg, doc, score, held);
   }
 }

@@ -20,7 +20,7 @@
  * text alone (terms, phrases, their OR groups and exclusions); an expression without such an item
  * lists the newest versions first.
  */
-import { cachedStem, indexTerms, scanWords, STOP_WORDS, unicodeWords } from '../../core/text.js';
+import { cachedStem, indexTerms, scanWords, STOP_WORDS, unicodeWords, words } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
@@ -57,41 +57,34 @@ function indexedStems(node: TextNode): string[] {
   return node.words.filter((w) => !STOP_WORDS.has(w)).map(cachedStem);
 }
 
-/** The stems of the words of positive text items, in first-seen order (under an exclusion, a word narrows nothing). */
-function positiveStems(node: WebqlNode, out: string[]): string[] {
+/**
+ * The stems of the words of the positive text items (`excluded` false) or of the excluded ones,
+ * in first-seen order, each once; `under` is true below a `-`.
+ */
+function itemStems(node: WebqlNode, out: string[], excluded: boolean, under = false): string[] {
   switch (node.kind) {
     case 'text':
-      for (const s of indexedStems(node)) if (!out.includes(s)) out.push(s);
+      if (under === excluded) for (const s of indexedStems(node)) if (!out.includes(s)) out.push(s);
+      break;
+    case 'not':
+      itemStems(node.child, out, excluded, true);
       break;
     case 'and':
     case 'or':
-      for (const c of node.children) positiveStems(c, out);
+      for (const c of node.children) itemStems(c, out, excluded, under);
       break;
     default:
   }
   return out;
 }
 
-/** The stems of the words of excluded text items, in first-seen order. */
-function excludedStems(node: WebqlNode, out: string[], under = false): string[] {
-  switch (node.kind) {
-    case 'text':
-      if (under) for (const s of indexedStems(node)) if (!out.includes(s)) out.push(s);
-      break;
-    case 'not':
-      excludedStems(node.child, out, true);
-      break;
-    case 'and':
-    case 'or':
-      for (const c of node.children) excludedStems(c, out, under);
-      break;
-    default:
-  }
-  return out;
+/** The items of the expression's top level: an AND's children, or the expression alone. */
+function topItems(node: WebqlNode): readonly WebqlNode[] {
+  return node.kind === 'and' ? node.children : [node];
 }
 
 /** The stems every match holds: those of the positive text items every way of matching needs. */
-export function requiredStems(node: WebqlNode): string[] {
+function requiredStems(node: WebqlNode): string[] {
   switch (node.kind) {
     case 'text':
       return indexedStems(node);
@@ -112,8 +105,7 @@ export function requiredStems(node: WebqlNode): string[] {
  * engine's filter can then take it instead, inside the traversal.
  */
 export function narrowerSite(node: WebqlNode, requested: string | undefined): string | undefined {
-  const items = node.kind === 'and' ? node.children : [node];
-  for (const c of items) {
+  for (const c of topItems(node)) {
     if (c.kind !== 'site') continue;
     const rev = reverseHost(c.host);
     if (requested === undefined || rev.startsWith(requested)) return rev;
@@ -136,7 +128,7 @@ function textOnly(node: WebqlNode): boolean {
   }
 }
 
-/** Whether a node has a text item, and whether it has one that only the stored text can ever find true (`decideText`). */
+/** Whether a node has a text item, and whether it has one that only the stored text can ever find true (`decide`). */
 function textItems(node: WebqlNode): { any: boolean; undecidable: boolean } {
   switch (node.kind) {
     case 'text':
@@ -153,28 +145,65 @@ function textItems(node: WebqlNode): { any: boolean; undecidable: boolean } {
   }
 }
 
-/**
- * `mayMatch` as a test of the terms a document holds (bit j: `terms[j]`, the first 31): false only
- * when a document holding just those cannot match. A positive text item needs every indexed word of
- * it (the engine's terms of a version include its title, description and content, so this never
- * drops a match); fields and exclusions are decided on the stored version.
- */
-export function mayMatch(node: WebqlNode, terms: readonly string[]): (held: number) => boolean {
+/** What the checks need of a text item, made once per search (`planTexts`). */
+interface TextPlan {
+  /** Its words as `hasPhrase` compares them (`wordKey`). */
+  phrase: string[];
+  /** The bits (bit j: `terms[j]`, for the first 31) of its indexed words. */
+  need: number;
+  /** Its one indexed word, when it is one word with no field and that word has a bit: holding it outside the URL decides the item. */
+  word: string | undefined;
+}
+
+type Plans = ReadonlyMap<TextNode, TextPlan>;
+
+/** The plan of every text item of the expression, given the terms the engine is asked for. */
+function planTexts(node: WebqlNode, terms: readonly string[], plans = new Map<TextNode, TextPlan>()): Map<TextNode, TextPlan> {
   switch (node.kind) {
     case 'text': {
+      const stems = indexedStems(node);
       let need = 0;
-      for (const s of indexedStems(node)) {
-        const j = terms.indexOf(s); // every positive word is one of the terms
-        if (j < 31) need |= 1 << j;
+      let known = stems.length > 0;
+      for (const s of stems) {
+        const j = terms.indexOf(s);
+        if (j < 0 || j >= 31) known = false;
+        else need |= 1 << j;
       }
+      const word = known && node.field === undefined && node.words.length === 1 ? stems[0] : undefined;
+      plans.set(node, { phrase: node.words.map(wordKey), need, word });
+      break;
+    }
+    case 'not':
+      planTexts(node.child, terms, plans);
+      break;
+    case 'and':
+    case 'or':
+      for (const c of node.children) planTexts(c, terms, plans);
+      break;
+    default:
+  }
+  return plans;
+}
+
+/**
+ * `mayMatch` as a test of the terms a document holds (`TextPlan.need` bits): false only when a
+ * document holding just those cannot match. A positive text item needs every indexed word of it
+ * (the engine's terms of a version include its title, description and content, so this never
+ * drops a match; every positive word is one of the terms); fields and exclusions are decided on
+ * the stored version.
+ */
+function mayMatch(node: WebqlNode, plans: Plans): (held: number) => boolean {
+  switch (node.kind) {
+    case 'text': {
+      const { need } = plans.get(node)!;
       return (held) => (held & need) === need;
     }
     case 'and': {
-      const parts = node.children.map((c) => mayMatch(c, terms));
+      const parts = node.children.map((c) => mayMatch(c, plans));
       return (held) => parts.every((p) => p(held));
     }
     case 'or': {
-      const parts = node.children.map((c) => mayMatch(c, terms));
+      const parts = node.children.map((c) => mayMatch(c, plans));
       return (held) => parts.some((p) => p(held));
     }
     default:
@@ -275,33 +304,23 @@ function sieveOf(phrase: readonly string[]): RegExp | undefined {
 
 /** `hasPhrase` for a phrase of more than 30 words: every word's key made. */
 function hasLongPhrase(text: string, phrase: readonly string[]): boolean {
-  const stems: string[] = [];
-  scanWords(text, (i, j, ascii) => {
-    if (ascii) stems.push(wordKey(text.slice(i, j).toLowerCase()));
-    else for (const w of unicodeWords(text.slice(i, j))) stems.push(wordKey(w));
-  });
-  for (let i = stems.indexOf(phrase[0]!); i >= 0 && i + phrase.length <= stems.length; i = stems.indexOf(phrase[0]!, i + 1)) {
-    let k = 1;
-    while (k < phrase.length && stems[i + k] === phrase[k]) k++;
-    if (k === phrase.length) return true;
-  }
-  return false;
+  const keys = words(text).map(wordKey);
+  return keys.some((_, i) => phrase.every((p, k) => keys[i + k] === p));
 }
 
 const FIELDS = ['title', 'description', 'content'] as const;
 
 /** Whether the stored version matches the expression. */
-export function matches(node: WebqlNode, w: VersionWords): boolean {
+function matches(node: WebqlNode, w: VersionWords, plans: Plans): boolean {
   switch (node.kind) {
     case 'and':
-      return node.children.every((c) => matches(c, w));
+      return node.children.every((c) => matches(c, w, plans));
     case 'or':
-      return node.children.some((c) => matches(c, w));
+      return node.children.some((c) => matches(c, w, plans));
     case 'not':
-      return !matches(node.child, w);
+      return !matches(node.child, w, plans);
     case 'text': {
-      let phrase = phraseStems.get(node);
-      if (!phrase) phraseStems.set(node, (phrase = node.words.map(wordKey)));
+      const { phrase } = plans.get(node)!;
       return node.field === 'title' ? hasPhrase(w.v.title, phrase) : FIELDS.some((f) => hasPhrase(w.v[f], phrase));
     }
     case 'site':
@@ -318,44 +337,18 @@ export function matches(node: WebqlNode, w: VersionWords): boolean {
 }
 
 /**
- * A text item decided from the terms the candidate holds in the engine (`held`, bit j: `terms[j]`)
- * and its URL's: false when it lacks an indexed word of the item anywhere; true for one word, no
- * field, that it holds but not in its URL (so in its title, description or content). Otherwise
- * undefined: the stored text decides. The engine indexes title, description, content and URL
- * words, all of them, with the same analysis as `VersionWords`.
+ * `matches` from the page's URL, the version's language and the terms it holds (`held`): undefined
+ * where only its text can tell. A text item lacking an indexed word anywhere is false; one word,
+ * no field, held but not in the URL is true (so in its title, description or content). The engine
+ * indexes title, description, content and URL words, all of them, with the analysis `hasPhrase`
+ * and `VersionWords.urlHas` use.
  */
-function decideText(node: TextNode, w: VersionWords, held: number, terms: readonly string[]): boolean | undefined {
-  let plan = textPlans.get(node);
-  if (!plan) {
-    const stems = indexedStems(node);
-    let need = 0;
-    let known = stems.length > 0;
-    for (const s of stems) {
-      const j = terms.indexOf(s);
-      if (j < 0 || j >= 31) known = false;
-      else need |= 1 << j;
-    }
-    plan = { need, word: known && node.field === undefined && node.words.length === 1 ? stems[0] : undefined };
-    textPlans.set(node, plan);
-  }
-  if ((held & plan.need) !== plan.need) return false;
-  return plan.word !== undefined && !w.urlHas(plan.word) ? true : undefined;
-}
-
-/**
- * Per text item of the query under way: the bits of its indexed words a candidate must hold, and
- * its one word when holding it decides (`decideText`). Each search parses its own nodes.
- */
-const textPlans = new WeakMap<TextNode, { need: number; word: string | undefined }>();
-const phraseStems = new WeakMap<TextNode, string[]>();
-
-/** `matches` from the page's URL, the version's language and the terms it holds: undefined where only its text can tell. */
-function decide(node: WebqlNode, w: VersionWords, held: number, terms: readonly string[]): boolean | undefined {
+function decide(node: WebqlNode, w: VersionWords, held: number, plans: Plans): boolean | undefined {
   switch (node.kind) {
     case 'and': {
       let all: boolean | undefined = true;
       for (const c of node.children) {
-        const d = decide(c, w, held, terms);
+        const d = decide(c, w, held, plans);
         if (d === false) return false;
         if (d === undefined) all = undefined;
       }
@@ -364,20 +357,23 @@ function decide(node: WebqlNode, w: VersionWords, held: number, terms: readonly 
     case 'or': {
       let any: boolean | undefined = false;
       for (const c of node.children) {
-        const d = decide(c, w, held, terms);
+        const d = decide(c, w, held, plans);
         if (d === true) return true;
         if (d === undefined) any = undefined;
       }
       return any;
     }
     case 'not': {
-      const d = decide(node.child, w, held, terms);
+      const d = decide(node.child, w, held, plans);
       return d === undefined ? undefined : !d;
     }
-    case 'text':
-      return decideText(node, w, held, terms);
+    case 'text': {
+      const { need, word } = plans.get(node)!;
+      if ((held & need) !== need) return false;
+      return word !== undefined && !w.urlHas(word) ? true : undefined;
+    }
     default:
-      return matches(node, w);
+      return matches(node, w, plans);
   }
 }
 
@@ -421,12 +417,13 @@ class Ranked {
 /** The versions that match `node`, best first, at most `limit`. */
 export function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: number): IndexHit[] {
   if (limit <= 0) return [];
-  const items = node.kind === 'and' ? node.children : [node];
+  const items = topItems(node);
   // The ranking words first: those of the top-level items that are text alone.
-  const ranking = positiveStems({ kind: 'and', children: items.filter(textOnly) }, []);
-  const positive = positiveStems(node, [...ranking]);
-  const terms = excludedStems(node, [...positive]);
-  const keep = mayMatch(node, terms);
+  const ranking = itemStems({ kind: 'and', children: items.filter(textOnly) }, [], false);
+  const positive = itemStems(node, [...ranking], false);
+  const terms = itemStems(node, [...positive], true);
+  const plans = planTexts(node, terms);
+  const keep = mayMatch(node, plans);
   const found = deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc: keep(0), required: requiredStems(node), keep });
   const { versionIds: ids, scores, acquiredAt, held } = found;
   // A top-level lang: that fewer versions have than there are candidates keeps only those (looked
@@ -451,19 +448,22 @@ export function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: number): In
   const hits: IndexHit[] = [];
   for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit; size = Math.min(size * 2, LARGEST_READ)) {
     const batch = Array.from({ length: Math.min(size, ranked.size) }, () => ranked.take());
-    const at = new Map(batch.map((i) => [ids[i]!, i]));
-    const rows = new Map(deps.read(batch.map((i) => ids[i]!), text.undecidable).map((v) => [v.id, v]));
-    const known = new Map([...rows.values()].map((v) => [v.id, decide(node, new VersionWords(v), held[at.get(v.id)!]!, terms)]));
+    const rows = new Map(deps.read(batch.map((i) => ids[i]!), text.undecidable).map((v) => [v.id, new VersionWords(v)]));
+    const known = new Map<number, boolean | undefined>();
+    for (const i of batch) {
+      const w = rows.get(ids[i]!);
+      if (w) known.set(ids[i]!, decide(node, w, held[i]!, plans));
+    }
     if (text.any && !text.undecidable) {
-      const open = batch.filter((i) => rows.has(ids[i]!) && known.get(ids[i]!) === undefined);
-      if (open.length > 0) for (const v of deps.read(open.map((i) => ids[i]!), true)) rows.set(v.id, v);
+      const open = batch.filter((i) => known.has(ids[i]!) && known.get(ids[i]!) === undefined);
+      if (open.length > 0) for (const v of deps.read(open.map((i) => ids[i]!), true)) rows.set(v.id, new VersionWords(v));
     }
     for (const i of batch) {
       const id = ids[i]!;
-      const v = rows.get(id);
-      if (!v) continue; // gone since the segments were built
+      const w = rows.get(id);
+      if (!w) continue; // gone since the segments were built
       const d = known.get(id);
-      if (d === false || (d === undefined && !matches(node, new VersionWords(v)))) continue;
+      if (d === false || (d === undefined && !matches(node, w, plans))) continue;
       hits.push({ versionId: id, score: scores[i]! });
       if (hits.length === limit) break;
     }
