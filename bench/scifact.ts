@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { queryTerms } from '../src/core/text.js';
+import type { NewVersion, PageStore } from '../src/ports/page-store.js';
 
 export const SCIFACT_DIR = join(import.meta.dirname, '..', '..', 'shared', 'data', 'scifact');
 
@@ -123,6 +124,26 @@ export function* generateDocs(sentences: readonly string[], count: number, seed 
       acquiredAt: ACQ_START + Math.floor(r() * (ACQ_END - ACQ_START)),
     };
   }
+}
+
+/**
+ * Stores generated documents 0..count-1 (`generateDocs`, searchable) into `pages`, 5,000 to a
+ * call; `stored` is told how many are stored after each call.
+ */
+export async function storeGenerated(pages: PageStore, sentences: readonly string[], count: number, stored?: (done: number) => void): Promise<void> {
+  let batch: NewVersion[] = [];
+  let done = 0;
+  const flush = async () => {
+    await pages.putVersions(batch);
+    done += batch.length;
+    batch = [];
+    stored?.(done);
+  };
+  for (const d of generateDocs(sentences, count)) {
+    batch.push({ ...d, searchable: true });
+    if (batch.length === 5000) await flush();
+  }
+  if (batch.length > 0) await flush();
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

@@ -30,7 +30,6 @@ import {
   benchQuerySets,
   type Cell,
   cellOf,
-  generateDocs,
   loadCorpus,
   loadQrels,
   loadQueries,
@@ -38,6 +37,7 @@ import {
   ndcgAt,
   recallAt,
   sentencesOf,
+  storeGenerated,
   timeQueries,
 } from './scifact.js';
 
@@ -160,7 +160,7 @@ async function analysisChoices(db: ReturnType<typeof openDatabase>, versionToDoc
   }
 }
 
-function ensureCorpus(size: number): { path: string; buildSeconds?: number } {
+async function ensureCorpus(size: number): Promise<{ path: string; buildSeconds?: number }> {
   const path = join(CACHE, `generated-${size}.db`);
   try {
     if (statSync(path).size > 0 && !statSync(`${path}.building`, { throwIfNoEntry: false })) return { path };
@@ -176,23 +176,11 @@ function ensureCorpus(size: number): { path: string; buildSeconds?: number } {
   const pages = new SqlitePageStore(db);
   const sentences = sentencesOf(loadCorpus());
   const started = performance.now();
-  let batch: NewVersion[] = [];
-  let done = 0;
-  const flush = () => {
-    if (batch.length === 0) return;
-    void pages.putVersions(batch);
-    done += batch.length;
-    batch = [];
-    if (done % 100_000 === 0) {
-      const s = (performance.now() - started) / 1000;
-      process.stderr.write(`  generated ${done}/${size} (${fmt(done / s, 0)} docs/s)\n`);
-    }
-  };
-  for (const d of generateDocs(sentences, size)) {
-    batch.push({ ...d, searchable: true });
-    if (batch.length === 5000) flush();
-  }
-  flush();
+  await storeGenerated(pages, sentences, size, (done) => {
+    if (done % 100_000 !== 0) return;
+    const s = (performance.now() - started) / 1000;
+    process.stderr.write(`  generated ${done}/${size} (${fmt(done / s, 0)} docs/s)\n`);
+  });
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
   rmSync(marker, { force: true });
@@ -284,7 +272,7 @@ function dirSize(path: string): number {
 }
 
 async function latency(size: number, queryCount: number) {
-  const { path, buildSeconds } = ensureCorpus(size);
+  const { path, buildSeconds } = await ensureCorpus(size);
   const sets = benchQuerySets(queryCount);
   const windows = BENCH_WINDOWS;
 

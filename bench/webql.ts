@@ -1,5 +1,5 @@
 /**
- * npm run bench:webql [-- --size 1000000 --queries 100 --rounds 3 --skip-fts --import-pages 100000]
+ * npm run bench:webql [-- --size 1000000 --queries 100 --rounds 3 --skip-fts --import-pages 100000 --migration]
  *
  * webql queries (README "webql") on the engine, and on the FTS5 index it replaced, in the same run
  * over the corpus bench:search built and cached in bench/.cache (run it once first). The FTS5
@@ -14,22 +14,24 @@
  *
  * First, what keeping the FTS5 index cost the product before migration 10 dropped it: the same
  * `--import-pages` generated pages stored into a new database with and without its table and
- * triggers, twice each, alternating (0 skips it).
+ * triggers, twice each, alternating (0 skips it). With `--migration`, also what dropping it takes:
+ * a copy of the cached corpus with its FTS5 table, made as it was at schema version 9, is opened
+ * (migrations 10 and 11 run), then vacuumed; the FTS5 table's share of the file from `dbstat`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../src/adapters/sqlite/index-store.js';
 import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
 import { STOP_WORDS, words } from '../src/core/text.js';
 import { parseWebql } from '../src/core/webql.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../src/ports/index-store.js';
-import type { NewVersion } from '../src/ports/page-store.js';
 import { openServedIndex } from './http-figure.js';
-import { cellOf, generateDocs, loadCorpus, loadQrels, loadQueries, sentencesOf } from './scifact.js';
+import { cellOf, loadCorpus, loadQrels, loadQueries, sentencesOf, storeGenerated } from './scifact.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     'skip-fts': { type: 'boolean', default: false },
     'import-pages': { type: 'string', default: '100000' },
+    migration: { type: 'boolean', default: false },
   },
 });
 const fmt = (n: number, d = 1) => n.toFixed(d);
@@ -74,14 +77,7 @@ if (importPages > 0) {
       if (withFts) new SqliteIndexStore(db);
       const pages = new SqlitePageStore(db);
       const started = performance.now();
-      let batch: NewVersion[] = [];
-      for (const d of generateDocs(sentences, importPages)) {
-        batch.push({ ...d, searchable: true });
-        if (batch.length < 5000) continue;
-        await pages.putVersions(batch);
-        batch = [];
-      }
-      if (batch.length > 0) await pages.putVersions(batch);
+      await storeGenerated(pages, sentences, importPages);
       db.pragma('wal_checkpoint(TRUNCATE)');
       const s = (performance.now() - started) / 1000;
       const bytes = (db.prepare('SELECT page_count * page_size AS b FROM pragma_page_count, pragma_page_size').get() as { b: number }).b;
@@ -102,6 +98,35 @@ if (!values['skip-fts']) {
   fts = new SqliteIndexStore(openDatabase({ path }));
   const s = (performance.now() - started) / 1000;
   if (s > 1) console.log(`FTS5 table built into the cached corpus: ${fmt(s)} s`);
+}
+
+if (fts && values.migration) {
+  const dir = mkdtempSync(join(tmpdir(), 'webql-migration-'));
+  const copy = join(dir, 'copy.db');
+  try {
+    const source = openDatabase({ path });
+    source.prepare('VACUUM INTO ?').run(copy);
+    source.close();
+    const raw = new Database(copy);
+    const sizes = new Map((raw.prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name').all() as { name: string; bytes: number }[]).map((r) => [r.name, r.bytes]));
+    const total = [...sizes.values()].reduce((a, b) => a + b, 0);
+    const ftsBytes = [...sizes].filter(([name]) => name.startsWith('versions_fts')).reduce((a, [, b]) => a + b, 0);
+    raw.exec('DROP INDEX IF EXISTS versions_lang'); // migration 11's
+    raw.pragma('user_version = 9');
+    raw.close();
+    const started = performance.now();
+    const db = openDatabase({ path: copy });
+    const migrated = (performance.now() - started) / 1000;
+    const vacuumStarted = performance.now();
+    db.exec('VACUUM');
+    const vacuumed = (performance.now() - vacuumStarted) / 1000;
+    db.close();
+    console.log(
+      `Migrations 10 and 11 on a copy of the corpus at schema version 9 (${fmt(total / 2 ** 20, 0)} MiB, of which the FTS5 index ${fmt(ftsBytes / 2 ** 20, 0)} MiB, ${fmt((100 * ftsBytes) / total, 0)}%): ${fmt(migrated, 2)} s; VACUUM after: ${fmt(vacuumed)} s, the file ${fmt(statSync(copy).size / 2 ** 20, 0)} MiB`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const all = loadQueries();
