@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadCorpus, rng } from '../../bench/scifact.js';
-import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
+import { EngineIndexStore, prefixEnd } from '../../src/adapters/engine/engine-index-store.js';
 import { hasPhrase, wordKey } from '../../src/adapters/engine/webql-search.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
@@ -195,5 +195,49 @@ describe('webql words whose stem is a stop word', () => {
       db.close();
       dir.remove();
     }
+  });
+});
+
+describe('webql url: and inurl: looked up in the page store', () => {
+  test('find what checking every URL finds: cases folded as in JavaScript (K and İ too), LIKE and range bounds escaped', async () => {
+    const dir = tempDir();
+    const db = openDatabase({ path: `${dir.path}/urls.db` });
+    try {
+      const pages = new SqlitePageStore(db);
+      const paths = ['doc/1', 'DOC/2', '\u212Aelvin', '\u0130stanbul', 'caf\u00e9', 'CAF\u00c9', '100%_off', '100x-off', 'back\\slash', 'doc/1/deeper'];
+      const special = [...paths.map((p) => `https://a.test/${p}`), 'http://a.test/doc/3'];
+      const filler = Array.from({ length: 190 }, (_, i) => `https://c.test/page-${i}`);
+      // Every page holds the word, and the longer pages of the URLs looked for rank below the
+      // others (BM25 favours short pages): the first read finds none of them and the lookup's turn comes.
+      await pages.putVersions([
+        ...special.map((url) => page(url, { title: 'T', content: `glycolysis ${'rate '.repeat(40)}` })),
+        ...filler.map((url) => page(url, { title: 'T', content: 'glycolysis' })),
+      ]);
+      const stored = db.prepare<[], { id: number; url: string }>('SELECT v.id, p.url FROM versions v JOIN pages p ON p.id = v.page_id').all();
+      const engine = await new EngineIndexStore(db).open();
+      const found = async (query: string) => (await engine.search({ terms: [], webql: parseWebql(query), limit: 10 })).map((h) => h.versionId).sort();
+      const expect = (match: (url: string) => boolean) => stored.filter((r) => match(r.url)).map((r) => r.id).sort();
+      for (const text of ['k', 'K', 'i', 'İ', 'é', 'É', 'doc', 'DOC/1', '%', '_', '%_', '\\', 'x-off']) {
+        const expected = expect((url) => url.toLowerCase().includes(text.toLowerCase()));
+        assert.deepEqual(await found(`glycolysis inurl:${text}`), expected, `inurl:${text}`);
+      }
+      assert.ok(expect((url) => url.toLowerCase().includes('k')).length > 0, 'a URL with K (U+212A) lowercases to hold k');
+      for (const prefix of ['a.test/doc/1', 'https://a.test/doc', 'http://a.test/', 'a.test/DOC', 'a.test/caf\u00e9', 'https://a.test/100%']) {
+        const starts = /^https?:\/\//.test(prefix) ? [prefix] : [`http://${prefix}`, `https://${prefix}`];
+        assert.deepEqual(await found(`glycolysis url:${prefix}`), expect((url) => starts.some((s) => url.startsWith(s))), `url:${prefix}`);
+      }
+    } finally {
+      db.close();
+      dir.remove();
+    }
+  });
+
+  test('prefixEnd: the least string above every string with the prefix, or none', () => {
+    assert.equal(prefixEnd('https://a.test/doc'), 'https://a.test/dod');
+    assert.equal(prefixEnd('a\u00e9'), 'a\u00ea');
+    assert.equal(prefixEnd(''), undefined);
+    assert.equal(prefixEnd('a\ud7ff'), undefined);
+    assert.equal(prefixEnd('a\ud83d\ude00'), undefined);
+    assert.equal(prefixEnd('a\uffff'), undefined);
   });
 });
