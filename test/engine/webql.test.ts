@@ -222,6 +222,12 @@ describe('webql url: and inurl: looked up in the page store', () => {
         assert.deepEqual(await found(`glycolysis inurl:${text}`), expected, `inurl:${text}`);
       }
       assert.ok(expect((url) => url.toLowerCase().includes('k')).length > 0, 'a URL with K (U+212A) lowercases to hold k');
+      // A query that reads on lets the event loop turn between its reads: what waits for the loop
+      // (here a callback set before the query starts) runs before the query ends.
+      const order: string[] = [];
+      setImmediate(() => order.push('event loop'));
+      await engine.search({ terms: [], webql: parseWebql('glycolysis inurl:nowhere'), limit: 10 }).then(() => order.push('webql'));
+      assert.deepEqual(order, ['event loop', 'webql']);
       for (const prefix of ['a.test/doc/1', 'https://a.test/doc', 'http://a.test/', 'a.test/DOC', 'a.test/caf\u00e9', 'https://a.test/100%']) {
         const starts = /^https?:\/\//.test(prefix) ? [prefix] : [`http://${prefix}`, `https://${prefix}`];
         assert.deepEqual(await found(`glycolysis url:${prefix}`), expect((url) => starts.some((s) => url.startsWith(s))), `url:${prefix}`);

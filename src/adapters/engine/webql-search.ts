@@ -448,7 +448,12 @@ class Ranked {
   }
 }
 
-/** The versions that match `node`, best first, at most `limit`. */
+/**
+ * The versions that match `node`, best first, at most `limit`. Between reads the event loop turns,
+ * so requests that came in meanwhile are not held up by a query that reads many candidates (seconds
+ * at 1M for some shapes); the candidates were all found before the first read, and a version gone
+ * since is skipped.
+ */
 export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: number): Promise<IndexHit[]> {
   if (limit <= 0) return [];
   const items = topItems(node);
@@ -486,6 +491,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const text = textItems(node);
   const hits: IndexHit[] = [];
   for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit; size = Math.min(size * 2, LARGEST_READ)) {
+    if (size > FIRST_READ) await new Promise((resolve) => setImmediate(resolve));
     if (readBeforeScan <= 0) {
       for (const part of inUrl) {
         const within = deps.inUrl(part);
