@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { loadCorpus, rng } from '../../bench/scifact.js';
 import { EngineIndexStore, prefixEnd } from '../../src/adapters/engine/engine-index-store.js';
 import { hasPhrase, wordKey } from '../../src/adapters/engine/webql-search.js';
-import { openDatabase } from '../../src/adapters/sqlite/database.js';
+import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { words } from '../../src/core/text.js';
@@ -163,12 +163,21 @@ describe('hasPhrase (stems only words that start as the stem they must equal)', 
   });
 });
 
+/** `use` on a new database and its page store, removed after. */
+async function withPages(use: (db: Db, pages: SqlitePageStore) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  const db = openDatabase({ path: `${dir.path}/pages.db` });
+  try {
+    await use(db, new SqlitePageStore(db));
+  } finally {
+    db.close();
+    dir.remove();
+  }
+}
+
 describe('webql words whose stem is a stop word', () => {
-  test('match as in the engine: `one` (stem `on`) and `its` (stem `it`) never match the stop words `on` and `it`', async () => {
-    const dir = tempDir();
-    const db = openDatabase({ path: `${dir.path}/stops.db` });
-    try {
-      const pages = new SqlitePageStore(db);
+  test('match as in the engine: `one` (stem `on`) and `its` (stem `it`) never match the stop words `on` and `it`', () =>
+    withPages(async (db, pages) => {
       const stored = await pages.putVersions([
         page('https://a.test/on', { title: 'A', content: 'glycolysis on the rise' }),
         page('https://a.test/one', { title: 'B', content: 'glycolysis in one step' }),
@@ -191,19 +200,12 @@ describe('webql words whose stem is a stop word', () => {
       assert.deepEqual(await found('glycolysis -"one step"'), [on, both, phrase].sort());
       // Standard mode agrees: the page with only `on` holds no term `on`.
       assert.deepEqual((await engine.search({ terms: ['one'], limit: 10 })).map((h) => h.versionId).sort(), [one, both, phrase].sort());
-    } finally {
-      db.close();
-      dir.remove();
-    }
-  });
+    }));
 });
 
 describe('webql url: and inurl: looked up in the page store', () => {
-  test('find what checking every URL finds: cases folded as in JavaScript (K and İ too), LIKE and range bounds escaped', async () => {
-    const dir = tempDir();
-    const db = openDatabase({ path: `${dir.path}/urls.db` });
-    try {
-      const pages = new SqlitePageStore(db);
+  test('find what checking every URL finds: cases folded as in JavaScript (K and İ too), LIKE and range bounds escaped', () =>
+    withPages(async (db, pages) => {
       const paths = ['doc/1', 'DOC/2', '\u212Aelvin', '\u0130stanbul', 'caf\u00e9', 'CAF\u00c9', '100%_off', '100x-off', 'back\\slash', 'doc/1/deeper'];
       const special = [...paths.map((p) => `https://a.test/${p}`), 'http://a.test/doc/3'];
       const filler = Array.from({ length: 190 }, (_, i) => `https://c.test/page-${i}`);
@@ -232,11 +234,7 @@ describe('webql url: and inurl: looked up in the page store', () => {
         const starts = /^https?:\/\//.test(prefix) ? [prefix] : [`http://${prefix}`, `https://${prefix}`];
         assert.deepEqual(await found(`glycolysis url:${prefix}`), expect((url) => starts.some((s) => url.startsWith(s))), `url:${prefix}`);
       }
-    } finally {
-      db.close();
-      dir.remove();
-    }
-  });
+    }));
 
   test('prefixEnd: the least string above every string with the prefix, or none', () => {
     assert.equal(prefixEnd('https://a.test/doc'), 'https://a.test/dod');
