@@ -3,7 +3,7 @@
  * while (as a search request's does after the engine's few milliseconds). No part of the service:
  * a bare node:http server and a Fastify one, each answering a fixed 10 kB JSON body (a search
  * response's size), and the lean benchmark client, all in this process; before each timed request
- * the thread computes for 0, 1 or 5 ms (a loop reading the clock, touching no memory), or waits
+ * the thread computes for 0, 1 or 5 ms (integer arithmetic, touching no memory: `computeFor`), or waits
  * 5 ms for a worker thread that computes. Also a JSON.stringify of the same body, for comparison.
  * Usage: node --import tsx bench/http-floor.ts
  */

@@ -7,7 +7,7 @@
  * of the whole benchmark, for working on the request path.
  *
  * With `--stand-in MS` the engine is replaced by a stand-in that computes for MS milliseconds
- * (reading the clock, touching no memory) and answers the query's own hits, found by the engine
+ * (integer arithmetic, touching no memory) and answers the query's own hits, found by the engine
  * beforehand: the same versions, snippets and response as the real search, with the engine's
  * time and its variance taken out. `--stand-in 0` gives what the API costs warm (nothing runs
  * between requests); a few milliseconds, what it costs after a pause as long as the engine's.

@@ -64,10 +64,22 @@ export function recallAt(ranked: readonly string[], relevant: Set<string>, k: nu
   return ranked.slice(0, k).filter((id) => relevant.has(id)).length / relevant.size;
 }
 
-/** Computes for `ms` milliseconds, reading the clock and touching no memory: a pause as long as an engine's, without its data. */
+/** Where `computeFor` leaves its arithmetic, so that the loop is not optimized away. */
+export let computed = 0;
+
+/**
+ * Computes for `ms` milliseconds touching no memory: a pause as long as an engine's, without its
+ * data. Integer arithmetic, with the clock read every 4,096 steps (a few microseconds): reading it
+ * in a tight loop, as this did until the ninth session of 2026-11-24, allocates a number per read,
+ * a scavenge of the young generation every few milliseconds (`node --trace-gc`).
+ */
 export function computeFor(ms: number): void {
   const end = performance.now() + ms;
-  while (performance.now() < end);
+  let x = computed;
+  do {
+    for (let i = 0; i < 4096; i++) x = (Math.imul(x, 1103515245) + 12345) | 0;
+  } while (performance.now() < end);
+  computed = x;
 }
 
 /** Deterministic PRNG (mulberry32) so every run generates the same corpus. */
