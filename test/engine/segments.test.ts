@@ -76,7 +76,7 @@ describe('segments', () => {
     for (let i = 0; i < 1003; i++) {
       const at = i % 7 === 3 ? Number.NaN : ((i * 7919) % 1000) * 10;
       published.push(at);
-      b.add({ versionId: i + 1, terms: new Map([['w', 1]]), length: 1, acquiredAt: 0, supersededAt: Infinity, publishedAt: at, revHost: 'test.h.' });
+      b.add({ versionId: i + 1, terms: new Map([['w', 1]]), length: 1, acquiredAt: 0, supersededAt: Infinity, publishedAt: at, revHost: 'test.h.', urlMask: [0, 0] });
     }
     const seg = b.finish();
     const windows: [number | undefined, number | undefined][] = [[undefined, undefined], [0, 9990], [undefined, 4990], [5000, undefined], [-5, -1], [20_000, 30_000]];
@@ -113,7 +113,7 @@ describe('segments', () => {
       if (doc % 101 === 0) terms.set('rare', 1 + (doc % 3));
       terms.set(`u${doc % 50}`, 1);
       const publishedAt = doc % 997 === 0 ? 2 : doc % 97 === 0 ? 1 : 0;
-      b.add({ versionId: doc + 1, terms, length: 3 + (doc % 9), acquiredAt: 0, supersededAt: Infinity, publishedAt, revHost: 'test.h.' });
+      b.add({ versionId: doc + 1, terms, length: 3 + (doc % 9), acquiredAt: 0, supersededAt: Infinity, publishedAt, revHost: 'test.h.', urlMask: [0, 0] });
     }
     const segs = [b.finish()];
     const stats = statsOf(segs);
@@ -204,7 +204,7 @@ describe('segments', () => {
         if (!expected.has(term)) expected.set(term, []);
         expected.get(term)!.push(doc, tf);
       }
-      builder.add({ versionId: doc + 1, terms, length: 4, acquiredAt: 0, supersededAt: Infinity, publishedAt: NaN, revHost: 'test.h.' });
+      builder.add({ versionId: doc + 1, terms, length: 4, acquiredAt: 0, supersededAt: Infinity, publishedAt: NaN, revHost: 'test.h.', urlMask: [0, 0] });
     }
     const seg = builder.finish();
     assert.equal(seg.terms.size, expected.size);

@@ -26,7 +26,7 @@ import { allMatches, type DocRange, type EngineFilter, exhaustive, membersBytes,
 import { SearchHelper } from './search-helper.js';
 import { loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from './worker.js';
-import { narrowerSite, searchWebql, type WebqlVersion } from './webql-search.js';
+import { narrowerSite, searchWebql, urlMask, urlText, type WebqlVersion } from './webql-search.js';
 import { concatSegments, docOf, newArray, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment } from './segment.js';
 
 /**
@@ -171,7 +171,7 @@ function fieldsOf(row: Row, w: EngineWeights): [string | null, number][] {
     [row.title, w.title],
     [row.description, w.description],
     [row.content, w.content],
-    [row.url.replace(/^https?:\/\//, ''), w.url],
+    [urlText(row.url), w.url],
   ];
 }
 
@@ -182,6 +182,7 @@ function metaOf(row: Row): Omit<SegmentDoc, 'terms' | 'length'> {
     supersededAt: row.superseded_at ?? Infinity,
     publishedAt: row.published_at ?? Number.NaN,
     revHost: row.rev_host,
+    urlMask: urlMask(row.url),
   };
 }
 

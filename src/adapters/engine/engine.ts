@@ -1143,6 +1143,8 @@ export interface Matches {
   scores: number[];
   /** Which terms each holds (bit j: the j-th, for the first 31). */
   held: number[];
+  /** Each one's URL terms as a filter (`SegmentData.urlMask`): two words per document. */
+  urlMask: number[];
 }
 
 const SEEN = 1 << 31;
@@ -1161,6 +1163,7 @@ function keepMatch(out: Matches, seg: SegmentData, doc: number, score: number, h
   out.acquiredAt.push(seg.acquiredAt[doc]!);
   out.scores.push(score);
   out.held.push(held);
+  out.urlMask.push(seg.urlMask[2 * doc]!, seg.urlMask[2 * doc + 1]!);
 }
 
 /**
@@ -1173,7 +1176,7 @@ function keepMatch(out: Matches, seg: SegmentData, doc: number, score: number, h
  */
 export function allMatches(segments: readonly SearchableSegment[], stats: Statistics, filter: EngineFilter, m: MatchRequest): Matches {
   const q = queryTermsOf(stats, m.terms);
-  const out: Matches = { versionIds: [], acquiredAt: [], scores: [], held: [] };
+  const out: Matches = { versionIds: [], acquiredAt: [], scores: [], held: [], urlMask: [] };
   for (const sseg of segments) {
     const { data: seg, normOf, lengthCode: code } = sseg;
     const accept = compileFilter(sseg, filter);

@@ -11,7 +11,7 @@ import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readd
 import { join } from 'node:path';
 import { type ArrayCtor, newArray, type SegmentData } from './segment.js';
 
-const MAGIC = 'WSEG2';
+const MAGIC = 'WSEG3';
 const STATE_MAGIC = 'WSTA1';
 
 /** The typed arrays of a segment in file order, with their constructors. */
@@ -28,6 +28,7 @@ const ARRAYS = [
   ['lengths', Uint32Array],
   ['publishedAt', Float64Array],
   ['hostRank', Uint32Array],
+  ['urlMask', Uint32Array],
   ['pubOrder', Uint32Array],
   ['pubSorted', Float64Array],
 ] as const;

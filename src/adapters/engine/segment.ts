@@ -37,6 +37,12 @@ export interface SegmentDoc {
   publishedAt: number;
   /** Reversed host with a trailing dot (core/url.ts reverseHost). */
   revHost: string;
+  /**
+   * The terms of the URL as a 64-bit Bloom filter, low word first (webql-search.ts `urlMask`). A
+   * stem whose bits are not all set is not among them, so a word the document holds is in its
+   * text: webql decides that without reading the version.
+   */
+  urlMask: readonly [number, number];
 }
 
 /** Words of a bitset of `n` documents (a bit per document, 32 to a word). */
@@ -324,6 +330,8 @@ export interface SegmentData {
   publishedAt: Float64Array;
   /** Rank of each document's host in `hosts` (sorted reversed hosts), so a site is a rank range. */
   hostRank: Uint32Array;
+  /** Each document's `SegmentDoc.urlMask`: two words per document. */
+  urlMask: Uint32Array;
   hosts: string[];
   deleted: Uint8Array;
   /** Documents with a publication time, ordered by it, and those times: a published window is a range. */
@@ -491,6 +499,7 @@ export class SegmentBuilder {
   private readonly acquired: number[] = [];
   private readonly superseded: number[] = [];
   private readonly published: number[] = [];
+  private readonly urlMasks: number[] = [];
   /** Each document's host as its number in `hostIds` (one string per host, not per document). */
   private readonly hostOf: number[] = [];
   private readonly hostIds = new Map<string, number>();
@@ -581,6 +590,7 @@ export class SegmentBuilder {
     this.acquired.push(d.acquiredAt);
     this.superseded.push(d.supersededAt);
     this.published.push(d.publishedAt);
+    this.urlMasks.push(d.urlMask[0], d.urlMask[1]);
     let h = this.hostIds.get(d.revHost);
     if (h === undefined) {
       h = this.hostIds.size;
@@ -651,6 +661,7 @@ export class SegmentBuilder {
       supersededAt: Float64Array.from(this.superseded),
       publishedAt: published,
       hostRank,
+      urlMask: Uint32Array.from(this.urlMasks),
       hosts,
       deleted: new Uint8Array(n),
       pubOrder,
@@ -845,6 +856,7 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
   const hosts = [...new Set(parts.flatMap((p) => p.hosts))].sort();
   const rankOf = new Map(hosts.map((h, i) => [h, i]));
   const hostRank = alloc(Uint32Array, n);
+  const urlMask = alloc(Uint32Array, 2 * n);
   const lengths = alloc(Uint32Array, n);
   const deleted = alloc(Uint8Array, n);
   const join64 = (pick: (p: SegmentData) => Float64Array) => {
@@ -857,6 +869,7 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
     const ranks = p.hosts.map((h) => rankOf.get(h)!);
     for (let i = 0; i < p.docCount; i++) hostRank[shift + i] = ranks[p.hostRank[i]!]!;
     lengths.set(p.lengths, shift);
+    urlMask.set(p.urlMask, 2 * shift);
     deleted.set(p.deleted, shift);
   });
   // The parts' time orders merged (stable: ties in part order, as a build orders them).
@@ -888,6 +901,7 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
     supersededAt: join64((p) => p.supersededAt),
     publishedAt: join64((p) => p.publishedAt),
     hostRank,
+    urlMask,
     hosts,
     deleted,
     pubOrder,

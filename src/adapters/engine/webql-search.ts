@@ -10,12 +10,14 @@
  *    a word every match must hold (`mayMatch`) is dropped there; so is one not in the language of
  *    a top-level `lang:` that fewer versions have than there are candidates (`inLanguage`), and
  *    one not under a top-level `url:` when fewer are (`underUrl`).
- * 2. In rank order, the candidates are read from the page store in batches and the expression is
- *    decided: from the terms each holds and its URL where they tell (`decide`: a lacking word
- *    fails its item; one word held but not in the URL is in the text), else on the stored version
+ * 2. In rank order, in batches, the expression is decided from the terms each candidate holds and
+ *    its URL where they tell (`decide`: a lacking word fails its item; one word held but not in
+ *    the URL is in the text). The segments keep a filter of each URL's words (`urlMask`), which
+ *    tells most words' absence from the URL without a read; the candidates left are read from
+ *    the page store, and decided from their URL and language, else on the stored version
  *    (`matches`): a text item's words, stemmed, must stand side by side in the title, the
  *    description or the content (the title only with `title:`); site, url, inurl and lang against
- *    the page's URL and the version's language. Reading stops once `limit` versions matched.
+ *    the page's URL and the version's language. It stops once `limit` versions matched.
  *    With a top-level `inurl:`, once reading has gone on long (`PAGES_PER_READ`), the pages whose
  *    URL holds its text are looked up (`inUrl`) and only their candidates read on: a rare text
  *    among many candidates read them all (2.8 s at 1M for `expression inurl:/doc/0`).
@@ -24,6 +26,7 @@
  * text alone (terms, phrases, their OR groups and exclusions); an expression without such an item
  * lists the newest versions first.
  */
+import { stemHash } from '../../core/passages.js';
 import { cachedStem, indexTerms, scanWords, STOP_WORDS, unicodeWords, words } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { WebqlNode } from '../../core/webql.js';
@@ -64,15 +67,45 @@ export interface WebqlDeps {
 const FIRST_READ = 32;
 const LARGEST_READ = 1024;
 /**
- * A top-level `inurl:` is looked up (`inUrl`, a scan of the pages) once the candidates read
- * without filling the page outnumber the pages divided by this: a candidate read and checked
- * costs about as much as scanning 75 pages' URLs (at 1M, timed ad hoc: 2.7 s for the 435,802
- * candidates of `expression inurl:/doc/0`, 6.3 us each, against 84 ms for the scan), so reading
- * first costs at most about twice what the better of the two would have.
+ * A top-level `inurl:` is looked up (`inUrl`, a scan of the pages) once the candidates read (not
+ * those decided without a read) without filling the page outnumber the pages divided by this: a
+ * candidate read and checked costs about as much as scanning 75 pages' URLs (at 1M, timed ad hoc:
+ * 2.7 s for the 435,802 candidates of `expression inurl:/doc/0`, 6.3 us each, against 84 ms for
+ * the scan), so reading first costs at most about twice what the better of the two would have.
  */
 const PAGES_PER_READ = 64;
 
 type TextNode = Extract<WebqlNode, { kind: 'text' }>;
+
+/** The text of a URL that the engine indexes (engine-index-store's `fieldsOf`): without its scheme. */
+export function urlText(url: string): string {
+  return url.replace(/^https?:\/\//, '');
+}
+
+/** A stem's two bits in a URL filter (`urlMask`), as its low and high word. */
+function urlBits(stem: string): [number, number] {
+  const h = stemHash(stem);
+  const bits: [number, number] = [0, 0];
+  for (const at of [h & 63, (h >>> 6) & 63]) bits[at >>> 5]! |= 1 << at;
+  return bits;
+}
+
+/**
+ * The terms of a URL as a 64-bit Bloom filter of two bits a stem (segment.ts `SegmentDoc.urlMask`):
+ * a stem whose bits are not both set is not among them. A URL gives a handful of terms, so about
+ * one stem in 30 that it lacks finds both set. With one bit of 32, words every URL of a site holds
+ * (`doc`, `www`) took a bit each, and a query word that shared one was never decided that way:
+ * `cell` shares `doc`'s (the benchmark's URLs).
+ */
+export function urlMask(url: string): [number, number] {
+  const mask: [number, number] = [0, 0];
+  for (const t of indexTerms(urlText(url))) {
+    const [lo, hi] = urlBits(t);
+    mask[0] |= lo;
+    mask[1] |= hi;
+  }
+  return mask;
+}
 
 /** A text item's words as the engine indexes them: stemmed, stop words left out. */
 function indexedStems(node: TextNode): string[] {
@@ -175,6 +208,8 @@ interface TextPlan {
   need: number;
   /** Its one indexed word, when it is one word with no field and that word has a bit: holding it outside the URL decides the item. */
   word: string | undefined;
+  /** That word's bits in a URL filter (`urlMask`), low and high word. */
+  urlBits: [number, number];
 }
 
 type Plans = ReadonlyMap<TextNode, TextPlan>;
@@ -192,7 +227,7 @@ function planTexts(node: WebqlNode, terms: readonly string[], plans = new Map<Te
         else need |= 1 << j;
       }
       const word = known && node.field === undefined && node.words.length === 1 ? stems[0] : undefined;
-      plans.set(node, { phrase: node.words.map(wordKey), need, word });
+      plans.set(node, { phrase: node.words.map(wordKey), need, word, urlBits: word === undefined ? [0, 0] : urlBits(word) });
       break;
     }
     case 'not':
@@ -248,7 +283,7 @@ class VersionWords {
   urlHas(stem: string): boolean {
     const url = this.v.url;
     if (!/[\u0080-\uffff]/.test(url) && !url.toLowerCase().includes(stem.slice(0, Math.max(1, stem.length - 1)))) return false;
-    this.urlStems ??= new Set(indexTerms(url.replace(/^https?:\/\//, '')));
+    this.urlStems ??= new Set(indexTerms(urlText(url)));
     return this.urlStems.has(stem);
   }
 }
@@ -362,18 +397,19 @@ function matches(node: WebqlNode, w: VersionWords, plans: Plans): boolean {
 }
 
 /**
- * `matches` from the page's URL, the version's language and the terms it holds (`held`): undefined
- * where only its text can tell. A text item lacking an indexed word anywhere is false; one word,
- * no field, held but not in the URL is true (so in its title, description or content). The engine
- * indexes title, description, content and URL words, all of them, with the analysis `hasPhrase`
- * and `VersionWords.urlHas` use.
+ * `matches` from the terms the version holds (`held`), its URL's filter (`lo`, `hi`) and, when read
+ * (`w`), its URL and language: undefined where only more can tell. A text item lacking an indexed
+ * word anywhere is false; one word, no field, held but not in the URL is true (so in its title,
+ * description or content), which the filter tells without a read for most words. The engine indexes
+ * title, description, content and URL words, all of them, with the analysis `hasPhrase` and
+ * `VersionWords.urlHas` use.
  */
-function decide(node: WebqlNode, w: VersionWords, held: number, plans: Plans): boolean | undefined {
+function decide(node: WebqlNode, w: VersionWords | undefined, held: number, lo: number, hi: number, plans: Plans): boolean | undefined {
   switch (node.kind) {
     case 'and': {
       let all: boolean | undefined = true;
       for (const c of node.children) {
-        const d = decide(c, w, held, plans);
+        const d = decide(c, w, held, lo, hi, plans);
         if (d === false) return false;
         if (d === undefined) all = undefined;
       }
@@ -382,23 +418,25 @@ function decide(node: WebqlNode, w: VersionWords, held: number, plans: Plans): b
     case 'or': {
       let any: boolean | undefined = false;
       for (const c of node.children) {
-        const d = decide(c, w, held, plans);
+        const d = decide(c, w, held, lo, hi, plans);
         if (d === true) return true;
         if (d === undefined) any = undefined;
       }
       return any;
     }
     case 'not': {
-      const d = decide(node.child, w, held, plans);
+      const d = decide(node.child, w, held, lo, hi, plans);
       return d === undefined ? undefined : !d;
     }
     case 'text': {
-      const { need, word } = plans.get(node)!;
+      const { need, word, urlBits: bits } = plans.get(node)!;
       if ((held & need) !== need) return false;
-      return word !== undefined && !w.urlHas(word) ? true : undefined;
+      if (word === undefined) return undefined;
+      if ((lo & bits[0]) !== bits[0] || (hi & bits[1]) !== bits[1]) return true;
+      return w !== undefined && !w.urlHas(word) ? true : undefined;
     }
     default:
-      return matches(node, w, plans);
+      return w === undefined ? undefined : matches(node, w, plans);
   }
 }
 
@@ -464,7 +502,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const plans = planTexts(node, terms);
   const keep = mayMatch(node, plans);
   const found = deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc: keep(0), required: requiredStems(node), keep });
-  const { versionIds: ids, scores, acquiredAt, held } = found;
+  const { versionIds: ids, scores, acquiredAt, held, urlMask: urlMasks } = found;
   // A top-level lang: that fewer versions have than there are candidates keeps only those (looked
   // up by language), so a language few candidates have is not found out by reading them all.
   // So is a top-level url: (a range of the URLs' own index).
@@ -501,23 +539,30 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       if (ranked.size === 0) break;
     }
     const batch = Array.from({ length: Math.min(size, ranked.size, readBeforeScan) }, () => ranked.take());
-    readBeforeScan -= batch.length;
-    const rows = new Map(deps.read(batch.map((i) => ids[i]!), text.undecidable).map((v) => [v.id, new VersionWords(v)]));
+    // Decided from the terms held and the URL's filter where they tell; only the rest are read.
+    const early = batch.map((i) => decide(node, undefined, held[i]!, urlMasks[2 * i]!, urlMasks[2 * i + 1]!, plans));
+    const unread = batch.filter((_, k) => early[k] === undefined);
+    readBeforeScan -= unread.length;
+    const rows = new Map<number, VersionWords>();
+    if (unread.length > 0) for (const v of deps.read(unread.map((i) => ids[i]!), text.undecidable)) rows.set(v.id, new VersionWords(v));
     const known = new Map<number, boolean | undefined>();
-    for (const i of batch) {
+    for (const i of unread) {
       const w = rows.get(ids[i]!);
-      if (w) known.set(ids[i]!, decide(node, w, held[i]!, plans));
+      if (w) known.set(ids[i]!, decide(node, w, held[i]!, urlMasks[2 * i]!, urlMasks[2 * i + 1]!, plans));
     }
     if (text.any && !text.undecidable) {
-      const open = batch.filter((i) => known.has(ids[i]!) && known.get(ids[i]!) === undefined);
+      const open = unread.filter((i) => known.has(ids[i]!) && known.get(ids[i]!) === undefined);
       if (open.length > 0) for (const v of deps.read(open.map((i) => ids[i]!), true)) rows.set(v.id, new VersionWords(v));
     }
-    for (const i of batch) {
+    for (const [k, i] of batch.entries()) {
       const id = ids[i]!;
-      const w = rows.get(id);
-      if (!w) continue; // gone since the segments were built
-      const d = known.get(id);
-      if (d === false || (d === undefined && !matches(node, w, plans))) continue;
+      let d = early[k];
+      if (d === undefined) {
+        const w = rows.get(id);
+        if (!w) continue; // gone since the segments were built
+        d = known.get(id) ?? matches(node, w, plans);
+      }
+      if (!d) continue;
       hits.push({ versionId: id, score: scores[i]! });
       if (hits.length === limit) break;
     }
