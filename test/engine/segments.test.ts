@@ -9,6 +9,7 @@ import { concatSegments, decodeBlock, members, publishedSet, SegmentBuilder, typ
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { queryTerms, stem } from '../../src/core/text.js';
+import { parseWebql } from '../../src/core/webql.js';
 import { loadCorpus, loadQueries } from '../../bench/scifact.js';
 import { page, tempDir } from '../helpers.js';
 
@@ -233,6 +234,9 @@ describe('segments on disk', () => {
     const out = [];
     for (const t of probe) out.push(await index.search({ terms: [t], limit: 20 }));
     out.push(await index.search({ terms: ['alpha'], limit: 20, queryTime: Date.parse('2026-01-01T00:10:00Z') }));
+    // webql that the URLs' filters decide: `disk` is in every URL and no text, `item` in no URL.
+    for (const q of ['alpha -disk', 'alpha -item', 'alpha (disk OR item)']) out.push(await index.search({ terms: [], webql: parseWebql(q), limit: 20 }));
+    assert.equal(out.at(-3)!.length, 20, 'every alpha page lacks `disk` in its text');
     return out;
   };
   const reference = async () => results(await new EngineIndexStore(db).open());
@@ -242,6 +246,7 @@ describe('segments on disk', () => {
     pages = new SqlitePageStore(db);
     for (let i = 0; i < 300; i++) {
       await pages.putVersion(page(`https://s${i % 7}.disk.test/${i % 120}`, {
+        title: `Page ${i}`,
         content: `${probe[i % 4]} ${probe[(i * 3) % 4]} item ${i}`,
         acquiredAt: Date.parse('2026-01-01T00:00:00Z') + i * 1000,
       }));
