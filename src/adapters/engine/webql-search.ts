@@ -31,7 +31,7 @@ import { cachedStem, indexTerms, scanWords, STOP_WORDS, unicodeWords, words } fr
 import { reverseHost } from '../../core/url.js';
 import type { WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
-import type { Matches, MatchRequest } from './engine.js';
+import { type Matches, type MatchRequest, urlMaskOf } from './engine.js';
 
 /** What the check of a version reads: `title`, `description` and `content` empty unless read with them (`read(ids, true)`). */
 export interface WebqlVersion {
@@ -502,7 +502,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const plans = planTexts(node, terms);
   const keep = mayMatch(node, plans);
   const found = deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc: keep(0), required: requiredStems(node), keep });
-  const { versionIds: ids, scores, acquiredAt, held, urlMask: urlMasks } = found;
+  const { versionIds: ids, scores, acquiredAt, held } = found;
   // A top-level lang: that fewer versions have than there are candidates keeps only those (looked
   // up by language), so a language few candidates have is not found out by reading them all.
   // So is a top-level url: (a range of the URLs' own index).
@@ -540,15 +540,16 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     }
     const batch = Array.from({ length: Math.min(size, ranked.size, readBeforeScan) }, () => ranked.take());
     // Decided from the terms held and the URL's filter where they tell; only the rest are read.
-    const early = batch.map((i) => decide(node, undefined, held[i]!, urlMasks[2 * i]!, urlMasks[2 * i + 1]!, plans));
+    const masks = batch.map((i) => urlMaskOf(found, i));
+    const early = batch.map((i, k) => decide(node, undefined, held[i]!, masks[k]![0], masks[k]![1], plans));
     const unread = batch.filter((_, k) => early[k] === undefined);
     readBeforeScan -= unread.length;
     const rows = new Map<number, VersionWords>();
     if (unread.length > 0) for (const v of deps.read(unread.map((i) => ids[i]!), text.undecidable)) rows.set(v.id, new VersionWords(v));
     const known = new Map<number, boolean | undefined>();
-    for (const i of unread) {
-      const w = rows.get(ids[i]!);
-      if (w) known.set(ids[i]!, decide(node, w, held[i]!, urlMasks[2 * i]!, urlMasks[2 * i + 1]!, plans));
+    for (const [k, i] of batch.entries()) {
+      const w = early[k] === undefined ? rows.get(ids[i]!) : undefined;
+      if (w) known.set(ids[i]!, decide(node, w, held[i]!, masks[k]![0], masks[k]![1], plans));
     }
     if (text.any && !text.undecidable) {
       const open = unread.filter((i) => known.has(ids[i]!) && known.get(ids[i]!) === undefined);
