@@ -16,7 +16,8 @@ async function runPrimary(settings: Settings): Promise<void> {
   // Build (or catch up) and save the engine once, so the workers load it instead of each building it.
   const db = openDatabase({ path: settings.sqlitePath });
   try {
-    await new EngineIndexStore(db, { dir: `${settings.sqlitePath}.engine` }).open();
+    const log = (_level: string, msg: string, fields?: Record<string, unknown>) => process.stderr.write(`${msg} ${JSON.stringify(fields ?? {})}\n`);
+    await new EngineIndexStore(db, { dir: `${settings.sqlitePath}.engine`, log }).open();
   } finally {
     db.close();
   }
@@ -46,9 +47,10 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const settings = settingsFrom(values);
   if (settings.workers > 1 && cluster.isPrimary) return runPrimary(settings);
   const services = await createServices(settings);
+  // The app first, so that what the engine says while it loads or builds goes to the log.
+  const app = await buildApp(services);
   // Load (or build) the search engine before taking requests.
   await services.index.open?.();
-  const app = await buildApp(services);
   app.addHook('onClose', async () => services.close());
 
   let stopping = false;

@@ -258,11 +258,17 @@ describe('segments on disk', () => {
   });
 
   test('a second open loads the saved segments, then catches up with writes made since', async () => {
-    const first = await new EngineIndexStore(db, { dir: engineDir }).open();
+    // A build says so (a start that builds a large store takes minutes); a load does not.
+    const said: string[] = [];
+    const log = (_level: string, msg: string) => said.push(msg);
+    const first = await new EngineIndexStore(db, { dir: engineDir, log }).open();
     assert.equal(first.loadedFromDisk, false);
+    assert.deepEqual(said, ['building the search index from the page store (no saved index of this version)', 'search index built']);
     assert.ok(existsSync(join(engineDir, 'manifest.json')));
-    const again = await new EngineIndexStore(db, { dir: engineDir }).open();
+    said.length = 0;
+    const again = await new EngineIndexStore(db, { dir: engineDir, log }).open();
     assert.equal(again.loadedFromDisk, true);
+    assert.deepEqual(said, []);
     assert.deepEqual(await results(again), await reference());
     // Writes after the save: new versions supersede old ones; the log brings them in.
     for (let i = 300; i < 340; i++) {

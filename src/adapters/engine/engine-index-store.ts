@@ -625,8 +625,14 @@ export class EngineIndexStore implements IndexStore {
       this.refresh();
       await Promise.all([...this.building].map((b) => b.done));
     } else {
+      // Minutes for a large store (about 40 s at 1M pages): a store kept on disk says so, so that a
+      // start that takes them (the first, or the first after a format change) is not a mystery.
+      const started = performance.now();
+      const say = this.dir !== undefined;
+      if (say) this.log('info', 'building the search index from the page store (no saved index of this version)', { dir: this.dir });
       await this.buildAll();
       this.save();
+      if (say) this.log('info', 'search index built', { documents: this.docCount, ms: Math.round(performance.now() - started) });
     }
     // Started now rather than by the first search, which would wait for the thread to boot.
     this.helperForSplit();
