@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyse, EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { exhaustive, searchable, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
+import { loadIndex, saveIndex } from '../../src/adapters/engine/segment-files.js';
 import { concatSegments, decodeBlock, members, publishedSet, SegmentBuilder, type SegmentData } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
@@ -277,6 +278,21 @@ describe('segments on disk', () => {
     const third = await new EngineIndexStore(db, { dir: engineDir }).open();
     assert.equal(third.loadedFromDisk, true);
     assert.deepEqual(await results(third), await reference());
+  });
+
+  test('a save after another process saved into the same folder writes again the files that one removed', async () => {
+    await new EngineIndexStore(db, { dir: engineDir }).open();
+    // What a running server holds: the saved segments and their file names.
+    const manifest = () => JSON.parse(readFileSync(join(engineDir, 'manifest.json'), 'utf8')) as { signature: string };
+    const held = loadIndex(engineDir, manifest().signature)!;
+    // `websearch index rebuild` in another process: its save removes the files its manifest does not name.
+    await new EngineIndexStore(db, { dir: engineDir }).rebuild();
+    assert.ok([...held.names.values()].every((name) => !existsSync(join(engineDir, name))));
+    // The server saves (after a merge) with the names it had.
+    saveIndex(engineDir, held.segments, held.names, held.applied, manifest().signature);
+    const next = await new EngineIndexStore(db, { dir: engineDir }).open();
+    assert.equal(next.loadedFromDisk, true);
+    assert.deepEqual(await results(next), await reference());
   });
 
   test('leftovers are removed; a damaged file means a rebuild, never a wrong index', async () => {

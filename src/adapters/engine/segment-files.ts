@@ -179,11 +179,17 @@ export interface Manifest {
 
 /**
  * Saves the segments (writing those not yet on disk and adding their file names to `names`),
- * their changing columns, and a new manifest.
+ * their changing columns, and a new manifest. A segment whose file is gone is written again:
+ * another process saving into the same folder (`websearch index rebuild` while a server runs)
+ * removes the files its own manifest does not name, and a manifest naming them would be refused
+ * at the next start, which would then rebuild everything.
  */
 export function saveIndex(dir: string, segs: SegmentData[], names: Map<SegmentData, string>, applied: number, signature: string): void {
   mkdirSync(dir, { recursive: true });
-  for (const s of segs) if (!names.has(s)) names.set(s, writeSegment(dir, s));
+  for (const s of segs) {
+    const name = names.get(s);
+    if (name === undefined || !existsSync(join(dir, name))) names.set(s, writeSegment(dir, s));
+  }
   const state = `state-${randomUUID()}.bin`;
   const columns: ArrayBufferView[] = [];
   for (const s of segs) columns.push(s.acquiredAt, s.supersededAt, s.deleted);
