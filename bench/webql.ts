@@ -10,7 +10,7 @@
  * exclusion, `title:`, an OR group, `site:`, `inurl:` and `lang:`. Every query is run by both, in
  * lockstep (who goes first alternating by round), top 10; the result sets must be equal (the webql
  * test's property; but Porter in FTS5 and ours differ on a few words: FTS5 stems "one" to "on"),
- * which the benchmark checks and reports.
+ * which the benchmark checks and reports. Then the five slowest queries on the engine.
  *
  * First, what keeping the FTS5 index cost the product before migration 10 dropped it: the same
  * `--import-pages` generated pages stored into a new database with and without its table and
@@ -31,7 +31,7 @@ import { STOP_WORDS, words } from '../src/core/text.js';
 import { parseWebql } from '../src/core/webql.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../src/ports/index-store.js';
 import { openServedIndex } from './http-figure.js';
-import { cellOf, loadCorpus, loadQrels, loadQueries, sentencesOf, storeGenerated } from './scifact.js';
+import { cellOf, loadCorpus, loadQrels, loadQueries, median, sentencesOf, storeGenerated } from './scifact.js';
 
 const { values } = parseArgs({
   options: {
@@ -142,21 +142,26 @@ const ids = (hits: IndexHit[]) => hits.map((h) => h.versionId).sort((x, y) => x 
 console.log(`webql at ${Number(values.size).toLocaleString('en')} documents, top 10, ${claims.length} claims, ${rounds} rounds (each query's latency pooled over them)`);
 console.log(`| shape | queries | hits (mean) | engine p50 / p99 ms | FTS5 p50 / p99 ms | p50 ratio | same results |`);
 console.log('|---|---|---|---|---|---|---|');
+/** Each query's engine times over the rounds, for the slowest list after the table. */
+const perQuery: { shape: string; text: string; ms: number[] }[] = [];
 for (const [shape, make] of SHAPES) {
   const queries = claims.map(make).flatMap((text, n) => (text ? [{ text, q: { terms: [], webql: parseWebql(text), limit: 10 } satisfies IndexQuery, n }] : []));
   for (const { q } of queries) await engine.search(q); // warm, as bench:search warms
+  const timed = queries.map(({ text }) => ({ shape, text, ms: [] as number[] }));
+  perQuery.push(...timed);
   const ours: number[] = [];
   const theirs: number[] = [];
   let hits = 0;
   let same = 0;
   let compared = 0;
   for (let round = 0; round < rounds; round++) {
-    for (const { q } of queries) {
+    for (const [n, { q }] of queries.entries()) {
       const order = fts ? (round % 2 === 0 ? ['engine', 'fts'] : ['fts', 'engine']) : ['engine'];
       const got: Record<string, IndexHit[]> = {};
       for (const who of order) {
         const [ms, found] = await time(who === 'engine' ? engine : fts!, q);
         (who === 'engine' ? ours : theirs).push(ms);
+        if (who === 'engine') timed[n]!.ms.push(ms);
         got[who] = found;
       }
       if (round === 0) {
@@ -175,4 +180,6 @@ for (const [shape, make] of SHAPES) {
     `| ${shape} | ${queries.length} | ${fmt(hits / queries.length)} | ${fmt(e.p50)} / ${fmt(e.p99)} | ${f ? `${fmt(f.p50)} / ${fmt(f.p99)}` : '-'} | ${f ? fmt(e.p50 / f.p50, 2) : '-'} | ${f ? `${same}/${compared}` : '-'} |`,
   );
 }
+const slowest = perQuery.map((p) => ({ ...p, ms: median(p.ms) })).sort((a, b) => b.ms - a.ms).slice(0, 5);
+console.log(`The slowest queries on the engine (median over the rounds): ${slowest.map((p) => `\`${p.text}\` (${p.shape}) ${fmt(p.ms)} ms`).join('; ')}`);
 await services.close();

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadCorpus, rng } from '../../bench/scifact.js';
-import { EngineIndexStore, prefixEnd } from '../../src/adapters/engine/engine-index-store.js';
+import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
+import { prefixEnd } from '../../src/adapters/engine/segment.js';
 import { hasPhrase, wordKey } from '../../src/adapters/engine/webql-search.js';
 import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';

@@ -27,18 +27,7 @@ import { SearchHelper } from './search-helper.js';
 import { loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from './worker.js';
 import { narrowerSite, searchWebql, urlMask, urlText, type WebqlVersion } from './webql-search.js';
-import { concatSegments, docOf, newArray, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment } from './segment.js';
-
-/**
- * The least string above every string that starts with `prefix` (its last character raised by
- * one), for a range of an index; undefined when that character is a surrogate or the last of the
- * Basic Multilingual Plane, where raising it does not give the next character.
- */
-export function prefixEnd(prefix: string): string | undefined {
-  const last = prefix.charCodeAt(prefix.length - 1);
-  if (prefix.length === 0 || (last >= 0xd7ff && last <= 0xdfff) || last === 0xffff) return undefined;
-  return prefix.slice(0, -1) + String.fromCharCode(last + 1);
-}
+import { concatSegments, docOf, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment } from './segment.js';
 
 export interface EngineWeights {
   title: number;
@@ -198,6 +187,12 @@ export function analyse(row: Row, w: EngineWeights): SegmentDoc {
   }
   return { ...metaOf(row), terms, length };
 }
+
+/** webql's read of a batch of candidates (a JSON array of version ids), with the text columns given. */
+const webqlRows = (texts: string) =>
+  `SELECT v.id, p.url, p.rev_host AS revHost, v.lang, ${texts} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (SELECT value FROM json_each(?))`;
+/** The versions of the pages whose URL is LIKE a pattern (`inurl:`, escaped with a backslash). */
+const IN_URL_SQL = "SELECT v.id FROM pages p JOIN versions v ON v.page_id = p.id WHERE p.url LIKE ? ESCAPE '\\'";
 
 const BY_ID_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`;
 const RANGE_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
@@ -500,15 +495,9 @@ export class EngineIndexStore implements IndexStore {
         'SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM versions WHERE searchable = 1',
       ),
       // A batch of webql candidates, with their texts or without (webql-search.ts reads them only when its check needs them).
-      webqlText: db.prepare<[string], WebqlVersion>(
-        `SELECT v.id, p.url, p.rev_host AS revHost, v.lang, coalesce(v.title, '') AS title, coalesce(v.description, '') AS description, v.content
-         FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (SELECT value FROM json_each(?))`,
-      ),
-      webqlFields: db.prepare<[string], WebqlVersion>(
-        `SELECT v.id, p.url, p.rev_host AS revHost, v.lang, '' AS title, '' AS description, '' AS content
-         FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (SELECT value FROM json_each(?))`,
-      ),
-      // Served by versions_lang (migration 11): the tag itself, then the tags under it (`en-` up to `en.`).
+      webqlText: db.prepare<[string], WebqlVersion>(webqlRows("coalesce(v.title, '') AS title, coalesce(v.description, '') AS description, v.content")),
+      webqlFields: db.prepare<[string], WebqlVersion>(webqlRows("'' AS title, '' AS description, '' AS content")),
+      // Served by versions_lang (migration 11): the tag itself, then the tags under it (from `en-` up to its `prefixEnd`, `en.`).
       inLanguage: db
         .prepare<[string, string, string, number], number>('SELECT id FROM versions WHERE lang IS NOT NULL AND (lang = ? OR (lang > ? AND lang < ?)) LIMIT ?')
         .pluck(),
@@ -520,14 +509,8 @@ export class EngineIndexStore implements IndexStore {
       // lowercasing in JavaScript folds every letter: K (U+212A) becomes k, and İ (U+0130) i with a
       // dot above. So a text with i, k or any character outside ASCII keeps every URL outside ASCII
       // too, which it may hold (the second statement, twice the cost: 170 against 85 ms at 1M).
-      inUrl: db
-        .prepare<[string], number>("SELECT v.id FROM pages p JOIN versions v ON v.page_id = p.id WHERE p.url LIKE ? ESCAPE '\\'")
-        .pluck(),
-      inUrlOrWide: db
-        .prepare<[string], number>(
-          "SELECT v.id FROM pages p JOIN versions v ON v.page_id = p.id WHERE p.url LIKE ? ESCAPE '\\' OR length(p.url) != octet_length(p.url)",
-        )
-        .pluck(),
+      inUrl: db.prepare<[string], number>(IN_URL_SQL).pluck(),
+      inUrlOrWide: db.prepare<[string], number>(`${IN_URL_SQL} OR length(p.url) != octet_length(p.url)`).pluck(),
       lastPage: db.prepare<[], number | null>('SELECT max(id) FROM pages').pluck(),
       idAt: db.prepare<[number], { id: number }>('SELECT id FROM versions WHERE searchable = 1 ORDER BY id LIMIT 1 OFFSET ?'),
     };
@@ -928,7 +911,7 @@ export class EngineIndexStore implements IndexStore {
         matches: (request) => allMatches(this.segments, stats, filter, request),
         read: (ids, withText) => (withText ? this.stmts.webqlText : this.stmts.webqlFields).all(JSON.stringify(ids)),
         inLanguage: (tag, max) => {
-          const found = this.stmts.inLanguage.all(tag, `${tag}-`, `${tag}.`, max + 1);
+          const found = this.stmts.inLanguage.all(tag, `${tag}-`, prefixEnd(`${tag}-`)!, max + 1);
           return found.length > max ? undefined : new Set(found);
         },
         underUrl: (prefixes, max) => {
@@ -946,7 +929,7 @@ export class EngineIndexStore implements IndexStore {
           const pattern = `%${lower.replace(/[\\%_]/g, '\\$&')}%`;
           return new Set((/[ik\u0080-\uffff]/.test(lower) ? this.stmts.inUrlOrWide : this.stmts.inUrl).all(pattern));
         },
-        pages: this.stmts.lastPage.get() ?? 0,
+        pages: () => this.stmts.lastPage.get() ?? 0,
       },
       node,
       q.limit,

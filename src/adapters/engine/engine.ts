@@ -328,6 +328,14 @@ class Cursor {
 
 }
 
+/** A cursor over term `t`'s postings in a segment, not started, knowing its length (`postings`), or undefined when the segment lacks the term. */
+function termCursor(seg: SegmentData, t: number | undefined): Cursor | undefined {
+  if (t === undefined) return undefined;
+  const c = new Cursor(seg, seg.termBlockStart[t]!, seg.termBlockCount[t]!);
+  c.postings = seg.termDf[t]!;
+  return c;
+}
+
 /**
  * The first block in [from, end) whose last document is at least `target` (`end` when none): a few
  * blocks one by one (the next one usually holds it), then binary search.
@@ -747,8 +755,7 @@ export function searchTopK(
         }
         ubCache.set(t, bound);
       }
-      const c = new Cursor(seg, first, count);
-      c.postings = seg.termDf[t]!;
+      const c = termCursor(seg, t)!;
       c.member = memberBits(sseg.members, seg, t);
       c.start();
       if (lo > 0) c.advance(lo);
@@ -1097,9 +1104,8 @@ export function exhaustive(
     if (!accept) continue;
     const scores = new Map<number, Float64Array>();
     for (let j = 0; j < m; j++) {
-      const t = seg.terms.get(q.terms[j]!);
-      if (t === undefined) continue;
-      const c = new Cursor(seg, seg.termBlockStart[t]!, seg.termBlockCount[t]!);
+      const c = termCursor(seg, seg.terms.get(q.terms[j]!));
+      if (c === undefined) continue;
       for (c.start(); c.doc !== NO_MORE; c.next()) {
         if (!accept(c.doc)) continue;
         let row = scores.get(c.doc);
@@ -1163,14 +1169,6 @@ export function urlMaskOf(m: Matches, i: number): [number, number] {
 }
 
 const SEEN = 1 << 31;
-
-/** A cursor over term `t`'s postings in a segment, not started, knowing its length (`postings`), or undefined when the segment lacks the term. */
-function termCursor(seg: SegmentData, t: number | undefined): Cursor | undefined {
-  if (t === undefined) return undefined;
-  const c = new Cursor(seg, seg.termBlockStart[t]!, seg.termBlockCount[t]!);
-  c.postings = seg.termDf[t]!;
-  return c;
-}
 
 /** Adds document `doc` of `seg` to what `allMatches` returns. */
 function keepMatch(out: Matches, seg: SegmentData, doc: number, score: number, held: number): void {

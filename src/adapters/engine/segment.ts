@@ -670,6 +670,17 @@ export class SegmentBuilder {
   }
 }
 
+/**
+ * The least string above every string that starts with `prefix` (its last character raised by
+ * one), for a range of an index; undefined when that character is a surrogate or the last of the
+ * Basic Multilingual Plane, where raising it does not give the next character.
+ */
+export function prefixEnd(prefix: string): string | undefined {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  if (prefix.length === 0 || (last >= 0xd7ff && last <= 0xdfff) || last === 0xffff) return undefined;
+  return prefix.slice(0, -1) + String.fromCharCode(last + 1);
+}
+
 /** The rank range [lo, hi) of the hosts under a reversed-host prefix (a site and its subdomains). */
 export function hostRange(hosts: readonly string[], revPrefix: string): [number, number] {
   const lowerBound = (key: string) => {
@@ -682,7 +693,7 @@ export function hostRange(hosts: readonly string[], revPrefix: string): [number,
     }
     return lo;
   };
-  return [lowerBound(revPrefix), lowerBound(`${revPrefix.slice(0, -1)}/`)];
+  return [lowerBound(revPrefix), lowerBound(prefixEnd(revPrefix)!)];
 }
 
 /** First index of `sorted` whose value is >= x (or > x when `after`). */

@@ -59,9 +59,12 @@ export interface WebqlDeps {
    * of the pages.
    */
   inUrl(text: string): Set<number>;
-  /** The number of pages, for when a scan of them (`inUrl`) costs less than reading on. */
-  pages: number;
+  /** The number of pages, for when a scan of them (`inUrl`) costs less than reading on (asked only with a top-level `inurl:`). */
+  pages(): number;
 }
+
+/** The filter of a candidate when no item uses one: `decide` reads it only for one-word items. */
+const NO_MASK: [number, number] = [0, 0];
 
 /** Candidates checked by the first read; each read after doubles, up to the largest. */
 const FIRST_READ = 32;
@@ -515,7 +518,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   }
   // A top-level inurl: is looked up only when reading has gone on long (PAGES_PER_READ).
   const inUrl = items.filter((item) => item.kind === 'inurl').map((item) => item.text);
-  let readBeforeScan = inUrl.length > 0 ? Math.max(FIRST_READ, Math.floor(deps.pages / PAGES_PER_READ)) : Infinity;
+  let readBeforeScan = inUrl.length > 0 ? Math.max(FIRST_READ, Math.floor(deps.pages() / PAGES_PER_READ)) : Infinity;
   const ranked = new Ranked(
     candidates,
     ranking.length > 0
@@ -527,6 +530,8 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // otherwise without, and the texts only of the candidates that their URL, language and terms
   // leave undecided (a word also in the URL).
   const text = textItems(node);
+  // The URL filters are looked up only when some item can use them (one word, no field).
+  const filtered = [...plans.values()].some((p) => p.word !== undefined);
   const hits: IndexHit[] = [];
   for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit; size = Math.min(size * 2, LARGEST_READ)) {
     if (size > FIRST_READ) await new Promise((resolve) => setImmediate(resolve));
@@ -539,29 +544,29 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       if (ranked.size === 0) break;
     }
     const batch = Array.from({ length: Math.min(size, ranked.size, readBeforeScan) }, () => ranked.take());
-    // Decided from the terms held and the URL's filter where they tell; only the rest are read.
-    const masks = batch.map((i) => urlMaskOf(found, i));
-    const early = batch.map((i, k) => decide(node, undefined, held[i]!, masks[k]![0], masks[k]![1], plans));
-    const unread = batch.filter((_, k) => early[k] === undefined);
-    readBeforeScan -= unread.length;
+    // Each candidate decided from the terms held and the URL's filter where they tell; only the
+    // rest are read, and decided from their URL and language, else on their text.
+    const masks = batch.map((i) => (filtered ? urlMaskOf(found, i) : NO_MASK));
+    const decided = batch.map((i, k) => decide(node, undefined, held[i]!, masks[k]![0], masks[k]![1], plans));
     const rows = new Map<number, VersionWords>();
-    if (unread.length > 0) for (const v of deps.read(unread.map((i) => ids[i]!), text.undecidable)) rows.set(v.id, new VersionWords(v));
-    const known = new Map<number, boolean | undefined>();
-    for (const [k, i] of batch.entries()) {
-      const w = early[k] === undefined ? rows.get(ids[i]!) : undefined;
-      if (w) known.set(ids[i]!, decide(node, w, held[i]!, masks[k]![0], masks[k]![1], plans));
+    const readRows = (ks: number[], withText: boolean) => {
+      if (ks.length > 0) for (const v of deps.read(ks.map((k) => ids[batch[k]!]!), withText)) rows.set(v.id, new VersionWords(v));
+    };
+    const unread = [...batch.keys()].filter((k) => decided[k] === undefined);
+    readBeforeScan -= unread.length;
+    readRows(unread, text.undecidable);
+    for (const k of unread) {
+      const w = rows.get(ids[batch[k]!]!);
+      if (w) decided[k] = decide(node, w, held[batch[k]!]!, masks[k]![0], masks[k]![1], plans);
     }
-    if (text.any && !text.undecidable) {
-      const open = unread.filter((i) => known.has(ids[i]!) && known.get(ids[i]!) === undefined);
-      if (open.length > 0) for (const v of deps.read(open.map((i) => ids[i]!), true)) rows.set(v.id, new VersionWords(v));
-    }
+    if (text.any && !text.undecidable) readRows(unread.filter((k) => decided[k] === undefined && rows.has(ids[batch[k]!]!)), true);
     for (const [k, i] of batch.entries()) {
       const id = ids[i]!;
-      let d = early[k];
+      let d = decided[k];
       if (d === undefined) {
         const w = rows.get(id);
         if (!w) continue; // gone since the segments were built
-        d = known.get(id) ?? matches(node, w, plans);
+        d = matches(node, w, plans);
       }
       if (!d) continue;
       hits.push({ versionId: id, score: scores[i]! });
