@@ -34,6 +34,8 @@ describe('webql on the engine, against the FTS5 reference', () => {
   const pages = new SqlitePageStore(db);
   const reference = new SqliteIndexStore(db);
   const engine = new EngineIndexStore(db);
+  // The same engine gathering its candidates 7 documents at a time, letting the event loop turn between.
+  const stepped = new EngineIndexStore(db, { matchStep: 7 });
   const random = rng(7);
   const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
   const sentence = (n: number) => Array.from({ length: n }, () => pick(VOCAB)).join(' ');
@@ -61,9 +63,11 @@ describe('webql on the engine, against the FTS5 reference', () => {
       );
     }
     await engine.open();
+    await stepped.open();
   });
   after(async () => {
     await engine.close();
+    await stepped.close();
     db.close();
     dir.remove();
   });
@@ -118,11 +122,20 @@ describe('webql on the engine, against the FTS5 reference', () => {
       assert.deepEqual(ids(ours), ids(theirs), `${text} ${JSON.stringify({ ...q, webql: undefined })}`);
       const first = await engine.search({ ...q, limit: 5 });
       assert.deepEqual(first, ours.slice(0, 5), text);
+      assert.deepEqual(await stepped.search(q), ours, `${text}, in steps`);
       compared++;
       if (ours.length > 0) nonEmpty++;
     }
     assert.ok(compared > 800, `${compared} expressions compared`);
     assert.ok(nonEmpty > 300, `${nonEmpty} with matches`);
+  });
+
+  test('gathering the candidates lets the event loop turn: what waits for it runs before the query ends', async () => {
+    // One read decides (limit 1), so only the candidates' steps can let the loop turn.
+    const order: string[] = [];
+    setImmediate(() => order.push('event loop'));
+    await stepped.search({ terms: [], webql: parseWebql('collector OR memory'), limit: 1 }).then(() => order.push('webql'));
+    assert.deepEqual(order, ['event loop', 'webql']);
   });
 
   test('ranked by BM25 over the top-level text items, best first; fields alone list the newest first', async () => {

@@ -15,6 +15,7 @@
  * webql queries are answered by the same segments: the engine finds the candidates, and the
  * stored versions decide phrases and fields (webql-search.ts).
  */
+import { setImmediate as turn } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import type { LogFn } from '../../core/log.js';
 import { cachedStem, indexTerms } from '../../core/text.js';
@@ -22,7 +23,7 @@ import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { WebqlNode } from '../../core/webql.js';
 import type { Db } from '../sqlite/database.js';
-import { allMatches, type DocRange, type EngineFilter, exhaustive, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
+import { allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { SearchHelper } from './search-helper.js';
 import { loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from './worker.js';
@@ -429,6 +430,8 @@ export interface EngineOptions {
   joinMerge?: number;
   /** New versions built at once by a refresh; more are built in a worker thread (FRESH_SYNC). */
   freshSync?: number;
+  /** Documents a webql query's candidates are gathered over between turns of the event loop (MATCH_STEP; smaller in tests). */
+  matchStep?: number;
   /** Where the engine reports what an operator should know (the search helper failing). */
   log?: LogFn;
 }
@@ -456,6 +459,7 @@ export class EngineIndexStore implements IndexStore {
   private readonly mergeBase: number;
   private readonly joinMerge: number;
   private readonly freshSync: number;
+  private readonly matchStep: number;
   private readonly log: LogFn;
   /** The helper thread, started when the engine opens (or by the first search that splits); none once closed. */
   private helper: SearchHelper | undefined;
@@ -480,6 +484,7 @@ export class EngineIndexStore implements IndexStore {
     this.mergeBase = options.mergeBase ?? MERGE_BASE;
     this.joinMerge = options.joinMerge ?? JOIN_MERGE;
     this.freshSync = options.freshSync ?? FRESH_SYNC;
+    this.matchStep = options.matchStep ?? MATCH_STEP;
     this.log = options.log ?? (() => {});
     this.stmts = {
       maxSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM index_log'),
@@ -908,7 +913,7 @@ export class EngineIndexStore implements IndexStore {
     if (site !== undefined) filter.revSite = site;
     return searchWebql(
       {
-        matches: (request) => allMatches(this.segments, stats, filter, request),
+        matches: (request) => allMatches(this.segments, stats, filter, request, turn, this.matchStep),
         read: (ids, withText) => (withText ? this.stmts.webqlText : this.stmts.webqlFields).all(JSON.stringify(ids)),
         inLanguage: (tag, max) => {
           const found = this.stmts.inLanguage.all(tag, `${tag}-`, prefixEnd(`${tag}-`)!, max + 1);

@@ -1179,36 +1179,79 @@ function keepMatch(out: Matches, seg: SegmentData, doc: number, score: number, h
 }
 
 /**
+ * Documents `allMatches` goes through before it lets the event loop turn: a webql query over many
+ * matches (741,116 at 1M: about 260 ms in one go) no longer holds up the searches that arrive
+ * meanwhile for all of it.
+ */
+export const MATCH_STEP = 1 << 16;
+
+/** The next step of `allMatches` in one segment: its documents up to (not including) `hi`. */
+type MatchStep = (hi: number) => void;
+
+/**
  * Every document the filter accepts that holds any of the request's terms (with `everyDoc`, every
  * document the filter accepts) and that `keep` keeps, with the terms it holds and its BM25 score.
  * For queries a top k cannot answer because what matches is decided after the engine (webql:
  * phrases, fields, exclusions, checked against the stored versions): they score every match, as
  * FTS5 did, so their cost grows with the matches, not with k. The request's terms are distinct, so
- * term j of the request is term j here, and the scored ones are those before `scored`.
+ * term j of the request is term j here, and the scored ones are those before `scored`. It goes
+ * through each segment in steps of `step` documents, and awaits `turn()` once more than `step`
+ * documents have gone by since the last turn: the same matches as in one go, since a document's
+ * postings are all read in its step (each step walks every list up to its end).
  */
-export function allMatches(segments: readonly SearchableSegment[], stats: Statistics, filter: EngineFilter, m: MatchRequest): Matches {
+export async function allMatches(
+  segments: readonly SearchableSegment[],
+  stats: Statistics,
+  filter: EngineFilter,
+  m: MatchRequest,
+  turn: () => Promise<void>,
+  step = MATCH_STEP,
+): Promise<Matches> {
   const q = queryTermsOf(stats, m.terms);
   const out: Matches = { versionIds: [], acquiredAt: [], scores: [], held: [], runs: [] };
+  let sinceTurn = 0;
   for (const sseg of segments) {
-    const { data: seg, normOf, lengthCode: code } = sseg;
     const accept = compileFilter(sseg, filter);
     if (!accept) continue;
-    out.runs.push({ start: out.versionIds.length, seg });
-    if (!m.everyDoc && m.required.length > 0) {
-      allOf(sseg, q, accept, m, out);
-      continue;
+    out.runs.push({ start: out.versionIds.length, seg: sseg.data });
+    const next = !m.everyDoc && m.required.length > 0 ? allOf(sseg, q, accept, m, out) : anyOf(sseg, q, accept, m, out);
+    if (next === undefined) continue;
+    const n = sseg.data.docCount;
+    for (let lo = 0; lo < n; lo += step) {
+      if (sinceTurn >= step) {
+        sinceTurn = 0;
+        await turn();
+      }
+      const hi = Math.min(n, lo + step);
+      next(hi);
+      sinceTurn += hi - lo;
     }
-    const score = new Float64Array(seg.docCount);
-    const held = new Int32Array(seg.docCount);
+  }
+  return out;
+}
+
+/**
+ * `allMatches` in one segment, term at a time within each step: every list's postings of the step
+ * add to a score and a bit set per document, then the probed terms are looked up at the documents
+ * touched, in order.
+ */
+function anyOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, accept: (doc: number) => boolean, m: MatchRequest, out: Matches): MatchStep {
+  const { data: seg, normOf, lengthCode: code } = sseg;
+  const score = new Float64Array(seg.docCount);
+  const held = new Int32Array(seg.docCount);
+  const walked = m.everyDoc ? q.terms.length : q.terms.length - m.probed;
+  const cursors = q.terms.map((term, j) => (j < walked || j < 31 ? termCursor(seg, seg.terms.get(term)) : undefined));
+  for (const c of cursors) c?.start();
+  let lo = 0;
+  return (hi) => {
     const touched: number[] = [];
-    const walked = m.everyDoc ? q.terms.length : q.terms.length - m.probed;
     for (let j = 0; j < walked; j++) {
-      const c = termCursor(seg, seg.terms.get(q.terms[j]!));
+      const c = cursors[j];
       if (c === undefined) continue;
       const scores = j < m.scored;
       const idf = q[j]!.idf;
       const bit = SEEN | (j < 31 ? 1 << j : 0);
-      for (c.start(); c.doc !== NO_MORE; c.next()) {
+      for (; c.doc < hi; c.next()) {
         const doc = c.doc;
         const h = held[doc]!;
         if (h === 0) {
@@ -1223,12 +1266,11 @@ export function allMatches(segments: readonly SearchableSegment[], stats: Statis
     if (walked < q.terms.length && touched.length > 0) {
       const docs = Int32Array.from(touched).sort();
       for (let j = walked; j < Math.min(q.terms.length, 31); j++) {
-        const c = termCursor(seg, seg.terms.get(q.terms[j]!));
+        const c = cursors[j];
         if (c === undefined) continue;
-        c.start();
         for (const doc of docs) {
           if (c.doc < doc) c.advance(doc);
-          if (c.doc === NO_MORE) break;
+          if (c.doc >= hi) break;
           if (c.doc === doc) held[doc] = held[doc]! | (1 << j);
         }
       }
@@ -1238,43 +1280,48 @@ export function allMatches(segments: readonly SearchableSegment[], stats: Statis
       if (m.keep(h)) keepMatch(out, seg, doc, score[doc]!, h);
     };
     if (m.everyDoc) {
-      for (let doc = 0; doc < seg.docCount; doc++) if (held[doc] !== 0 || accept(doc)) offer(doc);
+      for (let doc = lo; doc < hi; doc++) if (held[doc] !== 0 || accept(doc)) offer(doc);
     } else {
       for (const doc of touched) offer(doc);
     }
-  }
-  return out;
+    lo = hi;
+  };
 }
 
-/** `allMatches` in one segment when some terms are required: the rarest leads, the rest are advanced to its documents. */
-function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, accept: (doc: number) => boolean, m: MatchRequest, out: Matches): void {
+/**
+ * `allMatches` in one segment when some terms are required: the rarest leads, the rest are advanced
+ * to its documents. Undefined when a required term is not in the segment.
+ */
+function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, accept: (doc: number) => boolean, m: MatchRequest, out: Matches): MatchStep | undefined {
   const { data: seg, normOf, lengthCode: code } = sseg;
   const cursors = q.terms.map((term) => termCursor(seg, seg.terms.get(term)));
   const required = q.terms.map((term) => m.required.includes(term));
   const need = cursors.filter((c, j) => required[j]);
-  if (need.some((c) => c === undefined)) return; // a required term is not in this segment
+  if (need.some((c) => c === undefined)) return undefined;
   for (const c of cursors) c?.start();
   const lead = (need as Cursor[]).reduce((a, b) => (b.postings < a.postings ? b : a));
-  for (; lead.doc !== NO_MORE; lead.next()) {
-    const doc = lead.doc;
-    if (!accept(doc)) continue;
-    let held = 0;
-    let score = 0;
-    let all = true;
-    for (let j = 0; j < cursors.length; j++) {
-      const c = cursors[j];
-      if (c === undefined) continue;
-      if (c.doc < doc) c.advance(doc);
-      if (c.doc !== doc) {
-        if (required[j]) {
-          all = false;
-          break;
+  return (hi) => {
+    for (; lead.doc < hi; lead.next()) {
+      const doc = lead.doc;
+      if (!accept(doc)) continue;
+      let held = 0;
+      let score = 0;
+      let all = true;
+      for (let j = 0; j < cursors.length; j++) {
+        const c = cursors[j];
+        if (c === undefined) continue;
+        if (c.doc < doc) c.advance(doc);
+        if (c.doc !== doc) {
+          if (required[j]) {
+            all = false;
+            break;
+          }
+          continue;
         }
-        continue;
+        if (j < 31) held |= 1 << j;
+        if (j < m.scored) score += termScore(q[j]!.idf, c.tf, normOf[code[doc]!]!);
       }
-      if (j < 31) held |= 1 << j;
-      if (j < m.scored) score += termScore(q[j]!.idf, c.tf, normOf[code[doc]!]!);
+      if (all && m.keep(held)) keepMatch(out, seg, doc, score, held);
     }
-    if (all && m.keep(held)) keepMatch(out, seg, doc, score, held);
-  }
+  };
 }

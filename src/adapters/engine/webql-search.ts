@@ -26,6 +26,7 @@
  * text alone (terms, phrases, their OR groups and exclusions); an expression without such an item
  * lists the newest versions first.
  */
+import { setImmediate as turn } from 'node:timers/promises';
 import { stemHash } from '../../core/passages.js';
 import { cachedStem, indexTerms, scanWords, STOP_WORDS, unicodeWords, words } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
@@ -45,8 +46,8 @@ export interface WebqlVersion {
 }
 
 export interface WebqlDeps {
-  /** The engine's candidates (`allMatches`). */
-  matches(request: MatchRequest): Matches;
+  /** The engine's candidates (`allMatches`, which lets the event loop turn as it goes). */
+  matches(request: MatchRequest): Promise<Matches>;
   /** The versions of these ids that still exist, in any order. */
   read(ids: readonly number[], withText: boolean): WebqlVersion[];
   /** The ids of the versions whose language is `tag` or under it (`en`: `en-gb`), or undefined when there are more than `max`. */
@@ -504,7 +505,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const terms = itemStems(node, [...positive], true);
   const plans = planTexts(node, terms);
   const keep = mayMatch(node, plans);
-  const found = deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc: keep(0), required: requiredStems(node), keep });
+  const found = await deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc: keep(0), required: requiredStems(node), keep });
   const { versionIds: ids, scores, acquiredAt, held } = found;
   // A top-level lang: that fewer versions have than there are candidates keeps only those (looked
   // up by language), so a language few candidates have is not found out by reading them all.
@@ -534,7 +535,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const filtered = [...plans.values()].some((p) => p.word !== undefined);
   const hits: IndexHit[] = [];
   for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit; size = Math.min(size * 2, LARGEST_READ)) {
-    if (size > FIRST_READ) await new Promise((resolve) => setImmediate(resolve));
+    if (size > FIRST_READ) await turn();
     if (readBeforeScan <= 0) {
       for (const part of inUrl) {
         const within = deps.inUrl(part);
