@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyse, EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { exhaustive, searchable, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
-import { loadIndex, saveIndex } from '../../src/adapters/engine/segment-files.js';
+import { loadIndex, saveIndex, withLock } from '../../src/adapters/engine/segment-files.js';
 import { concatSegments, decodeBlock, members, publishedSet, SegmentBuilder, type SegmentData } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
@@ -289,10 +289,44 @@ describe('segments on disk', () => {
     await new EngineIndexStore(db, { dir: engineDir }).rebuild();
     assert.ok([...held.names.values()].every((name) => !existsSync(join(engineDir, name))));
     // The server saves (after a merge) with the names it had.
-    saveIndex(engineDir, held.segments, held.names, held.applied, manifest().signature);
+    saveIndex(engineDir, held.segments, held.names, held.applied, manifest().signature, 0);
     const next = await new EngineIndexStore(db, { dir: engineDir }).open();
     assert.equal(next.loadedFromDisk, true);
     assert.deepEqual(await results(next), await reference());
+  });
+
+  test('two processes saving into one folder at once take turns: neither fails, and the index left loads', async () => {
+    await new EngineIndexStore(db, { dir: engineDir }).open();
+    const saver = () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'engine-saver.ts'), engineDir, '15'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d));
+      child.stderr.on('data', (d: Buffer) => (out += d));
+      return new Promise<string>((resolve) => child.once('exit', (code) => resolve(`${code}: ${out.trim()}`)));
+    };
+    // Each save writes new files and removes those its manifest does not name: without the
+    // folder's lock, one removes the other's files as they are written or named, or as a load reads them.
+    const { signature } = JSON.parse(readFileSync(join(engineDir, 'manifest.json'), 'utf8')) as { signature: string };
+    let running = true;
+    const savers = Promise.all([saver(), saver()]).finally(() => (running = false));
+    let loads = 0;
+    while (running) {
+      assert.ok(loadIndex(engineDir, signature, false, false), `load ${loads} while the others save`);
+      loads++;
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.deepEqual(await savers, ['0: saved 15', '0: saved 15']);
+    assert.ok(loads > 5, `${loads} loads while they saved`);
+    const next = await new EngineIndexStore(db, { dir: engineDir }).open();
+    assert.equal(next.loadedFromDisk, true);
+    assert.deepEqual(await results(next), await reference());
+    // While another holds the folder, a save that does not wait writes nothing and says so.
+    const files = readdirSync(engineDir).sort();
+    const held = loadIndex(engineDir, signature)!;
+    assert.equal(withLock(engineDir, 'shared', 0, () => saveIndex(engineDir, held.segments, new Map(), held.applied, signature, 0)), false);
+    assert.deepEqual(readdirSync(engineDir).sort(), files);
   });
 
   test('leftovers are removed; a damaged file means a rebuild, never a wrong index', async () => {

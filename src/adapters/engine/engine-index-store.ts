@@ -25,7 +25,7 @@ import type { WebqlNode } from '../../core/webql.js';
 import type { Db } from '../sqlite/database.js';
 import { allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { SearchHelper } from './search-helper.js';
-import { loadIndex, saveIndex } from './segment-files.js';
+import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from './worker.js';
 import { narrowerSite, searchWebql, urlMask, urlText, type WebqlVersion } from './webql-search.js';
 import { concatSegments, docOf, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment } from './segment.js';
@@ -619,20 +619,27 @@ export class EngineIndexStore implements IndexStore {
       const say = this.dir !== undefined;
       if (say) this.log('info', 'building the search index from the page store (no saved index of this version)', { dir: this.dir });
       await this.buildAll();
-      this.save();
+      this.save(LOCK_WAIT_MS);
       if (say) this.log('info', 'search index built', { documents: this.docCount, ms: Math.round(performance.now() - started) });
     }
     // Started now rather than by the first search, which would wait for the thread to boot.
     this.helperForSplit();
   }
 
-  /** Saves the segments and the columns as of `applied` (only when every segment is one that is saved whole). */
-  private save(): void {
+  /**
+   * Saves the segments and the columns as of `applied` (only when every segment is one that is
+   * saved whole), waiting up to `waitMs` for another process's save or load of the folder to end.
+   * Not had in that time, the folder keeps the other process's index: a later save here, or the
+   * next start applying the log from that index's sequence, makes up for it.
+   */
+  private save(waitMs: number): void {
     if (!this.saves || !this.dir) return;
     // Versions still being built in a worker are in no segment: the saved sequence stays before
     // them, so a restart applies them again (applying the log again is harmless for the rest).
     const applied = Math.min(this.applied, this.unbuiltFrom, ...[...this.building].filter((b) => b.generation === this.generation).map((b) => b.from));
-    saveIndex(this.dir, this.segments.map((s) => s.data), this.names, applied, this.signature);
+    if (!saveIndex(this.dir, this.segments.map((s) => s.data), this.names, applied, this.signature, waitMs)) {
+      this.log('info', 'search index not saved: another process held its folder', { dir: this.dir });
+    }
   }
 
   /**
@@ -671,7 +678,7 @@ export class EngineIndexStore implements IndexStore {
     // Versions written while building are in the log past the sequence read first; the next refresh applies them.
     await this.buildAll();
     this.names = new Map();
-    this.save();
+    this.save(LOCK_WAIT_MS);
   }
 
   private locate(versionId: number): { s: SearchableSegment; seg: SegmentData; doc: number } | undefined {
@@ -828,7 +835,8 @@ export class EngineIndexStore implements IndexStore {
             if (this.closed) return;
             // Saved after a merge in a worker only: small merges are cheap to redo from the log after a restart.
             if (this.replaceMerged(parts, seg)) {
-              this.save();
+              // Not waiting: the event loop would stand still while another process saves.
+              this.save(0);
               this.log('info', 'search segments merged', { segments: parts.length, documents: seg?.docCount ?? 0, ms: Math.round(performance.now() - started) });
             }
             this.startMerge();

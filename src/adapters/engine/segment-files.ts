@@ -5,10 +5,16 @@
  * file and is replaced atomically (write, fsync, rename, fsync the directory). A crash at any point
  * leaves the previous manifest and the files it names intact; files it does not name are removed
  * at the next load by a store that saves. Anything unreadable means "rebuild from SQLite", never a wrong index.
+ *
+ * Several processes may use one folder (a server's workers load it, `websearch index rebuild` saves
+ * into it while a server runs and saves after its merges). A save holds the folder's lock
+ * exclusively and a load holds it shared (`withLock`), so no load reads a file a save removes, and
+ * no save removes the files another is writing or is about to name.
  */
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { type ArrayCtor, newArray, type SegmentData } from './segment.js';
 
 const MAGIC = 'WSEG3';
@@ -127,6 +133,46 @@ function readFully(fd: number, into: Uint8Array, position: number): void {
   }
 }
 
+/** The folder's lock: SQLite's lock on this file (an fcntl lock, so a process that dies releases it). */
+const LOCK_FILE = 'lock.db';
+
+/** What `withLock` gives when another process held the lock for longer than it would wait. */
+export const LOCKED: unique symbol = Symbol('locked');
+
+/**
+ * `use()` run while holding `dir`'s lock, shared (loads: any number at once) or exclusive (saves:
+ * one, and no load), waiting up to `waitMs` for it; LOCKED when it was not had in that time.
+ * `use` must not await: the lock is held for one synchronous run.
+ */
+export function withLock<T>(dir: string, mode: 'shared' | 'exclusive', waitMs: number, use: () => T): T | typeof LOCKED {
+  mkdirSync(dir, { recursive: true });
+  let lock: Database.Database;
+  try {
+    lock = new Database(join(dir, LOCK_FILE), { timeout: waitMs });
+  } catch (err) {
+    // A folder this process cannot write to: no process saves into it either, so nothing to fear.
+    if (mode === 'shared' && (err as { code?: string }).code === 'SQLITE_CANTOPEN') return use();
+    throw err;
+  }
+  try {
+    try {
+      // SHARED: a read transaction that has read (the schema); EXCLUSIVE: no one else reads or writes.
+      if (mode === 'exclusive') lock.exec('BEGIN EXCLUSIVE');
+      else lock.exec('BEGIN').prepare('SELECT count(*) FROM sqlite_master').get();
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_BUSY') return LOCKED;
+      throw err;
+    }
+    try {
+      return use();
+    } finally {
+      lock.exec('COMMIT');
+    }
+  } finally {
+    lock.close();
+  }
+}
+
 export function writeSegment(dir: string, seg: SegmentData): string {
   const name = `seg-${randomUUID()}.bin`;
   const meta = {
@@ -179,13 +225,17 @@ export interface Manifest {
 
 /**
  * Saves the segments (writing those not yet on disk and adding their file names to `names`),
- * their changing columns, and a new manifest. A segment whose file is gone is written again:
- * another process saving into the same folder (`websearch index rebuild` while a server runs)
- * removes the files its own manifest does not name, and a manifest naming them would be refused
- * at the next start, which would then rebuild everything.
+ * their changing columns, and a new manifest, holding the folder's lock; false, having written
+ * nothing, when another process held it for longer than `waitMs`. A segment whose file is gone is
+ * written again: another process's save into the same folder (`websearch index rebuild` while a
+ * server runs) removes the files its own manifest does not name, and a manifest naming them would
+ * be refused at the next start, which would then rebuild everything.
  */
-export function saveIndex(dir: string, segs: SegmentData[], names: Map<SegmentData, string>, applied: number, signature: string): void {
-  mkdirSync(dir, { recursive: true });
+export function saveIndex(dir: string, segs: SegmentData[], names: Map<SegmentData, string>, applied: number, signature: string, waitMs: number): boolean {
+  return withLock(dir, 'exclusive', waitMs, () => writeIndex(dir, segs, names, applied, signature)) !== LOCKED;
+}
+
+function writeIndex(dir: string, segs: SegmentData[], names: Map<SegmentData, string>, applied: number, signature: string): true {
   for (const s of segs) {
     const name = names.get(s);
     if (name === undefined || !existsSync(join(dir, name))) names.set(s, writeSegment(dir, s));
@@ -199,45 +249,55 @@ export function saveIndex(dir: string, segs: SegmentData[], names: Map<SegmentDa
   writeDurably(join(dir, 'manifest.json'), [Buffer.from(JSON.stringify(manifest))]);
   syncDir(dir);
   removeUnlisted(dir, manifest);
+  return true;
 }
 
 function removeUnlisted(dir: string, m: Manifest): void {
-  const keep = new Set([...m.segments, m.state, 'manifest.json']);
+  const keep = new Set([...m.segments, m.state, 'manifest.json', LOCK_FILE, `${LOCK_FILE}-journal`]);
   for (const f of readdirSync(dir)) if (!keep.has(f)) rmSync(join(dir, f), { force: true });
 }
 
 /**
- * The saved index, or undefined when there is none or it cannot be trusted (then: rebuild). With
+ * The saved index, or undefined when there is none or it cannot be trusted (then: rebuild), read
+ * holding the folder's lock (shared, waiting up to `waitMs`; undefined when not had). With
  * `shared`, every array is in shared memory (segment.ts `shareSegment`). With `clean`, files the
- * manifest does not name are removed; a reader that never saves passes false, since another
- * process (the saving one, or `index rebuild`) may be writing files its next manifest will name.
+ * manifest does not name are removed, and the lock is held exclusively for that; a reader that
+ * never saves passes false.
  */
 export function loadIndex(
   dir: string,
   signature: string,
   shared = false,
   clean = true,
+  waitMs = LOCK_WAIT_MS,
 ): { segments: SegmentData[]; names: Map<SegmentData, string>; applied: number } | undefined {
-  const path = join(dir, 'manifest.json');
-  if (!existsSync(path)) return undefined;
+  if (!existsSync(join(dir, 'manifest.json'))) return undefined;
   try {
-    const m = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
-    if (m.signature !== signature) return undefined;
-    const segments = m.segments.map((name) => readSegment(dir, name, shared));
-    readEncoded(join(dir, m.state), STATE_MAGIC, shared, (meta, next) => {
-      const counts = meta.counts as number[];
-      if (counts.length !== segments.length) throw new Error('state does not match the segments');
-      segments.forEach((s, i) => {
-        if (counts[i] !== s.docCount) throw new Error('state does not match the segments');
-        s.acquiredAt = next(Float64Array, s.docCount) as Float64Array;
-        s.supersededAt = next(Float64Array, s.docCount) as Float64Array;
-        s.deleted = next(Uint8Array, s.docCount) as Uint8Array;
-      });
-    });
-    if (clean) removeUnlisted(dir, m);
-    const names = new Map(segments.map((s, i) => [s, m.segments[i]!]));
-    return { segments, names, applied: m.applied };
+    const loaded = withLock(dir, clean ? 'exclusive' : 'shared', waitMs, () => readIndex(dir, signature, shared, clean));
+    return loaded === LOCKED ? undefined : loaded;
   } catch {
     return undefined;
   }
+}
+
+/** How long a load, a first save or a rebuild's save waits for another process's save or load to end (a save at 1M pages writes about 340 MB). */
+export const LOCK_WAIT_MS = 120_000;
+
+function readIndex(dir: string, signature: string, shared: boolean, clean: boolean): { segments: SegmentData[]; names: Map<SegmentData, string>; applied: number } | undefined {
+  const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
+  if (m.signature !== signature) return undefined;
+  const segments = m.segments.map((name) => readSegment(dir, name, shared));
+  readEncoded(join(dir, m.state), STATE_MAGIC, shared, (meta, next) => {
+    const counts = meta.counts as number[];
+    if (counts.length !== segments.length) throw new Error('state does not match the segments');
+    segments.forEach((s, i) => {
+      if (counts[i] !== s.docCount) throw new Error('state does not match the segments');
+      s.acquiredAt = next(Float64Array, s.docCount) as Float64Array;
+      s.supersededAt = next(Float64Array, s.docCount) as Float64Array;
+      s.deleted = next(Uint8Array, s.docCount) as Uint8Array;
+    });
+  });
+  if (clean) removeUnlisted(dir, m);
+  const names = new Map(segments.map((s, i) => [s, m.segments[i]!]));
+  return { segments, names, applied: m.applied };
 }
