@@ -10,7 +10,11 @@
  * exclusion, `title:`, an OR group, `site:`, `inurl:` and `lang:`. Every query is run by both, in
  * lockstep (who goes first alternating by round), top 10; the result sets must be equal (the webql
  * test's property; but Porter in FTS5 and ours differ on a few words: FTS5 stems "one" to "on"),
- * which the benchmark checks and reports. Then the five slowest queries on the engine.
+ * which the benchmark checks and reports. Then the five slowest queries on the engine. After the
+ * timed rounds, each shape's queries run on the engine once more with a chain of setImmediate
+ * callbacks going, which times every stretch the event loop did not turn: the longest of them is
+ * how long a query held up the other requests at most (FTS5, read synchronously, holds the loop
+ * for a whole query).
  *
  * First, what keeping the FTS5 index cost the product before migration 10 dropped it: the same
  * `--import-pages` generated pages stored into a new database with and without its table and
@@ -139,9 +143,27 @@ const time = async (index: IndexStore, q: IndexQuery): Promise<[number, IndexHit
 };
 const ids = (hits: IndexHit[]) => hits.map((h) => h.versionId).sort((x, y) => x - y).join(',');
 
+/** The longest time, in ms, the event loop went without turning while `run` ran (a setImmediate chain timestamps each turn). */
+async function longestStall(run: () => Promise<unknown>): Promise<number> {
+  let last = performance.now();
+  let longest = 0;
+  let going = true;
+  const tick = () => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+    if (going) setImmediate(tick);
+  };
+  setImmediate(tick);
+  await run();
+  going = false;
+  await new Promise((resolve) => setImmediate(resolve));
+  return Math.max(longest, performance.now() - last);
+}
+
 console.log(`webql at ${Number(values.size).toLocaleString('en')} documents, top 10, ${claims.length} claims, ${rounds} rounds (each query's latency pooled over them)`);
-console.log(`| shape | queries | hits (mean) | engine p50 / p99 ms | FTS5 p50 / p99 ms | p50 ratio | same results |`);
-console.log('|---|---|---|---|---|---|---|');
+console.log(`| shape | queries | hits (mean) | engine p50 / p99 ms | FTS5 p50 / p99 ms | p50 ratio | same results | engine's longest stall of the event loop ms |`);
+console.log('|---|---|---|---|---|---|---|---|');
 /** Each query's engine times over the rounds, for the slowest list after the table. */
 const perQuery: { shape: string; text: string; ms: number[] }[] = [];
 for (const [shape, make] of SHAPES) {
@@ -176,8 +198,10 @@ for (const [shape, make] of SHAPES) {
   }
   const e = cellOf(ours);
   const f = theirs.length > 0 ? cellOf(theirs) : undefined;
+  let stall = 0;
+  for (const { q } of queries) stall = Math.max(stall, await longestStall(() => engine.search(q)));
   console.log(
-    `| ${shape} | ${queries.length} | ${fmt(hits / queries.length)} | ${fmt(e.p50)} / ${fmt(e.p99)} | ${f ? `${fmt(f.p50)} / ${fmt(f.p99)}` : '-'} | ${f ? fmt(e.p50 / f.p50, 2) : '-'} | ${f ? `${same}/${compared}` : '-'} |`,
+    `| ${shape} | ${queries.length} | ${fmt(hits / queries.length)} | ${fmt(e.p50)} / ${fmt(e.p99)} | ${f ? `${fmt(f.p50)} / ${fmt(f.p99)}` : '-'} | ${f ? fmt(e.p50 / f.p50, 2) : '-'} | ${f ? `${same}/${compared}` : '-'} | ${fmt(stall)} |`,
   );
 }
 const slowest = perQuery.map((p) => ({ ...p, ms: median(p.ms) })).sort((a, b) => b.ms - a.ms).slice(0, 5);
