@@ -217,6 +217,22 @@ describe('webql words whose stem is a stop word', () => {
     }));
 });
 
+describe('webql ties', () => {
+  test('equal scores go to the lower version id; with no ranking words, equal times to the higher (the newest stored)', () =>
+    withPages(async (db, pages) => {
+      const at = Date.parse('2025-06-01T00:00:00Z');
+      // The same title, text and URL length (four-letter words, none a stop word), so the same score; the same time; only the ids differ.
+      const stored = await pages.putVersions(['kiwi', 'lime', 'pear', 'plum'].map((p) => page(`https://t.test/${p}`, { title: 'T', content: 'glycolysis rate', acquiredAt: at })));
+      const ids = stored.map((o) => o.version.id);
+      const engine = await new EngineIndexStore(db).open();
+      const order = async (query: string) => (await engine.search({ terms: [], webql: parseWebql(query), limit: 10 })).map((h) => h.versionId);
+      const hits = await engine.search({ terms: [], webql: parseWebql('glycolysis'), limit: 10 });
+      assert.equal(new Set(hits.map((h) => h.score)).size, 1, 'the four score alike');
+      assert.deepEqual(await order('glycolysis'), [...ids].sort((a, b) => a - b));
+      assert.deepEqual(await order('site:t.test'), [...ids].sort((a, b) => b - a));
+    }));
+});
+
 describe('webql url: and inurl: looked up in the page store', () => {
   test('find what checking every URL finds: cases folded as in JavaScript (K and İ too), LIKE and range bounds escaped', () =>
     withPages(async (db, pages) => {

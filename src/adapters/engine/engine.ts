@@ -1141,16 +1141,40 @@ export interface MatchRequest {
   keep(held: number): boolean;
 }
 
-/** Every document `allMatches` kept: parallel arrays, in no particular order. */
-export interface Matches {
-  versionIds: number[];
-  acquiredAt: number[];
+/**
+ * Every document `allMatches` kept: parallel typed arrays, in no particular order, the first
+ * `count` of them used (grown by doubling; a query can keep hundreds of thousands, which JavaScript
+ * arrays held at about twice the cost, and the collector then copied).
+ */
+export class Matches {
+  count = 0;
+  versionIds = new Float64Array(256);
+  acquiredAt = new Float64Array(256);
   /** BM25 over the first `scored` terms. */
-  scores: number[];
+  scores = new Float64Array(256);
   /** Which terms each holds (bit j: the j-th, for the first 31). */
-  held: number[];
+  held = new Int32Array(256);
   /** Each segment's matches are a run of these, in segment order: where each starts (`urlMaskOf`). */
-  runs: { start: number; seg: SegmentData }[];
+  readonly runs: { start: number; seg: SegmentData }[] = [];
+
+  /** Adds document `doc` of `seg`. */
+  add(seg: SegmentData, doc: number, score: number, held: number): void {
+    if (this.count === this.scores.length) this.grow();
+    const i = this.count++;
+    this.versionIds[i] = seg.versionIds[doc]!;
+    this.acquiredAt[i] = seg.acquiredAt[doc]!;
+    this.scores[i] = score;
+    this.held[i] = held;
+  }
+
+  private grow(): void {
+    const n = this.count * 2;
+    const grown = <T extends Float64Array | Int32Array>(a: T, b: T): T => (b.set(a), b);
+    this.versionIds = grown(this.versionIds, new Float64Array(n));
+    this.acquiredAt = grown(this.acquiredAt, new Float64Array(n));
+    this.scores = grown(this.scores, new Float64Array(n));
+    this.held = grown(this.held, new Int32Array(n));
+  }
 }
 
 /**
@@ -1169,14 +1193,6 @@ export function urlMaskOf(m: Matches, i: number): [number, number] {
 }
 
 const SEEN = 1 << 31;
-
-/** Adds document `doc` of `seg` to what `allMatches` returns. */
-function keepMatch(out: Matches, seg: SegmentData, doc: number, score: number, held: number): void {
-  out.versionIds.push(seg.versionIds[doc]!);
-  out.acquiredAt.push(seg.acquiredAt[doc]!);
-  out.scores.push(score);
-  out.held.push(held);
-}
 
 /**
  * Documents `allMatches` goes through before it lets the event loop turn: a webql query over many
@@ -1208,12 +1224,12 @@ export async function allMatches(
   step = MATCH_STEP,
 ): Promise<Matches> {
   const q = queryTermsOf(stats, m.terms);
-  const out: Matches = { versionIds: [], acquiredAt: [], scores: [], held: [], runs: [] };
+  const out = new Matches();
   let sinceTurn = 0;
   for (const sseg of segments) {
     const accept = compileFilter(sseg, filter);
     if (!accept) continue;
-    out.runs.push({ start: out.versionIds.length, seg: sseg.data });
+    out.runs.push({ start: out.count, seg: sseg.data });
     const next = !m.everyDoc && m.required.length > 0 ? allOf(sseg, q, accept, m, out) : anyOf(sseg, q, accept, m, out);
     if (next === undefined) continue;
     const n = sseg.data.docCount;
@@ -1277,7 +1293,7 @@ function anyOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
     }
     const offer = (doc: number) => {
       const h = held[doc]! & ~SEEN;
-      if (m.keep(h)) keepMatch(out, seg, doc, score[doc]!, h);
+      if (m.keep(h)) out.add(seg, doc, score[doc]!, h);
     };
     if (m.everyDoc) {
       for (let doc = lo; doc < hi; doc++) if (held[doc] !== 0 || accept(doc)) offer(doc);
@@ -1321,7 +1337,7 @@ function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
         if (j < 31) held |= 1 << j;
         if (j < m.scored) score += termScore(q[j]!.idf, c.tf, normOf[code[doc]!]!);
       }
-      if (all && m.keep(held)) keepMatch(out, seg, doc, score, held);
+      if (all && m.keep(held)) out.add(seg, doc, score, held);
     }
   };
 }

@@ -444,47 +444,59 @@ function decide(node: WebqlNode, w: VersionWords | undefined, held: number, lo: 
   }
 }
 
-/** Candidates (indexes into the engine's arrays) taken best first from a binary heap: most are never taken. */
+/**
+ * Candidates (indexes into the engine's arrays) taken best first from a binary heap: most are never
+ * taken. Best: the higher `key`, then the lower id (`idOrder` 1) or the higher (-1).
+ */
 class Ranked {
-  constructor(
-    private readonly heap: number[],
-    private readonly better: (a: number, b: number) => boolean,
-  ) {
-    for (let i = (heap.length >> 1) - 1; i >= 0; i--) this.down(i);
-  }
+  size: number;
 
-  get size(): number {
-    return this.heap.length;
+  constructor(
+    private readonly heap: Int32Array,
+    private readonly key: Float64Array,
+    private readonly ids: Float64Array,
+    private readonly idOrder: 1 | -1,
+  ) {
+    this.size = heap.length;
+    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
   }
 
   /** Keeps only the candidates `keep` accepts. */
   retain(keep: (i: number) => boolean): void {
     const h = this.heap;
     let n = 0;
-    for (const i of h) if (keep(i)) h[n++] = i;
-    h.length = n;
+    for (let k = 0; k < this.size; k++) if (keep(h[k]!)) h[n++] = h[k]!;
+    this.size = n;
     for (let i = (n >> 1) - 1; i >= 0; i--) this.down(i);
   }
 
   take(): number {
     const h = this.heap;
     const top = h[0]!;
-    const last = h.pop()!;
-    if (h.length > 0) {
-      h[0] = last;
+    if (--this.size > 0) {
+      h[0] = h[this.size]!;
       this.down(0);
     }
     return top;
   }
 
+  private better(a: number, b: number): boolean {
+    const ka = this.key[a]!;
+    const kb = this.key[b]!;
+    return ka > kb || (ka === kb && this.idOrder * this.ids[a]! < this.idOrder * this.ids[b]!);
+  }
+
   private down(i: number): void {
     const h = this.heap;
+    const n = this.size;
     for (;;) {
       const l = 2 * i + 1;
-      if (l >= h.length) return;
-      const c = l + 1 < h.length && this.better(h[l + 1]!, h[l]!) ? l + 1 : l;
+      if (l >= n) return;
+      const c = l + 1 < n && this.better(h[l + 1]!, h[l]!) ? l + 1 : l;
       if (!this.better(h[c]!, h[i]!)) return;
-      [h[c], h[i]] = [h[i]!, h[c]!];
+      const t = h[c]!;
+      h[c] = h[i]!;
+      h[i] = t;
       i = c;
     }
   }
@@ -510,7 +522,8 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // A top-level lang: that fewer versions have than there are candidates keeps only those (looked
   // up by language), so a language few candidates have is not found out by reading them all.
   // So is a top-level url: (a range of the URLs' own index).
-  let candidates = Array.from(ids, (_, i) => i);
+  let candidates = new Int32Array(found.count);
+  for (let i = 0; i < found.count; i++) candidates[i] = i;
   for (const item of items) {
     if (candidates.length === 0) break;
     const within =
@@ -520,12 +533,8 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // A top-level inurl: is looked up only when reading has gone on long (PAGES_PER_READ).
   const inUrl = items.filter((item) => item.kind === 'inurl').map((item) => item.text);
   let readBeforeScan = inUrl.length > 0 ? Math.max(FIRST_READ, Math.floor(deps.pages() / PAGES_PER_READ)) : Infinity;
-  const ranked = new Ranked(
-    candidates,
-    ranking.length > 0
-      ? (a, b) => scores[a]! > scores[b]! || (scores[a] === scores[b] && ids[a]! < ids[b]!)
-      : (a, b) => acquiredAt[a]! > acquiredAt[b]! || (acquiredAt[a] === acquiredAt[b] && ids[a]! > ids[b]!),
-  );
+  // By score, ties to the lower id; with no ranking words, the newest first, ties to the higher id.
+  const ranked = ranking.length > 0 ? new Ranked(candidates, scores, ids, 1) : new Ranked(candidates, acquiredAt, ids, -1);
 
   // When the texts will mostly be needed (phrases, `title:`), each batch is read with them at once;
   // otherwise without, and the texts only of the candidates that their URL, language and terms
