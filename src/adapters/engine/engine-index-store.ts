@@ -192,8 +192,17 @@ export function analyse(row: Row, w: EngineWeights): SegmentDoc {
 /** webql's read of a batch of candidates (a JSON array of version ids), with the text columns given. */
 const webqlRows = (texts: string) =>
   `SELECT v.id, p.url, p.rev_host AS revHost, v.lang, ${texts} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (SELECT value FROM json_each(?))`;
-/** The versions of the pages whose URL is LIKE a pattern (`inurl:`, escaped with a backslash). */
-const IN_URL_SQL = "SELECT v.id FROM pages p JOIN versions v ON v.page_id = p.id WHERE p.url LIKE ? ESCAPE '\\'";
+/**
+ * The versions of the pages in a span of ids whose URL is LIKE a pattern (`inurl:`, escaped with a
+ * backslash), or, with `orWide`, any URL outside ASCII. CROSS JOIN keeps SQLite to the pages' span
+ * first (left to itself it walks the versions' index over the span and looks each page up: at 1M,
+ * eight steps took 133 ms, the longest 18 ms, against 94 and 13 ms; ad hoc, warm).
+ */
+const inUrlSql = (orWide: boolean) =>
+  `SELECT v.id FROM pages p CROSS JOIN versions v ON v.page_id = p.id
+   WHERE p.id >= ? AND p.id < ? AND (p.url LIKE ? ESCAPE '\\'${orWide ? ' OR length(p.url) != octet_length(p.url)' : ''})`;
+/** Pages whose URLs an `inurl:` scan reads between turns of the event loop (at 1M, eight steps of about 12 ms). */
+const URL_SCAN_STEP = 131_072;
 
 const BY_ID_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`;
 const RANGE_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
@@ -432,6 +441,8 @@ export interface EngineOptions {
   freshSync?: number;
   /** Documents a webql query's candidates are gathered over between turns of the event loop (MATCH_STEP; smaller in tests). */
   matchStep?: number;
+  /** Pages an `inurl:` scan reads between turns of the event loop (URL_SCAN_STEP; smaller in tests). */
+  urlScanStep?: number;
   /** Where the engine reports what an operator should know (the search helper failing). */
   log?: LogFn;
 }
@@ -460,6 +471,7 @@ export class EngineIndexStore implements IndexStore {
   private readonly joinMerge: number;
   private readonly freshSync: number;
   private readonly matchStep: number;
+  private readonly urlScanStep: number;
   private readonly log: LogFn;
   /** The helper thread, started when the engine opens (or by the first search that splits); none once closed. */
   private helper: SearchHelper | undefined;
@@ -485,6 +497,7 @@ export class EngineIndexStore implements IndexStore {
     this.joinMerge = options.joinMerge ?? JOIN_MERGE;
     this.freshSync = options.freshSync ?? FRESH_SYNC;
     this.matchStep = options.matchStep ?? MATCH_STEP;
+    this.urlScanStep = options.urlScanStep ?? URL_SCAN_STEP;
     this.log = options.log ?? (() => {});
     this.stmts = {
       maxSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM index_log'),
@@ -514,8 +527,8 @@ export class EngineIndexStore implements IndexStore {
       // lowercasing in JavaScript folds every letter: K (U+212A) becomes k, and İ (U+0130) i with a
       // dot above. So a text with i, k or any character outside ASCII keeps every URL outside ASCII
       // too, which it may hold (the second statement, twice the cost: 170 against 85 ms at 1M).
-      inUrl: db.prepare<[string], number>(IN_URL_SQL).pluck(),
-      inUrlOrWide: db.prepare<[string], number>(`${IN_URL_SQL} OR length(p.url) != octet_length(p.url)`).pluck(),
+      inUrl: db.prepare<[number, number, string], number>(inUrlSql(false)).pluck(),
+      inUrlOrWide: db.prepare<[number, number, string], number>(inUrlSql(true)).pluck(),
       lastPage: db.prepare<[], number | null>('SELECT max(id) FROM pages').pluck(),
       idAt: db.prepare<[number], { id: number }>('SELECT id FROM versions WHERE searchable = 1 ORDER BY id LIMIT 1 OFFSET ?'),
     };
@@ -937,10 +950,17 @@ export class EngineIndexStore implements IndexStore {
           }
           return found;
         },
-        inUrl: (text) => {
+        inUrl: async (text) => {
           const lower = text.toLowerCase();
           const pattern = `%${lower.replace(/[\\%_]/g, '\\$&')}%`;
-          return new Set((/[ik\u0080-\uffff]/.test(lower) ? this.stmts.inUrlOrWide : this.stmts.inUrl).all(pattern));
+          const scan = /[ik\u0080-\uffff]/.test(lower) ? this.stmts.inUrlOrWide : this.stmts.inUrl;
+          const last = this.stmts.lastPage.get() ?? 0;
+          const found = new Set<number>();
+          for (let from = 0; from <= last; from += this.urlScanStep) {
+            if (from > 0) await turn();
+            for (const id of scan.all(from, from + this.urlScanStep, pattern)) found.add(id);
+          }
+          return found;
         },
         pages: () => this.stmts.lastPage.get() ?? 0,
       },

@@ -59,7 +59,7 @@ export interface WebqlDeps {
    * any other the store cannot rule out cheaply (a superset; each is still checked). Costs a scan
    * of the pages.
    */
-  inUrl(text: string): Set<number>;
+  inUrl(text: string): Promise<Set<number>>;
   /** The number of pages, for when a scan of them (`inUrl`) costs less than reading on (asked only with a top-level `inurl:`). */
   pages(): number;
 }
@@ -547,7 +547,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     if (size > FIRST_READ) await turn();
     if (readBeforeScan <= 0) {
       for (const part of inUrl) {
-        const within = deps.inUrl(part);
+        const within = await deps.inUrl(part);
         ranked.retain((i) => within.has(ids[i]!));
       }
       readBeforeScan = Infinity;
