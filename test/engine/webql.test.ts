@@ -34,7 +34,8 @@ describe('webql on the engine, against the FTS5 reference', () => {
   const pages = new SqlitePageStore(db);
   const reference = new SqliteIndexStore(db);
   const engine = new EngineIndexStore(db);
-  // The same engine gathering its candidates 7 documents at a time, letting the event loop turn between.
+  // The same engine gathering its candidates 7 documents at a time, letting the event loop turn
+  // between; opened halfway through the writes, so it holds two segments (gathered one after the other).
   const stepped = new EngineIndexStore(db, { matchStep: 7 });
   const random = rng(7);
   const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
@@ -43,6 +44,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
 
   before(async () => {
     for (let i = 0; i < 400; i++) {
+      if (i === 200) await stepped.open();
       const host = pick(HOSTS);
       const path = `${pick(['docs', 'Posts', 'book', 'gc'])}/${pick(VOCAB)}-${i % 150}`;
       const url = `${random() < 0.3 ? 'http' : 'https'}://${host}/${path}`;
@@ -63,7 +65,8 @@ describe('webql on the engine, against the FTS5 reference', () => {
       );
     }
     await engine.open();
-    await stepped.open();
+    await stepped.search({ terms: ['collector'], limit: 1 }); // takes in the second half
+    assert.equal(stepped.segmentCount, 2);
   });
   after(async () => {
     await engine.close();
