@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadCorpus, rng } from '../../bench/scifact.js';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
-import { prefixEnd } from '../../src/adapters/engine/segment.js';
+import { Matches } from '../../src/adapters/engine/engine.js';
+import { prefixEnd, type SegmentData } from '../../src/adapters/engine/segment.js';
 import { hasPhrase, wordKey } from '../../src/adapters/engine/webql-search.js';
 import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
@@ -218,6 +219,20 @@ describe('webql words whose stem is a stop word', () => {
       // Standard mode agrees: the page with only `on` holds no term `on`.
       assert.deepEqual((await engine.search({ terms: ['one'], limit: 10 })).map((h) => h.versionId).sort(), [one, both, phrase].sort());
     }));
+});
+
+describe("the engine's matches (allMatches' arrays)", () => {
+  test('grow past their first 4,096 keeping every match, to no more than the bound', () => {
+    const n = 10_000;
+    const seg = { versionIds: Float64Array.from({ length: n }, (_, i) => 1_000 + i), acquiredAt: Float64Array.from({ length: n }, (_, i) => 5_000 + i) } as SegmentData;
+    const m = new Matches(n);
+    for (let doc = 0; doc < n; doc++) m.add(seg, doc, doc / 2, doc % 7);
+    assert.equal(m.count, n);
+    assert.equal(m.scores.length, n, 'grown to the bound, not past it');
+    for (let i = 0; i < n; i++) {
+      assert.deepEqual([m.versionIds[i], m.acquiredAt[i], m.scores[i], m.held[i]], [1_000 + i, 5_000 + i, i / 2, i % 7]);
+    }
+  });
 });
 
 describe('webql ties', () => {

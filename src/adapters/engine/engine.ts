@@ -1144,9 +1144,12 @@ export interface MatchRequest {
 /**
  * Every document `allMatches` kept: parallel typed arrays, in no particular order, the first
  * `count` of them used. A query can keep hundreds of thousands (741,116 for `(cells OR promotes)
- * cell` at 1M), so they are made once, as long as the query's bound on its matches: grown by
- * doubling instead (58 MB made and dropped on the way to a million), that query and `(cell OR
- * promotes) expression` took 52-130 ms where they take 47-55 ms (ad hoc, two runs each).
+ * cell` at 1M), or a handful where a filter rules out most of its terms' postings; the arrays start
+ * at 4,096 and grow four times over, to at most the query's bound on its matches. Made as long as
+ * the bound at once, a `site:` query made megabytes for a few matches, and the collector's
+ * mark-compacts held the event loop 60-70 ms (bench:webql); grown by doubling from 256, 58 MB were
+ * made and dropped on the way to a million, and the two OR queries above took 52-130 ms where they
+ * take 47-55 ms (ad hoc, two runs each).
  */
 export class Matches {
   count = 0;
@@ -1159,20 +1162,32 @@ export class Matches {
   /** Each segment's matches are a run of these, in segment order: where each starts (`urlMaskOf`). */
   readonly runs: { start: number; seg: SegmentData }[] = [];
 
-  constructor(capacity: number) {
-    this.versionIds = new Float64Array(capacity);
-    this.acquiredAt = new Float64Array(capacity);
-    this.scores = new Float64Array(capacity);
-    this.held = new Int32Array(capacity);
+  /** For at most `bound` matches. */
+  constructor(private readonly bound: number) {
+    const n = Math.min(bound, 4_096);
+    this.versionIds = new Float64Array(n);
+    this.acquiredAt = new Float64Array(n);
+    this.scores = new Float64Array(n);
+    this.held = new Int32Array(n);
   }
 
-  /** Adds document `doc` of `seg` (there is room: the capacity is a bound on the matches). */
+  /** Adds document `doc` of `seg`. */
   add(seg: SegmentData, doc: number, score: number, held: number): void {
+    if (this.count === this.scores.length) this.grow();
     const i = this.count++;
     this.versionIds[i] = seg.versionIds[doc]!;
     this.acquiredAt[i] = seg.acquiredAt[doc]!;
     this.scores[i] = score;
     this.held[i] = held;
+  }
+
+  private grow(): void {
+    const n = Math.min(this.bound, this.count * 4);
+    const grown = <T extends Float64Array | Int32Array>(a: T, b: T): T => (b.set(a), b);
+    this.versionIds = grown(this.versionIds, new Float64Array(n));
+    this.acquiredAt = grown(this.acquiredAt, new Float64Array(n));
+    this.scores = grown(this.scores, new Float64Array(n));
+    this.held = grown(this.held, new Int32Array(n));
   }
 }
 
