@@ -22,7 +22,7 @@ import { cachedStem, indexTerms } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { WebqlNode } from '../../core/webql.js';
-import type { Db } from '../sqlite/database.js';
+import { type Db, openDatabase } from '../sqlite/database.js';
 import { allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { SearchHelper } from './search-helper.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
@@ -509,9 +509,6 @@ export class EngineIndexStore implements IndexStore {
       ),
       byId: db.prepare<[number], Row>(BY_ID_SQL),
       stateById: db.prepare<[number], VersionState>('SELECT searchable, acquired_at, superseded_at FROM versions WHERE id = ?'),
-      span: db.prepare<[], { n: number; lo: number | null; hi: number | null }>(
-        'SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM versions WHERE searchable = 1',
-      ),
       // A batch of webql candidates, with their texts or without (webql-search.ts reads them only when its check needs them).
       webqlText: db.prepare<[string], WebqlVersion>(webqlRows("coalesce(v.title, '') AS title, coalesce(v.description, '') AS description, v.content")),
       webqlFields: db.prepare<[string], WebqlVersion>(webqlRows("'' AS title, '' AS description, '' AS content")),
@@ -530,7 +527,6 @@ export class EngineIndexStore implements IndexStore {
       inUrl: db.prepare<[number, number, string], number>(inUrlSql(false)).pluck(),
       inUrlOrWide: db.prepare<[number, number, string], number>(inUrlSql(true)).pluck(),
       lastPage: db.prepare<[], number | null>('SELECT max(id) FROM pages').pluck(),
-      idAt: db.prepare<[number], { id: number }>('SELECT id FROM versions WHERE searchable = 1 ORDER BY id LIMIT 1 OFFSET ?'),
     };
   }
 
@@ -667,19 +663,35 @@ export class EngineIndexStore implements IndexStore {
     this.buildingIds.clear();
     this.unbuiltFrom = Infinity;
     const seq = this.stmts.maxSeq.get()?.seq ?? 0;
-    const { n, lo, hi } = this.stmts.span.get()!;
+    const file = this.db.name !== ':memory:' && !this.db.memory;
+    // Counted and cut through a connection of their own that reads without the memory map: through
+    // the map, the scan of the searchable versions' index brought in the pages around each of its
+    // pages as well, 213 MB of the file at 1M (where the index's pages lie spread over it, as after
+    // bench:webql's FTS5 table), which then counted in the process's RSS for as long as it ran.
+    const side = file ? openDatabase({ path: this.db.name, readonly: true, mapped: false }) : this.db;
+    let n: number;
+    let bounds: number[];
+    try {
+      const span = side.prepare<[], { n: number; lo: number | null; hi: number | null }>(
+        'SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM versions WHERE searchable = 1',
+      ).get()!;
+      n = span.n;
+      // Parts of as many versions each, cut at the versions' ranks (two at least).
+      const count = n >= this.parallelFrom && file ? Math.max(2, Math.ceil(n / this.buildPart)) : 1;
+      const idAt = side.prepare<[number], { id: number }>('SELECT id FROM versions WHERE searchable = 1 ORDER BY id LIMIT 1 OFFSET ?');
+      const cuts = Array.from({ length: count - 1 }, (_, k) => idAt.get(Math.floor((n * (k + 1)) / count))!.id);
+      bounds = n > 0 ? [span.lo!, ...cuts, span.hi! + 1] : [];
+    } finally {
+      if (side !== this.db) side.close();
+    }
     let seg: SegmentData | undefined;
-    if (n >= this.parallelFrom && this.db.name !== ':memory:' && !this.db.memory) {
-      // Parts of as many versions each, cut at the versions' ranks.
-      const count = Math.max(2, Math.ceil(n / this.buildPart));
-      const cuts = Array.from({ length: count - 1 }, (_, k) => this.stmts.idAt.get(Math.floor((n * (k + 1)) / count))!.id);
-      const bounds = [lo!, ...cuts, hi! + 1];
+    if (bounds.length > 2) {
       const parts = (await buildInTurns(this.db.name, bounds.slice(1).map((next, k) => [bounds[k]!, next - 1] as const), this.weights)).filter(
         (p): p is SegmentData => p !== undefined,
       );
       seg = parts.length > 1 ? concatSegments(parts, true, this.searchThreads > 1) : parts[0];
     } else if (n > 0) {
-      seg = buildRange(this.db, lo!, hi!, this.weights);
+      seg = buildRange(this.db, bounds[0]!, bounds[1]! - 1, this.weights);
     }
     this.publish(seg ? [seg] : []);
     this.applied = seq;
