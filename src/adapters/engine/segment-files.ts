@@ -137,7 +137,7 @@ function readFully(fd: number, into: Uint8Array, position: number): void {
 const LOCK_FILE = 'lock.db';
 
 /** What `withLock` gives when another process held the lock for longer than it would wait. */
-export const LOCKED: unique symbol = Symbol('locked');
+const LOCKED: unique symbol = Symbol('locked');
 
 /**
  * `use()` run while holding `dir`'s lock, shared (loads: any number at once) or exclusive (saves:
@@ -235,7 +235,7 @@ export function saveIndex(dir: string, segs: SegmentData[], names: Map<SegmentDa
   return withLock(dir, 'exclusive', waitMs, () => writeIndex(dir, segs, names, applied, signature)) !== LOCKED;
 }
 
-function writeIndex(dir: string, segs: SegmentData[], names: Map<SegmentData, string>, applied: number, signature: string): true {
+function writeIndex(dir: string, segs: SegmentData[], names: Map<SegmentData, string>, applied: number, signature: string): void {
   for (const s of segs) {
     const name = names.get(s);
     if (name === undefined || !existsSync(join(dir, name))) names.set(s, writeSegment(dir, s));
@@ -249,7 +249,6 @@ function writeIndex(dir: string, segs: SegmentData[], names: Map<SegmentData, st
   writeDurably(join(dir, 'manifest.json'), [Buffer.from(JSON.stringify(manifest))]);
   syncDir(dir);
   removeUnlisted(dir, manifest);
-  return true;
 }
 
 function removeUnlisted(dir: string, m: Manifest): void {
