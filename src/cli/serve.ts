@@ -66,6 +66,9 @@ export async function serveCommand(argv: string[]): Promise<void> {
     timer.unref();
     await app.close();
     app.log.info('stopped');
+    // A worker of `--workers N`: its channel to the primary would keep it alive until the grace
+    // period's forced exit (an error, 10 s later); closing it lets the process end.
+    if (cluster.isWorker) cluster.worker?.disconnect();
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -108,5 +108,8 @@ describe('serve --workers 2', () => {
     server.kill('SIGTERM');
     const code = await new Promise((r) => server.once('exit', (c) => r(c)));
     assert.equal(code, 0);
+    // Each worker stopped by itself, not by the grace period's forced exit.
+    assert.equal([...logs.matchAll(/"msg":"stopped"/g)].length, 2, logs);
+    assert.doesNotMatch(logs, /grace period over/);
   });
 });
