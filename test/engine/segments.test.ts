@@ -14,6 +14,10 @@ import { parseWebql } from '../../src/core/webql.js';
 import { loadCorpus, loadQueries } from '../../bench/scifact.js';
 import { page, tempDir } from '../helpers.js';
 
+/** A process running test/fixtures/`name` (TypeScript), its stdout piped, its stderr piped or inherited. */
+const fixture = (name: string, args: string[], stderr: 'pipe' | 'inherit') =>
+  spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', name), ...args], { stdio: ['ignore', 'pipe', stderr] });
+
 const corpus = loadCorpus();
 const queries = [...loadQueries().values()].slice(0, 200);
 
@@ -241,6 +245,8 @@ describe('segments on disk', () => {
     return out;
   };
   const reference = async () => results(await new EngineIndexStore(db).open());
+  /** The signature the saved manifest records (what a load must be given). */
+  const savedSignature = () => (JSON.parse(readFileSync(join(engineDir, 'manifest.json'), 'utf8')) as { signature: string }).signature;
 
   before(async () => {
     db = openDatabase({ path: dbPath });
@@ -283,13 +289,12 @@ describe('segments on disk', () => {
   test('a save after another process saved into the same folder writes again the files that one removed', async () => {
     await new EngineIndexStore(db, { dir: engineDir }).open();
     // What a running server holds: the saved segments and their file names.
-    const manifest = () => JSON.parse(readFileSync(join(engineDir, 'manifest.json'), 'utf8')) as { signature: string };
-    const held = loadIndex(engineDir, manifest().signature)!;
+    const held = loadIndex(engineDir, savedSignature())!;
     // `websearch index rebuild` in another process: its save removes the files its manifest does not name.
     await new EngineIndexStore(db, { dir: engineDir }).rebuild();
     assert.ok([...held.names.values()].every((name) => !existsSync(join(engineDir, name))));
     // The server saves (after a merge) with the names it had.
-    saveIndex(engineDir, held.segments, held.names, held.applied, manifest().signature, 0);
+    saveIndex(engineDir, held.segments, held.names, held.applied, savedSignature(), 0);
     const next = await new EngineIndexStore(db, { dir: engineDir }).open();
     assert.equal(next.loadedFromDisk, true);
     assert.deepEqual(await results(next), await reference());
@@ -297,18 +302,16 @@ describe('segments on disk', () => {
 
   test('two processes saving into one folder at once take turns: neither fails, and the index left loads', async () => {
     await new EngineIndexStore(db, { dir: engineDir }).open();
+    const signature = savedSignature();
     const saver = () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'engine-saver.ts'), engineDir, '15'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = fixture('engine-saver.ts', [engineDir, signature, '15'], 'pipe');
       let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d));
-      child.stderr.on('data', (d: Buffer) => (out += d));
+      child.stdout!.on('data', (d: Buffer) => (out += d));
+      child.stderr!.on('data', (d: Buffer) => (out += d));
       return new Promise<string>((resolve) => child.once('exit', (code) => resolve(`${code}: ${out.trim()}`)));
     };
     // Each save writes new files and removes those its manifest does not name: without the
     // folder's lock, one removes the other's files as they are written or named, or as a load reads them.
-    const { signature } = JSON.parse(readFileSync(join(engineDir, 'manifest.json'), 'utf8')) as { signature: string };
     let running = true;
     const savers = Promise.all([saver(), saver()]).finally(() => (running = false));
     let loads = 0;
@@ -351,10 +354,8 @@ describe('segments on disk', () => {
     const manifest = join(crashDir, 'manifest.json');
     let savedWhileWriting = 0;
     for (let round = 0; round < 6; round++) {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'engine-writer.ts'), crashDb, crashDir, String(round)], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+      const child = fixture('engine-writer.ts', [crashDb, crashDir, String(round)], 'inherit');
+      await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
       const opened = statSync(manifest).mtimeMs;
       await new Promise((r) => setTimeout(r, 300 + Math.floor(Math.random() * 1500)));
       child.kill('SIGKILL');

@@ -258,7 +258,7 @@ function removeUnlisted(dir: string, m: Manifest): void {
 
 /**
  * The saved index, or undefined when there is none or it cannot be trusted (then: rebuild), read
- * holding the folder's lock (shared, waiting up to `waitMs`; undefined when not had). With
+ * holding the folder's lock (shared, waiting up to LOCK_WAIT_MS; undefined when not had). With
  * `shared`, every array is in shared memory (segment.ts `shareSegment`). With `clean`, files the
  * manifest does not name are removed, and the lock is held exclusively for that; a reader that
  * never saves passes false.
@@ -268,11 +268,10 @@ export function loadIndex(
   signature: string,
   shared = false,
   clean = true,
-  waitMs = LOCK_WAIT_MS,
 ): { segments: SegmentData[]; names: Map<SegmentData, string>; applied: number } | undefined {
   if (!existsSync(join(dir, 'manifest.json'))) return undefined;
   try {
-    const loaded = withLock(dir, clean ? 'exclusive' : 'shared', waitMs, () => readIndex(dir, signature, shared, clean));
+    const loaded = withLock(dir, clean ? 'exclusive' : 'shared', LOCK_WAIT_MS, () => readIndex(dir, signature, shared, clean));
     return loaded === LOCKED ? undefined : loaded;
   } catch {
     return undefined;
