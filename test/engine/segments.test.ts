@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { analyse, EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { exhaustive, searchable, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
 import { loadIndex, saveIndex, withLock } from '../../src/adapters/engine/segment-files.js';
-import { concatSegments, decodeBlock, members, publishedSet, SegmentBuilder, type SegmentData } from '../../src/adapters/engine/segment.js';
+import { concatSegments, decodeBlock, dictionaryOf, members, publishedSet, SegmentBuilder, type SegmentData, termAt, termCount, termNumber } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { queryTerms, stem } from '../../src/core/text.js';
@@ -27,13 +27,16 @@ function statsOf(segs: SegmentData[]): Statistics {
   return {
     docCount,
     avgLength: total / docCount,
-    df: (t) => segs.reduce((n, s) => n + (s.terms.has(t) ? s.termDf[s.terms.get(t)!]! : 0), 0),
+    df: (t) => segs.reduce((n, s) => n + (termNumber(s, t) === undefined ? 0 : s.termDf[termNumber(s, t)!]!), 0),
   };
 }
 
+/** A segment's terms, in their numbers' order. */
+const termsOf = (seg: SegmentData): string[] => Array.from({ length: termCount(seg) }, (_, t) => termAt(seg, t));
+
 /** A term's postings decoded from its blocks: document, frequency, document, frequency, ... */
 function postings(seg: SegmentData, term: string): number[] {
-  const t = seg.terms.get(term)!;
+  const t = termNumber(seg, term)!;
   const out: number[] = [];
   const docs = new Int32Array(128);
   const tfs = new Int32Array(128);
@@ -73,6 +76,30 @@ describe('segments', () => {
     assert.equal(joined.docCount, whole.docCount);
     assert.deepEqual([...joined.pubSorted], [...whole.pubSorted]);
     for (const q of queries) assert.deepEqual(run([joined], q), run([whole], q), q);
+    // The joined dictionary holds each term once, with the whole's postings.
+    assert.equal(termCount(joined), termCount(whole));
+    assert.deepEqual(termsOf(joined), termsOf(whole));
+    for (const term of termsOf(whole).filter((_, t) => t % 7 === 0)) assert.deepEqual(postings(joined, term), postings(whole, term), term);
+  });
+
+  test('the term dictionary finds each of its terms by its bytes and nothing else', () => {
+    const words = ['a', 'ab', 'abc', 'b', '東京', 'café', 'x86', 'straße', ...Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`)];
+    const dict = dictionaryOf(words);
+    assert.equal(termCount(dict), words.length);
+    assert.equal(dict.termSlots.length, 16_384); // a power of two, at least twice the terms
+    words.forEach((w, t) => {
+      assert.equal(termNumber(dict, w), t, w);
+      assert.equal(termAt(dict, t), w);
+    });
+    for (const absent of ['', 'abcd', 'c', '東', '京東', 'cafe', 'strasse', 'w', 'W0', 'w0 ', 'x'.repeat(1000)]) assert.equal(termNumber(dict, absent), undefined, absent);
+    // Its arrays read the same from shared memory (the search helper's copy).
+    const shared = dictionaryOf(words, true);
+    assert.ok(shared.termBytes.buffer instanceof SharedArrayBuffer);
+    assert.equal(termNumber(shared, 'straße'), 7);
+    assert.equal(termAt(shared, 4), '東京');
+    const empty = dictionaryOf([]);
+    assert.equal(termCount(empty), 0);
+    assert.equal(termNumber(empty, 'a'), undefined);
   });
 
   test('published windows: the documents inside [from, to], as a bitset while they are at most half the segment', () => {
@@ -139,7 +166,7 @@ describe('segments', () => {
     // The dense lists' bitsets (engine.ts `Members`) were made by those searches, each exactly its list.
     const m = s[0]!.members;
     const seg = segs[0]!;
-    const dense = [...m.terms].map((t) => [...seg.terms].find(([, id]) => id === t)![0]);
+    const dense = [...m.terms].map((t) => termAt(seg, t));
     assert.deepEqual(dense.sort(), ['bunched', 'even']);
     for (const [i, t] of m.terms.entries()) {
       assert.equal(m.state[i], 2);
@@ -187,9 +214,9 @@ describe('segments', () => {
     const x = viaMap.finish();
     const y = viaFields.finish();
     assert.deepEqual([...y.lengths], [...x.lengths]);
-    assert.deepEqual([...y.terms.keys()].sort(), [...x.terms.keys()].sort());
-    for (const term of x.terms.keys()) assert.deepEqual(postings(y, term), postings(x, term), term);
-    assert.ok(x.terms.has('東京') && x.terms.has('cafe') && x.terms.has('allcap'));
+    assert.deepEqual(termsOf(y).sort(), termsOf(x).sort());
+    for (const term of termsOf(x)) assert.deepEqual(postings(y, term), postings(x, term), term);
+    for (const term of ['東京', 'cafe', 'allcap']) assert.equal(termAt(x, termNumber(x, term)!), term);
   });
 
   test('every posting comes back as it was added: terms seen once, a few thousand times, and in every document', () => {
@@ -213,9 +240,9 @@ describe('segments', () => {
       builder.add({ versionId: doc + 1, terms, length: 4, acquiredAt: 0, supersededAt: Infinity, publishedAt: NaN, revHost: 'test.h.', urlMask: [0, 0] });
     }
     const seg = builder.finish();
-    assert.equal(seg.terms.size, expected.size);
+    assert.equal(termCount(seg), expected.size);
     for (const [term, want] of expected) {
-      const t = seg.terms.get(term)!;
+      const t = termNumber(seg, term)!;
       assert.equal(seg.termDf[t], want.length / 2, term);
       const got = postings(seg, term);
       if (got.length !== want.length || got.some((v, i) => v !== want[i])) assert.deepEqual(got, want, term);

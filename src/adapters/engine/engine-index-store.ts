@@ -28,7 +28,7 @@ import { SearchHelper } from './search-helper.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from './worker.js';
 import { narrowerSite, searchWebql, urlMask, urlText, type WebqlVersion } from './webql-search.js';
-import { concatSegments, docOf, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment } from './segment.js';
+import { concatSegments, docOf, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termNumber } from './segment.js';
 
 export interface EngineWeights {
   title: number;
@@ -571,7 +571,7 @@ export class EngineIndexStore implements IndexStore {
         if (df !== undefined) return df;
         df = 0;
         for (const s of segs) {
-          const t = s.data.terms.get(term);
+          const t = termNumber(s.data, term);
           if (t !== undefined) df += s.data.termDf[t]!;
         }
         known.set(term, df);

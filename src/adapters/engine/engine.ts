@@ -9,7 +9,7 @@
  * N, df and avglen count every document of every segment, deleted ones included (as Lucene does until
  * segments merge), so the statistics never depend on a query's filters.
  */
-import { B, BLOCK, bitsetWords, blockDocs, docOf, hostRange, K1, lowerBound, members, newArray, packedWords, publishedSet, type SegmentData } from './segment.js';
+import { B, BLOCK, bitsetWords, blockDocs, docOf, hostRange, K1, lowerBound, members, newArray, packedWords, publishedSet, type SegmentData, termNumber } from './segment.js';
 
 export { B, K1 };
 
@@ -742,7 +742,7 @@ export function searchTopK(
     const slots: number[] = [];
     const idfs: number[] = [];
     for (let j = 0; j < m; j++) {
-      const t = seg.terms.get(q.terms[j]!);
+      const t = termNumber(seg, q.terms[j]!);
       if (t === undefined) continue;
       const first = seg.termBlockStart[t]!;
       const count = seg.termBlockCount[t]!;
@@ -1104,7 +1104,7 @@ export function exhaustive(
     if (!accept) continue;
     const scores = new Map<number, Float64Array>();
     for (let j = 0; j < m; j++) {
-      const c = termCursor(seg, seg.terms.get(q.terms[j]!));
+      const c = termCursor(seg, termNumber(seg, q.terms[j]!));
       if (c === undefined) continue;
       for (c.start(); c.doc !== NO_MORE; c.next()) {
         if (!accept(c.doc)) continue;
@@ -1309,7 +1309,7 @@ function anyOf(
   scratch.fit(seg.docCount, step);
   const { score, held } = scratch;
   const walked = m.everyDoc ? q.terms.length : q.terms.length - m.probed;
-  const cursors = q.terms.map((term, j) => (j < walked || j < 31 ? termCursor(seg, seg.terms.get(term)) : undefined));
+  const cursors = q.terms.map((term, j) => (j < walked || j < 31 ? termCursor(seg, termNumber(seg, term)) : undefined));
   for (const c of cursors) c?.start();
   let lo = 0;
   return (hi) => {
@@ -1371,7 +1371,7 @@ function anyOf(
  */
 function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, accept: (doc: number) => boolean, m: MatchRequest, out: Matches): MatchStep | undefined {
   const { data: seg, normOf, lengthCode: code } = sseg;
-  const cursors = q.terms.map((term) => termCursor(seg, seg.terms.get(term)));
+  const cursors = q.terms.map((term) => termCursor(seg, termNumber(seg, term)));
   const required = q.terms.map((term) => m.required.includes(term));
   const need = cursors.filter((c, j) => required[j]);
   if (need.some((c) => c === undefined)) return undefined;

@@ -6,14 +6,14 @@
  *
  * The helper shares the segments instead of copying them: their arrays, the columns later writes
  * change, the `gone` bits and the dense lists' bitsets (engine.ts `Members`) are in
- * SharedArrayBuffers (segment.ts `shareSegment`). Each segment is posted once; each publish posts
- * the parts in use; each search, what the helper has no copy of (the terms' numbers in each
- * segment and their document frequencies). Messages arrive in order, so a search runs over the
- * parts published before it was asked.
+ * SharedArrayBuffers (segment.ts `shareSegment`), term dictionaries included. Each segment is
+ * posted once; each publish posts the parts in use; each search, what the helper has no copy of
+ * (its terms' document frequencies over all segments). Messages arrive in order, so a search runs
+ * over the parts published before it was asked.
  */
 import type { Worker } from 'node:worker_threads';
 import type { DocRange, EngineFilter, EngineHit, SearchableSegment, SharedFloor, Statistics } from './engine.js';
-import type { FromHelper, PostedSegment, ToHelper } from './search-worker.js';
+import type { FromHelper, ToHelper } from './search-worker.js';
 import type { SegmentData } from './segment.js';
 import { startWorker } from './worker.js';
 
@@ -66,8 +66,7 @@ export class SearchHelper {
       if (this.ids.has(data)) continue;
       const id = this.nextId++;
       this.ids.set(data, id);
-      const { terms: _dictionary, ...posted } = data;
-      this.post({ type: 'segment', id, data: posted satisfies PostedSegment, members });
+      this.post({ type: 'segment', id, data, members });
     }
     this.post({ type: 'publish', parts: segments.map((s) => ({ id: this.ids.get(s.data)!, gone: s.gone })), avgLength });
   }
@@ -95,7 +94,6 @@ export class SearchHelper {
       df: distinct.map(stats.df),
       docCount: stats.docCount,
       avgLength: stats.avgLength,
-      termIds: segments.map((s) => distinct.map((t) => s.data.terms.get(t) ?? -1)),
       filter,
       k,
       range,

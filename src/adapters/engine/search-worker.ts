@@ -1,8 +1,8 @@
 /**
  * The search helper thread (search-helper.ts starts it): it searches the upper part of each
  * segment's documents while the main thread searches the lower part. It holds no copy of the
- * index: the segments' arrays are in shared memory, and each search brings what lives in the main
- * thread's Maps (the query terms' numbers in each segment, their document frequencies).
+ * index: the segments' arrays (their term dictionaries included) are in shared memory, and each
+ * search brings the query terms' document frequencies over all segments.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -10,11 +10,8 @@ import { parentPort } from 'node:worker_threads';
 import { type DocRange, type EngineFilter, type EngineHit, type Members, type SearchableSegment, SharedFloor, searchable, searchTopK } from './engine.js';
 import type { SegmentData } from './segment.js';
 
-/** A segment as posted to the helper: its arrays (shared), hosts and counts, without its term dictionary. */
-export type PostedSegment = Omit<SegmentData, 'terms'>;
-
 export type ToHelper =
-  | { type: 'segment'; id: number; data: PostedSegment; members: Members }
+  | { type: 'segment'; id: number; data: SegmentData; members: Members }
   | { type: 'publish'; parts: { id: number; gone: Int32Array }[]; avgLength: number }
   | {
       type: 'search';
@@ -24,8 +21,6 @@ export type ToHelper =
       df: number[];
       docCount: number;
       avgLength: number;
-      /** Per published part, per term: its number in that segment's dictionary, or -1. */
-      termIds: number[][];
       filter: EngineFilter;
       k: number;
       range: DocRange;
@@ -67,7 +62,7 @@ if (parentPort) {
   let parts: SearchableSegment[] = [];
   port.on('message', (m: ToHelper) => {
     if (m.type === 'segment') {
-      held.set(m.id, { data: { ...m.data, terms: new Map() }, members: m.members });
+      held.set(m.id, { data: m.data, members: m.members });
     } else if (m.type === 'publish') {
       // As the main thread's publish: each part ready under the new average length; segments no part uses are let go.
       const ids = new Set(m.parts.map((p) => p.id));
@@ -84,13 +79,6 @@ if (parentPort) {
       if (dropped) collectSoon();
     } else {
       try {
-        parts.forEach((p, i) => {
-          const terms = p.data.terms;
-          terms.clear();
-          m.termIds[i]!.forEach((t, j) => {
-            if (t >= 0) terms.set(m.terms[j]!, t);
-          });
-        });
         const df = new Map(m.terms.map((t, j) => [t, m.df[j]!]));
         const stats = { docCount: m.docCount, avgLength: m.avgLength, df: (t: string) => df.get(t) ?? 0 };
         const hits = searchTopK(parts, stats, m.terms, m.filter, m.k, m.range, new SharedFloor(m.floor));

@@ -17,11 +17,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type ArrayCtor, newArray, type SegmentData } from './segment.js';
 
-const MAGIC = 'WSEG3';
+const MAGIC = 'WSEG4';
 const STATE_MAGIC = 'WSTA1';
 
 /** The typed arrays of a segment in file order, with their constructors. */
 const ARRAYS = [
+  ['termBytes', Uint8Array],
+  ['termStarts', Uint32Array],
+  ['termSlots', Int32Array],
   ['termDf', Uint32Array],
   ['termBlockStart', Uint32Array],
   ['termBlockCount', Uint32Array],
@@ -65,7 +68,7 @@ function syncDir(dir: string): void {
   }
 }
 
-/** A header (JSON with the terms, hosts and array lengths) then each array, 8-byte aligned. */
+/** A header (JSON with the hosts and array lengths) then each array, 8-byte aligned. */
 function encode(magic: string, meta: object, arrays: ArrayBufferView[]): Uint8Array[] {
   const header = Buffer.from(JSON.stringify(meta));
   const prefix = Buffer.alloc(16);
@@ -179,7 +182,6 @@ export function writeSegment(dir: string, seg: SegmentData): string {
     docCount: seg.docCount,
     totalLength: seg.totalLength,
     refAvg: seg.refAvg,
-    terms: [...seg.terms.keys()],
     hosts: seg.hosts,
     lengths: ARRAYS.map(([k]) => (seg[k] as ArrayBufferView & { length: number }).length),
   };
@@ -197,15 +199,17 @@ function segmentOf(meta: Record<string, unknown>, next: NextArray): SegmentData 
   ARRAYS.forEach(([k, ctor], i) => {
     out[k] = next(ctor, lengths[i]!);
   });
-  const terms = new Map<string, number>();
-  (meta.terms as string[]).forEach((t, i) => terms.set(t, i));
   const docCount = meta.docCount as number;
+  const { termBytes, termStarts, termSlots, termDf } = out as Pick<SegmentData, 'termBytes' | 'termStarts' | 'termSlots' | 'termDf'>;
+  const slots = termSlots.length;
+  if (termStarts.length !== termDf.length + 1 || termStarts[termDf.length] !== termBytes.length || slots < 2 || (slots & (slots - 1)) !== 0) {
+    throw new Error('engine file has an inconsistent term dictionary');
+  }
   return {
     ...(out as Pick<SegmentData, ArrayName>),
     docCount,
     totalLength: meta.totalLength as number,
     refAvg: meta.refAvg as number,
-    terms,
     hosts: meta.hosts as string[],
     // Columns that change come from the state file.
     acquiredAt: new Float64Array(0),
