@@ -24,10 +24,19 @@ async function runPrimary(settings: Settings): Promise<void> {
   let stopping = false;
   const fork = () => cluster.fork();
   for (let i = 0; i < settings.workers; i++) fork();
+  // Ends once no worker is left, with process.exitCode (1 when a worker could not start).
+  const endIfDone = () => {
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();
+  };
+  const listened = new Set<number>();
+  cluster.on('listening', (worker) => listened.add(worker.id));
   cluster.on('exit', (worker, code, signal) => {
-    if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
-      return;
+    if (stopping) return endIfDone();
+    if (!listened.delete(worker.id)) {
+      // It never served (the port taken, say): another would fail the same way, so the service stops.
+      process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}) before it listened; stopping\n`);
+      process.exitCode = 1;
+      return stop('SIGTERM');
     }
     process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
     fork();
@@ -36,7 +45,7 @@ async function runPrimary(settings: Settings): Promise<void> {
     if (stopping) return;
     stopping = true;
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
-    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+    endIfDone();
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
@@ -76,5 +85,13 @@ export async function serveCommand(argv: string[]): Promise<void> {
   if (services.x402Problems.length > 0) {
     app.log.error({ problems: services.x402Problems }, 'x402 tier not started: its configuration is incomplete; the other tiers run');
   }
-  await app.listen({ host: settings.host, port: settings.port });
+  try {
+    await app.listen({ host: settings.host, port: settings.port });
+  } catch (e) {
+    // Not listening (the port taken, say): close what this process opened, so that it ends with the
+    // error (a worker's channel to the primary would keep it running without serving).
+    await app.close();
+    if (cluster.isWorker) cluster.worker?.disconnect();
+    throw e;
+  }
 }

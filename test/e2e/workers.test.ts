@@ -5,20 +5,26 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { tempDir } from '../helpers.js';
 
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+/** Runs the CLI to its end, or kills it after `limitMs` (code null then). */
+function run(args: string[], env: NodeJS.ProcessEnv, limitMs = 60_000): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     const p = spawn(process.execPath, [...CLI, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     p.stderr.on('data', (d) => {
       stderr += d;
     });
-    p.once('exit', (code) => resolve({ code, stderr }));
+    const timer = setTimeout(() => p.kill('SIGKILL'), limitMs);
+    p.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
   });
 }
 
@@ -111,5 +117,26 @@ describe('serve --workers 2', () => {
     // Each worker stopped by itself, not by the grace period's forced exit.
     assert.equal([...logs.matchAll(/"msg":"stopped"/g)].length, 2, logs);
     assert.doesNotMatch(logs, /grace period over/);
+  });
+});
+
+describe('serve --workers 2 on a port already taken', () => {
+  test('the service stops with the error instead of running without listening', async () => {
+    const dir = tempDir();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as { port: number }).port;
+      const env = { ...process.env, WEBSEARCH_DATA_DIR: dir.path };
+      // Before, each worker said EADDRINUSE and stayed, not listening, until a signal: killed here after 30 s.
+      const r = await run(['serve', '--port', String(port), '--workers', '2'], env, 30_000);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /EADDRINUSE/);
+      assert.match(r.stderr, /before it listened; stopping/);
+      assert.doesNotMatch(r.stderr, /starting another/);
+    } finally {
+      taken.close();
+      dir.remove();
+    }
   });
 });
