@@ -83,7 +83,8 @@ describe('segments', () => {
   });
 
   test('the term dictionary finds each of its terms by its bytes and nothing else', () => {
-    const words = ['a', 'ab', 'abc', 'b', '東京', 'café', 'x86', 'straße', ...Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`)];
+    // Long terms too: their bytes do not fit the first scratch buffer.
+    const words = ['a', 'ab', 'abc', 'b', '東京', 'café', 'x86', 'straße', 'long'.repeat(100), '東京'.repeat(200), ...Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`)];
     const dict = dictionaryOf(words);
     assert.equal(termCount(dict), words.length);
     assert.equal(dict.termSlots.length, 16_384); // a power of two, at least twice the terms

@@ -353,8 +353,14 @@ export interface SegmentData extends TermDictionary {
 }
 
 const UTF8 = new TextEncoder();
-/** A looked-up term's UTF-8 bytes (`termNumber`), this thread's. */
+/** A term's UTF-8 bytes (`encoded`), this thread's. */
 let termScratch = new Uint8Array(256);
+
+/** Writes `term`'s UTF-8 bytes to termScratch (grown as needed); returns how many. */
+function encoded(term: string): number {
+  if (termScratch.length < term.length * 3) termScratch = new Uint8Array(term.length * 3);
+  return UTF8.encodeInto(term, termScratch).written;
+}
 
 /** FNV-1a over bytes[i, j). */
 function hashBytes(bytes: Uint8Array, i: number, j: number): number {
@@ -379,8 +385,7 @@ export function termAt(d: TermDictionary, t: number): string {
  * (core/text.ts), never a lone surrogate, so their UTF-8 bytes tell them apart.
  */
 export function termNumber(d: TermDictionary, term: string): number | undefined {
-  if (termScratch.length < term.length * 3) termScratch = new Uint8Array(term.length * 3);
-  const n = UTF8.encodeInto(term, termScratch).written;
+  const n = encoded(term);
   const t = findBytes(d.termBytes, d.termStarts, d.termSlots, termScratch, 0, n, hashBytes(termScratch, 0, n));
   return t < 0 ? undefined : t;
 }
@@ -464,10 +469,9 @@ function grown<T extends Uint8Array | Uint32Array | Int32Array>(a: T, need: numb
 /** The dictionary of these distinct terms, numbered in the order given. */
 export function dictionaryOf(terms: Iterable<string>, shared = false): TermDictionary {
   const w = new DictionaryWriter();
-  let scratch = new Uint8Array(256);
   for (const term of terms) {
-    if (scratch.length < term.length * 3) scratch = new Uint8Array(term.length * 3);
-    w.append(scratch, 0, UTF8.encodeInto(term, scratch).written);
+    const n = encoded(term); // first: it may replace termScratch
+    w.append(termScratch, 0, n);
   }
   return w.finish(shared);
 }
@@ -581,21 +585,12 @@ class AsciiWordTable<V> {
   add(text: string, i: number, j: number, value: V): void {
     const e = this.values.length;
     if (e === this.start.length) {
-      const grow = (a: Int32Array) => {
-        const b = new Int32Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.start = grow(this.start);
-      this.len = grow(this.len);
-      this.hash = grow(this.hash);
+      this.start = grown(this.start, 0);
+      this.len = grown(this.len, 0);
+      this.hash = grown(this.hash, 0);
     }
     const n = j - i;
-    if (this.used + n > this.chars.length) {
-      const b = new Uint8Array(Math.max(this.chars.length * 2, this.used + n));
-      b.set(this.chars.subarray(0, this.used));
-      this.chars = b;
-    }
+    if (this.used + n > this.chars.length) this.chars = grown(this.chars, this.used + n);
     for (let k = 0; k < n; k++) {
       const c = text.charCodeAt(i + k);
       this.chars[this.used + k] = c >= 65 && c <= 90 ? c | 0x20 : c;
