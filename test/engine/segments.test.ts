@@ -93,6 +93,11 @@ describe('segments', () => {
       assert.equal(termAt(dict, t), w);
     });
     for (const absent of ['', 'abcd', 'c', '東', '京東', 'cafe', 'strasse', 'w', 'W0', 'w0 ', 'x'.repeat(1000)]) assert.equal(termNumber(dict, absent), undefined, absent);
+    // Each dictionary has a random key: the same terms lie in other slots, and are found all the same.
+    const again = dictionaryOf(words);
+    assert.notEqual(again.termSeed, dict.termSeed);
+    assert.notDeepEqual(again.termSlots, dict.termSlots);
+    words.forEach((w, t) => assert.equal(termNumber(again, w), t, w));
     // Its arrays read the same from shared memory (the search helper's copy).
     const shared = dictionaryOf(words, true);
     assert.ok(shared.termBytes.buffer instanceof SharedArrayBuffer);

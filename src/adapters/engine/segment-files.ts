@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type ArrayCtor, newArray, type SegmentData } from './segment.js';
 
-const MAGIC = 'WSEG4';
+const MAGIC = 'WSEG5';
 const STATE_MAGIC = 'WSTA1';
 
 /** The typed arrays of a segment in file order, with their constructors. */
@@ -182,6 +182,7 @@ export function writeSegment(dir: string, seg: SegmentData): string {
     docCount: seg.docCount,
     totalLength: seg.totalLength,
     refAvg: seg.refAvg,
+    termSeed: seg.termSeed,
     hosts: seg.hosts,
     lengths: ARRAYS.map(([k]) => (seg[k] as ArrayBufferView & { length: number }).length),
   };
@@ -202,7 +203,9 @@ function segmentOf(meta: Record<string, unknown>, next: NextArray): SegmentData 
   const docCount = meta.docCount as number;
   const { termBytes, termStarts, termSlots, termDf } = out as Pick<SegmentData, 'termBytes' | 'termStarts' | 'termSlots' | 'termDf'>;
   const slots = termSlots.length;
-  if (termStarts.length !== termDf.length + 1 || termStarts[termDf.length] !== termBytes.length || slots < 2 || (slots & (slots - 1)) !== 0) {
+  const termSeed = meta.termSeed;
+  const keyed = typeof termSeed === 'number' && Number.isInteger(termSeed) && termSeed >= 0 && termSeed < 2 ** 32;
+  if (!keyed || termStarts.length !== termDf.length + 1 || termStarts[termDf.length] !== termBytes.length || slots < 2 || (slots & (slots - 1)) !== 0) {
     throw new Error('engine file has an inconsistent term dictionary');
   }
   return {
@@ -210,6 +213,7 @@ function segmentOf(meta: Record<string, unknown>, next: NextArray): SegmentData 
     docCount,
     totalLength: meta.totalLength as number,
     refAvg: meta.refAvg as number,
+    termSeed,
     hosts: meta.hosts as string[],
     // Columns that change come from the state file.
     acquiredAt: new Float64Array(0),

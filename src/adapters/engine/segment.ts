@@ -16,6 +16,7 @@
  * superseded, a capture moves earlier, a version is removed); everything else never changes.
  */
 
+import { randomInt } from 'node:crypto';
 import { scanWords, STOP_WORDS, stem, unicodeWords } from '../../core/text.js';
 
 export const BLOCK = 128;
@@ -313,6 +314,8 @@ export interface TermDictionary {
   termStarts: Uint32Array;
   /** Open addressing by `hashBytes` of a term's bytes: a term's number, or -1; a power of two at least twice the terms. */
   termSlots: Int32Array;
+  /** The table's random key (`newSeed`). */
+  termSeed: number;
 }
 
 export interface SegmentData extends TermDictionary {
@@ -362,11 +365,34 @@ function encoded(term: string): number {
   return UTF8.encodeInto(term, termScratch).written;
 }
 
-/** FNV-1a over bytes[i, j). */
-function hashBytes(bytes: Uint8Array, i: number, j: number): number {
-  let h = 0x811c9dc5;
+/**
+ * A random key for a hash table of words that pages bring. Unkeyed, the tables' hash would let a
+ * page (or a crawled site) be written so that many of its words fall in one slot, and each
+ * insertion would then walk all those before it: a build quadratic in the words. Keyed, a
+ * table's slots cannot be aimed at from outside (the key is not cryptographic, but never leaves
+ * the machine).
+ */
+function newSeed(): number {
+  return randomInt(0x100000000);
+}
+
+/** FNV-1a over bytes[i, j) from `seed`, its bits then mixed (MurmurHash3's finalizer), so that `slotOf`'s high bits depend on every byte. */
+function hashBytes(bytes: Uint8Array, i: number, j: number, seed: number): number {
+  let h = seed ^ 0x811c9dc5;
   for (let k = i; k < j; k++) h = Math.imul(h ^ bytes[k]!, 16777619);
-  return h;
+  return mix(h);
+}
+
+/** MurmurHash3's 32-bit finalizer. */
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) | 0;
+}
+
+/** The first slot for hash `h` in a table of `size` slots (a power of two, at least 2): the hash's high bits. */
+function slotOf(h: number, size: number): number {
+  return h >>> (Math.clz32(size) + 1);
 }
 
 /** How many terms a dictionary holds. */
@@ -386,7 +412,7 @@ export function termAt(d: TermDictionary, t: number): string {
  */
 export function termNumber(d: TermDictionary, term: string): number | undefined {
   const n = encoded(term);
-  const t = findBytes(d.termBytes, d.termStarts, d.termSlots, termScratch, 0, n, hashBytes(termScratch, 0, n));
+  const t = findBytes(d.termBytes, d.termStarts, d.termSlots, termScratch, 0, n, hashBytes(termScratch, 0, n, d.termSeed));
   return t < 0 ? undefined : t;
 }
 
@@ -394,7 +420,7 @@ export function termNumber(d: TermDictionary, term: string): number | undefined 
 function findBytes(bytes: Uint8Array, starts: Uint32Array, slots: Int32Array, src: Uint8Array, i: number, j: number, h: number): number {
   const mask = slots.length - 1;
   const len = j - i;
-  for (let s = h & mask; ; s = (s + 1) & mask) {
+  for (let s = slotOf(h, slots.length); ; s = (s + 1) & mask) {
     const t = slots[s]!;
     if (t < 0) return -1;
     const at = starts[t]!;
@@ -412,17 +438,18 @@ class DictionaryWriter {
   private starts = new Uint32Array(1025);
   private hashes = new Int32Array(1024);
   private slots = new Int32Array(2048).fill(-1);
+  private readonly seed = newSeed();
   count = 0;
 
   /** The number of the term src[i, j), given the next one when new. */
   add(src: Uint8Array, i: number, j: number): number {
-    const h = hashBytes(src, i, j);
+    const h = hashBytes(src, i, j, this.seed);
     const t = findBytes(this.bytes, this.starts, this.slots, src, i, j, h);
     return t >= 0 ? t : this.append(src, i, j, h);
   }
 
   /** Adds the term src[i, j) (not present) as the next number. */
-  append(src: Uint8Array, i: number, j: number, h = hashBytes(src, i, j)): number {
+  append(src: Uint8Array, i: number, j: number, h = hashBytes(src, i, j, this.seed)): number {
     const t = this.count++;
     const len = j - i;
     if (this.used + len > this.bytes.length) this.bytes = grown(this.bytes, this.used + len);
@@ -443,7 +470,7 @@ class DictionaryWriter {
 
   private place(t: number): void {
     const mask = this.slots.length - 1;
-    let s = this.hashes[t]! & mask;
+    let s = slotOf(this.hashes[t]!, this.slots.length);
     while (this.slots[s]! >= 0) s = (s + 1) & mask;
     this.slots[s] = t;
   }
@@ -455,7 +482,12 @@ class DictionaryWriter {
       out.set(a.subarray(0, n) as never);
       return out;
     };
-    return { termBytes: copy(this.bytes, this.used), termStarts: copy(this.starts, this.count + 1), termSlots: copy(this.slots, this.slots.length) };
+    return {
+      termBytes: copy(this.bytes, this.used),
+      termStarts: copy(this.starts, this.count + 1),
+      termSlots: copy(this.slots, this.slots.length),
+      termSeed: this.seed,
+    };
   }
 }
 
@@ -542,7 +574,8 @@ function blockMaxSaturation(
 
 /**
  * Lowercased ASCII words -> a value, looked up by the characters of a run of the text in place:
- * no string is made for a word seen before (open addressing, FNV-1a over the lowercased codes).
+ * no string is made for a word seen before (open addressing, keyed FNV-1a over the lowercased
+ * codes: `newSeed`).
  */
 class AsciiWordTable<V> {
   private chars = new Uint8Array(1 << 16);
@@ -552,21 +585,22 @@ class AsciiWordTable<V> {
   private hash = new Int32Array(1024);
   readonly values: V[] = [];
   private slots = new Int32Array(2048).fill(-1);
+  private readonly seed = newSeed();
 
-  private static hashOf(text: string, i: number, j: number): number {
-    let h = 0x811c9dc5;
+  private hashOf(text: string, i: number, j: number): number {
+    let h = this.seed ^ 0x811c9dc5;
     for (let k = i; k < j; k++) {
       const c = text.charCodeAt(k);
       h = Math.imul(h ^ (c >= 65 && c <= 90 ? c | 0x20 : c), 16777619);
     }
-    return h;
+    return mix(h);
   }
 
   /** The entry of the word text[i, j) (lowercased), or -1. */
   find(text: string, i: number, j: number): number {
-    const h = AsciiWordTable.hashOf(text, i, j);
+    const h = this.hashOf(text, i, j);
     const mask = this.slots.length - 1;
-    for (let s = h & mask; ; s = (s + 1) & mask) {
+    for (let s = slotOf(h, this.slots.length); ; s = (s + 1) & mask) {
       const e = this.slots[s]!;
       if (e < 0) return -1;
       if (this.hash[e] !== h || this.len[e] !== j - i) continue;
@@ -597,7 +631,7 @@ class AsciiWordTable<V> {
     }
     this.start[e] = this.used;
     this.len[e] = n;
-    this.hash[e] = AsciiWordTable.hashOf(text, i, j);
+    this.hash[e] = this.hashOf(text, i, j);
     this.used += n;
     this.values.push(value);
     if ((e + 1) * 2 > this.slots.length) this.rehash(this.slots.length * 2);
@@ -606,7 +640,7 @@ class AsciiWordTable<V> {
 
   private place(e: number): void {
     const mask = this.slots.length - 1;
-    let s = this.hash[e]! & mask;
+    let s = slotOf(this.hash[e]!, this.slots.length);
     while (this.slots[s]! >= 0) s = (s + 1) & mask;
     this.slots[s] = e;
   }
