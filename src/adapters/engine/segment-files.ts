@@ -68,7 +68,7 @@ function syncDir(dir: string): void {
   }
 }
 
-/** A header (JSON with the hosts and array lengths) then each array, 8-byte aligned. */
+/** A header (JSON: for a segment, its hosts, its dictionary's key and its arrays' lengths) then each array, 8-byte aligned. */
 function encode(magic: string, meta: object, arrays: ArrayBufferView[]): Uint8Array[] {
   const header = Buffer.from(JSON.stringify(meta));
   const prefix = Buffer.alloc(16);
