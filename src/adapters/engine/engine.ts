@@ -9,7 +9,7 @@
  * N, df and avglen count every document of every segment, deleted ones included (as Lucene does until
  * segments merge), so the statistics never depend on a query's filters.
  */
-import { B, BLOCK, bitsetWords, blockDocs, docOf, hostRange, K1, lowerBound, members, newArray, packedWords, publishedSet, type SegmentData, termNumber } from './segment.js';
+import { B, BLOCK, bitsetWords, blockDocs, docOf, hostRange, K1, lowerBound, members, newArray, packedWords, publishedSet, resized, type SegmentData, termNumber } from './segment.js';
 
 export { B, K1 };
 
@@ -1183,11 +1183,10 @@ export class Matches {
 
   private grow(): void {
     const n = Math.min(this.bound, this.count * 4);
-    const grown = <T extends Float64Array | Int32Array>(a: T, b: T): T => (b.set(a), b);
-    this.versionIds = grown(this.versionIds, new Float64Array(n));
-    this.acquiredAt = grown(this.acquiredAt, new Float64Array(n));
-    this.scores = grown(this.scores, new Float64Array(n));
-    this.held = grown(this.held, new Int32Array(n));
+    this.versionIds = resized(this.versionIds, n);
+    this.acquiredAt = resized(this.acquiredAt, n);
+    this.scores = resized(this.scores, n);
+    this.held = resized(this.held, n);
   }
 }
 

@@ -147,11 +147,7 @@ class PostingsPool {
     const t = this.count++;
     if (t === this.df.length) {
       // By half again, not double: nine columns of a million terms are 36 MB at full capacity.
-      const grow = <A extends Uint32Array | Int32Array>(a: A): A => {
-        const b = new (a.constructor as new (n: number) => A)(Math.ceil(a.length * 1.5));
-        b.set(a);
-        return b;
-      };
+      const grow = <A extends Uint32Array | Int32Array>(a: A): A => resized(a, Math.ceil(a.length * 1.5));
       this.df = grow(this.df);
       this.pending = grow(this.pending);
       this.lastDoc = grow(this.lastDoc);
@@ -477,25 +473,18 @@ class DictionaryWriter {
 
   /** The dictionary, its arrays exactly sized (in shared memory when `shared`). */
   finish(shared: boolean): TermDictionary {
-    const copy = <T extends Uint8Array | Uint32Array | Int32Array>(a: T, n: number): T => {
-      const out = newArray(a.constructor as ArrayCtor, n, shared) as unknown as T;
-      out.set(a.subarray(0, n) as never);
-      return out;
-    };
     return {
-      termBytes: copy(this.bytes, this.used),
-      termStarts: copy(this.starts, this.count + 1),
-      termSlots: copy(this.slots, this.slots.length),
+      termBytes: resized(this.bytes, this.used, shared),
+      termStarts: resized(this.starts, this.count + 1, shared),
+      termSlots: resized(this.slots, this.slots.length, shared),
       termSeed: this.seed,
     };
   }
 }
 
 /** A typed array twice as long as `a` (at least `need`), with its values. */
-function grown<T extends Uint8Array | Uint32Array | Int32Array>(a: T, need: number): T {
-  const out = new (a.constructor as ArrayCtor)(Math.max(a.length * 2, need)) as unknown as T;
-  out.set(a as never);
-  return out;
+function grown<T extends TypedArray>(a: T, need: number): T {
+  return resized(a, Math.max(a.length * 2, need));
 }
 
 /** The dictionary of these distinct terms, numbered in the order given. */
@@ -1096,6 +1085,7 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
 }
 
 export type ArrayCtor = Uint8ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor | Float32ArrayConstructor | Float64ArrayConstructor;
+type TypedArray = Uint8Array | Int32Array | Uint32Array | Float32Array | Float64Array;
 
 /** A zeroed typed array of this kind and length, in shared memory when `shared` (another thread can then read it in place). */
 export function newArray<T extends ArrayCtor>(ctor: T, length: number, shared: boolean): InstanceType<T> {
@@ -1128,10 +1118,13 @@ export function isShared(seg: SegmentData): boolean {
   return Object.values(seg).every((v) => !ArrayBuffer.isView(v) || v.buffer instanceof SharedArrayBuffer);
 }
 
-/** A typed array of the same kind and contents in shared memory. */
-export function sharedCopy<T extends Uint8Array | Int32Array | Uint32Array | Float32Array | Float64Array>(a: T): T {
-  const out = newArray(a.constructor as ArrayCtor, a.length, true) as unknown as T;
-  out.set(a as never);
+/**
+ * A typed array of `a`'s kind, `length` long (in shared memory when `shared`), holding `a`'s first
+ * values: how every array here grows, is cut to size or is copied into shared memory.
+ */
+export function resized<T extends TypedArray>(a: T, length: number, shared = false): T {
+  const out = newArray(a.constructor as ArrayCtor, length, shared) as unknown as T;
+  out.set((a.length > length ? a.subarray(0, length) : a) as never);
   return out;
 }
 
@@ -1145,7 +1138,11 @@ export function sharedCopy<T extends Uint8Array | Int32Array | Uint32Array | Flo
 export function shareSegment(seg: SegmentData): SegmentData {
   if (isShared(seg)) return seg;
   const out = { ...seg } as Record<string, unknown>;
-  for (const [k, v] of Object.entries(seg)) if (ArrayBuffer.isView(v)) out[k] = sharedCopy(v as Uint8Array);
+  for (const [k, v] of Object.entries(seg)) {
+    if (!ArrayBuffer.isView(v)) continue;
+    const a = v as Uint8Array;
+    out[k] = resized(a, a.length, true);
+  }
   return out as unknown as SegmentData;
 }
 
