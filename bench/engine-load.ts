@@ -4,7 +4,9 @@
  * `serve` by default, the helper thread and what it holds are counted when the index is large
  * enough to start one; `split` says how many of the two searches were split. Then every dense
  * list's bitset is made (engine.ts `Members`: made as searches ask for them, so a server's memory
- * grows to this as it serves): `rssAllMiB`. Used by bench/search.ts.
+ * grows to this as it serves): `rssAllMiB`. Also the heap then (`heapMiB`) and how long one more
+ * full collection takes (`fullGcMs`): what every mark-compact of a server traces. Used by
+ * bench/search.ts.
  */
 import { performance } from 'node:perf_hooks';
 import { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
@@ -21,10 +23,15 @@ await engine.search({ terms: ['cell'], limit: 10 });
 await engine.search({ terms: ['cell', 'protein', 'expression'], limit: 10 });
 global.gc?.();
 await new Promise((r) => setTimeout(r, 200));
-const rssMiB = process.memoryUsage().rss / 2 ** 20;
+const { rss, heapUsed } = process.memoryUsage();
+const rssMiB = rss / 2 ** 20;
+const heapMiB = heapUsed / 2 ** 20;
+const gcStarted = performance.now();
+global.gc?.();
+const fullGcMs = performance.now() - gcStarted;
 for (const s of (engine as unknown as { segments: SearchableSegment[] }).segments) makeAllMembers(s);
 global.gc?.();
 const rssAllMiB = process.memoryUsage().rss / 2 ** 20;
-console.log(JSON.stringify({ fromDisk: engine.loadedFromDisk, loadSeconds, rssMiB, rssAllMiB, baseMiB: rssBefore / 2 ** 20, split: engine.splitSearches }));
+console.log(JSON.stringify({ fromDisk: engine.loadedFromDisk, loadSeconds, rssMiB, rssAllMiB, baseMiB: rssBefore / 2 ** 20, heapMiB, fullGcMs, split: engine.splitSearches }));
 await engine.close();
 db.close();

@@ -292,7 +292,7 @@ async function latency(size: number, queryCount: number) {
   // A restart: a fresh process loads the saved segments, with one search thread and with two (as `serve` by default).
   const restartWith = (threads: 1 | 2) => {
     const loaded = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(import.meta.dirname, 'engine-load.ts'), path, engineDir, String(threads)], { encoding: 'utf8' });
-    return JSON.parse(loaded.stdout.trim().split('\n').pop() ?? '{}') as { fromDisk: boolean; loadSeconds: number; rssMiB: number; rssAllMiB: number; baseMiB: number; split: number };
+    return JSON.parse(loaded.stdout.trim().split('\n').pop() ?? '{}') as { fromDisk: boolean; loadSeconds: number; rssMiB: number; rssAllMiB: number; baseMiB: number; heapMiB: number; fullGcMs: number; split: number };
   };
   const restart = restartWith(1);
   const restartSplit = restartWith(2);
@@ -395,7 +395,7 @@ async function latency(size: number, queryCount: number) {
     `\n${size.toLocaleString('en-US')} documents (SQLite ${fmt(statSync(path).size / 1e6, 0)} MB${buildSeconds ? `, built in ${fmt(buildSeconds)} s` : ', cached'}), ${sets[0]![1].length} SciFact test claims, top 10, one client`,
   );
   console.log(`Engine build from SQLite (both cores) and save: ${fmt(engineBuild)} s, ${fmt(engineDisk / 2 ** 20, 0)} MiB on disk, ${fmt(engineBytes / 2 ** 20, 0)} MiB of segment arrays; RSS of this process after the build ${fmt(rss / 2 ** 20, 0)} MiB (${fmt(rssBefore / 2 ** 20, 0)} MiB before); peak RSS during the build ${fmt(peak.total, 0)} MiB: anonymous ${fmt(peak.anon, 0)} MiB, mapped files ${fmt(peak.file, 0)} MiB`);
-  console.log(`Restart (fresh process, segments loaded from disk${restart.fromDisk ? '' : ' FAILED: it rebuilt'}): ${fmt(restart.loadSeconds, 2)} s, RSS ${fmt(restart.rssMiB, 0)} MiB (${fmt(restart.baseMiB, 0)} MiB of it before opening), ${fmt(restart.rssAllMiB, 0)} MiB once every dense list's bitset is made`);
+  console.log(`Restart (fresh process, segments loaded from disk${restart.fromDisk ? '' : ' FAILED: it rebuilt'}): ${fmt(restart.loadSeconds, 2)} s, RSS ${fmt(restart.rssMiB, 0)} MiB (${fmt(restart.baseMiB, 0)} MiB of it before opening), ${fmt(restart.rssAllMiB, 0)} MiB once every dense list's bitset is made; heap ${fmt(restart.heapMiB)} MiB, a full collection ${fmt(restart.fullGcMs)} ms`);
   console.log(`The same with two search threads (the helper thread reads the same shared segments; ${restartSplit.split} of 2 searches split): RSS ${fmt(restartSplit.rssMiB, 0)} MiB, ${fmt(restartSplit.rssAllMiB, 0)} MiB with every bitset`);
   if (cp) console.log(`Lucene 8 build (forceMerge to one segment): ${fmt(luceneBuild!)} s, ${fmt(luceneDisk! / 2 ** 20, 0)} MiB on disk; build ratio ours/Lucene ${fmt(engineBuild / luceneBuild!, 2)}`);
   console.log(`Ours and Lucene: ${rounds} rounds in lockstep (each cell timed by one and then the other, who goes first alternating by round), each query's latency pooled over the rounds; the last columns are each round's p50 and p99 ratios`);
