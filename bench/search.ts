@@ -362,8 +362,9 @@ async function latency(size: number, queryCount: number) {
       }
     }
   }
-  const figures = (await ours.finish('done')) as Figure[];
+  // Lucene's JVM ends first: ours times the exhaustive reference and HTTP after 'done', alone on the machine.
   await lucene?.finish();
+  const figures = (await ours.finish('done')) as Figure[];
   const pooledCell = (side: 'ours' | 'lucene', cell: string): Cell | undefined => {
     const e = pooled[side].get(cell);
     return e && cellOf(e.lat.flat(), e.totalMs);
