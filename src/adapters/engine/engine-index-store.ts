@@ -530,7 +530,7 @@ export class EngineIndexStore implements IndexStore {
     };
   }
 
-  /** Bytes held by the segments' arrays and what is derived from them (the term dictionaries' Maps not included). */
+  /** Bytes held by the segments' arrays and what is derived from them (the typed arrays, term dictionaries included; the hosts' strings not). */
   memoryBytes(): number {
     let n = 0;
     for (const { data, lengthCode, normOf, members } of this.segments) {
