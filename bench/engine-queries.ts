@@ -3,8 +3,9 @@
  * database and the saved segments, then times the cell named by each line of stdin (a warm-up pass
  * the first time a cell is named) until a line says `done`, so that bench/search.ts can interleave
  * these passes with Lucene's; then exhaustive BM25 on the same index for every cell, then POST
- * /v1/search/public over HTTP against the engine alone (a client in this process, and one in its own
- * process: bench/http-client.ts), and where an HTTP request's time goes.
+ * /v1/search (an API key) and POST /v1/search/public (keyless) over HTTP against the engine alone (a
+ * client in this process, and one in its own process: bench/http-client.ts), and where an HTTP
+ * request's time goes.
  * Prints one JSON line per figure. Args: <db path> <query count> [--skip-http]. bench/search.ts
  * builds and saves the segments first (so the build's garbage is not in this process).
  */
@@ -37,6 +38,6 @@ for (const { name, qs, f } of cells) {
 }
 
 if (flag !== '--skip-http') {
-  for (const [set, qs] of sets) out(await httpFigure(services, engine, set, qs));
+  for (const [set, qs] of sets) for (const tier of ['keyed', 'keyless'] as const) out(await httpFigure(services, engine, set, qs, tier));
 }
 await services.close();

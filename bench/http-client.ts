@@ -1,6 +1,6 @@
 /**
  * The client side of the search benchmark's HTTP figure, in its own process as a user's client
- * is: reads `{ url, queries }` as JSON on stdin, POSTs every query once as warm-up and once timed,
+ * is: reads `{ url, queries, headers }` as JSON on stdin, POSTs every query once as warm-up and once timed,
  * one at a time on one kept-alive connection (bench/wire-client.ts), and prints the timed latencies (ms, in
  * query order) as one JSON line.
  */
@@ -8,12 +8,12 @@ import { performance } from 'node:perf_hooks';
 import { text } from 'node:stream/consumers';
 import { WireClient } from './wire-client.js';
 
-const { url, queries } = JSON.parse(await text(process.stdin)) as { url: string; queries: string[] };
+const { url, queries, headers } = JSON.parse(await text(process.stdin)) as { url: string; queries: string[]; headers: Record<string, string> };
 const target = new URL(url);
 const client = new WireClient(target);
 
 async function post(query: string): Promise<void> {
-  const res = await client.post(target.pathname, JSON.stringify({ query }), { 'x-service-title': 'bench' });
+  const res = await client.post(target.pathname, JSON.stringify({ query }), headers);
   if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.body}`);
 }
 

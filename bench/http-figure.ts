@@ -1,6 +1,7 @@
 /**
- * The search benchmark's HTTP figure: what POST /v1/search/public adds to the engine's own time,
- * and where that time goes. Used by bench/engine-queries.ts (inside `npm run bench:search`) and by
+ * The search benchmark's HTTP figure: what POST /v1/search (an API key, its organization's rate
+ * limit, credits reserved and committed in the ledger) or POST /v1/search/public (keyless: an
+ * application title, the keyless rate limits) adds to the engine's own time, and where that time goes. Used by bench/engine-queries.ts (inside `npm run bench:search`) and by
  * bench/http.ts (`npm run bench:http`, the same figure alone on a cached corpus).
  *
  * Three rounds of the engine alone and over HTTP in turn, pooled, so both see the same drift of the
@@ -17,6 +18,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { text } from 'node:stream/consumers';
 import type { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
+import { generateApiKey } from '../src/access/keyed/api-keys.js';
+import { KEYED_REQUEST_COST } from '../src/access/keyed/keyed-tier.js';
 import { createServices, type Services } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { queryTerms } from '../src/core/text.js';
@@ -30,8 +33,13 @@ type Stage = (typeof STAGES)[number];
 const MARKS = ['request', 'tier', 'engine', 'engineEnd', 'versionsEnd', 'settle', 'end'] as const;
 type Mark = (typeof MARKS)[number];
 
+/** Which way in is timed: the API key's (`/v1/search`) or the keyless one (`/v1/search/public`). */
+export type HttpTier = 'keyed' | 'keyless';
+
 export interface HttpFigure {
   set: string;
+  tier: HttpTier;
+  path: string;
   http: Cell;
   direct: Cell;
   addedMedian: number;
@@ -59,15 +67,36 @@ export async function openServedIndex(path: string, searchThreads: 1 | 2 = 1): P
   return { services, engine };
 }
 
+/**
+ * A key of a new organization (named `bench`, its rate limit out of the way) with credit for
+ * `requests` keyed requests: the database gains an organization, a key and ledger rows each time.
+ */
+async function benchKey(services: Services, requests: number): Promise<string> {
+  const org = await services.accounts.createOrg('bench', 1_000_000);
+  const { key, prefix, hash } = generateApiKey();
+  await services.accounts.insertKey({ id: `key_${prefix}`, orgId: org.id, prefix, hash, createdAt: Date.now() });
+  await services.ledger.credit(org.id, requests * KEYED_REQUEST_COST, 'bench:http');
+  return key;
+}
+
 /** The figure for one query set (`set` names it: long or short claims), no filter; each query is cut to the API's 2,000 characters. */
-export async function httpFigure(services: Services, engine: EngineIndexStore, set: string, queryTexts: readonly string[]): Promise<HttpFigure> {
+export async function httpFigure(
+  services: Services,
+  engine: EngineIndexStore,
+  set: string,
+  queryTexts: readonly string[],
+  tier: HttpTier = 'keyed',
+): Promise<HttpFigure> {
   const queries = queryTexts.map((q) => q.slice(0, 2000));
+  // The figure's six passes: a warm-up and three timed here, a warm-up and one timed in the client's process.
+  const headers: Record<string, string> = tier === 'keyed' ? { 'x-api-key': await benchKey(services, queries.length * 6) } : { 'x-service-title': 'bench' };
+  const path = tier === 'keyed' ? '/v1/search' : '/v1/search/public';
   // The server logs as `websearch serve` does by default (its access line at info, written as it is
   // logged, as to stdout), to /dev/null.
   const devNull = openSync('/dev/null', 'w');
   const app = await buildApp(services, { logStream: { write: (line) => writeSync(devNull, line) } });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
-  const target = new URL('/v1/search/public', address);
+  const target = new URL(path, address);
 
   // The marks of the request under way, while `recording` is set; one request at a time.
   let recording = false;
@@ -118,7 +147,7 @@ export async function httpFigure(services: Services, engine: EngineIndexStore, s
     for (const q of queries) {
       marks = {};
       const t = performance.now();
-      const res = await client.post(target.pathname, JSON.stringify({ query: q }), { 'x-service-title': 'bench' });
+      const res = await client.post(target.pathname, JSON.stringify({ query: q }), headers);
       const done = performance.now();
       if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.body}`);
       lat.push(done - t);
@@ -144,7 +173,7 @@ export async function httpFigure(services: Services, engine: EngineIndexStore, s
     // its timed pass is the last of its requests).
     engineTimes = [];
     recording = true;
-    const remote = await clientLatencies(target.href, queries);
+    const remote = await clientLatencies(target.href, queries, headers);
     recording = false;
     const remoteEngine = engineTimes.slice(engineTimes.length - remote.length);
 
@@ -156,6 +185,8 @@ export async function httpFigure(services: Services, engine: EngineIndexStore, s
     });
     return {
       set,
+      tier,
+      path,
       http: cellOf(local),
       direct: cellOf(direct),
       addedMedian: median(local.map((c, i) => c - engines[i]!)),
@@ -183,9 +214,9 @@ function patch<T extends object, K extends keyof T>(object: T, key: K, value: T[
   };
 }
 
-async function clientLatencies(url: string, queries: readonly string[]): Promise<number[]> {
+async function clientLatencies(url: string, queries: readonly string[], headers: Record<string, string>): Promise<number[]> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'http-client.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  child.stdin.end(JSON.stringify({ url, queries }));
+  child.stdin.end(JSON.stringify({ url, queries, headers }));
   const [stdout, [code]] = await Promise.all([text(child.stdout), once(child, 'exit')]);
   if (code !== 0) throw new Error(`the HTTP client exited with ${code}`);
   return (JSON.parse(stdout) as { latencies: number[] }).latencies;
@@ -195,7 +226,7 @@ async function clientLatencies(url: string, queries: readonly string[]): Promise
 export function describeHttpFigure(h: HttpFigure): string {
   const f = (n: number) => n.toFixed(2);
   return (
-    `HTTP POST /v1/search/public, ${h.set} claims, no filter (three rounds of the engine alone and over HTTP in turn, pooled): ` +
+    `HTTP POST ${h.path} (${h.tier}), ${h.set} claims, no filter (three rounds of the engine alone and over HTTP in turn, pooled): ` +
     `p50 ${f(h.http.p50)} ms, p99 ${f(h.http.p99)} ms against the engine alone p50 ${f(h.direct.p50)} ms: the API adds ${f(h.http.p50 - h.direct.p50)} ms at p50; ` +
     `paired (each request's latency less its own engine time), the median added is ${f(h.addedMedian)} ms. ` +
     `Means per request: ${f(h.means.client)} ms at the client, of which ${f(h.means.engine)} ms the engine and ${f(h.means.versions)} ms reading the 10 versions. ` +

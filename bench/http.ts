@@ -1,8 +1,9 @@
 /**
- * npm run bench:http [-- --size 1000000 --queries 300 --stand-in MS --search-threads 1|2]
+ * npm run bench:http [-- --size 1000000 --queries 300 --stand-in MS --search-threads 1|2 --tier keyed|keyless|both]
  *
- * The HTTP figure of `npm run bench:search` alone (bench/http-figure.ts): what POST
- * /v1/search/public adds to the engine's time, and its stages, on the corpus and saved segments
+ * The HTTP figure of `npm run bench:search` alone (bench/http-figure.ts): what POST /v1/search
+ * (an API key; `--tier keyed`) and POST /v1/search/public (keyless; `--tier keyless`) add to the
+ * engine's time (both by default, keyed first), and their stages, on the corpus and saved segments
  * that bench:search built and cached in bench/.cache (run it once first). A few minutes instead
  * of the whole benchmark, for working on the request path.
  *
@@ -16,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { IndexHit, IndexQuery } from '../src/ports/index-store.js';
 import { queryTerms } from '../src/core/text.js';
-import { describeHttpFigure, httpFigure, openServedIndex } from './http-figure.js';
+import { describeHttpFigure, httpFigure, type HttpTier, openServedIndex } from './http-figure.js';
 import { benchQuerySets, computeFor } from './scifact.js';
 
 const { values } = parseArgs({
@@ -25,8 +26,11 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '300' },
     'stand-in': { type: 'string' },
     'search-threads': { type: 'string', default: '1' },
+    tier: { type: 'string', default: 'both' },
   },
 });
+const tiers: HttpTier[] = values.tier === 'both' ? ['keyed', 'keyless'] : [values.tier as HttpTier];
+if (!tiers.every((t) => t === 'keyed' || t === 'keyless')) throw new Error(`--tier takes keyed, keyless or both, not ${values.tier}`);
 const searchThreads = Number(values['search-threads']);
 if (searchThreads !== 1 && searchThreads !== 2) throw new Error(`--search-threads takes 1 or 2, not ${values['search-threads']}`);
 const standIn = values['stand-in'] === undefined ? undefined : Number(values['stand-in']);
@@ -51,7 +55,7 @@ for (const [set, qs] of benchQuerySets(Number(values.queries))) {
     };
     console.log(`The engine replaced by a stand-in that computes for ${standIn} ms and answers the query's own hits:`);
   }
-  console.log(describeHttpFigure(await httpFigure(services, engine, set, qs)));
+  for (const tier of tiers) console.log(describeHttpFigure(await httpFigure(services, engine, set, qs, tier)));
   engine.search = search;
 }
 await services.close();
