@@ -1,14 +1,16 @@
 /**
  * The search benchmark's HTTP figure: what POST /v1/search (an API key, its organization's rate
  * limit, credits reserved and committed in the ledger) or POST /v1/search/public (keyless: an
- * application title, the keyless rate limits) adds to the engine's own time, and where that time goes. Used by bench/engine-queries.ts (inside `npm run bench:search`) and by
- * bench/http.ts (`npm run bench:http`, the same figure alone on a cached corpus).
+ * application title, the keyless rate limits) adds to the engine's own time, and where that time
+ * goes. Used by bench/engine-queries.ts (inside `npm run bench:search`) and by bench/http.ts (`npm
+ * run bench:http`, the same figure alone on a cached corpus).
  *
  * Three rounds of the engine alone and over HTTP in turn, pooled, so both see the same drift of the
  * machine's speed; the client is the lean one (bench/wire-client.ts) in this process, then one in its
  * own process (bench/http-client.ts). Each in-process request is also cut into stages by timestamps
- * taken in the request's path (the server's request event, the tier's identify, the engine, the
- * version reads, the tier's settle, the response's `end`), so a change to one stage shows there and not only in the total.
+ * taken in the request's path (the server's request event, the start and end of the tier's
+ * identify, admit and settle, the engine, the version reads, the response's `end`), so a change to
+ * one stage shows there and not only in the total.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -28,9 +30,22 @@ import { type Cell, cellOf, median } from './scifact.js';
 import { WireClient } from './wire-client.js';
 
 /** The stages of one request, in order, each from the previous mark (the first from the client's write). */
-const STAGES = ['to the server', 'to the tier', 'to the engine', 'engine', 'versions', 'results', 'to the reply', 'to the client'] as const;
+const STAGES = [
+  'to the server',
+  'to the tier',
+  'identify',
+  'validation',
+  'admit',
+  'to the engine',
+  'engine',
+  'versions',
+  'results',
+  'settle',
+  'to the reply',
+  'to the client',
+] as const;
 type Stage = (typeof STAGES)[number];
-const MARKS = ['request', 'tier', 'engine', 'engineEnd', 'versionsEnd', 'settle', 'end'] as const;
+const MARKS = ['request', 'tier', 'identified', 'admit', 'admitted', 'engine', 'engineEnd', 'versionsEnd', 'settle', 'settled', 'end'] as const;
 type Mark = (typeof MARKS)[number];
 
 /** Which way in is timed: the API key's (`/v1/search`) or the keyless one (`/v1/search/public`). */
@@ -121,8 +136,9 @@ export async function httpFigure(
     patch(engine, 'search', around(search, 'engine', 'engineEnd')),
     patch(services.pages, 'getVersions', around(services.pages.getVersions.bind(services.pages), undefined, 'versionsEnd')),
     ...services.tiers.flatMap((tier) => [
-      patch(tier, 'identify', around(tier.identify.bind(tier), 'tier', undefined)),
-      patch(tier, 'settle', around(tier.settle.bind(tier), 'settle', undefined)),
+      patch(tier, 'identify', around(tier.identify.bind(tier), 'tier', 'identified')),
+      patch(tier, 'admit', around(tier.admit.bind(tier), 'admit', 'admitted')),
+      patch(tier, 'settle', around(tier.settle.bind(tier), 'settle', 'settled')),
     ]),
   ];
   app.server.prependListener('request', () => mark('request'));
