@@ -135,10 +135,10 @@ export async function httpFigure(
   const restore = [
     patch(engine, 'search', around(search, 'engine', 'engineEnd')),
     patch(services.pages, 'getVersions', around(services.pages.getVersions.bind(services.pages), undefined, 'versionsEnd')),
-    ...services.tiers.flatMap((tier) => [
-      patch(tier, 'identify', around(tier.identify.bind(tier), 'tier', 'identified')),
-      patch(tier, 'admit', around(tier.admit.bind(tier), 'admit', 'admitted')),
-      patch(tier, 'settle', around(tier.settle.bind(tier), 'settle', 'settled')),
+    ...services.tiers.flatMap((access) => [
+      patch(access, 'identify', around(access.identify.bind(access), 'tier', 'identified')),
+      patch(access, 'admit', around(access.admit.bind(access), 'admit', 'admitted')),
+      patch(access, 'settle', around(access.settle.bind(access), 'settle', 'settled')),
     ]),
   ];
   app.server.prependListener('request', () => mark('request'));
