@@ -1,13 +1,14 @@
 /**
- * npm run bench:serve-load [-- --size 1000000 --seconds 10 --clients 1,8 --warmup 5]
+ * npm run bench:serve-load [-- --size 1000000 --seconds 10 --clients 1,8 --warmup 5 --tier keyless|keyed]
  *
  * `websearch serve` under load in its three ways of using both cores, on the corpus and saved
  * segments bench:search cached in bench/.cache: one process splitting each search over two threads
  * (the default), one process on one thread (`WEBSEARCH_SEARCH_THREADS=1`), and two worker processes
  * (`--workers 2`, one thread each). For each, N clients (each one kept-alive connection, one
  * request at a time, bench/wire-client.ts) post the SciFact long claims in turn to
- * /v1/search/public for the given seconds after `--warmup` seconds (5): requests per second, p50
- * and p99. The clients run in this process, on the same two cores as the server: at 8 clients they
+ * /v1/search/public (`--tier keyless`, the default) or to /v1/search with an API key (`--tier
+ * keyed`: a new organization `bench` with a key and credit, written to the cached database first)
+ * for the given seconds after `--warmup` seconds (5): requests per second, p50 and p99. The clients run in this process, on the same two cores as the server: at 8 clients they
  * take part of the machine from it, alike for every way.
  */
 import { spawn } from 'node:child_process';
@@ -15,6 +16,10 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { generateApiKey } from '../src/access/keyed/api-keys.js';
+import { SqliteAccountStore } from '../src/adapters/sqlite/accounts.js';
+import { openDatabase } from '../src/adapters/sqlite/database.js';
+import { SqliteLedger } from '../src/adapters/sqlite/ledger.js';
 import { benchQuerySets, percentile } from './scifact.js';
 import { WireClient } from './wire-client.js';
 
@@ -24,8 +29,11 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     clients: { type: 'string', default: '1,8' },
     warmup: { type: 'string', default: '5' },
+    tier: { type: 'string', default: 'keyless' },
   },
 });
+if (values.tier !== 'keyless' && values.tier !== 'keyed') throw new Error(`--tier takes keyless or keyed, not ${values.tier}`);
+const keyed = values.tier === 'keyed';
 const warmup = Number(values.warmup);
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
 const seconds = Number(values.seconds);
@@ -33,6 +41,23 @@ const clientCounts = values.clients.split(',').map(Number);
 const [[, queries]] = benchQuerySets(300) as [[string, string[]], ...unknown[]];
 const bodies = queries.map((q) => JSON.stringify({ query: q.slice(0, 2000) }));
 const CLI = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
+
+/** The headers of every request: a key of a new organization (its rate limit out of the way, a million USD of credit), or an application title. */
+async function requestHeaders(): Promise<Record<string, string>> {
+  if (!keyed) return { 'x-service-title': 'bench' };
+  const db = openDatabase({ path });
+  try {
+    const accounts = new SqliteAccountStore(db);
+    const org = await accounts.createOrg('bench', 1_000_000);
+    const { key, prefix, hash } = generateApiKey();
+    await accounts.insertKey({ id: `key_${prefix}`, orgId: org.id, prefix, hash, createdAt: Date.now() });
+    await new SqliteLedger(db).credit(org.id, 1e12, 'bench:serve-load');
+    return { 'x-api-key': key };
+  } finally {
+    db.close();
+  }
+}
+const headers = await requestHeaders();
 
 const WAYS: { name: string; args: string[]; env: Record<string, string> }[] = [
   { name: 'one process, search split over two threads (default)', args: [], env: {} },
@@ -47,7 +72,7 @@ async function startServer(args: string[], env: Record<string, string>): Promise
     env: { ...process.env, WEBSEARCH_KEYLESS_RATE_PER_SECOND: '1000000', WEBSEARCH_KEYLESS_RATE_PER_HOUR: '1000000000', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const url = new URL(`http://127.0.0.1:${port}/v1/search/public`);
+  const url = new URL(`http://127.0.0.1:${port}${keyed ? '/v1/search' : '/v1/search/public'}`);
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
     const ok = await fetch(new URL('/healthz', url)).then((r) => r.ok, () => false);
@@ -74,7 +99,7 @@ async function load(url: URL, n: number, ms: number, offset: number): Promise<nu
       clients.map(async (client, c) => {
         for (let i = offset + c * 37; performance.now() < end; i++) {
           const t = performance.now();
-          const res = await client.post(url.pathname, bodies[i % bodies.length]!, { 'x-service-title': 'bench' });
+          const res = await client.post(url.pathname, bodies[i % bodies.length]!, headers);
           if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.body}`);
           latencies.push(performance.now() - t);
         }
@@ -87,7 +112,7 @@ async function load(url: URL, n: number, ms: number, offset: number): Promise<nu
 }
 
 const f = (x: number, d = 2) => x.toFixed(d);
-console.log(`POST /v1/search/public, SciFact long claims, ${seconds} s per cell after ${warmup} s of warm-up`);
+console.log(`POST ${keyed ? '/v1/search (an API key)' : '/v1/search/public'}, SciFact long claims, ${seconds} s per cell after ${warmup} s of warm-up`);
 console.log('| way | clients | requests/s | p50 ms | p99 ms |');
 console.log('|---|---|---|---|---|');
 for (const way of WAYS) {
