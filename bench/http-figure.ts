@@ -20,13 +20,13 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { text } from 'node:stream/consumers';
 import type { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
-import { generateApiKey } from '../src/access/keyed/api-keys.js';
 import { KEYED_REQUEST_COST } from '../src/access/keyed/keyed-tier.js';
 import { createServices, type Services } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { queryTerms } from '../src/core/text.js';
 import { buildApp } from '../src/http/app.js';
 import { type Cell, cellOf, median } from './scifact.js';
+import { createFundedKey } from '../test/helpers.js';
 import { WireClient } from './wire-client.js';
 
 /** The stages of one request, in order, each from the previous mark (the first from the client's write). */
@@ -82,18 +82,6 @@ export async function openServedIndex(path: string, searchThreads: 1 | 2 = 1): P
   return { services, engine };
 }
 
-/**
- * A key of a new organization (named `bench`, its rate limit out of the way) with credit for
- * `requests` keyed requests: the database gains an organization, a key and ledger rows each time.
- */
-async function benchKey(services: Services, requests: number): Promise<string> {
-  const org = await services.accounts.createOrg('bench', 1_000_000);
-  const { key, prefix, hash } = generateApiKey();
-  await services.accounts.insertKey({ id: `key_${prefix}`, orgId: org.id, prefix, hash, createdAt: Date.now() });
-  await services.ledger.credit(org.id, requests * KEYED_REQUEST_COST, 'bench:http');
-  return key;
-}
-
 /** The figure for one query set (`set` names it: long or short claims), no filter; each query is cut to the API's 2,000 characters. */
 export async function httpFigure(
   services: Services,
@@ -103,8 +91,12 @@ export async function httpFigure(
   tier: HttpTier = 'keyed',
 ): Promise<HttpFigure> {
   const queries = queryTexts.map((q) => q.slice(0, 2000));
-  // The figure's six passes: a warm-up and three timed here, a warm-up and one timed in the client's process.
-  const headers: Record<string, string> = tier === 'keyed' ? { 'x-api-key': await benchKey(services, queries.length * 6) } : { 'x-service-title': 'bench' };
+  // Keyed: a new organization `bench` (its rate limit out of the way) with credit for the figure's six
+  // passes (a warm-up and three timed here, a warm-up and one timed in the client's process).
+  const headers: Record<string, string> =
+    tier === 'keyed'
+      ? { 'x-api-key': (await createFundedKey(services, queries.length * 6 * KEYED_REQUEST_COST, 1_000_000, 'bench')).key }
+      : { 'x-service-title': 'bench' };
   const path = tier === 'keyed' ? '/v1/search' : '/v1/search/public';
   // The server logs as `websearch serve` does by default (its access line at info, written as it is
   // logged, as to stdout), to /dev/null.

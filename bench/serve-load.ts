@@ -16,10 +16,9 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { generateApiKey } from '../src/access/keyed/api-keys.js';
-import { SqliteAccountStore } from '../src/adapters/sqlite/accounts.js';
-import { openDatabase } from '../src/adapters/sqlite/database.js';
-import { SqliteLedger } from '../src/adapters/sqlite/ledger.js';
+import { createServices } from '../src/config/services.js';
+import { loadSettings } from '../src/config/settings.js';
+import { createFundedKey } from '../test/helpers.js';
 import { benchQuerySets, percentile } from './scifact.js';
 import { WireClient } from './wire-client.js';
 
@@ -42,19 +41,14 @@ const [[, queries]] = benchQuerySets(300) as [[string, string[]], ...unknown[]];
 const bodies = queries.map((q) => JSON.stringify({ query: q.slice(0, 2000) }));
 const CLI = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
 
-/** The headers of every request: a key of a new organization (its rate limit out of the way, a million USD of credit), or an application title. */
+/** The headers of every request: a key of a new organization `bench` (its rate limit out of the way, a million USD of credit), or an application title. */
 async function requestHeaders(): Promise<Record<string, string>> {
   if (!keyed) return { 'x-service-title': 'bench' };
-  const db = openDatabase({ path });
+  const services = await createServices(loadSettings({ env: {}, flags: { databaseUrl: `sqlite:${path}` } }));
   try {
-    const accounts = new SqliteAccountStore(db);
-    const org = await accounts.createOrg('bench', 1_000_000);
-    const { key, prefix, hash } = generateApiKey();
-    await accounts.insertKey({ id: `key_${prefix}`, orgId: org.id, prefix, hash, createdAt: Date.now() });
-    await new SqliteLedger(db).credit(org.id, 1e12, 'bench:serve-load');
-    return { 'x-api-key': key };
+    return { 'x-api-key': (await createFundedKey(services, 1e12, 1_000_000, 'bench')).key };
   } finally {
-    db.close();
+    await services.close();
   }
 }
 const headers = await requestHeaders();

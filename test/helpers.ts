@@ -50,9 +50,9 @@ export async function createTestEnv(flags: RawSettings = {}, clock = new TestClo
   };
 }
 
-/** An organization with a key and `usd` of credit. */
-export async function createFundedKey(services: Services, microUsd: number, rateLimit?: number) {
-  const org = await services.accounts.createOrg('Test org', rateLimit);
+/** An organization with a key and `microUsd` of credit. */
+export async function createFundedKey(services: Services, microUsd: number, rateLimit?: number, name = 'Test org') {
+  const org = await services.accounts.createOrg(name, rateLimit);
   const { key, prefix, hash } = generateApiKey();
   await services.accounts.insertKey({ id: `key_${prefix}`, orgId: org.id, prefix, hash, createdAt: Date.now() });
   if (microUsd > 0) await services.ledger.credit(org.id, microUsd, 'test');
