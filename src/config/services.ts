@@ -100,9 +100,10 @@ export async function createServices(settings: Settings, options: ServiceOptions
   const logs = createLogSink();
   const db: Db = openDatabase({ path: settings.sqlitePath });
   const accounts = new SqliteAccountStore(db);
-  const ledger = new SqliteLedger(db);
+  // Several server processes must hold credit reservations and count rate limits together: in the
+  // database they share. One process holds them in memory (a keyed request's one write: the charge).
+  const ledger = new SqliteLedger(db, { reservations: settings.workers > 1 ? 'database' : 'memory' });
   await ledger.releaseStale(Date.now() - STALE_RESERVATION_MS);
-  // Several server processes must count rate limits together: in the database they share.
   const limiter: LimiterStore = settings.workers > 1 ? new SqliteLimiterStore(db) : new MemoryLimiterStore();
   const sf = settings.storefront;
   const outbox = new SqliteUsageOutbox(db);

@@ -4,15 +4,24 @@ import { describe, test } from 'node:test';
 import type { AccountStore } from '../../src/ports/accounts.js';
 import type { Ledger } from '../../src/ports/ledger.js';
 
-export type LedgerFactory = () => Promise<{ ledger: Ledger; accounts: AccountStore; close(): Promise<void> }>;
+export type LedgerFactory = () => Promise<{
+  ledger: Ledger;
+  accounts: AccountStore;
+  /** Another ledger on the same store, as another process (or this one after a restart) opens it. */
+  another(): Ledger;
+  close(): Promise<void>;
+}>;
 
-export function ledgerContract(name: string, make: LedgerFactory): void {
+/** Where the adapter keeps reservations: seen by every process, or held by the one that made them. */
+export type ReservationsSeen = 'by every process' | 'by their own process';
+
+export function ledgerContract(name: string, seen: ReservationsSeen, make: LedgerFactory): void {
   describe(`Ledger contract: ${name}`, () => {
-    async function withLedger(fn: (l: Ledger, orgId: string) => Promise<void>) {
+    async function withLedger(fn: (l: Ledger, orgId: string, another: () => Ledger) => Promise<void>) {
       const s = await make();
       try {
         const org = await s.accounts.createOrg('ledger test');
-        await fn(s.ledger, org.id);
+        await fn(s.ledger, org.id, () => s.another());
       } finally {
         await s.close();
       }
@@ -24,8 +33,8 @@ export function ledgerContract(name: string, make: LedgerFactory): void {
         const r = await l.reserve(org, 4000, 'req1');
         assert.ok(r.ok);
         assert.equal(await l.balance(org), 6000);
-        await l.commit(r.id);
-        await l.commit(r.id);
+        assert.equal(await l.commit(r.id), true);
+        assert.equal(await l.commit(r.id), true);
         assert.equal(await l.balance(org), 6000);
       }));
 
@@ -60,15 +69,49 @@ export function ledgerContract(name: string, make: LedgerFactory): void {
         assert.equal(await l.balance(org), 0);
       }));
 
-    test('stale pending reservations are released', () =>
-      withLedger(async (l, org) => {
+    test('a crash between reserve and settle charges nothing: after the start-up release the balance is whole', () =>
+      withLedger(async (l, org, another) => {
         await l.credit(org, 8000, 'top-up');
         const a = await l.reserve(org, 4000, 'a');
         const b = await l.reserve(org, 4000, 'b');
         assert.ok(a.ok && b.ok);
-        await l.commit(a.id);
-        assert.equal(await l.releaseStale(Date.now() + 1000), 1);
+        assert.equal(await l.commit(a.id), true);
+        // The process dies with b pending; the next one releases what is left pending (after 10 min).
+        const next = another();
+        assert.equal(await next.releaseStale(Date.now() + 1000), seen === 'by every process' ? 1 : 0);
+        assert.equal(await next.balance(org), 4000);
+        assert.equal(await next.releaseStale(Date.now() + 1000), 0);
+      }));
+
+    test('two processes on one balance: every charge is paid for, none twice, and the balance never goes below zero', () =>
+      withLedger(async (l, org, another) => {
+        await l.credit(org, 3 * 4000, 'top-up');
+        const other = another();
+        const mine = await Promise.all(Array.from({ length: 3 }, (_, i) => l.reserve(org, 4000, `mine${i}`)));
+        const theirs = await Promise.all(Array.from({ length: 3 }, (_, i) => other.reserve(org, 4000, `theirs${i}`)));
+        assert.ok(mine.every((r) => r.ok));
+        if (seen === 'by every process') {
+          // The other process sees the reservations: it is refused at once, before any work.
+          assert.ok(theirs.every((r) => !r.ok));
+        } else {
+          // Each process sees its own: both reserve, and the commits that come second find the balance spent.
+          assert.ok(theirs.every((r) => r.ok));
+        }
+        const commits: boolean[] = [];
+        for (const [ledger, rs] of [
+          [other, theirs],
+          [l, mine],
+        ] as const) {
+          for (const r of rs) if (r.ok) commits.push(await ledger.commit(r.id));
+        }
+        assert.equal(commits.filter(Boolean).length, 3);
+        if (seen === 'by their own process') assert.deepEqual(commits, [true, true, true, false, false, false]);
+        assert.equal(await l.balance(org), 0);
+        assert.equal(await other.balance(org), 0);
+        // A refused commit leaves nothing held: new credit is all there.
+        await l.credit(org, 4000, 'top-up');
         assert.equal(await l.balance(org), 4000);
+        assert.equal(await other.balance(org), 4000);
       }));
 
     test('bad amounts and unknown organizations are refused', () =>

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { MemoryLimiterStore } from '../../src/adapters/memory/limiter-store.js';
 import { SqliteAccountStore } from '../../src/adapters/sqlite/accounts.js';
-import { openDatabase } from '../../src/adapters/sqlite/database.js';
+import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
 import { SqliteLimiterStore } from '../../src/adapters/sqlite/limiter-store.js';
 import { SqliteLedger } from '../../src/adapters/sqlite/ledger.js';
@@ -36,10 +36,28 @@ pageIndexContract('engine over sqlite', async () => {
   return { pages: new SqlitePageStore(s.db), index: await new EngineIndexStore(s.db).open(), close: s.close };
 });
 
-ledgerContract('sqlite', async () => {
-  const s = sqlite();
-  return { ledger: new SqliteLedger(s.db), accounts: new SqliteAccountStore(s.db), close: s.close };
-});
+for (const [reservations, seen] of [
+  ['database', 'by every process'],
+  ['memory', 'by their own process'],
+] as const) {
+  ledgerContract(`sqlite, reservations in ${reservations}`, seen, async () => {
+    const s = sqlite();
+    const others: Db[] = [];
+    return {
+      ledger: new SqliteLedger(s.db, { reservations }),
+      accounts: new SqliteAccountStore(s.db),
+      another() {
+        const db = openDatabase({ path: s.db.name });
+        others.push(db);
+        return new SqliteLedger(db, { reservations });
+      },
+      async close() {
+        for (const db of others) db.close();
+        await s.close();
+      },
+    };
+  });
+}
 
 limiterContract('memory', async () => new MemoryLimiterStore());
 

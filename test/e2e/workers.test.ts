@@ -13,17 +13,21 @@ import { tempDir } from '../helpers.js';
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 
 /** Runs the CLI to its end, or kills it after `limitMs` (code null then). */
-function run(args: string[], env: NodeJS.ProcessEnv, limitMs = 60_000): Promise<{ code: number | null; stderr: string }> {
+function run(args: string[], env: NodeJS.ProcessEnv, limitMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [...CLI, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(process.execPath, [...CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
     let stderr = '';
+    p.stdout.on('data', (d) => {
+      stdout += d;
+    });
     p.stderr.on('data', (d) => {
       stderr += d;
     });
     const timer = setTimeout(() => p.kill('SIGKILL'), limitMs);
-    p.once('exit', (code) => {
+    p.once('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stderr });
+      resolve({ code, stdout, stderr });
     });
   });
 }
@@ -108,6 +112,29 @@ describe('serve --workers 2', () => {
     for (let i = 0; i < 10; i++) statuses.push((await search('fish')).status);
     assert.deepEqual(statuses.filter((s) => s === 200).length, 7, statuses.join(','));
     assert.deepEqual(statuses.slice(7), [429, 429, 429]);
+  });
+
+  test('keyed requests draw on one balance across workers: each success charged once, the rest 402, never below zero', async () => {
+    const cli = async (...args: string[]) => {
+      const r = await run([...args, '--json'], env);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout) as Record<string, string>;
+    };
+    const org = (await cli('org', 'create', 'workers')).id!;
+    const { key } = await cli('key', 'create', '--org', org);
+    await cli('credits', 'add', '--org', org, '--usd', '0.02'); // five requests
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        fetch(`http://127.0.0.1:${port}/v1/search`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key!, connection: 'close' },
+          body: JSON.stringify({ query: 'fish' }),
+        }),
+      ),
+    );
+    const statuses = responses.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [...Array(5).fill(200), ...Array(7).fill(402)]);
+    assert.equal((await cli('credits', 'show', '--org', org)).balance_usd, '0.000000');
   });
 
   test('SIGTERM stops the workers and the primary', async () => {

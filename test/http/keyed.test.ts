@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
+import { openDatabase } from '../../src/adapters/sqlite/database.js';
+import { SqliteLedger } from '../../src/adapters/sqlite/ledger.js';
 import { createFundedKey, createTestEnv, page, type TestEnv } from '../helpers.js';
 
 describe('keyed tier', () => {
@@ -86,6 +88,40 @@ describe('keyed tier', () => {
       usage.reduce((sum, u) => sum + u.costMicroUsd, 0),
       7 * KEYED_REQUEST_COST,
     );
+  });
+
+  test('the balance spent by another process during the request: 402 insufficient_credits, the result withheld, nothing charged', async () => {
+    // One server process holds its reservations in memory; another process on the same database
+    // (here a second connection) spends the balance while the search runs.
+    const { key, org } = await createFundedKey(env.services, KEYED_REQUEST_COST);
+    const db = openDatabase({ path: env.services.settings.sqlitePath });
+    const other = new SqliteLedger(db, { reservations: 'memory' });
+    const search = env.services.index.search;
+    env.services.index.search = async (query) => {
+      const spent = await other.reserve(org.id, KEYED_REQUEST_COST, 'elsewhere');
+      assert.ok(spent.ok);
+      assert.equal(await other.commit(spent.id), true);
+      return search.call(env.services.index, query);
+    };
+    try {
+      const res = await searchWith({ 'x-api-key': key });
+      assert.equal(res.statusCode, 402);
+      assert.equal(res.json().code, 'insufficient_credits');
+      assert.equal(res.json().results, undefined);
+    } finally {
+      env.services.index.search = search;
+      db.close();
+    }
+    assert.equal(await env.services.ledger.balance(org.id), 0);
+    const usage = await env.services.usage.list({ orgId: org.id, limit: 10 });
+    assert.deepEqual(
+      usage.map((u) => [u.status, u.costMicroUsd]),
+      [[402, 0]],
+    );
+    // Nothing is left held: new credit serves a request.
+    await env.services.ledger.credit(org.id, KEYED_REQUEST_COST, 'test');
+    assert.equal((await searchWith({ 'x-api-key': key })).statusCode, 200);
+    assert.equal(await env.services.ledger.balance(org.id), 0);
   });
 
   test('per-organization rate limit: 429 with Retry-After, not charged; default 50/s', async () => {

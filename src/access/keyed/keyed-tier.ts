@@ -1,4 +1,4 @@
-/** Keyed tier: API key, per-organization rate limit, credits reserved before and committed after. */
+/** Keyed tier: API key, per-organization rate limit, credits reserved before and committed after (or refused then: ports/ledger.ts). */
 import { ServiceError } from '../../core/errors.js';
 import type { Clock } from '../../core/time.js';
 import type { AccountStore } from '../../ports/accounts.js';
@@ -23,6 +23,13 @@ interface KeyedGate {
   orgId: string;
   /** Storefront-billed organizations (older storefront contract) report usage instead of paying credits. */
   storefrontBilled: boolean;
+}
+
+function insufficientCredits(balance = 0): ServiceError {
+  return new ServiceError(
+    'insufficient_credits',
+    `Insufficient credits: a request costs ${KEYED_REQUEST_COST / 1e6} USD and the balance is ${balance / 1e6} USD`,
+  );
 }
 
 /** `X-API-Key` wins over `Authorization: Bearer` when both are sent. */
@@ -72,14 +79,7 @@ export function createKeyedTier(deps: KeyedTierDeps): AccessTier<KeyedGate, { re
     async admit(gate, _call, req) {
       if (gate.data.storefrontBilled) return ok({ cost: 0, data: { reservationId: undefined } });
       const r = await deps.ledger.reserve(gate.data.orgId, KEYED_REQUEST_COST, req.requestId);
-      if (!r.ok) {
-        return fail(
-          new ServiceError(
-            'insufficient_credits',
-            `Insufficient credits: a request costs ${KEYED_REQUEST_COST / 1e6} USD and the balance is ${r.balance / 1e6} USD`,
-          ),
-        );
-      }
+      if (!r.ok) return fail(insufficientCredits(r.balance));
       return ok({ cost: KEYED_REQUEST_COST, data: { reservationId: r.id } });
     },
 
@@ -88,8 +88,12 @@ export function createKeyedTier(deps: KeyedTierDeps): AccessTier<KeyedGate, { re
       if (reservation === undefined) {
         return ok(gate.data.storefrontBilled && status < 400 ? { 'x-zeroclick-usage': 'api-requests=1' } : {});
       }
-      if (status < 400) await deps.ledger.commit(reservation);
-      else await deps.ledger.release(reservation);
+      if (status >= 400) {
+        await deps.ledger.release(reservation);
+        return ok({});
+      }
+      // A reservation held by this process finds the balance short if another spent it meanwhile.
+      if (!(await deps.ledger.commit(reservation))) return fail(insufficientCredits(await deps.ledger.balance(gate.data.orgId)));
       return ok({});
     },
   };
