@@ -28,7 +28,8 @@ export interface AccountStore {
   getOrg(id: string): Promise<Org | undefined>;
   setOrgRateLimit(id: string, rateLimitPerSecond: number | undefined): Promise<boolean>;
   insertKey(record: Omit<ApiKeyRecord, 'revokedAt'>): Promise<void>;
-  findKeyByPrefix(prefix: string): Promise<ApiKeyRecord | undefined>;
+  /** The key with this public prefix and its organization, read together (a keyed request's first read). */
+  findKeyByPrefix(prefix: string): Promise<{ key: ApiKeyRecord; org: Org } | undefined>;
   listKeys(orgId: string): Promise<ApiKeyRecord[]>;
   /** True when the key existed and was not yet revoked. */
   revokeKey(id: string, at: number): Promise<boolean>;

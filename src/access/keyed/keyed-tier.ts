@@ -57,12 +57,11 @@ export function createKeyedTier(deps: KeyedTierDeps): AccessTier<KeyedGate, { re
         return fail(new ServiceError('missing_api_key', 'Missing API key: send it in the X-API-Key header'));
       }
       const prefix = apiKeyPrefix(key);
-      const record = prefix === undefined ? undefined : await deps.accounts.findKeyByPrefix(prefix);
-      if (!record || !apiKeyMatches(key, record.hash) || record.revokedAt !== undefined) {
+      const found = prefix === undefined ? undefined : await deps.accounts.findKeyByPrefix(prefix);
+      if (!found || !apiKeyMatches(key, found.key.hash) || found.key.revokedAt !== undefined) {
         return fail(new ServiceError('invalid_api_key', 'Invalid or revoked API key'));
       }
-      const org = await deps.accounts.getOrg(record.orgId);
-      if (!org) return fail(new ServiceError('invalid_api_key', 'Invalid or revoked API key'));
+      const { key: record, org } = found;
 
       const now = deps.clock.now();
       const limit = org.rateLimitPerSecond ?? defaultRate;

@@ -56,7 +56,10 @@ export class SqliteAccountStore implements AccountStore {
       insertKey: db.prepare(
         'INSERT INTO api_keys (id, org_id, prefix, hash, created_at) VALUES (@id, @orgId, @prefix, @hash, @createdAt)',
       ),
-      keyByPrefix: db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE prefix = ?'),
+      keyByPrefix: db.prepare<[string], KeyRow & { org_name: string; org_rate_limit: number | null; org_billing: Billing; org_created_at: number }>(
+        `SELECT k.*, o.name AS org_name, o.rate_limit AS org_rate_limit, o.billing AS org_billing, o.created_at AS org_created_at
+         FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.prefix = ?`,
+      ),
       keysOfOrg: db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE org_id = ? ORDER BY created_at, id'),
       revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
     };
@@ -82,9 +85,11 @@ export class SqliteAccountStore implements AccountStore {
     this.s.insertKey.run(record);
   }
 
-  async findKeyByPrefix(prefix: string): Promise<ApiKeyRecord | undefined> {
+  async findKeyByPrefix(prefix: string): Promise<{ key: ApiKeyRecord; org: Org } | undefined> {
     const row = this.s.keyByPrefix.get(prefix);
-    return row ? toKey(row) : undefined;
+    if (!row) return undefined;
+    const org = { id: row.org_id, name: row.org_name, billing: row.org_billing, rate_limit: row.org_rate_limit, created_at: row.org_created_at };
+    return { key: toKey(row), org: toOrg(org) };
   }
 
   async listKeys(orgId: string): Promise<ApiKeyRecord[]> {
