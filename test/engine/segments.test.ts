@@ -397,18 +397,21 @@ describe('segments on disk', () => {
     const crashDb = join(dir.path, 'crash.db');
     const crashDir = join(dir.path, 'crash-engine');
     const manifest = join(crashDir, 'manifest.json');
-    let savedWhileWriting = 0;
     for (let round = 0; round < 6; round++) {
       const child = fixture('engine-writer.ts', [crashDb, crashDir, String(round)], 'inherit');
       await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
       const opened = statSync(manifest).mtimeMs;
-      await new Promise((r) => setTimeout(r, 300 + Math.floor(Math.random() * 1500)));
+      // The kill falls among saves: the writer has saved after a merge, not only when it opened.
+      // Waiting for that save (rather than a fixed time) holds on a slow machine too.
+      const since = Date.now();
+      while (!existsSync(manifest) || statSync(manifest).mtimeMs === opened) {
+        assert.ok(Date.now() - since < 60_000, `round ${round}: the writer saved nothing in 60 s`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 1500)));
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
-      if (existsSync(manifest) && statSync(manifest).mtimeMs !== opened) savedWhileWriting++;
     }
-    // The kills fell among saves: the writer saved after its merges, not only when it opened.
-    assert.ok(savedWhileWriting >= 2, `saved while writing in ${savedWhileWriting} of 6 rounds`);
     const cdb = openDatabase({ path: crashDb });
     try {
       const saved = await new EngineIndexStore(cdb, { dir: crashDir }).open();
