@@ -1,15 +1,17 @@
 /**
  * scripts/fresh-build.mjs (`npm start`'s prestart) on a small checkout of its own: it builds when
- * dist/ is missing or older than src/ or a tsconfig, and does nothing otherwise.
+ * dist/ is missing or older than src/ or a tsconfig, and does nothing otherwise. The `websearch`
+ * command (bin/websearch.mjs, `npx websearch` in a checkout) runs it before the build's main.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { tempDir } from '../helpers.js';
 
-const SCRIPT = join(import.meta.dirname, '..', '..', 'scripts', 'fresh-build.mjs');
+const CHECKOUT = join(import.meta.dirname, '..', '..');
+const SCRIPT = join(CHECKOUT, 'scripts', 'fresh-build.mjs');
 const dir = tempDir();
 after(() => dir.remove());
 
@@ -82,4 +84,33 @@ test('a build that fails fails the start', () => {
   const r = run();
   assert.notEqual(r.status, 0);
   assert.match(r.stdout + r.stderr, /not assignable/);
+});
+
+test('the websearch command builds a stale checkout first, then runs the build; a failed build runs nothing', () => {
+  mkdirSync(join(root, 'bin'));
+  mkdirSync(join(root, 'scripts'));
+  copyFileSync(join(CHECKOUT, 'bin', 'websearch.mjs'), join(root, 'bin', 'websearch.mjs'));
+  copyFileSync(SCRIPT, join(root, 'scripts', 'fresh-build.mjs'));
+  const command = () => spawnSync(process.execPath, [join(root, 'bin', 'websearch.mjs'), 'a', 'b'], { encoding: 'utf8' });
+  age(built, -30);
+  // (The small checkout has no Node types: `process` is declared.)
+  const node = 'declare const process: { argv: string[]; stdout: { write(s: string): void } };\n';
+  writeFileSync(main, `${node}process.stdout.write(\`version 3: \${process.argv.slice(2).join(' ')}\\n\`);\n`);
+  let r = command();
+  assert.equal(r.status, 0, r.stderr);
+  // The build's words on stderr; stdout is the command's own.
+  assert.match(r.stderr, /dist\/ is older than src\/: building it again/);
+  assert.equal(r.stdout, 'version 3: a b\n');
+
+  r = command();
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, '');
+  assert.equal(r.stdout, 'version 3: a b\n');
+
+  age(built, -30);
+  writeFileSync(main, `${node}const n: number = 'not a number';\nprocess.stdout.write(\`version 4 \${n}\\n\`);\n`);
+  r = command();
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /not assignable/);
+  assert.equal(r.stdout, '');
 });
