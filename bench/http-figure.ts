@@ -9,8 +9,12 @@
  * machine's speed; the client is the lean one (bench/wire-client.ts) in this process, then one in its
  * own process (bench/http-client.ts). Each in-process request is also cut into stages by timestamps
  * taken in the request's path (the server's request event, the start and end of the tier's
- * identify, admit and settle, the engine, the version reads, the response's `end`), so a change to
- * one stage shows there and not only in the total.
+ * identify, admit and settle, the engine, the version reads, the response's `end`, the usage row
+ * queued, the access line written, the response's last bytes at the client), so a change to one
+ * stage shows there and not only in the total. What follows `end` runs in this one thread before the
+ * client's turn: the usage row and the access line (the request's work after its response),
+ * the event loop's turn to the client's socket (to the data), and the client's own reading of the
+ * response (to the client).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -42,10 +46,13 @@ const STAGES = [
   'results',
   'settle',
   'to the reply',
+  'to the usage',
+  'to the log',
+  'to the data',
   'to the client',
 ] as const;
 type Stage = (typeof STAGES)[number];
-const MARKS = ['request', 'tier', 'identified', 'admit', 'admitted', 'engine', 'engineEnd', 'versionsEnd', 'settle', 'settled', 'end'] as const;
+const MARKS = ['request', 'tier', 'identified', 'admit', 'admitted', 'engine', 'engineEnd', 'versionsEnd', 'settle', 'settled', 'end', 'recorded', 'logged', 'data'] as const;
 type Mark = (typeof MARKS)[number];
 
 /** Which way in is timed: the API key's (`/v1/search`) or the keyless one (`/v1/search/public`). */
@@ -100,11 +107,6 @@ export async function httpFigure(
   const path = tier === 'keyed' ? '/v1/search' : '/v1/search/public';
   // The server logs as `websearch serve` does by default (its access line at info, written as it is
   // logged, as to stdout), to /dev/null.
-  const devNull = openSync('/dev/null', 'w');
-  const app = await buildApp(services, { logStream: { write: (line) => writeSync(devNull, line) } });
-  const address = await app.listen({ host: '127.0.0.1', port: 0 });
-  const target = new URL(path, address);
-
   // The marks of the request under way, while `recording` is set; one request at a time.
   let recording = false;
   let marks: Partial<Record<Mark, number>> = {};
@@ -116,6 +118,15 @@ export async function httpFigure(
     marks[m] = performance.now();
     if (m === 'engineEnd') engineTimes.push(marks.engineEnd! - marks.engine!);
   };
+  const devNull = openSync('/dev/null', 'w');
+  const log = (line: string) => {
+    mark('logged');
+    writeSync(devNull, line);
+  };
+  const app = await buildApp(services, { logStream: { write: log } });
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  const target = new URL(path, address);
+
   const around = <A extends unknown[], R>(f: (...a: A) => Promise<R>, before: Mark | undefined, after: Mark | undefined) =>
     async (...a: A): Promise<R> => {
       if (before) mark(before);
@@ -127,6 +138,7 @@ export async function httpFigure(
   const restore = [
     patch(engine, 'search', around(search, 'engine', 'engineEnd')),
     patch(services.pages, 'getVersions', around(services.pages.getVersions.bind(services.pages), undefined, 'versionsEnd')),
+    patch(services.usage, 'record', around(services.usage.record.bind(services.usage), undefined, 'recorded')),
     ...services.tiers.flatMap((access) => [
       patch(access, 'identify', around(access.identify.bind(access), 'tier', 'identified')),
       patch(access, 'admit', around(access.admit.bind(access), 'admit', 'admitted')),
@@ -149,7 +161,7 @@ export async function httpFigure(
     }
     return lat;
   };
-  const client = new WireClient(target);
+  const client = new WireClient(target, () => mark('data'));
   const overHttp = async (): Promise<number[]> => {
     const lat: number[] = [];
     for (const q of queries) {

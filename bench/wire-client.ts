@@ -19,7 +19,11 @@ export class WireClient {
   private buffered: Buffer = Buffer.alloc(0);
   private waiting: { resolve: (r: WireResponse) => void; reject: (e: Error) => void } | undefined;
 
-  constructor(private readonly origin: URL) {
+  /** `onData`: called as each piece of a response arrives (the benchmark's stage marks). */
+  constructor(
+    private readonly origin: URL,
+    onData?: () => void,
+  ) {
     this.socket = net.connect(Number(origin.port), origin.hostname);
     this.socket.setNoDelay(true);
     this.ready = new Promise((resolve, reject) => {
@@ -27,6 +31,7 @@ export class WireClient {
       this.socket.once('error', reject);
     });
     this.socket.on('data', (chunk: Buffer) => {
+      onData?.();
       this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
       this.deliver();
     });
