@@ -105,8 +105,6 @@ export async function httpFigure(
       ? { 'x-api-key': (await createFundedKey(services, queries.length * 6 * KEYED_REQUEST_COST, 1_000_000, 'bench')).key }
       : { 'x-service-title': 'bench' };
   const path = tier === 'keyed' ? '/v1/search' : '/v1/search/public';
-  // The server logs as `websearch serve` does by default (its access line at info, written as it is
-  // logged, as to stdout), to /dev/null.
   // The marks of the request under way, while `recording` is set; one request at a time.
   let recording = false;
   let marks: Partial<Record<Mark, number>> = {};
@@ -118,6 +116,8 @@ export async function httpFigure(
     marks[m] = performance.now();
     if (m === 'engineEnd') engineTimes.push(marks.engineEnd! - marks.engine!);
   };
+  // The server logs as `websearch serve` does by default (its access line at info, written as it is
+  // logged, as to stdout), to /dev/null.
   const devNull = openSync('/dev/null', 'w');
   const log = (line: string) => {
     mark('logged');
