@@ -20,6 +20,11 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** A command that could not do its work, for a reason its user can act on: said in one line, exit code 1. */
+export class CommandFailed extends Error {
+  override name = 'CommandFailed';
+}
+
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O) {
   try {
     return parseArgs({ args: argv, options: { ...SETTINGS_FLAGS, ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });

@@ -4,7 +4,7 @@ import { ConfigError } from '../config/settings.js';
 import { ApiError } from '../client/client.js';
 import { adminCommand } from './admin.js';
 import { crawlCommand } from './crawl.js';
-import { UsageError } from './args.js';
+import { CommandFailed, UsageError } from './args.js';
 import { fetchCommand, searchCommand } from './client-commands.js';
 import { importCommand, indexCommand } from './import.js';
 import { serveCommand } from './serve.js';
@@ -81,6 +81,9 @@ main(process.argv.slice(2)).then(
     if (e instanceof UsageError || e instanceof ConfigError || e instanceof ApiError) {
       process.stderr.write(`websearch: ${e.message}\n`);
       process.exitCode = 2;
+    } else if (e instanceof CommandFailed) {
+      process.stderr.write(`websearch: ${e.message}\n`);
+      process.exitCode = 1;
     } else {
       process.stderr.write(`websearch: ${(e as Error).stack ?? String(e)}\n`);
       process.exitCode = 1;

@@ -10,7 +10,7 @@ import { openDatabase } from '../adapters/sqlite/database.js';
 import { createServices } from '../config/services.js';
 import type { Settings } from '../config/settings.js';
 import { buildApp } from '../http/app.js';
-import { parse, settingsFrom } from './args.js';
+import { CommandFailed, parse, settingsFrom } from './args.js';
 
 async function runPrimary(settings: Settings): Promise<void> {
   // Build (or catch up) and save the engine once, so the workers load it instead of each building it.
@@ -50,6 +50,13 @@ async function runPrimary(settings: Settings): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
 }
+
+/** Why a server cannot listen, for the errors its operator can act on: one line instead of a stack. */
+const LISTEN_FAILURES: Record<string, string> = {
+  EADDRINUSE: 'another process is listening there (--port, PORT)',
+  EACCES: 'not permitted (a port below 1024 needs privileges; --port, PORT)',
+  EADDRNOTAVAIL: "the address is not one of this machine's (--host, HOST)",
+};
 
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {});
@@ -92,6 +99,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
     // error (a worker's channel to the primary would keep it running without serving).
     await app.close();
     if (cluster.isWorker) cluster.worker?.disconnect();
-    throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === undefined ? undefined : LISTEN_FAILURES[code];
+    throw why ? new CommandFailed(`cannot listen on ${settings.host}:${settings.port}: ${why} (${code})`, { cause: e }) : e;
   }
 }

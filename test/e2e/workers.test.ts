@@ -147,6 +147,23 @@ describe('serve --workers 2', () => {
   });
 });
 
+describe('serve on a port already taken', () => {
+  test('one process: the reason in one line, exit code 1', async () => {
+    const dir = tempDir();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as { port: number }).port;
+      const r = await run(['serve', '--port', String(port), '--log-level', 'warn'], { ...process.env, WEBSEARCH_DATA_DIR: dir.path }, 30_000);
+      assert.equal(r.code, 1, r.stderr);
+      assert.equal(r.stderr, `websearch: cannot listen on 127.0.0.1:${port}: another process is listening there (--port, PORT) (EADDRINUSE)\n`);
+    } finally {
+      taken.close();
+      dir.remove();
+    }
+  });
+});
+
 describe('serve --workers 2 on a port already taken', () => {
   test('the service stops with the error instead of running without listening', async () => {
     const dir = tempDir();
