@@ -1,6 +1,26 @@
 /** `websearch search` and `websearch fetch`: clients of a running server. */
-import { createClient, type SearchParams } from '../client/client.js';
-import { parse, settingsFrom, UsageError } from './args.js';
+import { ApiError, createClient, type SearchParams } from '../client/client.js';
+import { CommandFailed, parse, settingsFrom, UsageError } from './args.js';
+
+/**
+ * A call to the server, whose failure to get there at all (no server, a wrong address, no answer in
+ * time) is said in one line: the server's own errors (ApiError) and the rest go on as they are.
+ */
+async function atServer<T>(server: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    if (e instanceof ApiError || !(e instanceof Error)) throw e;
+    if (e.name === 'TimeoutError') throw new CommandFailed(`the server at ${server} did not answer in time`, { cause: e });
+    if (e instanceof TypeError && e.message === 'fetch failed') {
+      const cause = e.cause as { code?: string; message?: string } | undefined;
+      throw new CommandFailed(`cannot reach the server at ${server} (${cause?.code ?? cause?.message ?? 'no connection'}); --server or WEBSEARCH_URL`, {
+        cause: e,
+      });
+    }
+    throw e;
+  }
+}
 
 function intFlag(v: unknown, name: string): number | undefined {
   if (v === undefined) return undefined;
@@ -39,7 +59,7 @@ export async function searchCommand(argv: string[]): Promise<void> {
   set('mode', str('mode'));
   set('snippet_max_length', intFlag(values['snippet-max-length'], 'snippet-max-length'));
   set('max_results', intFlag(values['max-results'], 'max-results'));
-  const res = await client.search(params);
+  const res = await atServer(settings.serverUrl, () => client.search(params));
   if (values.json) {
     process.stdout.write(`${JSON.stringify(res)}\n`);
     return;
@@ -61,12 +81,8 @@ export async function fetchCommand(argv: string[]): Promise<void> {
   if (!url) throw new UsageError('usage: websearch fetch <url> [--max-chars N] [--live] [--prompt text]');
   const settings = settingsFrom(values);
   const client = createClient({ baseUrl: settings.serverUrl, apiKey: settings.apiKey, appTitle: values['app-title'] });
-  const res = await client.fetch({
-    url,
-    max_chars: intFlag(values['max-chars'], 'max-chars'),
-    live: values.live,
-    prompt: values.prompt,
-  });
+  const params = { url, max_chars: intFlag(values['max-chars'], 'max-chars'), live: values.live, prompt: values.prompt };
+  const res = await atServer(settings.serverUrl, () => client.fetch(params));
   if (values.json) process.stdout.write(`${JSON.stringify(res)}\n`);
   else process.stdout.write(`# ${res.title ?? res.url}\n\n${res.content}\n`);
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '../../src/client/client.js';
@@ -94,6 +94,21 @@ describe('CLI and server end to end', () => {
     const r = cli('search', 'garbage collector', '--server', `http://127.0.0.1:${port}`);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /1\. GC\n {3}https:\/\/example\.org\/gc/);
+  });
+
+  test('the search and fetch commands say in one line when no server answers', async () => {
+    // A port nothing listens on: taken, then given back.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const closed = (probe.address() as { port: number }).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const nowhere = `http://127.0.0.1:${closed}`;
+    for (const args of [['search', 'garbage collector'], ['fetch', 'https://example.org/gc']]) {
+      const r = cli(...args, '--server', nowhere);
+      assert.equal(r.code, 1, r.stderr);
+      assert.equal(r.stderr, `websearch: cannot reach the server at ${nowhere} (ECONNREFUSED); --server or WEBSEARCH_URL\n`);
+      assert.equal(r.stdout, '');
+    }
   });
 
   test('admin commands refuse bad input with a message and exit code 2', () => {
