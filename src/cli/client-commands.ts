@@ -6,7 +6,7 @@ import { CommandFailed, parse, settingsFrom, UsageError } from './args.js';
  * A call to the server, whose failure to get there at all (no server, a wrong address, no answer in
  * time) is said in one line: the server's own errors (ApiError) and the rest go on as they are.
  */
-async function atServer<T>(server: string, call: () => Promise<T>): Promise<T> {
+export async function atServer<T>(server: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (e) {
