@@ -148,39 +148,31 @@ describe('serve --workers 2', () => {
 });
 
 describe('serve on a port already taken', () => {
-  test('one process: the reason in one line, exit code 1', async () => {
-    const dir = tempDir();
-    const taken = createServer();
+  const dir = tempDir();
+  const env = { ...process.env, WEBSEARCH_DATA_DIR: dir.path };
+  const taken = createServer();
+  let port = 0;
+  before(async () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (taken.address() as { port: number }).port;
-      const r = await run(['serve', '--port', String(port), '--log-level', 'warn'], { ...process.env, WEBSEARCH_DATA_DIR: dir.path }, 30_000);
-      assert.equal(r.code, 1, r.stderr);
-      assert.equal(r.stderr, `websearch: cannot listen on 127.0.0.1:${port}: another process is listening there (--port, PORT) (EADDRINUSE)\n`);
-    } finally {
-      taken.close();
-      dir.remove();
-    }
+    port = (taken.address() as { port: number }).port;
   });
-});
+  after(() => {
+    taken.close();
+    dir.remove();
+  });
 
-describe('serve --workers 2 on a port already taken', () => {
-  test('the service stops with the error instead of running without listening', async () => {
-    const dir = tempDir();
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (taken.address() as { port: number }).port;
-      const env = { ...process.env, WEBSEARCH_DATA_DIR: dir.path };
-      // Before, each worker said EADDRINUSE and stayed, not listening, until a signal: killed here after 30 s.
-      const r = await run(['serve', '--port', String(port), '--workers', '2'], env, 30_000);
-      assert.equal(r.code, 1, r.stderr);
-      assert.match(r.stderr, /EADDRINUSE/);
-      assert.match(r.stderr, /before it listened; stopping/);
-      assert.doesNotMatch(r.stderr, /starting another/);
-    } finally {
-      taken.close();
-      dir.remove();
-    }
+  test('one process: the reason in one line, exit code 1', async () => {
+    const r = await run(['serve', '--port', String(port), '--log-level', 'warn'], env, 30_000);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stderr, `websearch: cannot listen on 127.0.0.1:${port}: another process is listening there (--port, PORT) (EADDRINUSE)\n`);
+  });
+
+  test('--workers 2: the service stops with the error instead of running without listening', async () => {
+    // Before, each worker said EADDRINUSE and stayed, not listening, until a signal: killed here after 30 s.
+    const r = await run(['serve', '--port', String(port), '--workers', '2'], env, 30_000);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /EADDRINUSE/);
+    assert.match(r.stderr, /before it listened; stopping/);
+    assert.doesNotMatch(r.stderr, /starting another/);
   });
 });
