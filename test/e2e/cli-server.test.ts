@@ -111,6 +111,22 @@ describe('CLI and server end to end', () => {
     }
   });
 
+  test('a data folder that cannot be made fails the command instead of hanging it', () => {
+    // procfs answers ENOENT for a folder it cannot hold, on which Node's recursive mkdir spun forever;
+    // a file where a folder should be gives ENOTDIR.
+    const file = join(dir.path, 'a-file');
+    writeFileSync(file, '');
+    for (const [where, code] of [
+      ['/proc/websearch-no-such-folder/data', 'ENOENT'],
+      [join(file, 'data'), 'ENOTDIR'],
+    ]) {
+      const r = spawnSync(process.execPath, [...CLI, 'org', 'create', 'x', '--data-dir', where!], { env, encoding: 'utf8', timeout: 30_000 });
+      assert.equal(r.signal, null, `${where}: still running after 30 s`);
+      assert.equal(r.status, 1, r.stderr);
+      assert.match(r.stderr, new RegExp(`websearch: Error: ${code}`));
+    }
+  });
+
   test('admin commands refuse bad input with a message and exit code 2', () => {
     assert.equal(cli('credits', 'add', '--org', 'org_missing', '--usd', '5').code, 2);
     const bad = cli('credits', 'add', '--org', 'x', '--usd', '1.0000001');

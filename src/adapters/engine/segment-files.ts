@@ -12,9 +12,10 @@
  * no save removes the files another is writing or is about to name.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { makeDirs } from '../make-dirs.js';
 import { type ArrayCtor, newArray, type SegmentData } from './segment.js';
 
 const MAGIC = 'WSEG5';
@@ -148,7 +149,7 @@ const LOCKED: unique symbol = Symbol('locked');
  * `use` must not await: the lock is held for one synchronous run.
  */
 export function withLock<T>(dir: string, mode: 'shared' | 'exclusive', waitMs: number, use: () => T): T | typeof LOCKED {
-  mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   let lock: Database.Database;
   try {
     lock = new Database(join(dir, LOCK_FILE), { timeout: waitMs });

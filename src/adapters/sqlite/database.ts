@@ -1,7 +1,7 @@
 /** Opens the embedded database (WAL) and brings its schema up to date. */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { makeDirs } from '../make-dirs.js';
 
 export type Db = Database.Database;
 
@@ -246,7 +246,7 @@ export interface OpenOptions {
 const MMAP_BYTES = 2 ** 31;
 
 export function openDatabase(options: OpenOptions): Db {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  if (options.path !== ':memory:') makeDirs(dirname(options.path));
   const db = new Database(options.path, { readonly: options.readonly ?? false });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
