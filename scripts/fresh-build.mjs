@@ -19,15 +19,15 @@ function newest(path) {
 export function freshBuild(root) {
   const built = join(root, 'dist', 'cli', 'main.js');
   const sources = ['src', 'tsconfig.json', 'tsconfig.build.json'].map((p) => join(root, p)).filter((p) => existsSync(p));
-  const builtAt = existsSync(built) ? statSync(built).mtimeMs : -Infinity;
-  if (Math.max(...sources.map(newest)) <= builtAt) return 0;
+  const exists = existsSync(built);
+  if (Math.max(...sources.map(newest)) <= (exists ? statSync(built).mtimeMs : -Infinity)) return 0;
 
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   if (!existsSync(tsc)) {
-    console.error(`${existsSync(built) ? 'dist/ is older than src/' : 'dist/ is missing'} and TypeScript is not installed: run npm ci`);
+    console.error(`${exists ? 'dist/ is older than src/' : 'dist/ is missing'} and TypeScript is not installed: run npm ci`);
     return 1;
   }
-  console.error(existsSync(built) ? 'dist/ is older than src/: building it again (npm run build)' : 'dist/ is missing: building it (npm run build)');
+  console.error(exists ? 'dist/ is older than src/: building it again (npm run build)' : 'dist/ is missing: building it (npm run build)');
   // The compiler's own output goes to stderr too: a command's stdout stays its own.
   const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: ['ignore', 2, 2] });
   return r.status ?? 1;

@@ -78,12 +78,10 @@ main(process.argv.slice(2)).then(
     if (code !== 0) process.exitCode = code;
   },
   (e: unknown) => {
-    if (e instanceof UsageError || e instanceof ConfigError || e instanceof ApiError) {
+    // Said in one line: bad usage or configuration and the server's refusals (2), a command that could not do its work (1).
+    if (e instanceof UsageError || e instanceof ConfigError || e instanceof ApiError || e instanceof CommandFailed) {
       process.stderr.write(`websearch: ${e.message}\n`);
-      process.exitCode = 2;
-    } else if (e instanceof CommandFailed) {
-      process.stderr.write(`websearch: ${e.message}\n`);
-      process.exitCode = 1;
+      process.exitCode = e instanceof CommandFailed ? 1 : 2;
     } else {
       process.stderr.write(`websearch: ${(e as Error).stack ?? String(e)}\n`);
       process.exitCode = 1;
