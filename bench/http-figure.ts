@@ -9,10 +9,11 @@
  * machine's speed; the client is the lean one (bench/wire-client.ts) in this process, then one in its
  * own process (bench/http-client.ts). Each in-process request is also cut into stages by timestamps
  * taken in the request's path (the server's request event, the start and end of the tier's
- * identify, admit and settle, the engine, the version reads, the response's `end`, the usage row
- * queued, the access line written, the response's last bytes at the client), so a change to one
- * stage shows there and not only in the total. What follows `end` runs in this one thread before the
- * client's turn: the usage row and the access line (the request's work after its response),
+ * identify, admit and settle, the engine, the version reads, the start and the return of the
+ * response's `end` (its write to the socket), the usage row queued, the access line written, the
+ * response's last bytes at the client), so a change to one stage shows there and not only in the
+ * total. What follows `end` runs in this one thread before the client's turn: the usage row and
+ * the access line (the request's work after its response),
  * the event loop's turn to the client's socket (to the data), and the client's own reading of the
  * response (to the client).
  */
@@ -46,13 +47,14 @@ const STAGES = [
   'results',
   'settle',
   'to the reply',
+  'the end',
   'to the usage',
   'to the log',
   'to the data',
   'to the client',
 ] as const;
 type Stage = (typeof STAGES)[number];
-const MARKS = ['request', 'tier', 'identified', 'admit', 'admitted', 'engine', 'engineEnd', 'versionsEnd', 'settle', 'settled', 'end', 'recorded', 'logged', 'data'] as const;
+const MARKS = ['request', 'tier', 'identified', 'admit', 'admitted', 'engine', 'engineEnd', 'versionsEnd', 'settle', 'settled', 'end', 'ended', 'recorded', 'logged', 'data'] as const;
 type Mark = (typeof MARKS)[number];
 
 /** Which way in is timed: the API key's (`/v1/search`) or the keyless one (`/v1/search/public`). */
@@ -149,7 +151,9 @@ export async function httpFigure(
   const end = ServerResponse.prototype.end;
   ServerResponse.prototype.end = function (this: ServerResponse, ...a: unknown[]) {
     mark('end');
-    return (end as (...x: unknown[]) => ServerResponse).apply(this, a);
+    const res = (end as (...x: unknown[]) => ServerResponse).apply(this, a);
+    mark('ended');
+    return res;
   } as typeof end;
 
   const engineAlone = async (): Promise<number[]> => {

@@ -1,18 +1,21 @@
 /**
  * What a loopback HTTP round trip costs on this machine, right after the thread has computed for a
- * while (as a search request's does after the engine's few milliseconds). No part of the service:
- * a bare node:http server and a Fastify one, each answering a fixed 10 kB JSON body (a search
+ * while (as a search request's does after the engine's few milliseconds). No part of the service but its logging:
+ * a bare node:http server, a Fastify one, and a Fastify one that logs as the service does (an
+ * access line per request, to /dev/null), each answering a fixed 10 kB JSON body (a search
  * response's size), and the lean benchmark client, all in this process; before each timed request
  * the thread computes for 0, 1 or 5 ms (integer arithmetic, touching no memory: `computeFor`), or waits
  * 5 ms for a worker thread that computes. Also a JSON.stringify of the same body, for comparison.
  * Usage: node --import tsx bench/http-floor.ts
  */
 import { once } from 'node:events';
+import { openSync, writeSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
+import { AccessLog, serverLogger } from '../src/http/app.js';
 import { computeFor, percentile } from './scifact.js';
 import { WireClient } from './wire-client.js';
 
@@ -29,9 +32,14 @@ server.listen(0, '127.0.0.1');
 await once(server, 'listening');
 const app = Fastify({ logger: false });
 app.post('/', async (_request, reply) => reply.code(200).send(body));
+// The same with the service's logging (src/http/app.ts): at info, one access line per request, to /dev/null.
+const devNull = openSync('/dev/null', 'w');
+const logged = Fastify({ logger: serverLogger('info', { write: (line) => writeSync(devNull, line) }), logController: new AccessLog() });
+logged.post('/', async (_request, reply) => reply.code(200).send(body));
 const clients = {
   'node:http': new WireClient(new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
   Fastify: new WireClient(new URL(await app.listen({ host: '127.0.0.1', port: 0 }))),
+  "Fastify with the service's logging": new WireClient(new URL(await logged.listen({ host: '127.0.0.1', port: 0 }))),
 };
 
 // A worker that computes for the milliseconds it is sent, then answers.
@@ -76,4 +84,5 @@ for (const [name, what] of [...Object.entries(clients), ['JSON.stringify of it',
 for (const client of Object.values(clients)) client.close();
 server.close();
 await app.close();
+await logged.close();
 await worker.terminate();

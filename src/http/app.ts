@@ -16,7 +16,7 @@ export const REDACTED_HEADERS = ['x-api-key', 'authorization', 'payment-signatur
  * The access log: one line per request once its response has gone (method, path, status, time),
  * instead of Fastify's two (one on arrival, one on completion): half the log writes on the request path.
  */
-class AccessLog extends LogController {
+export class AccessLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
@@ -34,13 +34,18 @@ export interface BuildAppOptions {
   logStream?: { write(line: string): void };
 }
 
+/** The logger a server runs with (with `AccessLog` as its log controller): secrets redacted, JSON lines to stdout or `stream`. */
+export function serverLogger(level: string, stream?: BuildAppOptions['logStream']): NonNullable<FastifyServerOptions['logger']> {
+  return {
+    level,
+    redact: { paths: REDACTED_HEADERS.map((h) => `req.headers["${h}"]`), censor: '[redacted]' },
+    ...(stream && { stream }),
+  };
+}
+
 export async function buildApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? {
-      level: services.settings.logLevel,
-      redact: { paths: REDACTED_HEADERS.map((h) => `req.headers["${h}"]`), censor: '[redacted]' },
-      ...(options.logStream && { stream: options.logStream }),
-    },
+    logger: options.logger ?? serverLogger(services.settings.logLevel, options.logStream),
     logController: new AccessLog(),
     // fastify accepts a hop count too (its docs), though its types leave numbers out.
     trustProxy: services.settings.trustProxy as boolean | string,
