@@ -1,6 +1,7 @@
 /**
  * The client side of the search benchmark's HTTP figure, in its own process as a user's client
- * is: reads `{ url, queries, headers }` as JSON on stdin, POSTs every query once as warm-up and once timed,
+ * is: reads `{ url, queries, headers, warmUpPasses }` as JSON on stdin, POSTs every query
+ * `warmUpPasses` times as warm-up (its own code is new to V8, as the server's was) and once timed,
  * one at a time on one kept-alive connection (bench/wire-client.ts), and prints the timed latencies (ms, in
  * query order) as one JSON line.
  */
@@ -8,7 +9,12 @@ import { performance } from 'node:perf_hooks';
 import { text } from 'node:stream/consumers';
 import { WireClient } from './wire-client.js';
 
-const { url, queries, headers } = JSON.parse(await text(process.stdin)) as { url: string; queries: string[]; headers: Record<string, string> };
+const { url, queries, headers, warmUpPasses } = JSON.parse(await text(process.stdin)) as {
+  url: string;
+  queries: string[];
+  headers: Record<string, string>;
+  warmUpPasses: number;
+};
 const target = new URL(url);
 const client = new WireClient(target);
 
@@ -17,7 +23,7 @@ async function post(query: string): Promise<void> {
   if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.body}`);
 }
 
-for (const q of queries) await post(q);
+for (let pass = 0; pass < warmUpPasses; pass++) for (const q of queries) await post(q);
 const latencies: number[] = [];
 for (const q of queries) {
   const t = performance.now();

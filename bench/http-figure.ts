@@ -5,7 +5,11 @@
  * goes. Used by bench/engine-queries.ts (inside `npm run bench:search`) and by bench/http.ts (`npm
  * run bench:http`, the same figure alone on a cached corpus).
  *
- * Three rounds of the engine alone and over HTTP in turn, pooled, so both see the same drift of the
+ * A new server first answers at least 3,000 requests (the queries in turn): V8 optimizes the
+ * request path's functions, most of which run once a request, over a server's first few thousand
+ * requests (`node --trace-opt` shows them still being optimized in the tenth pass of 300), and a
+ * running service is past that; the first pass's p50 is reported too, as a new server's. Then three
+ * rounds of the engine alone and over HTTP in turn, pooled, so both see the same drift of the
  * machine's speed; the client is the lean one (bench/wire-client.ts) in this process, then one in its
  * own process (bench/http-client.ts). Each in-process request is also cut into stages by timestamps
  * taken in the request's path (the server's request event, the start and end of the tier's
@@ -72,7 +76,12 @@ export interface HttpFigure {
   stages: Record<Stage, number>;
   remote: Cell;
   remoteAddedMedian: number;
+  /** The warm-up's first pass over HTTP: a new server (and, in the process's first figure, code not yet optimized). */
+  cold: Cell;
 }
+
+/** Requests a new server answers before the figure is timed (see above). */
+const WARM_UP_REQUESTS = 3_000;
 
 /**
  * The services a server would run on the benchmark's database and saved segments: the default
@@ -100,11 +109,12 @@ export async function httpFigure(
   tier: HttpTier = 'keyed',
 ): Promise<HttpFigure> {
   const queries = queryTexts.map((q) => q.slice(0, 2000));
-  // Keyed: a new organization `bench` (its rate limit out of the way) with credit for the figure's six
-  // passes (a warm-up and three timed here, a warm-up and one timed in the client's process).
+  const warmUpPasses = Math.ceil(WARM_UP_REQUESTS / queries.length);
+  // Keyed: a new organization `bench` (its rate limit out of the way) with credit for the figure's
+  // passes (a warm-up's and three timed here, a warm-up's and one timed in the client's process).
   const headers: Record<string, string> =
     tier === 'keyed'
-      ? { 'x-api-key': (await createFundedKey(services, queries.length * 6 * KEYED_REQUEST_COST, 1_000_000, 'bench')).key }
+      ? { 'x-api-key': (await createFundedKey(services, queries.length * (2 * warmUpPasses + 4) * KEYED_REQUEST_COST, 1_000_000, 'bench')).key }
       : { 'x-service-title': 'bench' };
   const path = tier === 'keyed' ? '/v1/search' : '/v1/search/public';
   // The marks of the request under way, while `recording` is set; one request at a time.
@@ -182,7 +192,8 @@ export async function httpFigure(
 
   try {
     await engineAlone();
-    await overHttp();
+    const cold = await overHttp();
+    for (let pass = 1; pass < warmUpPasses; pass++) await overHttp();
     const direct: number[] = [];
     const local: number[] = [];
     for (let round = 0; round < 3; round++) {
@@ -193,11 +204,11 @@ export async function httpFigure(
     }
     client.close();
     const engines = engineTimes;
-    // The same through a client in its own process, as a remote user's is (it warms up first itself:
-    // its timed pass is the last of its requests).
+    // The same through a client in its own process, as a remote user's is (it warms up first itself,
+    // as long as the server did: its timed pass is the last of its requests).
     engineTimes = [];
     recording = true;
-    const remote = await clientLatencies(target.href, queries, headers);
+    const remote = await clientLatencies(target.href, queries, headers, warmUpPasses);
     recording = false;
     const remoteEngine = engineTimes.slice(engineTimes.length - remote.length);
 
@@ -218,6 +229,7 @@ export async function httpFigure(
       stages,
       remote: cellOf(remote),
       remoteAddedMedian: median(remote.map((c, i) => c - remoteEngine[i]!)),
+      cold: cellOf(cold),
     };
   } finally {
     ServerResponse.prototype.end = end;
@@ -238,9 +250,9 @@ function patch<T extends object, K extends keyof T>(object: T, key: K, value: T[
   };
 }
 
-async function clientLatencies(url: string, queries: readonly string[], headers: Record<string, string>): Promise<number[]> {
+async function clientLatencies(url: string, queries: readonly string[], headers: Record<string, string>, warmUpPasses: number): Promise<number[]> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'http-client.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  child.stdin.end(JSON.stringify({ url, queries, headers }));
+  child.stdin.end(JSON.stringify({ url, queries, headers, warmUpPasses }));
   const [stdout, [code]] = await Promise.all([text(child.stdout), once(child, 'exit')]);
   if (code !== 0) throw new Error(`the HTTP client exited with ${code}`);
   return (JSON.parse(stdout) as { latencies: number[] }).latencies;
@@ -250,11 +262,12 @@ async function clientLatencies(url: string, queries: readonly string[], headers:
 export function describeHttpFigure(h: HttpFigure): string {
   const f = (n: number) => n.toFixed(2);
   return (
-    `HTTP POST ${h.path} (${h.tier}), ${h.set} claims, no filter (three rounds of the engine alone and over HTTP in turn, pooled): ` +
+    `HTTP POST ${h.path} (${h.tier}), ${h.set} claims, no filter (after a warm-up of ${WARM_UP_REQUESTS.toLocaleString('en')} requests, three rounds of the engine alone and over HTTP in turn, pooled): ` +
     `p50 ${f(h.http.p50)} ms, p99 ${f(h.http.p99)} ms against the engine alone p50 ${f(h.direct.p50)} ms: the API adds ${f(h.http.p50 - h.direct.p50)} ms at p50; ` +
     `paired (each request's latency less its own engine time), the median added is ${f(h.addedMedian)} ms. ` +
     `Means per request: ${f(h.means.client)} ms at the client, of which ${f(h.means.engine)} ms the engine and ${f(h.means.versions)} ms reading the 10 versions. ` +
     `Stage medians: ${STAGES.map((s) => `${s} ${f(h.stages[s])}`).join(', ')} ms. ` +
-    `From a client in its own process: p50 ${f(h.remote.p50)} ms, p99 ${f(h.remote.p99)} ms, paired median added ${f(h.remoteAddedMedian)} ms`
+    `From a client in its own process: p50 ${f(h.remote.p50)} ms, p99 ${f(h.remote.p99)} ms, paired median added ${f(h.remoteAddedMedian)} ms. ` +
+    `The warm-up's first pass: p50 ${f(h.cold.p50)} ms`
   );
 }
