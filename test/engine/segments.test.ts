@@ -361,7 +361,7 @@ describe('segments on disk', () => {
     // While another holds the folder, a save that does not wait writes nothing and says so.
     const files = readdirSync(engineDir).sort();
     const held = loadIndex(engineDir, signature)!;
-    assert.equal(withLock(engineDir, 'shared', 0, () => saveIndex(engineDir, held.segments, new Map(), held.applied, signature, 0)), false);
+    assert.equal(withLock(engineDir, 'shared', 0, () => saveIndex(engineDir, held.segments, new Map(), held.applied, signature, 0)), 'locked');
     assert.deepEqual(readdirSync(engineDir).sort(), files);
   });
 

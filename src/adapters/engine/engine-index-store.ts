@@ -57,6 +57,15 @@ const JOIN_MERGE = 1_024;
 const MAX_MERGES = 2;
 /** More new versions than this at one refresh are built in a worker thread (`buildFresh`). */
 const FRESH_SYNC = 512;
+/**
+ * index_log is pruned after a save, up to the saved sequence but keeping the last KEEP_LOG rows
+ * (about 1.2 MB), so that a process that has fallen behind by less still catches up from the log;
+ * and only when at least PRUNE_STEP rows can go, so that a prune (one delete) is rare.
+ */
+const KEEP_LOG = 100_000;
+const PRUNE_STEP = 100_000;
+/** How long a process behind the floor waits for the saved index's folder (another process's save) before rebuilding instead; the serving thread waits. */
+const RELOAD_WAIT_MS = 10_000;
 const MAX_SEGMENTS = 32;
 
 function tierOf(docCount: number, base: number): number {
@@ -443,6 +452,9 @@ export interface EngineOptions {
   matchStep?: number;
   /** Pages an `inurl:` scan reads between turns of the event loop (URL_SCAN_STEP; smaller in tests). */
   urlScanStep?: number;
+  /** index_log rows kept behind the newest, and the fewest a prune deletes (KEEP_LOG, PRUNE_STEP; smaller in tests). */
+  keepLog?: number;
+  pruneStep?: number;
   /** Where the engine reports what an operator should know (the search helper failing). */
   log?: LogFn;
 }
@@ -472,6 +484,8 @@ export class EngineIndexStore implements IndexStore {
   private readonly freshSync: number;
   private readonly matchStep: number;
   private readonly urlScanStep: number;
+  private readonly keepLog: number;
+  private readonly pruneStep: number;
   private readonly log: LogFn;
   /** The helper thread, started when the engine opens (or by the first search that splits); none once closed. */
   private helper: SearchHelper | undefined;
@@ -498,9 +512,14 @@ export class EngineIndexStore implements IndexStore {
     this.freshSync = options.freshSync ?? FRESH_SYNC;
     this.matchStep = options.matchStep ?? MATCH_STEP;
     this.urlScanStep = options.urlScanStep ?? URL_SCAN_STEP;
+    this.keepLog = options.keepLog ?? KEEP_LOG;
+    this.pruneStep = options.pruneStep ?? PRUNE_STEP;
     this.log = options.log ?? (() => {});
     this.stmts = {
       maxSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM index_log'),
+      floor: db.prepare<[], number>('SELECT seq FROM index_log_floor').pluck(),
+      setFloor: db.prepare<[number]>('UPDATE index_log_floor SET seq = ?'),
+      prune: db.prepare<[number]>('DELETE FROM index_log WHERE seq <= ?'),
       // Each version changed in a span of the log, with its changing columns (searchable null: gone).
       changed: db.prepare<[number, number], { version_id: number; searchable: number | null; acquired_at: number; superseded_at: number | null }>(
         `SELECT l.version_id, v.searchable, v.acquired_at, v.superseded_at
@@ -618,9 +637,11 @@ export class EngineIndexStore implements IndexStore {
       this.publish(saved.segments);
       this.names = saved.names;
       this.applied = saved.applied;
-      // Caught up before the store is used: the versions written since the save, even many.
+      // Caught up before the store is used: the versions written since the save, even many (or,
+      // when the log since the save was pruned, everything built again).
       this.refresh();
       await Promise.all([...this.building].map((b) => b.done));
+      await this.recovering;
     } else {
       // Minutes for a large store (about 40 s at 1M pages): a store kept on disk says so, so that a
       // start that takes them (the first, or the first after a format change) is not a mystery.
@@ -646,9 +667,59 @@ export class EngineIndexStore implements IndexStore {
     // Versions still being built in a worker are in no segment: the saved sequence stays before
     // them, so a restart applies them again (applying the log again is harmless for the rest).
     const applied = Math.min(this.applied, this.unbuiltFrom, ...[...this.building].filter((b) => b.generation === this.generation).map((b) => b.from));
-    if (!saveIndex(this.dir, this.segments.map((s) => s.data), this.names, applied, this.signature, waitMs)) {
-      this.log('info', 'search index not saved: another process held its folder', { dir: this.dir });
+    const outcome = saveIndex(this.dir, this.segments.map((s) => s.data), this.names, applied, this.signature, waitMs, {
+      floor: () => this.stmts.floor.get() ?? 0,
+      saved: (at) => this.prune(at),
+    });
+    if (outcome === 'locked') this.log('info', 'search index not saved: another process held its folder', { dir: this.dir });
+    if (outcome === 'behind') this.log('info', 'search index not saved: the log it was built from has been pruned past it', { dir: this.dir });
+  }
+
+  /**
+   * Deletes index_log's rows up to the sequence just saved at (`saved`, which holds everything they
+   * say), keeping the last `keepLog`, when at least `pruneStep` can go: the log stays a bounded
+   * size instead of 12 bytes for every change ever made. Run holding the saved folder's lock.
+   */
+  private prune(saved: number): void {
+    const floor = Math.min(saved, (this.stmts.maxSeq.get()?.seq ?? 0) - this.keepLog);
+    const from = this.stmts.floor.get() ?? 0;
+    if (floor - from < this.pruneStep) return;
+    this.db.transaction(() => {
+      this.stmts.setFloor.run(floor);
+      this.stmts.prune.run(floor);
+    })();
+    this.log('info', 'index log pruned', { through: floor, rows: floor - from });
+  }
+
+  /** A build from the page store under way because the log this process needed was pruned (`behindFloor`); refreshes wait for it. */
+  private recovering: Promise<void> | undefined;
+
+  /**
+   * The rows of index_log past `applied` were pruned (this process fell behind by more than
+   * `keepLog` changes, or its saved index is older than the floor): takes the saved index, which a
+   * prune never passes, and catches up from there. Without one (none, of another format, or its
+   * folder held for RELOAD_WAIT_MS) everything is built again from the page store in the
+   * background, and searches meanwhile are answered by the segments held.
+   */
+  private behindFloor(floor: number): void {
+    const saved = this.dir ? loadIndex(this.dir, this.signature, this.searchThreads > 1, false, RELOAD_WAIT_MS) : undefined;
+    if (saved && saved.applied >= floor) {
+      // As a full build does: batches under way are of the segments replaced.
+      this.generation++;
+      this.buildingIds.clear();
+      this.unbuiltFrom = Infinity;
+      this.publish(saved.segments);
+      this.names = saved.names;
+      this.applied = saved.applied;
+      this.log('info', 'search index taken again from its folder: the log since this process last caught up was pruned', { floor });
+      this.refresh();
+      return;
     }
+    this.log('warn', 'search index behind the pruned log, and no saved index past it: building it again from the page store', { floor });
+    this.recovering = this.buildAll()
+      .then(() => this.save(0))
+      .catch((err: unknown) => this.log('error', 'engine rebuild after the log was pruned failed; the next search tries again', { err: String(err) }))
+      .finally(() => (this.recovering = undefined));
   }
 
   /**
@@ -716,10 +787,16 @@ export class EngineIndexStore implements IndexStore {
 
   /** Applies the page store's changes since the last refresh. Cheap when there are none. */
   refresh(): void {
+    if (this.recovering) return;
     const seq = this.stmts.maxSeq.get()?.seq ?? 0;
     if (seq <= this.applied) return;
+    const changes = this.stmts.changed.all(this.applied, seq);
+    // Read after the changes: a prune raises the floor and deletes in one transaction, so a floor
+    // still at or below `applied` now means that none of the rows just read had been deleted.
+    const floor = this.stmts.floor.get() ?? 0;
+    if (floor > this.applied) return this.behindFloor(floor);
     const freshIds: number[] = [];
-    for (const change of this.stmts.changed.all(this.applied, seq)) {
+    for (const change of changes) {
       const id = change.version_id;
       const building = this.buildingIds.get(id);
       if (building) {
@@ -917,9 +994,11 @@ export class EngineIndexStore implements IndexStore {
     return this.merging.size;
   }
 
-  /** Resolves when no merge is under way (for tests and the benchmark). */
+  /** Resolves when no merge, build of new versions or rebuild is under way (for tests and the benchmark). */
   async settled(): Promise<void> {
-    while (this.merging.size > 0 || this.building.size > 0) await Promise.all([...this.merging, ...this.building].map((m) => m.done));
+    while (this.merging.size > 0 || this.building.size > 0 || this.recovering) {
+      await Promise.all([...[...this.merging, ...this.building].map((m) => m.done), this.recovering]);
+    }
   }
 
   /** Batches of new versions being built in worker threads (for tests). */

@@ -234,14 +234,40 @@ export interface Manifest {
 
 /**
  * Saves the segments (writing those not yet on disk and adding their file names to `names`),
- * their changing columns, and a new manifest, holding the folder's lock; false, having written
- * nothing, when another process held it for longer than `waitMs`. A segment whose file is gone is
+ * their changing columns, and a new manifest, holding the folder's lock; 'locked', having written
+ * nothing, when another process held it for longer than `waitMs`, and 'behind' when `applied` is
+ * below `log`'s floor (see SavedLog). A segment whose file is gone is
  * written again: another process's save into the same folder (`websearch index rebuild` while a
  * server runs) removes the files its own manifest does not name, and a manifest naming them would
  * be refused at the next start, which would then rebuild everything.
  */
-export function saveIndex(dir: string, segs: SegmentData[], names: Map<SegmentData, string>, applied: number, signature: string, waitMs: number): boolean {
-  return withLock(dir, 'exclusive', waitMs, () => writeIndex(dir, segs, names, applied, signature)) !== LOCKED;
+export function saveIndex(
+  dir: string,
+  segs: SegmentData[],
+  names: Map<SegmentData, string>,
+  applied: number,
+  signature: string,
+  waitMs: number,
+  log?: SavedLog,
+): 'saved' | 'locked' | 'behind' {
+  const outcome = withLock(dir, 'exclusive', waitMs, () => {
+    if (log && applied < log.floor()) return 'behind';
+    writeIndex(dir, segs, names, applied, signature);
+    log?.saved(applied);
+    return 'saved';
+  });
+  return outcome === LOCKED ? 'locked' : outcome;
+}
+
+/**
+ * The index_log that a save is of: a saved index is the one place a process behind its floor (the
+ * rows deleted) can catch up from, so a save never records a sequence below the floor, and the
+ * log is pruned (`saved`) while the lock is still held, so that no save of an older index can come
+ * between this one and the prune.
+ */
+export interface SavedLog {
+  floor(): number;
+  saved(applied: number): void;
 }
 
 function writeIndex(dir: string, segs: SegmentData[], names: Map<SegmentData, string>, applied: number, signature: string): void {
@@ -267,7 +293,7 @@ function removeUnlisted(dir: string, m: Manifest): void {
 
 /**
  * The saved index, or undefined when there is none or it cannot be trusted (then: rebuild), read
- * holding the folder's lock (shared, waiting up to LOCK_WAIT_MS; undefined when not had). With
+ * holding the folder's lock (shared, waiting up to `waitMs`, LOCK_WAIT_MS unless told; undefined when not had). With
  * `shared`, every array is in shared memory (segment.ts `shareSegment`). With `clean`, files the
  * manifest does not name are removed, and the lock is held exclusively for that; a reader that
  * never saves passes false.
@@ -277,10 +303,11 @@ export function loadIndex(
   signature: string,
   shared = false,
   clean = true,
+  waitMs = LOCK_WAIT_MS,
 ): { segments: SegmentData[]; names: Map<SegmentData, string>; applied: number } | undefined {
   if (!existsSync(join(dir, 'manifest.json'))) return undefined;
   try {
-    const loaded = withLock(dir, clean ? 'exclusive' : 'shared', LOCK_WAIT_MS, () => readIndex(dir, signature, shared, clean));
+    const loaded = withLock(dir, clean ? 'exclusive' : 'shared', waitMs, () => readIndex(dir, signature, shared, clean));
     return loaded === LOCKED ? undefined : loaded;
   } catch {
     return undefined;

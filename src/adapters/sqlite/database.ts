@@ -230,6 +230,12 @@ ${FTS5_SCHEMA}
   -- reading every candidate's row).
   CREATE INDEX versions_lang ON versions(lang) WHERE lang IS NOT NULL;
   `,
+  `
+  -- index_log's rows up to seq have been deleted (adapters/engine: pruned once the saved index is
+  -- past them); a process that had applied less takes the saved index again.
+  CREATE TABLE index_log_floor (seq INTEGER NOT NULL);
+  INSERT INTO index_log_floor (seq) VALUES (0);
+  `,
 ];
 
 export interface OpenOptions {
