@@ -518,8 +518,6 @@ export class EngineIndexStore implements IndexStore {
     this.stmts = {
       maxSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM index_log'),
       floor: db.prepare<[], number>('SELECT seq FROM index_log_floor').pluck(),
-      setFloor: db.prepare<[number]>('UPDATE index_log_floor SET seq = ?'),
-      prune: db.prepare<[number]>('DELETE FROM index_log WHERE seq <= ?'),
       // Each version changed in a span of the log, with its changing columns (searchable null: gone).
       changed: db.prepare<[number, number], { version_id: number; searchable: number | null; acquired_at: number; superseded_at: number | null }>(
         `SELECT l.version_id, v.searchable, v.acquired_at, v.superseded_at
@@ -679,15 +677,23 @@ export class EngineIndexStore implements IndexStore {
    * Deletes index_log's rows up to the sequence just saved at (`saved`, which holds everything they
    * say), keeping the last `keepLog`, when at least `pruneStep` can go: the log stays a bounded
    * size instead of 12 bytes for every change ever made. Run holding the saved folder's lock.
+   * Through a connection of its own that reads without the memory map: the log's pages lie spread
+   * among the versions' (each was written with its version), and deleting 900,000 rows through the
+   * map brought 170 MB of the file around them into the process's resident memory.
    */
   private prune(saved: number): void {
     const floor = Math.min(saved, (this.stmts.maxSeq.get()?.seq ?? 0) - this.keepLog);
     const from = this.stmts.floor.get() ?? 0;
     if (floor - from < this.pruneStep) return;
-    this.db.transaction(() => {
-      this.stmts.setFloor.run(floor);
-      this.stmts.prune.run(floor);
-    })();
+    const side = this.db.name !== ':memory:' && !this.db.memory ? openDatabase({ path: this.db.name, mapped: false }) : this.db;
+    try {
+      side.transaction(() => {
+        side.prepare<[number]>('UPDATE index_log_floor SET seq = ?').run(floor);
+        side.prepare<[number]>('DELETE FROM index_log WHERE seq <= ?').run(floor);
+      })();
+    } finally {
+      if (side !== this.db) side.close();
+    }
     this.log('info', 'index log pruned', { through: floor, rows: floor - from });
   }
 
