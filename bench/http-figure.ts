@@ -8,7 +8,7 @@
  * A new server first answers at least 3,000 requests (the queries in turn): V8 optimizes the
  * request path's functions, most of which run once a request, over a server's first few thousand
  * requests (`node --trace-opt` shows them still being optimized in the tenth pass of 300), and a
- * running service is past that; the first pass's p50 is reported too, as a new server's. Then three
+ * running service is past that; each warm-up pass's p50 is reported too, the first as a new server's. Then three
  * rounds of the engine alone and over HTTP in turn, pooled, so both see the same drift of the
  * machine's speed; the client is the lean one (bench/wire-client.ts) in this process, then one in its
  * own process (bench/http-client.ts). Each in-process request is also cut into stages by timestamps
@@ -76,8 +76,8 @@ export interface HttpFigure {
   stages: Record<Stage, number>;
   remote: Cell;
   remoteAddedMedian: number;
-  /** The warm-up's first pass over HTTP: a new server (and, in the process's first figure, code not yet optimized). */
-  cold: Cell;
+  /** The p50 of each warm-up pass over HTTP, in order: the first a new server's (and, in the process's first figure, of code not yet optimized). */
+  warmUp: number[];
 }
 
 /** Requests a new server answers before the figure is timed (see above). */
@@ -192,8 +192,8 @@ export async function httpFigure(
 
   try {
     await engineAlone();
-    const cold = await overHttp();
-    for (let pass = 1; pass < warmUpPasses; pass++) await overHttp();
+    const warmUp: number[] = [];
+    for (let pass = 0; pass < warmUpPasses; pass++) warmUp.push(median(await overHttp()));
     const direct: number[] = [];
     const local: number[] = [];
     for (let round = 0; round < 3; round++) {
@@ -229,7 +229,7 @@ export async function httpFigure(
       stages,
       remote: cellOf(remote),
       remoteAddedMedian: median(remote.map((c, i) => c - remoteEngine[i]!)),
-      cold: cellOf(cold),
+      warmUp,
     };
   } finally {
     ServerResponse.prototype.end = end;
@@ -268,6 +268,6 @@ export function describeHttpFigure(h: HttpFigure): string {
     `Means per request: ${f(h.means.client)} ms at the client, of which ${f(h.means.engine)} ms the engine and ${f(h.means.versions)} ms reading the 10 versions. ` +
     `Stage medians: ${STAGES.map((s) => `${s} ${f(h.stages[s])}`).join(', ')} ms. ` +
     `From a client in its own process: p50 ${f(h.remote.p50)} ms, p99 ${f(h.remote.p99)} ms, paired median added ${f(h.remoteAddedMedian)} ms. ` +
-    `The warm-up's first pass: p50 ${f(h.cold.p50)} ms`
+    `The warm-up's passes, p50 of each: ${h.warmUp.map(f).join(', ')} ms`
   );
 }
