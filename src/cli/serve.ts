@@ -2,13 +2,15 @@
  * `websearch serve`: the HTTP service, with a graceful shutdown on SIGINT/SIGTERM. With
  * `--workers N` (WEBSEARCH_WORKERS) the process becomes a primary that prepares the search engine's
  * saved segments once, then forks N workers that share the port (node:cluster), load those
- * segments, follow the same database, and count rate limits in it.
+ * segments, follow the same database, and count rate limits in it. One of the workers (SAVES_INDEX)
+ * also saves the segments after its merges, as a single process does, so that the saved index
+ * keeps up (a worker that restarts loads it) and index_log is pruned.
  */
 import cluster from 'node:cluster';
 import { EngineIndexStore } from '../adapters/engine/engine-index-store.js';
 import { openDatabase } from '../adapters/sqlite/database.js';
 import { createServices } from '../config/services.js';
-import type { Settings } from '../config/settings.js';
+import { SAVES_INDEX, type Settings } from '../config/settings.js';
 import { buildApp } from '../http/app.js';
 import { CommandFailed, parse, settingsFrom } from './args.js';
 
@@ -17,12 +19,23 @@ async function runPrimary(settings: Settings): Promise<void> {
   const db = openDatabase({ path: settings.sqlitePath });
   try {
     const log = (_level: string, msg: string, fields?: Record<string, unknown>) => process.stderr.write(`${msg} ${JSON.stringify(fields ?? {})}\n`);
-    await new EngineIndexStore(db, { dir: `${settings.sqlitePath}.engine`, log }).open();
+    const engine = await new EngineIndexStore(db, { dir: `${settings.sqlitePath}.engine`, log }).open();
+    // Merges its catch-up started end (and save) before the database closes; its copy is then let go.
+    await engine.settled();
+    await engine.close();
   } finally {
     db.close();
   }
   let stopping = false;
-  const fork = () => cluster.fork();
+  /** The worker that saves the segments (and its replacement, when it is replaced). */
+  let saver: number | undefined;
+  const fork = () => {
+    const saves = saver === undefined;
+    const worker = cluster.fork(saves ? { [SAVES_INDEX]: '1' } : {});
+    if (!saves) return;
+    saver = worker.id;
+    process.stderr.write(`worker ${worker.process.pid} saves the search index after its merges\n`);
+  };
   for (let i = 0; i < settings.workers; i++) fork();
   // Ends once no worker is left, with process.exitCode (1 when a worker could not start).
   const endIfDone = () => {
@@ -39,6 +52,7 @@ async function runPrimary(settings: Settings): Promise<void> {
       return stop('SIGTERM');
     }
     process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
+    if (saver === worker.id) saver = undefined;
     fork();
   });
   const stop = (signal: NodeJS.Signals) => {

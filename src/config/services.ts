@@ -37,7 +37,7 @@ import type { Ledger } from '../ports/ledger.js';
 import type { LimiterStore } from '../ports/limiter-store.js';
 import type { PageStore } from '../ports/page-store.js';
 import type { UsageStore } from '../ports/usage-store.js';
-import type { Settings } from './settings.js';
+import { SAVES_INDEX, type Settings } from './settings.js';
 
 export interface Services {
   settings: Settings;
@@ -172,9 +172,10 @@ export async function createServices(settings: Settings, options: ServiceOptions
     );
   }
   // The engine's segments live beside the database file (derived data: deleting the folder only costs
-  // a rebuild); a worker of `serve --workers` only reads them, its primary saves.
+  // a rebuild); the workers of `serve --workers` but one only read them (SAVES_INDEX).
   const engineDir = settings.sqlitePath === ':memory:' ? undefined : `${settings.sqlitePath}.engine`;
-  const index = new EngineIndexStore(db, { dir: engineDir, readOnly: cluster.isWorker, searchThreads: settings.searchThreads, log: logs.log });
+  const readOnly = cluster.isWorker && process.env[SAVES_INDEX] !== '1';
+  const index = new EngineIndexStore(db, { dir: engineDir, readOnly, searchThreads: settings.searchThreads, log: logs.log });
   const usage = new SqliteUsageStore(db, (e) => logs.log('error', 'usage not recorded', { err: String(e) }));
   let closed = false;
   return {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -135,6 +135,64 @@ describe('serve --workers 2', () => {
     const statuses = responses.map((r) => r.status).sort();
     assert.deepEqual(statuses, [...Array(5).fill(200), ...Array(7).fill(402)]);
     assert.equal((await cli('credits', 'show', '--org', org)).balance_usd, '0.000000');
+  });
+
+  test('one worker saves the segments after its merges, so the saved index keeps up with writes', async () => {
+    const applied = () => (JSON.parse(readFileSync(join(dir.path, 'websearch.db.engine', 'manifest.json'), 'utf8')) as { applied: number }).applied;
+    const start = applied();
+    const cli = async (...args: string[]) => {
+      const r = await run([...args, '--json'], env);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout) as Record<string, string>;
+    };
+    const org = (await cli('org', 'create', 'saver')).id!;
+    const { key } = await cli('key', 'create', '--org', org);
+    await cli('credits', 'add', '--org', org, '--usd', '5');
+    const found = async (query: string) => {
+      const r = await fetch(`http://127.0.0.1:${port}/v1/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key!, connection: 'close' },
+        body: JSON.stringify({ query }),
+      });
+      assert.equal(r.status, 200);
+      return ((await r.json()) as { results: unknown[] }).results.length > 0;
+    };
+    // Four imports of 600 pages: each a segment of its own, built in a thread (over 512 at once), in
+    // every worker; the fourth makes a tier of four, which merge (2,401 pages) in a thread and are saved.
+    for (let b = 0; b < 4; b++) {
+      const file = join(dir.path, `batch${b}.jsonl`);
+      const lines = Array.from({ length: 600 }, (_, i) => JSON.stringify({ url: `https://batch${b}.example.org/${i}`, markdown: `Page ${i} of batch${b}.`, title: `batch${b} ${i}` }));
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      const r = await run(['import', file], env);
+      assert.equal(r.code, 0, r.stderr);
+      // Until four searches in a row (both workers, taking turns) find the batch.
+      const deadline = Date.now() + 60_000;
+      for (let inARow = 0; inARow < 4; ) {
+        assert.ok(Date.now() < deadline, `batch${b} not found by both workers in 60 s`);
+        inARow = (await found(`batch${b}`)) ? inARow + 1 : 0;
+        if (inARow === 0) await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const deadline = Date.now() + 60_000;
+    while (applied() <= start) {
+      assert.ok(Date.now() < deadline, `the saved index stayed at ${start}: ${logs}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.match(logs, /search segments merged/);
+  });
+
+  test('the worker that saves, killed, is replaced by one that saves', async () => {
+    const savers = () => [...logs.matchAll(/worker (\d+) saves the search index after its merges/g)].map((m) => Number(m[1]));
+    assert.equal(savers().length, 1, logs);
+    process.kill(savers()[0]!, 'SIGKILL');
+    const deadline = Date.now() + 30_000;
+    while (savers().length < 2 || [...logs.matchAll(/listening at/g)].length < 3) {
+      assert.ok(Date.now() < deadline, `no new saver listening in 30 s: ${logs}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.match(logs, new RegExp(`worker ${savers()[0]} exited \\(SIGKILL\\); starting another`));
+    assert.notEqual(savers()[1], savers()[0]);
+    assert.equal((await search('x')).status, 429, 'served (the keyless hour used up above)');
   });
 
   test('SIGTERM stops the workers and the primary', async () => {
