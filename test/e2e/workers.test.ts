@@ -51,6 +51,12 @@ describe('serve --workers 2', () => {
     const r = await run(['import', file], env);
     assert.equal(r.code, 0, r.stderr);
   };
+  /** A CLI command's --json output. */
+  const cli = async (...args: string[]) => {
+    const r = await run([...args, '--json'], env);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout) as Record<string, string>;
+  };
   const search = (query: string) =>
     fetch(`http://127.0.0.1:${port}/v1/search/public`, {
       method: 'POST',
@@ -115,11 +121,6 @@ describe('serve --workers 2', () => {
   });
 
   test('keyed requests draw on one balance across workers: each success charged once, the rest 402, never below zero', async () => {
-    const cli = async (...args: string[]) => {
-      const r = await run([...args, '--json'], env);
-      assert.equal(r.code, 0, r.stderr);
-      return JSON.parse(r.stdout) as Record<string, string>;
-    };
     const org = (await cli('org', 'create', 'workers')).id!;
     const { key } = await cli('key', 'create', '--org', org);
     await cli('credits', 'add', '--org', org, '--usd', '0.02'); // five requests
@@ -140,11 +141,6 @@ describe('serve --workers 2', () => {
   test('one worker saves the segments after its merges, so the saved index keeps up with writes', async () => {
     const applied = () => (JSON.parse(readFileSync(join(dir.path, 'websearch.db.engine', 'manifest.json'), 'utf8')) as { applied: number }).applied;
     const start = applied();
-    const cli = async (...args: string[]) => {
-      const r = await run([...args, '--json'], env);
-      assert.equal(r.code, 0, r.stderr);
-      return JSON.parse(r.stdout) as Record<string, string>;
-    };
     const org = (await cli('org', 'create', 'saver')).id!;
     const { key } = await cli('key', 'create', '--org', org);
     await cli('credits', 'add', '--org', org, '--usd', '5');
