@@ -51,6 +51,14 @@ describe('serve --workers 2', () => {
     const r = await run(['import', file], env);
     assert.equal(r.code, 0, r.stderr);
   };
+  /** Asks `done` every `pauseMs` until it says yes; fails with `why()` after `limitMs`. */
+  const until = async (done: () => boolean | Promise<boolean>, limitMs: number, why: () => string, pauseMs = 100) => {
+    const deadline = Date.now() + limitMs;
+    while (!(await done())) {
+      assert.ok(Date.now() < deadline, why());
+      await new Promise((r) => setTimeout(r, pauseMs));
+    }
+  };
   /** A CLI command's --json output. */
   const cli = async (...args: string[]) => {
     const r = await run([...args, '--json'], env);
@@ -162,18 +170,10 @@ describe('serve --workers 2', () => {
       const r = await run(['import', file], env);
       assert.equal(r.code, 0, r.stderr);
       // Until four searches in a row (both workers, taking turns) find the batch.
-      const deadline = Date.now() + 60_000;
-      for (let inARow = 0; inARow < 4; ) {
-        assert.ok(Date.now() < deadline, `batch${b} not found by both workers in 60 s`);
-        inARow = (await found(`batch${b}`)) ? inARow + 1 : 0;
-        if (inARow === 0) await new Promise((r) => setTimeout(r, 100));
-      }
+      let inARow = 0;
+      await until(async () => (inARow = (await found(`batch${b}`)) ? inARow + 1 : 0) >= 4, 60_000, () => `batch${b} not found by both workers in 60 s`);
     }
-    const deadline = Date.now() + 60_000;
-    while (applied() <= start) {
-      assert.ok(Date.now() < deadline, `the saved index stayed at ${start}: ${logs}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await until(() => applied() > start, 60_000, () => `the saved index stayed at ${start}: ${logs}`, 200);
     assert.match(logs, /search segments merged/);
   });
 
@@ -181,11 +181,7 @@ describe('serve --workers 2', () => {
     const savers = () => [...logs.matchAll(/worker (\d+) saves the search index after its merges/g)].map((m) => Number(m[1]));
     assert.equal(savers().length, 1, logs);
     process.kill(savers()[0]!, 'SIGKILL');
-    const deadline = Date.now() + 30_000;
-    while (savers().length < 2 || [...logs.matchAll(/listening at/g)].length < 3) {
-      assert.ok(Date.now() < deadline, `no new saver listening in 30 s: ${logs}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until(() => savers().length >= 2 && [...logs.matchAll(/listening at/g)].length >= 3, 30_000, () => `no new saver listening in 30 s: ${logs}`);
     assert.match(logs, new RegExp(`worker ${savers()[0]} exited \\(SIGKILL\\); starting another`));
     assert.notEqual(savers()[1], savers()[0]);
     assert.equal((await search('x')).status, 429, 'served (the keyless hour used up above)');

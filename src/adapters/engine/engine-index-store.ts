@@ -632,9 +632,7 @@ export class EngineIndexStore implements IndexStore {
     const saved = this.dir ? loadIndex(this.dir, this.signature, this.searchThreads > 1, this.saves) : undefined;
     this.loadedFromDisk = saved !== undefined;
     if (saved) {
-      this.publish(saved.segments);
-      this.names = saved.names;
-      this.applied = saved.applied;
+      this.takeSaved(saved);
       // Caught up before the store is used: the versions written since the save, even many (or,
       // when the log since the save was pruned, everything built again).
       this.refresh();
@@ -677,25 +675,51 @@ export class EngineIndexStore implements IndexStore {
    * Deletes index_log's rows up to the sequence just saved at (`saved`, which holds everything they
    * say), keeping the last `keepLog`, when at least `pruneStep` can go: the log stays a bounded
    * size instead of 12 bytes for every change ever made. Run holding the saved folder's lock.
-   * Through a connection of its own that reads without the memory map: the log's pages lie spread
-   * among the versions' (each was written with its version), and deleting 900,000 rows through the
-   * map brought the file around them into the process (bench:search's build, which pruned them:
-   * 214 MiB of mapped pages at its peak against 53).
+   * Without the memory map (`unmapped`): the log's pages lie spread among the versions' (each was
+   * written with its version), and deleting 900,000 rows through the map brought the file around
+   * them into the process (bench:search's build, which pruned them: 214 MiB of mapped pages at its
+   * peak against 53).
    */
   private prune(saved: number): void {
     const floor = Math.min(saved, (this.stmts.maxSeq.get()?.seq ?? 0) - this.keepLog);
     const from = this.stmts.floor.get() ?? 0;
     if (floor - from < this.pruneStep) return;
-    const side = this.db.name !== ':memory:' && !this.db.memory ? openDatabase({ path: this.db.name, mapped: false }) : this.db;
-    try {
+    this.unmapped(false, (side) =>
       side.transaction(() => {
         side.prepare<[number]>('UPDATE index_log_floor SET seq = ?').run(floor);
         side.prepare<[number]>('DELETE FROM index_log WHERE seq <= ?').run(floor);
-      })();
+      })(),
+    );
+    this.log('info', 'index log pruned', { through: floor, rows: floor - from });
+  }
+
+  /** Whether the page store is a file (worker threads, and connections without the map, can open it). */
+  private get onDisk(): boolean {
+    return this.db.name !== ':memory:' && !this.db.memory;
+  }
+
+  /** `use` given a connection of its own that reads without the memory map (this one when the store is in memory). */
+  private unmapped<T>(readonly: boolean, use: (db: Db) => T): T {
+    const side = this.onDisk ? openDatabase({ path: this.db.name, readonly, mapped: false }) : this.db;
+    try {
+      return use(side);
     } finally {
       if (side !== this.db) side.close();
     }
-    this.log('info', 'index log pruned', { through: floor, rows: floor - from });
+  }
+
+  /** Takes a saved index's segments, their files' names and its log sequence. */
+  private takeSaved(saved: { segments: SegmentData[]; names: Map<SegmentData, string>; applied: number }): void {
+    this.publish(saved.segments);
+    this.names = saved.names;
+    this.applied = saved.applied;
+  }
+
+  /** Drops the batches of new versions under way (their results are then ignored), before the segments are replaced whole. */
+  private dropBatches(): void {
+    this.generation++;
+    this.buildingIds.clear();
+    this.unbuiltFrom = Infinity;
   }
 
   /** A build from the page store under way because the log this process needed was pruned (`behindFloor`); refreshes wait for it. */
@@ -712,12 +736,8 @@ export class EngineIndexStore implements IndexStore {
     const saved = this.dir ? loadIndex(this.dir, this.signature, this.searchThreads > 1, false, RELOAD_WAIT_MS) : undefined;
     if (saved && saved.applied >= floor) {
       // As a full build does: batches under way are of the segments replaced.
-      this.generation++;
-      this.buildingIds.clear();
-      this.unbuiltFrom = Infinity;
-      this.publish(saved.segments);
-      this.names = saved.names;
-      this.applied = saved.applied;
+      this.dropBatches();
+      this.takeSaved(saved);
       this.log('info', 'search index taken again from its folder: the log since this process last caught up was pruned', { floor });
       this.refresh();
       return;
@@ -737,31 +757,22 @@ export class EngineIndexStore implements IndexStore {
    */
   private async buildAll(): Promise<void> {
     // New versions still being built are read again with everything else.
-    this.generation++;
-    this.buildingIds.clear();
-    this.unbuiltFrom = Infinity;
+    this.dropBatches();
     const seq = this.stmts.maxSeq.get()?.seq ?? 0;
-    const file = this.db.name !== ':memory:' && !this.db.memory;
-    // Counted and cut through a connection of their own that reads without the memory map: through
-    // the map, the scan of the searchable versions' index brought in the pages around each of its
-    // pages as well, 213 MB of the file at 1M (where the index's pages lie spread over it, as after
-    // bench:webql's FTS5 table), which then counted in the process's RSS for as long as it ran.
-    const side = file ? openDatabase({ path: this.db.name, readonly: true, mapped: false }) : this.db;
-    let n: number;
-    let bounds: number[];
-    try {
+    // Counted and cut without the memory map: through the map, the scan of the searchable versions'
+    // index brought in the pages around each of its pages as well, 213 MB of the file at 1M (where
+    // the index's pages lie spread over it, as after bench:webql's FTS5 table), which then counted
+    // in the process's RSS for as long as it ran.
+    const { n, bounds } = this.unmapped(true, (side) => {
       const span = side.prepare<[], { n: number; lo: number | null; hi: number | null }>(
         'SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM versions WHERE searchable = 1',
       ).get()!;
-      n = span.n;
       // Parts of as many versions each, cut at the versions' ranks (two at least).
-      const count = n >= this.parallelFrom && file ? Math.max(2, Math.ceil(n / this.buildPart)) : 1;
+      const count = span.n >= this.parallelFrom && this.onDisk ? Math.max(2, Math.ceil(span.n / this.buildPart)) : 1;
       const idAt = side.prepare<[number], { id: number }>('SELECT id FROM versions WHERE searchable = 1 ORDER BY id LIMIT 1 OFFSET ?');
-      const cuts = Array.from({ length: count - 1 }, (_, k) => idAt.get(Math.floor((n * (k + 1)) / count))!.id);
-      bounds = n > 0 ? [span.lo!, ...cuts, span.hi! + 1] : [];
-    } finally {
-      if (side !== this.db) side.close();
-    }
+      const cuts = Array.from({ length: count - 1 }, (_, k) => idAt.get(Math.floor((span.n * (k + 1)) / count))!.id);
+      return { n: span.n, bounds: span.n > 0 ? [span.lo!, ...cuts, span.hi! + 1] : [] };
+    });
     let seg: SegmentData | undefined;
     if (bounds.length > 2) {
       const parts = (await buildInTurns(this.db.name, bounds.slice(1).map((next, k) => [bounds[k]!, next - 1] as const), this.weights)).filter(
@@ -821,7 +832,7 @@ export class EngineIndexStore implements IndexStore {
     }
     const from = this.applied;
     this.applied = seq;
-    if (freshIds.length > this.freshSync && this.db.name !== ':memory:' && !this.db.memory) {
+    if (freshIds.length > this.freshSync && this.onDisk) {
       this.buildFresh(freshIds, from);
     } else {
       const seg = this.segmentOf(freshIds);
@@ -928,7 +939,7 @@ export class EngineIndexStore implements IndexStore {
       const hi = ids[ids.length - 1] ?? 0;
       // At once also when segments pile up beyond MAX_SEGMENTS with the workers busy (or their
       // answers not taken in: a caller that never lets the event loop turn).
-      if (this.db.name === ':memory:' || this.db.memory || (this.merging.size >= MAX_MERGES && this.segments.length > MAX_SEGMENTS)) {
+      if (!this.onDisk || (this.merging.size >= MAX_MERGES && this.segments.length > MAX_SEGMENTS)) {
         if (!this.replaceMerged(parts, ids.length > 0 ? buildRange(this.db, lo, hi, this.weights, ids) : undefined)) return;
         continue;
       }
