@@ -120,7 +120,7 @@ describe('resume', () => {
       let stderr = '';
       again.stdout!.on('data', (d) => (stdout += d));
       again.stderr!.on('data', (d) => (stderr += d));
-      const code = await new Promise((r) => again.once('exit', r));
+      const code = await new Promise((r) => again.once('close', r));
       assert.equal(code, 0, stderr);
       const result = JSON.parse(stdout);
       assert.equal(result.done, 30);

@@ -162,7 +162,7 @@ describe('CLI and server end to end', () => {
       `POST /v1/search/public HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Service-Title: e2e\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
     );
     await new Promise((r) => setTimeout(r, 200));
-    const exited = new Promise<number | null>((r) => server.once('exit', (code) => r(code)));
+    const exited = new Promise<number | null>((r) => server.once('close', (code) => r(code)));
     server.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
     socket.write(body.slice(5));

@@ -48,6 +48,8 @@ test('SIGTERM to npm start stops the server it started', async () => {
   const deadline = Date.now() + 10_000;
   while (alive(serverPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.equal(alive(serverPid), false, `the server (pid ${serverPid}) is still running after npm was sent SIGTERM`);
+  // Its last lines may still be in the pipe after it exits; the pipe closes once they are read.
+  if (!npm.stdout!.closed) await new Promise((r) => npm.stdout!.once('close', r));
   assert.match(logs, /"msg":"shutting down: finishing in-flight requests"/);
   assert.match(logs, /"msg":"stopped"/);
 });

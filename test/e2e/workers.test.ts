@@ -190,7 +190,7 @@ describe('serve --workers 2', () => {
 
   test('SIGTERM stops the workers and the primary', async () => {
     server.kill('SIGTERM');
-    const code = await new Promise((r) => server.once('exit', (c) => r(c)));
+    const code = await new Promise((r) => server.once('close', (c) => r(c)));
     assert.equal(code, 0);
     // Each worker stopped by itself, not by the grace period's forced exit.
     assert.equal([...logs.matchAll(/"msg":"stopped"/g)].length, 2, logs);

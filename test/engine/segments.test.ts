@@ -341,7 +341,7 @@ describe('segments on disk', () => {
       let out = '';
       child.stdout!.on('data', (d: Buffer) => (out += d));
       child.stderr!.on('data', (d: Buffer) => (out += d));
-      return new Promise<string>((resolve) => child.once('exit', (code) => resolve(`${code}: ${out.trim()}`)));
+      return new Promise<string>((resolve) => child.once('close', (code) => resolve(`${code}: ${out.trim()}`)));
     };
     // Each save writes new files and removes those its manifest does not name: without the
     // folder's lock, one removes the other's files as they are written or named, or as a load reads them.
