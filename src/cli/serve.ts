@@ -76,12 +76,31 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {});
   const settings = settingsFrom(values);
   if (settings.workers > 1 && cluster.isPrimary) return runPrimary(settings);
+  try {
+    await serve(settings);
+  } catch (e) {
+    // A worker of `--workers N` that cannot serve: its channel to the primary would keep it running
+    // without serving; closing it lets the process end with the error (and the primary stop the service).
+    if (cluster.isWorker) cluster.worker?.disconnect();
+    throw e;
+  }
+}
+
+async function serve(settings: Settings): Promise<void> {
   const services = await createServices(settings);
   // The app first, so that what the engine says while it loads or builds goes to the log.
-  const app = await buildApp(services);
-  // Load (or build) the search engine before taking requests.
-  await services.index.open?.();
+  const app = await buildApp(services).catch(async (e: unknown) => {
+    await services.close();
+    throw e;
+  });
   app.addHook('onClose', async () => services.close());
+  try {
+    // Load (or build) the search engine before taking requests.
+    await services.index.open?.();
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -109,10 +128,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
   try {
     await app.listen({ host: settings.host, port: settings.port });
   } catch (e) {
-    // Not listening (the port taken, say): close what this process opened, so that it ends with the
-    // error (a worker's channel to the primary would keep it running without serving).
+    // Not listening (the port taken, say): close what this process opened, so that it ends with the error.
     await app.close();
-    if (cluster.isWorker) cluster.worker?.disconnect();
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === undefined ? undefined : LISTEN_FAILURES[code];
     throw why ? new CommandFailed(`cannot listen on ${settings.host}:${settings.port}: ${why} (${code})`, { cause: e }) : e;

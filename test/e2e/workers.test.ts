@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import cluster from 'node:cluster';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -225,5 +226,28 @@ describe('serve on a port already taken', () => {
     assert.match(r.stderr, /EADDRINUSE/);
     assert.match(r.stderr, /before it listened; stopping/);
     assert.doesNotMatch(r.stderr, /starting another/);
+  });
+});
+
+describe('a worker that cannot start', () => {
+  const dir = tempDir();
+  after(() => dir.remove());
+
+  test('ends with the error instead of staying alive, unlistening, on its channel to the primary', async () => {
+    // The primary of `serve --workers N` checks the settings and opens the database before it forks,
+    // so a worker failing to start is rare (the data folder changed meanwhile, say); this test
+    // process is the primary here, and forks `serve` as a worker whose data folder cannot be made.
+    const notAFolder = join(dir.path, 'file');
+    writeFileSync(notAFolder, 'x');
+    cluster.setupPrimary({ exec: 'src/cli/main.ts', execArgv: ['--import', 'tsx'], args: ['serve', '--port', '0'], silent: true });
+    const worker = cluster.fork({ WEBSEARCH_DATA_DIR: join(notAFolder, 'data') });
+    let stderr = '';
+    worker.process.stderr!.on('data', (d: Buffer) => (stderr += d));
+    const timer = setTimeout(() => worker.process.kill('SIGKILL'), 30_000);
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => worker.once('exit', (c, s) => resolve([c, s])));
+    clearTimeout(timer);
+    assert.equal(signal, null, `still running after 30 s: ${stderr}`);
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /^websearch: Error: ENOTDIR/);
   });
 });
