@@ -137,6 +137,32 @@ describe('index_log pruning', () => {
     await started.close();
   });
 
+  test('a batch built in a thread saves once the log has grown by saveEvery rows since the last save, without a merge', async () => {
+    const saver = await new EngineIndexStore(db, { dir: engineDir, freshSync: 10, saveEvery: 100 }).open();
+    const start = savedApplied();
+    assert.equal(start, head());
+    // A batch in a thread, fewer rows than saveEvery since the save: not saved (a merge would save).
+    await write(30, 'batched');
+    assert.ok(head() - start < 100);
+    await saver.search({ terms: ['batched'], limit: 100 });
+    await saver.settled();
+    assert.equal((await saver.search({ terms: ['batched'], limit: 100 })).length, 30, 'built in its thread and published');
+    assert.equal(savedApplied(), start);
+    // Another: now past saveEvery, and saved with the rest.
+    await write(80, 'batched');
+    assert.ok(head() - start >= 100);
+    await saver.search({ terms: ['batched'], limit: 200 });
+    await saver.settled();
+    assert.equal(saver.merges, 0, 'no merge saved it');
+    assert.equal(savedApplied(), head());
+    // A start loads it and has nothing to catch up on.
+    const restarted = await new EngineIndexStore(db, { dir: engineDir }).open();
+    assert.equal(restarted.loadedFromDisk, true);
+    assert.equal((await restarted.search({ terms: ['batched'], limit: 200 })).length, 60, 'every page of the 60 URLs, at its newest version');
+    assert.deepEqual(await results(restarted), await reference());
+    await Promise.all([saver.close(), restarted.close()]);
+  });
+
   test('a save of an index older than the floor is refused and leaves the saved one', async () => {
     const saver = await new EngineIndexStore(db, { ...small, dir: engineDir }).open();
     const signature = (JSON.parse(readFileSync(join(engineDir, 'manifest.json'), 'utf8')) as { signature: string }).signature;

@@ -64,6 +64,13 @@ const FRESH_SYNC = 512;
  */
 const KEEP_LOG = 100_000;
 const PRUNE_STEP = 100_000;
+/**
+ * A batch of new versions built in a worker thread (an import, a crawl's burst) is saved with the
+ * rest when the log has grown by this many rows since the last save: without it, only a merge in a
+ * thread saved, so one large import (which merges with nothing) was built again from the log at
+ * every start until some later merge, and its rows were never pruned.
+ */
+const SAVE_EVERY = 100_000;
 /** How long a process behind the floor waits for the saved index's folder (another process's save) before rebuilding instead; the serving thread waits. */
 const RELOAD_WAIT_MS = 10_000;
 const MAX_SEGMENTS = 32;
@@ -455,6 +462,8 @@ export interface EngineOptions {
   /** index_log rows kept behind the newest, and the fewest a prune deletes (KEEP_LOG, PRUNE_STEP; smaller in tests). */
   keepLog?: number;
   pruneStep?: number;
+  /** Log rows since the last save after which a batch built in a thread saves (SAVE_EVERY; smaller in tests). */
+  saveEvery?: number;
   /** Where the engine reports what an operator should know (the search helper failing). */
   log?: LogFn;
 }
@@ -486,6 +495,9 @@ export class EngineIndexStore implements IndexStore {
   private readonly urlScanStep: number;
   private readonly keepLog: number;
   private readonly pruneStep: number;
+  private readonly saveEvery: number;
+  /** The log sequence the folder's index was last saved (or loaded) at, by this process. */
+  private savedAt = 0;
   private readonly log: LogFn;
   /** The helper thread, started when the engine opens (or by the first search that splits); none once closed. */
   private helper: SearchHelper | undefined;
@@ -514,6 +526,7 @@ export class EngineIndexStore implements IndexStore {
     this.urlScanStep = options.urlScanStep ?? URL_SCAN_STEP;
     this.keepLog = options.keepLog ?? KEEP_LOG;
     this.pruneStep = options.pruneStep ?? PRUNE_STEP;
+    this.saveEvery = options.saveEvery ?? SAVE_EVERY;
     this.log = options.log ?? (() => {});
     this.stmts = {
       maxSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM index_log'),
@@ -667,6 +680,7 @@ export class EngineIndexStore implements IndexStore {
       floor: () => this.stmts.floor.get() ?? 0,
       saved: (at) => this.prune(at),
     });
+    if (outcome === 'saved') this.savedAt = applied;
     if (outcome === 'locked') this.log('info', 'search index not saved: another process held its folder', { dir: this.dir });
     if (outcome === 'behind') this.log('info', 'search index not saved: the log it was built from has been pruned past it', { dir: this.dir });
   }
@@ -713,6 +727,7 @@ export class EngineIndexStore implements IndexStore {
     this.publish(saved.segments);
     this.names = saved.names;
     this.applied = saved.applied;
+    this.savedAt = saved.applied;
   }
 
   /** Drops the batches of new versions under way (their results are then ignored), before the segments are replaced whole. */
@@ -903,6 +918,8 @@ export class EngineIndexStore implements IndexStore {
     if (!seg && !more) return;
     this.publish([...this.segments.map((s) => s.data), ...(seg ? [seg] : []), ...(more ? [more] : [])]);
     this.startMerge();
+    // A merge in a thread saves when it ends; if none is under way, a large enough backlog is saved now.
+    if (this.merging.size === 0 && this.applied - this.savedAt >= this.saveEvery) this.save(0);
   }
 
   /** Merges under way in worker threads (their parts are disjoint). */
@@ -953,7 +970,7 @@ export class EngineIndexStore implements IndexStore {
           (seg) => {
             this.merging.delete(merge);
             if (this.closed) return;
-            // Saved after a merge in a worker only: small merges are cheap to redo from the log after a restart.
+            // Saved after a merge in a worker (and a large batch: takeFresh): small merges are cheap to redo from the log after a restart.
             if (this.replaceMerged(parts, seg)) {
               // Not waiting: the event loop would stand still while another process saves.
               this.save(0);
