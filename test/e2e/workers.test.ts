@@ -246,6 +246,8 @@ describe('a worker that cannot start', () => {
     const timer = setTimeout(() => worker.process.kill('SIGKILL'), 30_000);
     const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => worker.once('exit', (c, s) => resolve([c, s])));
     clearTimeout(timer);
+    // Its last output may still be in the pipe at 'exit'.
+    if (!worker.process.stderr!.closed) await new Promise((r) => worker.process.stderr!.once('close', r));
     assert.equal(signal, null, `still running after 30 s: ${stderr}`);
     assert.equal(code, 1, stderr);
     assert.match(stderr, /^websearch: Error: ENOTDIR/);
