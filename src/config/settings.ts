@@ -164,7 +164,6 @@ function trustProxy(v: string | number | boolean): boolean | number | string {
   return s;
 }
 
-/** Environment variables we own that are not known: a typo or a retired name. */
 /**
  * Set (to 1) by `serve --workers N`'s primary in the environment of the one worker that saves the
  * engine's segments after its merges, as a single process does (cli/serve.ts, config/services.ts);
@@ -172,6 +171,7 @@ function trustProxy(v: string | number | boolean): boolean | number | string {
  */
 export const SAVES_INDEX = 'WEBSEARCH_WORKER_SAVES_INDEX';
 
+/** Environment variables we own that are not known: a typo or a retired name. */
 function unknownEnv(env: NodeJS.ProcessEnv): string[] {
   return Object.keys(env).filter((k) => /^(WEBSEARCH|STOREFRONT|X402|LLM)_/.test(k) && !(k in ENV_NAMES) && k !== SAVES_INDEX);
 }

@@ -1029,7 +1029,7 @@ export class EngineIndexStore implements IndexStore {
     return this.merging.size;
   }
 
-  /** Resolves when no merge, build of new versions or rebuild is under way (for tests and the benchmark). */
+  /** Resolves when no merge, build of new versions or rebuild is under way (`serve --workers`' primary before it lets its copy go; tests and the benchmark). */
   async settled(): Promise<void> {
     while (this.merging.size > 0 || this.building.size > 0 || this.recovering) {
       await Promise.all([...[...this.merging, ...this.building].map((m) => m.done), this.recovering]);
