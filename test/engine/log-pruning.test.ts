@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { EngineIndexStore, type EngineOptions } from '../../src/adapters/engine/engine-index-store.js';
 import { loadIndex, saveIndex } from '../../src/adapters/engine/segment-files.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
@@ -45,7 +46,7 @@ describe('index_log pruning', () => {
   const logRows = () => db.prepare<[], number>('SELECT count(*) FROM index_log').pluck().get()!;
   const floor = () => db.prepare<[], number>('SELECT seq FROM index_log_floor').pluck().get()!;
   const head = () => db.prepare<[], number>('SELECT max(seq) FROM index_log').pluck().get()!;
-  const savedApplied = () => (JSON.parse(readFileSync(join(engineDir, 'manifest.json'), 'utf8')) as { applied: number }).applied;
+  const savedApplied = (folder = engineDir) => (JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')) as { applied: number }).applied;
 
   before(async () => {
     db = openDatabase({ path: join(dir.path, 'pages.db') });
@@ -161,6 +162,61 @@ describe('index_log pruning', () => {
     assert.equal((await restarted.search({ terms: ['batched'], limit: 200 })).length, 60, 'every page of the 60 URLs, at its newest version');
     assert.deepEqual(await results(restarted), await reference());
     await Promise.all([saver.close(), restarted.close()]);
+  });
+
+  test('changes applied on the serving thread alone save once the log has grown by saveEvery rows since the last save', async () => {
+    // A folder of its own, built now as one segment; every batch after it small enough to build at
+    // once and every merge joined at once (the segments' ids in order): no thread ever saves.
+    const folder = join(dir.path, 'engine-trickle');
+    const saver = await new EngineIndexStore(db, { dir: folder, saveEvery: 100, joinMerge: 1_000_000 }).open();
+    const start = savedApplied(folder);
+    assert.equal(start, head());
+    await write(30, 'trickle');
+    assert.equal((await saver.search({ terms: ['trickle'], limit: 100 })).length, 30);
+    assert.equal(savedApplied(folder), start, 'fewer rows than saveEvery: not saved');
+    for (let k = 0; k < 8; k++) {
+      await write(10, 'trickle');
+      await saver.search({ terms: ['trickle'], limit: 100 });
+    }
+    assert.ok(head() - start >= 100);
+    assert.ok(savedApplied(folder) > start, 'saved once past saveEvery');
+    assert.ok(head() - savedApplied(folder) < 100);
+    const restarted = await new EngineIndexStore(db, { dir: folder }).open();
+    assert.deepEqual(await results(restarted), await reference());
+    assert.equal((await restarted.search({ terms: ['trickle'], limit: 200 })).length, 60, 'every page of the 60 URLs, at its newest version');
+    await Promise.all([saver.close(), restarted.close()]);
+  });
+
+  test('a save of the serving thread refused (another process holds the folder) is tried again only after saveEvery more rows', async () => {
+    const said: string[] = [];
+    const folder = join(dir.path, 'engine-held'); // as above: no thread ever saves
+    const saver = await new EngineIndexStore(db, { dir: folder, saveEvery: 100, joinMerge: 1_000_000, log: (_l, msg) => said.push(msg) }).open();
+    const refused = () => said.filter((m) => m === 'search index not saved: another process held its folder').length;
+    const start = savedApplied(folder);
+    // Another process reading the saved index holds the folder's lock, shared: no save is had meanwhile.
+    const other = new Database(join(folder, 'lock.db'));
+    try {
+      other.exec('BEGIN');
+      other.prepare('SELECT count(*) FROM sqlite_master').get();
+      await write(110, 'held');
+      await saver.search({ terms: ['held'], limit: 100 });
+      assert.equal(refused(), 1);
+      // Changes at every search, fewer than saveEvery since the refusal: not tried again.
+      for (let k = 0; k < 5; k++) {
+        await write(5, 'held');
+        await saver.search({ terms: ['held'], limit: 100 });
+      }
+      assert.equal(refused(), 1);
+      assert.equal(savedApplied(folder), start);
+    } finally {
+      other.close(); // (its transaction ends with it)
+    }
+    // Released, and saveEvery rows later: saved.
+    await write(100, 'held');
+    await saver.search({ terms: ['held'], limit: 100 });
+    assert.equal(refused(), 1);
+    assert.equal(savedApplied(folder), head());
+    await saver.close();
   });
 
   test('a save of an index older than the floor is refused and leaves the saved one', async () => {

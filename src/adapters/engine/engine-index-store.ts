@@ -68,7 +68,8 @@ const PRUNE_STEP = 100_000;
  * A batch of new versions built in a worker thread (an import, a crawl's burst) is saved with the
  * rest when the log has grown by this many rows since the last save: without it, only a merge in a
  * thread saved, so one large import (which merges with nothing) was built again from the log at
- * every start until some later merge, and its rows were never pruned.
+ * every start until some later merge, and its rows were never pruned. Changes applied on the
+ * serving thread are saved likewise (`saveIfDue`).
  */
 const SAVE_EVERY = 100_000;
 /** How long a process behind the floor waits for the saved index's folder (another process's save) before rebuilding instead; the serving thread waits. */
@@ -462,7 +463,7 @@ export interface EngineOptions {
   /** index_log rows kept behind the newest, and the fewest a prune deletes (KEEP_LOG, PRUNE_STEP; smaller in tests). */
   keepLog?: number;
   pruneStep?: number;
-  /** Log rows since the last save after which a batch built in a thread saves (SAVE_EVERY; smaller in tests). */
+  /** Log rows since the last save after which a batch built in a thread, or the changes applied on this one, save (SAVE_EVERY; smaller in tests). */
   saveEvery?: number;
   /** Where the engine reports what an operator should know (the search helper failing). */
   log?: LogFn;
@@ -847,13 +848,35 @@ export class EngineIndexStore implements IndexStore {
     }
     const from = this.applied;
     this.applied = seq;
-    if (freshIds.length > this.freshSync && this.onDisk) {
+    const inThread = freshIds.length > this.freshSync && this.onDisk;
+    if (inThread) {
       this.buildFresh(freshIds, from);
     } else {
       const seg = this.segmentOf(freshIds);
       if (seg) this.publish([...this.segments.map((s) => s.data), seg]);
     }
     this.startMerge();
+    if (!inThread) this.saveIfDue();
+  }
+
+  /** The log sequence at which `saveIfDue` last saved or tried to. */
+  private saveTriedAt = 0;
+
+  /**
+   * Changes applied on this thread alone are saved once the log has grown by `saveEvery` rows since
+   * the last save, when no merge or batch is under way in a thread (each saves, or may, when it
+   * ends). New pages call for a merge in a thread every few thousand, and that merge saves; changes
+   * to versions already held (made searchable, or moved earlier by an older capture) call for
+   * none, so before this a store that only saw those was caught up from the log at every start and
+   * its log never pruned. Tried once per `saveEvery` rows: a save refused (another process held the
+   * folder) or held back (a batch that could not be built keeps the log from its start) is not
+   * tried again at every refresh.
+   */
+  private saveIfDue(): void {
+    if (this.merging.size > 0 || this.building.size > 0) return;
+    if (this.applied - Math.max(this.savedAt, this.saveTriedAt) < this.saveEvery) return;
+    this.saveTriedAt = this.applied;
+    this.save(0);
   }
 
   /** The segment of those of these versions that are searchable now (read by id, in ascending order as a segment needs). */
