@@ -61,7 +61,7 @@ describe('passage index', () => {
 
   test('the lines converted at once are each line converted alone, on markdown with odd whitespace and constructs', () => {
     const r = rng(11);
-    const pieces = ['# ', '#\n', '  - ', '> ', '1. ', '```', '```js', '[a](b)', '[a\n](b)', '![i](\nx)', '**', '_', '|', '`', ' ', '  ', '\t', '\r', '\u00a0', '\u2028', '\n', '\n\n', 'word', 'Straße.', 'end. ', '?! ', 'İ'];
+    const pieces = ['# ', '#\n', '  - ', '> ', '1. ', '```', '```js', '[a](b)', '[a\n](b)', '![i](\nx)', '**', '_', '|', '`', ' ', '  ', '\t', '\r', '\u00a0', '\u2028', '\u1680', '\u202f', '\v', '\n', '\n\n', 'word', 'Straße.', 'end. ', '?! ', 'İ', 'é'];
     for (let k = 0; k < 2_000; k++) {
       const md = Array.from({ length: 1 + Math.floor(r() * 30) }, () => pieces[Math.floor(r() * pieces.length)]).join('');
       const alone = md.split('\n').map(lineText).filter((t) => t.length > 0).join(' ');
@@ -81,7 +81,7 @@ describe('passage index', () => {
         .replace(/[^\S\n]{2,}|[^\S \n]/g, ' ')
         .trim();
     const r = rng(12);
-    const pieces = ['# ', '## x', '- ', '* ', '+ ', '> ', '12. ', '3.', '-', '```', '[a](b)', '![i](x)', '**', '_', '|', '`', ' ', '  ', '\t', '\v', '\f', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff', '\u2028', '\u2029', '\n', 'word', 'Straße', 'K', 'end. '];
+    const pieces = ['# ', '## x', '- ', '* ', '+ ', '> ', '12. ', '3.', '-', '```', '[a](b)', '![i](x)', '**', '_', '|', '`', ' ', '  ', '\t', '\v', '\f', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff', '\u2028', '\u2029', '\u1680', '\u200a', '\u202f', '\u205f', '\u0085', '\n', 'word', 'Straße', 'K', 'é', 'end. '];
     let changed = 0;
     for (let k = 0; k < 5_000; k++) {
       const line = Array.from({ length: 1 + Math.floor(r() * 12) }, () => pieces[Math.floor(r() * pieces.length)]).join('').replaceAll('\n', ' ');
