@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
 import * as current from '../src/adapters/engine/engine.js';
-import type { SearchableSegment, Statistics } from '../src/adapters/engine/engine.js';
+import type { SearchableSegment } from '../src/adapters/engine/engine.js';
 import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { cachedStem, queryTerms } from '../src/core/text.js';
@@ -56,12 +56,10 @@ const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
 const services = await createServices(loadSettings({ env: {}, flags: { databaseUrl: `sqlite:${path}`, logLevel: 'warn' } }));
 const store = services.index as EngineIndexStore;
 await store.open();
-// The store keeps its segments and statistics to itself; a benchmark reads them as they are.
-const inner = store as unknown as { segments: SearchableSegment[]; statistics(): Statistics };
-const stats = inner.statistics();
-const sides: [Engine, SearchableSegment[]][] = [
-  [base, inner.segments.map((s) => base.searchable(s.data, stats.avgLength))],
-  [current, inner.segments],
+const { segments, stats } = store.inUse();
+const sides: [Engine, readonly SearchableSegment[]][] = [
+  [base, segments.map((s) => base.searchable(s.data, stats.avgLength))],
+  [current, segments],
 ];
 
 console.log(`Engine at ${commit} (old) against the working tree (new), ${values.size} documents, one process, query by query in alternating order`);

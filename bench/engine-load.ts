@@ -10,7 +10,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
-import { makeAllMembers, type SearchableSegment } from '../src/adapters/engine/engine.js';
+import { makeAllMembers } from '../src/adapters/engine/engine.js';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 
 const [path, dir, threads = '1'] = process.argv.slice(2) as [string, string, string?];
@@ -29,7 +29,7 @@ const heapMiB = heapUsed / 2 ** 20;
 const gcStarted = performance.now();
 global.gc?.();
 const fullGcMs = performance.now() - gcStarted;
-for (const s of (engine as unknown as { segments: SearchableSegment[] }).segments) makeAllMembers(s);
+for (const s of engine.inUse().segments) makeAllMembers(s);
 global.gc?.();
 const rssAllMiB = process.memoryUsage().rss / 2 ** 20;
 console.log(JSON.stringify({ fromDisk: engine.loadedFromDisk, loadSeconds, rssMiB, rssAllMiB, baseMiB: rssBefore / 2 ** 20, heapMiB, fullGcMs, split: engine.splitSearches }));

@@ -21,7 +21,6 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import type { Statistics } from '../src/adapters/engine/engine.js';
 import type { IndexHit, IndexQuery } from '../src/ports/index-store.js';
 import { cachedStem, queryTerms } from '../src/core/text.js';
 import { openServedIndex } from './http-figure.js';
@@ -45,7 +44,7 @@ if (values.every) {
   Reflect.set(two.engine, 'splitWork', 0);
 }
 if (values['no-split']) Reflect.set(two.engine, 'splitWork', Infinity);
-const stats = Reflect.get(one.engine, 'statistics').call(one.engine) as Statistics;
+const { stats } = one.engine.inUse();
 /** Per query and cell: the postings of its distinct terms, and its median time each way. */
 const perQuery: { postings: number; one: number; split: number }[] = [];
 const sorted = (a: number[]) => [...a].sort((x, y) => x - y);

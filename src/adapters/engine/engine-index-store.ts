@@ -586,6 +586,11 @@ export class EngineIndexStore implements IndexStore {
     return this.docCount;
   }
 
+  /** The segments in use and their statistics, as they are now (for the benchmarks that run the engine's functions on them). */
+  inUse(): { segments: readonly SearchableSegment[]; stats: Statistics } {
+    return { segments: this.segments, stats: this.statistics() };
+  }
+
   /**
    * The collection's statistics for one search. A term's document frequency is summed over the
    * segments once and kept: a split search asks for it three times (whether to split, for the
