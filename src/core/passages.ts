@@ -136,8 +136,7 @@ function mayStartLineMarker(text: string): boolean {
  * Whether `text` holds whitespace to fold: two spaces, or whitespace other than a space or a
  * newline (tabs, Unicode spaces: the fold's second branch), which any other run of two holds.
  * Exact: before, any character outside ASCII took the fold (a third of the search benchmark's
- * pages hold one), and `segment` took 6.8-7.3 us a page of that benchmark, where it now takes
- * 5.6-5.8 (timed ad hoc).
+ * pages hold one); bench:snippets' first line, 19.4-20.1 us a result against 21.1-21.7 then.
  */
 function hasSpaceToFold(text: string): boolean {
   return text.includes('  ') || OTHER_SPACE.test(text);
