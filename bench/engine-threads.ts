@@ -37,13 +37,8 @@ const { values } = parseArgs({
 });
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
 const one = await openServedIndex(path, 1);
-const two = await openServedIndex(path, 2);
-// The store's thresholds (private: a benchmark's override) set so that every search is split, or none.
-if (values.every) {
-  Reflect.set(two.engine, 'splitFrom', 0);
-  Reflect.set(two.engine, 'splitWork', 0);
-}
-if (values['no-split']) Reflect.set(two.engine, 'splitWork', Infinity);
+// The split thresholds as `serve` has them, or set so that every search is split, or none.
+const two = await openServedIndex(path, 2, values.every ? { splitFrom: 0, splitWork: 0 } : values['no-split'] ? { splitWork: Infinity } : undefined);
 const { stats } = one.engine.inUse();
 /** Per query and cell: the postings of its distinct terms, and its median time each way. */
 const perQuery: { postings: number; one: number; split: number }[] = [];

@@ -30,7 +30,7 @@ import { performance } from 'node:perf_hooks';
 import { text } from 'node:stream/consumers';
 import type { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
 import { KEYED_REQUEST_COST } from '../src/access/keyed/keyed-tier.js';
-import { createServices, type Services } from '../src/config/services.js';
+import { createServices, type ServiceOptions, type Services } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { queryTerms } from '../src/core/text.js';
 import { buildApp } from '../src/http/app.js';
@@ -88,12 +88,16 @@ const WARM_UP_REQUESTS = 3_000;
  * settings (logging at info) but for rate limits out of the way, and one search thread unless told
  * (the engine figures are of one thread, as Lucene's; `serve` splits a search over two by default).
  */
-export async function openServedIndex(path: string, searchThreads: 1 | 2 = 1): Promise<{ services: Services; engine: EngineIndexStore }> {
+export async function openServedIndex(
+  path: string,
+  searchThreads: 1 | 2 = 1,
+  split?: ServiceOptions['split'],
+): Promise<{ services: Services; engine: EngineIndexStore }> {
   const settings = loadSettings({
     env: {},
     flags: { databaseUrl: `sqlite:${path}`, keylessPerSecond: 1_000_000, keylessPerHour: 1_000_000_000, searchThreads },
   });
-  const services = await createServices(settings);
+  const services = await createServices(settings, { split });
   const engine = services.index as EngineIndexStore;
   await engine.open();
   if (!engine.loadedFromDisk) throw new Error('the saved segments were not loaded');

@@ -26,7 +26,7 @@ import { SqliteLimiterStore } from '../adapters/sqlite/limiter-store.js';
 import { SqliteAccountStore, SqliteStorefrontAccountStore } from '../adapters/sqlite/accounts.js';
 import { type Db, openDatabase } from '../adapters/sqlite/database.js';
 import cluster from 'node:cluster';
-import { EngineIndexStore } from '../adapters/engine/engine-index-store.js';
+import { type EngineOptions, EngineIndexStore } from '../adapters/engine/engine-index-store.js';
 import { SqliteLedger } from '../adapters/sqlite/ledger.js';
 import { SqlitePageStore } from '../adapters/sqlite/page-store.js';
 import { SqliteUsageStore } from '../adapters/sqlite/usage-store.js';
@@ -82,6 +82,8 @@ export interface ServiceOptions {
   usageReportIntervalMs?: number;
   /** Replaces the geoip database lookup for x402 region checks. */
   placeOfIp?: (ip: string) => Place | undefined;
+  /** When a search is split between two threads (EngineOptions; `npm run bench:engine-threads` sets them). */
+  split?: Pick<EngineOptions, 'splitFrom' | 'splitWork'>;
 }
 
 function createFacilitator(x: Extract<Settings['x402'], { enabled: true }>): Facilitator {
@@ -175,7 +177,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
   // a rebuild); the workers of `serve --workers` but one only read them (SAVES_INDEX).
   const engineDir = settings.sqlitePath === ':memory:' ? undefined : `${settings.sqlitePath}.engine`;
   const readOnly = cluster.isWorker && process.env[SAVES_INDEX] !== '1';
-  const index = new EngineIndexStore(db, { dir: engineDir, readOnly, searchThreads: settings.searchThreads, log: logs.log });
+  const index = new EngineIndexStore(db, { dir: engineDir, readOnly, searchThreads: settings.searchThreads, log: logs.log, ...options.split });
   const usage = new SqliteUsageStore(db, (e) => logs.log('error', 'usage not recorded', { err: String(e) }));
   let closed = false;
   return {
