@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { normalizeLangTag, pageLanguage } from '../core/language.js';
+import { lineText } from '../core/passages.js';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import { extractHtml } from './extract/index.js';
@@ -30,6 +31,8 @@ export interface ImportOptions {
 
 const FIELDS = new Set(['url', 'html', 'markdown', 'title', 'description', 'author', 'published_at', 'acquired_at', 'lang']);
 const MAX_LINE_CHARS = 20_000_000;
+/** A first line longer than this is not taken for a title (a page that is one long line). */
+const MAX_HEADING_TITLE = 1_000;
 
 function optionalText(o: Record<string, unknown>, name: string): string | undefined {
   const v = o[name];
@@ -48,6 +51,25 @@ function optionalTime(o: Record<string, unknown>, name: string): number | undefi
     if (t !== undefined) return t;
   }
   throw new Error(`${name} must be an ISO 8601 date or timestamp, or Unix seconds`);
+}
+
+/**
+ * A markdown page's title when the line names none: its first line, when that is a level-1 heading
+ * (`# Title`, closing hashes dropped) of at most MAX_HEADING_TITLE characters, as plain text. An
+ * HTML page without a title element takes its first <h1> likewise (extract/metadata.ts).
+ */
+export function markdownTitle(markdown: string): string | undefined {
+  for (let start = 0; ; ) {
+    const end = markdown.indexOf('\n', start);
+    const line = markdown.slice(start, end < 0 ? markdown.length : end);
+    if (line.trim() !== '') {
+      // Without its closing hashes, still `#` and a space: `#   ##` is an empty heading.
+      const heading = line.length > MAX_HEADING_TITLE ? '' : line.replace(/[^\S\n]+#+[^\S\n]*$/, '');
+      return /^ {0,3}#[^\S\n]/.test(heading) ? lineText(heading) || undefined : undefined;
+    }
+    if (end < 0) return undefined;
+    start = end + 1;
+  }
 }
 
 /** One JSONL line to a version; throws with the reason when the line is unusable. */
@@ -78,7 +100,7 @@ export function lineToVersion(line: string, now: number): NewVersion {
     acquiredAt: optionalTime(rec, 'acquired_at') ?? now,
     searchable: true,
   };
-  const title = optionalText(rec, 'title') ?? ('title' in extracted ? extracted.title : undefined);
+  const title = optionalText(rec, 'title') ?? ('title' in extracted ? extracted.title : markdownTitle(extracted.content));
   const description = optionalText(rec, 'description') ?? ('description' in extracted ? extracted.description : undefined);
   const author = optionalText(rec, 'author') ?? ('author' in extracted ? extracted.author : undefined);
   const publishedAt = optionalTime(rec, 'published_at') ?? ('publishedAt' in extracted ? extracted.publishedAt : undefined);

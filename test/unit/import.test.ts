@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { importJsonl } from '../../src/acquire/import-jsonl.js';
+import { importJsonl, markdownTitle } from '../../src/acquire/import-jsonl.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { tempDir } from '../helpers.js';
@@ -68,6 +68,31 @@ describe('JSONL import', () => {
     assert.deepEqual([s.imported, s.unchanged], [0, 1]);
     assert.equal((await importJsonl(pages, changed)).imported, 1);
     assert.equal((await pages.history('https://b.test/x')).length, 2);
+  });
+
+  test('a markdown page without a title takes its first line\'s level-1 heading, as plain text', async () => {
+    const file = write('titles.jsonl', [
+      { url: 'https://t.test/plain', markdown: '# Café crème\n\nLe café est chaud.' },
+      { url: 'https://t.test/marked', markdown: '\n  \r\n  # **Bold** [link](https://x.test) ##\r\ntext' },
+      { url: 'https://t.test/given', markdown: '# Heading\n\ntext', title: 'Given' },
+      { url: 'https://t.test/second-level', markdown: '## Section\n\ntext' },
+      { url: 'https://t.test/later', markdown: 'text first\n\n# Later heading' },
+      { url: 'https://t.test/hashtag', markdown: '#hashtag then text' },
+      { url: 'https://t.test/empty', markdown: '#   ##\n\ntext' },
+      { url: 'https://t.test/long', markdown: `# ${'long '.repeat(300)}\n\ntext` },
+    ]);
+    const s = await importJsonl(pages, file);
+    assert.equal(s.imported, 8);
+    const title = async (path: string) => (await pages.latest(`https://t.test/${path}`))?.title;
+    assert.equal(await title('plain'), 'Café crème');
+    assert.equal(await title('marked'), 'Bold link');
+    assert.equal(await title('given'), 'Given');
+    for (const none of ['second-level', 'later', 'hashtag', 'empty', 'long']) assert.equal(await title(none), undefined, none);
+    // A line indented by four spaces is code, not a heading (the import trims the page, so only after a first line).
+    assert.equal(markdownTitle('\n    # code\n\ntext'), undefined);
+    assert.equal(markdownTitle('\n   # Heading\n'), 'Heading');
+    // The content is kept as given, heading included.
+    assert.equal((await pages.latest('https://t.test/plain'))?.content, '# Café crème\n\nLe café est chaud.');
   });
 
   test('HTML lines are converted to markdown with their metadata; chrome is dropped', async () => {
