@@ -11,6 +11,7 @@ import { lineText } from '../core/passages.js';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import { extractHtml } from './extract/index.js';
+import type { PageMetadata } from './extract/metadata.js';
 import { parseLooseTime } from './html-time.js';
 
 export interface ImportSummary {
@@ -72,6 +73,11 @@ export function markdownTitle(markdown: string): string | undefined {
   }
 }
 
+/** A markdown line's page as `extractHtml` gives an HTML line's: its content, and its title when its first line names one. */
+function markdownPage(markdown: string): Partial<PageMetadata> & { content: string } {
+  return { content: markdown, title: markdownTitle(markdown) };
+}
+
 /** One JSONL line to a version; throws with the reason when the line is unusable. */
 export function lineToVersion(line: string, now: number): NewVersion {
   let o: unknown;
@@ -91,7 +97,7 @@ export function lineToVersion(line: string, now: number): NewVersion {
   const markdown = optionalText(rec, 'markdown');
   if (html === undefined && markdown === undefined) throw new Error('html or markdown is required');
   if (html !== undefined && markdown !== undefined) throw new Error('give html or markdown, not both');
-  const extracted = html !== undefined ? extractHtml(html, url) : { content: markdown! };
+  const extracted: Partial<PageMetadata> & { content: string } = html !== undefined ? extractHtml(html, url) : markdownPage(markdown!);
   if (!extracted.content.trim()) throw new Error('the page has no text content');
 
   const version: NewVersion = {
@@ -100,17 +106,17 @@ export function lineToVersion(line: string, now: number): NewVersion {
     acquiredAt: optionalTime(rec, 'acquired_at') ?? now,
     searchable: true,
   };
-  const title = optionalText(rec, 'title') ?? ('title' in extracted ? extracted.title : markdownTitle(extracted.content));
-  const description = optionalText(rec, 'description') ?? ('description' in extracted ? extracted.description : undefined);
-  const author = optionalText(rec, 'author') ?? ('author' in extracted ? extracted.author : undefined);
-  const publishedAt = optionalTime(rec, 'published_at') ?? ('publishedAt' in extracted ? extracted.publishedAt : undefined);
+  const title = optionalText(rec, 'title') ?? extracted.title;
+  const description = optionalText(rec, 'description') ?? extracted.description;
+  const author = optionalText(rec, 'author') ?? extracted.author;
+  const publishedAt = optionalTime(rec, 'published_at') ?? extracted.publishedAt;
   if (title !== undefined) version.title = title;
   if (description !== undefined) version.description = description;
   if (author !== undefined) version.author = author;
   if (publishedAt !== undefined) version.publishedAt = publishedAt;
   const declared = optionalText(rec, 'lang');
   if (declared !== undefined && normalizeLangTag(declared) === undefined) throw new Error('lang must be a language tag such as en or pt-BR');
-  const lang = pageLanguage(declared ?? ('lang' in extracted ? extracted.lang : undefined), extracted.content);
+  const lang = pageLanguage(declared ?? extracted.lang, extracted.content);
   if (lang !== undefined) version.lang = lang;
   return version;
 }
