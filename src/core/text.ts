@@ -1,9 +1,18 @@
 /**
  * Text analysis shared by query building and snippets: Unicode word runs, lowercase, diacritics
- * folded, Lucene's English stop words removed, Porter stems. The SQLite index tokenizes with FTS5's
- * `porter unicode61`, which does the same folding and stemming.
+ * folded, Lucene's English stop words removed, Porter stems. Scripts written without spaces between
+ * words are cut as Lucene's CJKAnalyzer and ICU cut them (`unicodeWords`). The SQLite FTS5 index
+ * (a reference for tests) tokenizes with `porter unicode61`, which folds and stems the same way but
+ * keeps such runs whole.
  */
 import { stemmer } from 'stemmer';
+
+/**
+ * Bumped when the words of some text change: an engine index saved under another version is
+ * rebuilt from the pages (engine-index-store's signature). 2: words keep their combining marks,
+ * Han and kana runs become characters and pairs, Thai, Lao, Khmer and Myanmar runs are cut by dictionary.
+ */
+export const ANALYSIS_VERSION = 2;
 
 /** Lucene's EnglishAnalyzer default stop set. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -12,17 +21,67 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
   ),
 );
 
-const WORD_RE = /[\p{L}\p{N}]+/gu;
-const MARKS_RE = /\p{M}+/gu;
+/** A word: a letter or digit, then letters, digits and the combining marks that belong to them (Devanagari's vowel signs, Thai's vowels and tones, a decomposed accent). */
+const WORD_RE = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
+/**
+ * The marks folding removes: Latin, Greek and Cyrillic diacritics (the combining blocks), Hebrew
+ * points and Arabic harakat. Other scripts' marks are parts of their letters (a Devanagari vowel
+ * sign, the kana voicing mark) and stay.
+ */
+// eslint-disable-next-line no-misleading-character-class -- the class is of combining marks, each matched on its own
+const DIACRITICS_RE = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u064b-\u065f\u0670]+/gu;
+/**
+ * Han, hiragana and katakana, and the prolonged sound mark: cut into characters and pairs
+ * (`pushWords`), after NFC has joined each kana to its voicing mark.
+ */
+const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\u30fc';
+const CJK_RE = new RegExp(`[${CJK}]`, 'u');
+const CJK_PARTS_RE = new RegExp(`[${CJK}]+|[^${CJK}]+`, 'gu');
+/** Scripts written without spaces whose words ICU's dictionaries find. */
+const DICTIONARY_RE = /[\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u;
+const dictionaryWords = new Intl.Segmenter('und', { granularity: 'word' });
 
 export function fold(word: string): string {
-  return word.normalize('NFD').replace(MARKS_RE, '').toLowerCase();
+  // Composed again after the diacritics go: a kana and its voicing mark, or a Hangul syllable's
+  // parts, are one character whichever way the page wrote them.
+  return word.normalize('NFD').replace(DIACRITICS_RE, '').normalize('NFC').toLowerCase();
+}
+
+/**
+ * Pushes the folded words of one match of the word pattern. Most are one word. A match holding
+ * Han or kana is cut where it changes script, and each Han or kana part becomes its characters and
+ * the overlapping pairs of them, in order (東, 東京, 京), as Lucene's CJKAnalyzer cuts with its
+ * unigrams on: no dictionary, so the pairs of a query are always those of the same text in a page,
+ * and a one-character word (猫) is found too. With `pairsOnly` (a query's terms), a part of two or
+ * more characters gives its pairs only: 東京 asks for the pair, not for every page holding 東 or
+ * 京. A match in Thai, Lao, Khmer or Myanmar is cut into its dictionary words (Intl.Segmenter).
+ */
+function pushWords(out: string[], match: string, pairsOnly: boolean): void {
+  if (CJK_RE.test(match)) {
+    for (const [part] of match.normalize('NFC').matchAll(CJK_PARTS_RE)) {
+      if (!CJK_RE.test(part)) {
+        const w = fold(part);
+        if (w !== '') out.push(w);
+        continue;
+      }
+      const chars = Array.from(part);
+      const singles = !pairsOnly || chars.length === 1;
+      for (let k = 0; k < chars.length; k++) {
+        if (singles) out.push(chars[k]!);
+        if (k + 1 < chars.length) out.push(chars[k]! + chars[k + 1]!);
+      }
+    }
+  } else if (DICTIONARY_RE.test(match)) {
+    for (const s of dictionaryWords.segment(match)) if (s.isWordLike) out.push(fold(s.segment));
+  } else {
+    out.push(fold(match));
+  }
 }
 
 /** Folded words of `text`, in order, stop words kept. */
-export function words(text: string): string[] {
+export function words(text: string, pairsOnly = false): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(WORD_RE)) out.push(fold(m[0]));
+  for (const m of text.matchAll(WORD_RE)) pushWords(out, m[0], pairsOnly);
   return out;
 }
 
@@ -90,7 +149,7 @@ export function scanWords(text: string, visit: (start: number, end: number, asci
 /** The folded words of a run `scanWords` reported as not ASCII. */
 export function unicodeWords(run: string): string[] {
   const out: string[] = [];
-  for (const m of run.matchAll(WORD_RE)) out.push(fold(m[0]));
+  for (const m of run.matchAll(WORD_RE)) pushWords(out, m[0], false);
   return out;
 }
 
@@ -107,9 +166,12 @@ export function indexTerms(text: string): string[] {
   return out;
 }
 
-/** Distinct query terms: folded, stop words removed (unless nothing else is left), in first-seen order. */
+/**
+ * Distinct query terms: folded, stop words removed (unless nothing else is left), in first-seen
+ * order; Han and kana as pairs (`pushWords`).
+ */
 export function queryTerms(query: string): string[] {
-  const all = words(query);
+  const all = words(query, true);
   const kept = all.filter((w) => !STOP_WORDS.has(w));
   return [...new Set(kept.length > 0 ? kept : all)];
 }

@@ -9,7 +9,7 @@ import { loadIndex, saveIndex, withLock } from '../../src/adapters/engine/segmen
 import { concatSegments, decodeBlock, dictionaryOf, members, publishedSet, SegmentBuilder, type SegmentData, termAt, termCount, termNumber } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
-import { queryTerms, stem } from '../../src/core/text.js';
+import { ANALYSIS_VERSION, queryTerms, stem } from '../../src/core/text.js';
 import { parseWebql } from '../../src/core/webql.js';
 import { loadCorpus, loadQueries } from '../../bench/scifact.js';
 import { page, tempDir } from '../helpers.js';
@@ -317,6 +317,21 @@ describe('segments on disk', () => {
     const third = await new EngineIndexStore(db, { dir: engineDir }).open();
     assert.equal(third.loadedFromDisk, true);
     assert.deepEqual(await results(third), await reference());
+  });
+
+  test('an index saved under another analysis of the text is built again from the pages', async () => {
+    await new EngineIndexStore(db, { dir: engineDir }).open();
+    const manifestPath = join(engineDir, 'manifest.json');
+    const manifest = readFileSync(manifestPath, 'utf8');
+    const current = `analysis-${ANALYSIS_VERSION} `;
+    assert.ok(savedSignature().includes(current), savedSignature());
+    writeFileSync(manifestPath, manifest.replace(current, `analysis-${ANALYSIS_VERSION - 1} `));
+    const said: string[] = [];
+    const reopened = await new EngineIndexStore(db, { dir: engineDir, log: (_level: string, msg: string) => said.push(msg) }).open();
+    assert.equal(reopened.loadedFromDisk, false);
+    assert.equal(said[0], 'building the search index from the page store (no saved index of this version)');
+    assert.deepEqual(await results(reopened), await reference());
+    assert.ok(savedSignature().includes(current));
   });
 
   test('a save after another process saved into the same folder writes again the files that one removed', async () => {

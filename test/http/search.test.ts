@@ -29,6 +29,12 @@ describe('search over HTTP', () => {
       i === 150 ? 'The quetzal nests in tall trees of the cloud forest.' : `Filler sentence number ${i} talks about nothing much.`,
     ).join(' ');
     await p.putVersion(page('https://snippet.test/long', { content: long, description: 'A long page' }));
+    await p.putVersions([
+      page('https://ja.test/tenki', { title: '東京の天気', content: '今日は朝から曇っていました。午後になって東京の天気は急に変わりました。' }),
+      page('https://ja.test/kyoto', { content: '京都の寺を訪ねました。猫が庭で寝ていました。' }),
+      page('https://zh.test/beijing', { content: '北京是中国的首都。今天北京的天气很好。' }),
+      page('https://th.test/phasa', { content: 'ภาษาไทยง่ายนิดเดียว' }),
+    ]);
   });
   after(() => env.close());
 
@@ -143,6 +149,19 @@ describe('search over HTTP', () => {
     }
     const r = await search({ query: 'quetzal', snippet_max_length: 10000 });
     assert.ok(r.body.results[0].snippet.length > 5000);
+  });
+
+  test('Chinese, Japanese and Thai pages are found by their words, though written without spaces', async () => {
+    assert.deepEqual(await urls({ query: '東京' }), ['https://ja.test/tenki']);
+    assert.deepEqual(await urls({ query: '天気' }), ['https://ja.test/tenki']);
+    assert.deepEqual(await urls({ query: '猫' }), ['https://ja.test/kyoto']);
+    assert.deepEqual(await urls({ query: '北京 天气' }), ['https://zh.test/beijing']);
+    assert.deepEqual(await urls({ query: 'ไทย' }), ['https://th.test/phasa']);
+    // A query asks for the pair: the page with 東京 holds 京 but is not a result for 京都.
+    assert.deepEqual(await urls({ query: '京都' }), ['https://ja.test/kyoto']);
+    const r = await search({ query: '東京の天気' });
+    assert.equal(r.body.results[0].title, '東京の天気');
+    assert.match(r.body.results[0].snippet, /東京の天気は急に変わりました。/);
   });
 
   test('stop words alone still search; punctuation-only queries return no results', async () => {

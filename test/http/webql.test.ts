@@ -41,6 +41,7 @@ describe('webql search mode (keyed)', () => {
         content: 'Reference counting with a cycle collector.',
         acquiredAt: T('2026-03-01T00:00:00Z'),
       }),
+      page('https://ja.test/tenki', { title: '天気', content: '午後になって東京の天気は急に変わりました。', acquiredAt: T('2025-01-01T00:00:00Z') }),
     ]);
   });
   after(() => env.close());
@@ -75,6 +76,15 @@ describe('webql search mode (keyed)', () => {
     // java.test has both words, never side by side in this order.
     assert.deepEqual(await urls('"collector garbage"'), []);
     assert.deepEqual(await urls('"collector of garbage"'), [JAVA]);
+  });
+
+  test('phrases and terms in Japanese, written without spaces', async () => {
+    const JA = 'https://ja.test/tenki';
+    assert.deepEqual(await urls('東京'), [JA]);
+    assert.deepEqual(await urls('"東京の天気"'), [JA]);
+    assert.deepEqual(await urls('"の天気は急"'), [JA]);
+    assert.deepEqual(await urls('"天気の東京"'), []);
+    assert.deepEqual(await urls('title:天気 -京都'), [JA]);
   });
 
   test('OR and parentheses', async () => {

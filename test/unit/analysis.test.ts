@@ -14,6 +14,7 @@ describe('indexTerms (the engine analysis)', () => {
       'Café au lait, naïve résumé — Ångström’s “quoted” words…',
       'e-mail, C++ and x86_64; URL https://example.com/a-b?c=d#e',
       '東京 is in 日本; emoji 🎉 between words; Straße ß',
+      '東京の天気。iPhone用ケース 𠮷野家 ภาษาไทยง่าย किताब पढ़ो re\u0301sume\u0301 كِتَابٌ 서울 날씨',
       'tab\tseparated\nlines\r\nand\u00a0nbsp',
       '',
       '!!!',
@@ -24,6 +25,45 @@ describe('indexTerms (the engine analysis)', () => {
 
   test('the same terms on the first 500 SciFact abstracts', () => {
     for (const d of loadCorpus().slice(0, 500)) assert.deepEqual(indexTerms(`${d.title} ${d.text}`), reference(`${d.title} ${d.text}`), d.id);
+  });
+});
+
+describe('words of scripts other than Latin', () => {
+  test('Han and kana runs become their characters and overlapping pairs, as Lucene\'s CJKAnalyzer cuts them with unigrams', () => {
+    assert.deepEqual(words('東京の天気'), ['東', '東京', '京', '京の', 'の', 'の天', '天', '天気', '気']);
+    assert.deepEqual(words('雨'), ['雨']);
+    // Cut where the script changes; characters outside the BMP are one character.
+    assert.deepEqual(words('iPhone用ケース'), ['iphone', '用', '用ケ', 'ケ', 'ケー', 'ー', 'ース', 'ス']);
+    assert.deepEqual(words('𠮷野'), ['𠮷', '𠮷野', '野']);
+    // The same words whichever way the page wrote a voiced kana.
+    assert.deepEqual(words('か\u3099ん'), words('がん'));
+    // Punctuation ends a run: no pair across 。
+    assert.deepEqual(words('晴れ。雨'), ['晴', '晴れ', 'れ', '雨']);
+    // Hangul is written with spaces: its words stay whole.
+    assert.deepEqual(words('서울 날씨는 맑다'), ['서울', '날씨는', '맑다']);
+  });
+
+  test('Thai, Khmer and Myanmar runs are cut into dictionary words', () => {
+    assert.deepEqual(words('ภาษาไทยง่ายนิดเดียว'), ['ภาษา', 'ไทย', 'ง่าย', 'นิด', 'เดียว']);
+    assert.deepEqual(words('ខ្ញុំស្រលាញ់អ្នក'), ['ខ្ញុំ', 'ស្រលាញ់', 'អ្នក']);
+    assert.deepEqual(words('မြန်မာစာ'), ['မြန်မာ', 'စာ']);
+  });
+
+  test('a word keeps the combining marks of its script; Latin, Greek and Cyrillic accents, Hebrew points and Arabic harakat are folded away', () => {
+    assert.deepEqual(words('किताब पढ़ो'), ['किताब', 'पढ़ो']);
+    assert.deepEqual(words('re\u0301sume\u0301 re\u0301sume\u0301'), words('résumé resume'));
+    assert.deepEqual(words('Ångström İstanbul ΆΈ Йогурт'), ['angstrom', 'istanbul', 'αε', 'иогурт']);
+    assert.deepEqual(words('كِتَابٌ'), words('كتاب'));
+    assert.deepEqual(words('שָׁלוֹם'), words('שלום'));
+  });
+
+  test('a query asks for the pairs of a run of two or more, and for a character alone', () => {
+    assert.deepEqual(queryTerms('東京 天気'), ['東京', '天気']);
+    assert.deepEqual(queryTerms('東京の天気'), ['東京', '京の', 'の天', '天気']);
+    assert.deepEqual(queryTerms('猫 ภาษาไทย'), ['猫', 'ภาษา', 'ไทย']);
+    // Every term of a query is a word of the same text in a page.
+    const page = new Set(words('東京の天気 猫 ภาษาไทย'));
+    for (const q of ['東京の天気', '猫', '京の天', 'ภาษาไทย']) for (const t of queryTerms(q)) assert.ok(page.has(t), `${q}: ${t}`);
   });
 });
 
@@ -82,6 +122,7 @@ describe('sentenceBounds', () => {
     assert.deepEqual(parts, ['A 3.5 mg dose (p<0.001) worked.', 'Why?!', 'It did...', 'e.g.the rest']);
     assert.deepEqual(sentenceBounds('  '), []);
   });
+
 });
 
 describe('buildSnippet', () => {

@@ -18,7 +18,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import type { LogFn } from '../../core/log.js';
-import { cachedStem, indexTerms } from '../../core/text.js';
+import { ANALYSIS_VERSION, cachedStem, indexTerms } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { WebqlNode } from '../../core/webql.js';
@@ -632,7 +632,7 @@ export class EngineIndexStore implements IndexStore {
   }
 
   private get signature(): string {
-    return `engine-3 ${JSON.stringify(this.weights)}`;
+    return `engine-3 analysis-${ANALYSIS_VERSION} ${JSON.stringify(this.weights)}`;
   }
 
   /**
