@@ -158,17 +158,21 @@ function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQue
   if (index.textLength <= maxLength) return segment(markdown).text;
   const table = index.sentenceTable();
   const [from, to] = widen(index.best(query.hashes), index.sentences, (s) => table.length[s]!, maxLength);
-  const parts: string[] = [];
+  let passage = '';
   let line = -1;
   let text = '';
   for (let s = from; s <= to; s++) {
+    const start = table.start[s]!;
     if (table.lineStart[s] !== line) {
       line = table.lineStart[s]!;
       text = lineText(lineAt(markdown, line));
+      if (s > from) passage += ' '; // lines are joined by one space
+    } else if (s > from && start > table.start[s - 1]! + table.length[s - 1]!) {
+      passage += ' '; // the space between two sentences of a line (none after 。！？)
     }
-    parts.push(text.slice(table.start[s], table.start[s]! + table.length[s]!));
+    passage += text.slice(start, start + table.length[s]!);
   }
-  return cutAtWord(parts.join(' '), maxLength);
+  return cutAtWord(passage, maxLength);
 }
 
 /** The fallback description (`fallbackDescription`) of a page already cut into `seg`. */

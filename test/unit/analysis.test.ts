@@ -123,6 +123,13 @@ describe('sentenceBounds', () => {
     assert.deepEqual(sentenceBounds('  '), []);
   });
 
+  test('。！？ end a sentence without a space after them, with the closing brackets that follow', () => {
+    const text = '東京は晴れです。明日は雨！「本当？」と聞いた。 Then English. 最後';
+    const b = sentenceBounds(text);
+    const parts: string[] = [];
+    for (let i = 0; i < b.length; i += 2) parts.push(text.slice(b[i], b[i + 1]));
+    assert.deepEqual(parts, ['東京は晴れです。', '明日は雨！', '「本当？」', 'と聞いた。', 'Then English.', '最後']);
+  });
 });
 
 describe('buildSnippet', () => {
@@ -139,6 +146,11 @@ describe('buildSnippet', () => {
     assert.match(buildSnippet(page('Ein Café in Straße hat ÄPFEL.'), stems('straße äpfel'), 45), /Straße hat ÄPFEL/);
     assert.match(buildSnippet(page('The ox and ax went by.'), stems('ox ax'), 45), /The ox and ax went by\./);
     assert.match(buildSnippet(page('Vitamin D and type 2 diabetes.'), stems('d 2'), 45), /Vitamin D and type 2 diabetes\./);
+  });
+
+  test('a page in Japanese: the sentence holding the query\'s words', () => {
+    const text = '今日は朝から曇っていました。午後になって東京の天気は急に変わりました。夜は静かでした。';
+    assert.equal(buildSnippet(text, words('東京の天気'), 30), '午後になって東京の天気は急に変わりました。夜は静かでした。');
   });
 
   test('widens the best sentence forward, then backward, within the length', () => {

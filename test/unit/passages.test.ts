@@ -48,6 +48,29 @@ describe('passage index', () => {
     assert.ok(compared >= 1_000 && notFirst > compared / 4, `${notFirst} of ${compared} snippets are not the page's opening`);
   });
 
+  test('a page in Japanese (no space after 。): the index gives the scan\'s snippet, the sentences joined as the page has them', () => {
+    const r = rng(11);
+    const bits = ['東京の天気は晴れ', '大阪では雨が降る', '京都の寺を訪ねた', '新しい研究が発表された', '猫が庭で寝ている', 'データベースの索引'];
+    const sentence = () => `${bits[Math.floor(r() * bits.length)]}${r() < 0.5 ? 'です' : 'ました'}${r() < 0.8 ? '。' : '！'}`;
+    const lines = Array.from({ length: 60 }, () => Array.from({ length: 5 + Math.floor(r() * 5) }, sentence).join(''));
+    lines[23] = `それから富士山の頂上で日の出を見ました。${lines[23]}`;
+    const md = lines.join('\n\n');
+    assert.ok(md.length >= PASSAGE_INDEX_MIN);
+    const passages = buildPassages(md)!;
+    for (const q of ['富士山 日の出', '東京の天気', '猫', 'データベース']) {
+      const query = new SnippetQuery(queryTerms(q).map(stem));
+      for (const max of [30, 60, 200]) {
+        const scanned = pageSnippet(md, undefined, query, max);
+        assert.deepEqual(pageSnippet(md, passages, query, max), scanned, `${q} ${max}`);
+        assert.ok(scanned.snippet.length <= max);
+      }
+    }
+    // The best sentence opens its line; widened forward, the line's next sentences follow with no space.
+    const top = pageSnippet(md, passages, new SnippetQuery(queryTerms('富士山 日の出')), 40).snippet;
+    assert.equal(top, `それから富士山の頂上で日の出を見ました。${lines[23]!.slice(20)}`.slice(0, top.length));
+    assert.ok(top.length > 25 && !top.includes(' '), top);
+  });
+
   test('sentences never span two lines; the text is the lines\' texts joined; code fence lines have none', () => {
     const md = '# A heading\nA first line. Second\n\n```js\ncode here\n```\n- item one';
     const seg = segment(md);
