@@ -39,7 +39,8 @@ const CJK_RE = new RegExp(`[${CJK}]`, 'u');
 const CJK_PARTS_RE = new RegExp(`[${CJK}]+|[^${CJK}]+`, 'gu');
 /** Scripts written without spaces whose words ICU's dictionaries find. */
 const DICTIONARY_RE = /[\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u;
-const dictionaryWords = new Intl.Segmenter('und', { granularity: 'word' });
+/** Made at the first such run: making one takes about 30 ms, which every process (a CLI command, a build thread) would pay at start. */
+let dictionaryWords: Intl.Segmenter | undefined;
 
 export function fold(word: string): string {
   // Composed again after the diacritics go: a kana and its voicing mark, or a Hangul syllable's
@@ -72,6 +73,7 @@ function pushWords(out: string[], match: string, pairsOnly: boolean): void {
       }
     }
   } else if (DICTIONARY_RE.test(match)) {
+    dictionaryWords ??= new Intl.Segmenter('und', { granularity: 'word' });
     for (const s of dictionaryWords.segment(match)) if (s.isWordLike) out.push(fold(s.segment));
   } else {
     out.push(fold(match));
