@@ -10,9 +10,11 @@ import { stemmer } from 'stemmer';
 /**
  * Bumped when the words of some text change: an engine index saved under another version is
  * rebuilt from the pages (engine-index-store's signature). 2: words keep their combining marks,
- * Han and kana runs become characters and pairs, Thai, Lao, Khmer and Myanmar runs are cut by dictionary.
+ * Han and kana runs become characters and pairs, Thai, Lao, Khmer and Myanmar runs are cut by
+ * dictionary. 3: a URL's words are read from its decoded escapes and its host's own letters
+ * (webql-search.ts `urlText`).
  */
-export const ANALYSIS_VERSION = 2;
+export const ANALYSIS_VERSION = 3;
 
 /** Lucene's EnglishAnalyzer default stop set. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(

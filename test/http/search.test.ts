@@ -34,6 +34,8 @@ describe('search over HTTP', () => {
       page('https://ja.test/kyoto', { content: '京都の寺を訪ねました。猫が庭で寝ていました。' }),
       page('https://zh.test/beijing', { content: '北京是中国的首都。今天北京的天气很好。' }),
       page('https://th.test/phasa', { content: 'ภาษาไทยง่ายนิดเดียว' }),
+      page('https://de.wiki.test/wiki/Stra%C3%9Fe', { title: 'Wege', content: 'Eine Seite über Wege.' }),
+      page('https://xn--wgv71a119e.jp/about', { title: 'About', content: 'About this site.' }),
     ]);
   });
   after(() => env.close());
@@ -162,6 +164,13 @@ describe('search over HTTP', () => {
     const r = await search({ query: '東京の天気' });
     assert.equal(r.body.results[0].title, '東京の天気');
     assert.match(r.body.results[0].snippet, /東京の天気は急に変わりました。/);
+  });
+
+  test('a URL\'s words are read as a person reads them: escapes decoded, an internationalized host in its own letters', async () => {
+    assert.deepEqual(await urls({ query: 'straße' }), ['https://de.wiki.test/wiki/Stra%C3%9Fe']);
+    assert.deepEqual(await urls({ query: '日本語' }), ['https://xn--wgv71a119e.jp/about']);
+    // The hex of the escaped bytes is not a word of the page.
+    assert.deepEqual(await urls({ query: 'c3' }), []);
   });
 
   test('stop words alone still search; punctuation-only queries return no results', async () => {

@@ -42,6 +42,8 @@ describe('webql search mode (keyed)', () => {
         acquiredAt: T('2026-03-01T00:00:00Z'),
       }),
       page('https://ja.test/tenki', { title: '天気', content: '午後になって東京の天気は急に変わりました。', acquiredAt: T('2025-01-01T00:00:00Z') }),
+      page('https://wiki.test/wiki/%E4%BA%AC%E9%83%BD', { title: 'Kyoto', content: 'The old capital.', acquiredAt: T('2025-01-01T00:00:00Z') }),
+      page('https://wiki.test/wiki/Stra%C3%9Fe', { title: 'Road', content: 'A road page.', acquiredAt: T('2025-01-01T00:00:00Z') }),
     ]);
   });
   after(() => env.close());
@@ -85,6 +87,16 @@ describe('webql search mode (keyed)', () => {
     assert.deepEqual(await urls('"の天気は急"'), [JA]);
     assert.deepEqual(await urls('"天気の東京"'), []);
     assert.deepEqual(await urls('title:天気 -京都'), [JA]);
+  });
+
+  test('a text item matches the page\'s text, not the words of its URL, which are read from its escapes', async () => {
+    // This page's URL holds 京都 (escaped), its text does not.
+    assert.deepEqual(await urls('京都'), []);
+    assert.deepEqual(await urls('京都 capital'), []);
+    assert.deepEqual(await urls('capital -京都'), ['https://wiki.test/wiki/%E4%BA%AC%E9%83%BD']);
+    // The same for one word, which the URL's words alone decide when they lack it.
+    assert.deepEqual(await urls('straße'), []);
+    assert.deepEqual(await urls('road -straße'), ['https://wiki.test/wiki/Stra%C3%9Fe']);
   });
 
   test('OR and parentheses', async () => {

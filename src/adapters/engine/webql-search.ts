@@ -27,6 +27,7 @@
  * lists the newest versions first.
  */
 import { setImmediate as turn } from 'node:timers/promises';
+import { domainToUnicode } from 'node:url';
 import { stemHash } from '../../core/passages.js';
 import { cachedStem, indexTerms, scanWords, STOP_WORDS, unicodeWords, words } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
@@ -85,9 +86,33 @@ const PAGES_PER_READ = 64;
 
 type TextNode = Extract<WebqlNode, { kind: 'text' }>;
 
-/** The text of a URL that the engine indexes (engine-index-store's `fieldsOf`): without its scheme. */
+/**
+ * The text of a URL that the engine indexes (engine-index-store's `fieldsOf`): without its scheme,
+ * an internationalized host in its own letters (xn--wgv71a119e.jp is 日本語.jp) and each run of
+ * percent-escapes that is UTF-8 decoded (/wiki/Stra%C3%9Fe is /wiki/Straße), so a URL's words are
+ * those a person reads in it, not the hex of its bytes. A run that is not UTF-8 stays as it is.
+ */
 export function urlText(url: string): string {
-  return url.replace(/^https?:\/\//, '');
+  let text = url.replace(/^https?:\/\//, '');
+  if (text.includes('xn--')) {
+    const end = text.search(/[/?#]/);
+    const authority = end < 0 ? text : text.slice(0, end);
+    const at = authority.lastIndexOf('@') + 1;
+    const port = authority.indexOf(':', at);
+    const host = authority.slice(at, port < 0 ? authority.length : port);
+    const readable = domainToUnicode(host);
+    if (readable) text = authority.slice(0, at) + readable + text.slice(at + host.length);
+  }
+  return text.includes('%') ? text.replace(ESCAPES_RE, decodeEscapes) : text;
+}
+const ESCAPES_RE = /(?:%[0-9a-f]{2})+/gi;
+
+function decodeEscapes(run: string): string {
+  try {
+    return decodeURIComponent(run);
+  } catch {
+    return run;
+  }
 }
 
 /** A stem's two bits in a URL filter (`urlMask`), as its low and high word. */
@@ -293,14 +318,15 @@ class VersionWords {
   constructor(readonly v: WebqlVersion) {}
 
   /**
-   * Whether the engine indexed `stem` from the URL (engine-index-store's `fieldsOf`: the URL
-   * without its scheme). A Porter stem but for its last character is a prefix of its word, so an
-   * ASCII URL without that prefix has no word of that stem, and most are answered without
-   * analysing the URL.
+   * Whether the engine indexed `stem` from the URL (engine-index-store's `fieldsOf`: `urlText`).
+   * A Porter stem but for its last character is a prefix of its word, so an ASCII URL without that
+   * prefix, escapes or an internationalized host (whose words `urlText` decodes) has no word of
+   * that stem, and most are answered without analysing the URL.
    */
   urlHas(stem: string): boolean {
     const url = this.v.url;
-    if (!/[\u0080-\uffff]/.test(url) && !url.toLowerCase().includes(stem.slice(0, Math.max(1, stem.length - 1)))) return false;
+    const plain = !/[\u0080-\uffff%]/.test(url) && !url.includes('xn--');
+    if (plain && !url.toLowerCase().includes(stem.slice(0, Math.max(1, stem.length - 1)))) return false;
     this.urlStems ??= new Set(indexTerms(urlText(url)));
     return this.urlStems.has(stem);
   }
