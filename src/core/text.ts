@@ -82,7 +82,7 @@ function pushWords(out: string[], match: string, pairsOnly: boolean): void {
   }
 }
 
-/** Folded words of `text`, in order, stop words kept. */
+/** Folded words of `text`, in order, stop words kept; Han and kana as `pushWords` cuts them (`pairsOnly` for a query's terms). */
 export function words(text: string, pairsOnly = false): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(WORD_RE)) pushWords(out, m[0], pairsOnly);

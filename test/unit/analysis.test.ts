@@ -150,7 +150,7 @@ describe('buildSnippet', () => {
 
   test('a page in Japanese: the sentence holding the query\'s words', () => {
     const text = '今日は朝から曇っていました。午後になって東京の天気は急に変わりました。夜は静かでした。';
-    assert.equal(buildSnippet(text, words('東京の天気'), 30), '午後になって東京の天気は急に変わりました。夜は静かでした。');
+    assert.equal(buildSnippet(text, queryTerms('東京の天気'), 30), '午後になって東京の天気は急に変わりました。夜は静かでした。');
   });
 
   test('widens the best sentence forward, then backward, within the length', () => {
