@@ -100,7 +100,10 @@ export async function openServedIndex(
   const services = await createServices(settings, { split });
   const engine = services.index as EngineIndexStore;
   await engine.open();
-  if (!engine.loadedFromDisk) throw new Error('the saved segments were not loaded');
+  if (!engine.loadedFromDisk) {
+    // It has just built them instead (none saved, or saved under another analysis or weights), and saved them for the next run.
+    throw new Error('the saved segments were not loaded, so this run would time a fresh build\'s memory; they are saved now: run again');
+  }
   return { services, engine };
 }
 
