@@ -28,9 +28,10 @@ export const SCAN_LIMIT = 200_000;
  * Bumped when `segment`, the layout or the words of some text (text.ts ANALYSIS_VERSION) change: an
  * index of another format is not read (the page is scanned instead) until `websearch import` or
  * `index rebuild` builds it again. 2: the words of text.ts ANALYSIS_VERSION 2 (Han and kana as
- * characters and pairs, ...) and sentences that end at 。！？.
+ * characters and pairs, ...) and sentences that end at 。！？. 3: the words of ANALYSIS_VERSION 4
+ * (fullwidth and halfwidth forms).
  */
-export const PASSAGES_FORMAT = 2;
+export const PASSAGES_FORMAT = 3;
 /** Below this many markdown characters a page is scanned at search time (1.5 kB: 28-52 us a result, bench:snippets) and stores no index. */
 export const PASSAGE_INDEX_MIN = 4_000;
 

@@ -12,9 +12,10 @@ import { stemmer } from 'stemmer';
  * rebuilt from the pages (engine-index-store's signature). 2: words keep their combining marks,
  * Han and kana runs become characters and pairs, Thai, Lao, Khmer and Myanmar runs are cut by
  * dictionary. 3: a URL's words are read from its decoded escapes and its host's own letters
- * (webql-search.ts `urlText`).
+ * (webql-search.ts `urlText`). 4: fullwidth Latin letters and digits and halfwidth katakana are
+ * read as their usual forms.
  */
-export const ANALYSIS_VERSION = 3;
+export const ANALYSIS_VERSION = 4;
 
 /** Lucene's EnglishAnalyzer default stop set. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -39,6 +40,8 @@ const DIACRITICS_RE = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe
 const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\u30fc';
 const CJK_RE = new RegExp(`[${CJK}]`, 'u');
 const CJK_PARTS_RE = new RegExp(`[${CJK}]+|[^${CJK}]+`, 'gu');
+/** The halfwidth and fullwidth forms block: ＡＢＣ１２３ and ｶﾀｶﾅ, which NFKC makes ABC123 and カタカナ. */
+const WIDTH_RE = /[\uff00-\uffef]/;
 /** Scripts written without spaces whose words ICU's dictionaries find. */
 const DICTIONARY_RE = /[\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u;
 /** Made at the first such run: making one takes about 30 ms, which every process (a CLI command, a build thread) would pay at start. */
@@ -58,8 +61,11 @@ export function fold(word: string): string {
  * and a one-character word (猫) is found too. With `pairsOnly` (a query's terms), a part of two or
  * more characters gives its pairs only: 東京 asks for the pair, not for every page holding 東 or
  * 京. A match in Thai, Lao, Khmer or Myanmar is cut into its dictionary words (Intl.Segmenter).
+ * Fullwidth Latin letters and digits and halfwidth katakana, common in Japanese pages, are first
+ * read as their usual forms, as Lucene's CJKWidthFilter reads them (ＡＢＣ is abc).
  */
 function pushWords(out: string[], match: string, pairsOnly: boolean): void {
+  if (WIDTH_RE.test(match)) match = match.normalize('NFKC');
   if (CJK_RE.test(match)) {
     for (const [part] of match.normalize('NFC').matchAll(CJK_PARTS_RE)) {
       if (!CJK_RE.test(part)) {

@@ -34,6 +34,7 @@ describe('search over HTTP', () => {
       page('https://ja.test/kyoto', { content: '京都の寺を訪ねました。猫が庭で寝ていました。' }),
       page('https://zh.test/beijing', { content: '北京是中国的首都。今天北京的天气很好。' }),
       page('https://th.test/phasa', { content: 'ภาษาไทยง่ายนิดเดียว' }),
+      page('https://ja.test/jr', { content: 'ＪＲ東日本の時刻表。ﾀﾞｲﾔは毎日変わります。' }),
       page('https://de.wiki.test/wiki/Stra%C3%9Fe', { title: 'Wege', content: 'Eine Seite über Wege.' }),
       page('https://xn--wgv71a119e.jp/about', { title: 'About', content: 'About this site.' }),
     ]);
@@ -159,6 +160,9 @@ describe('search over HTTP', () => {
     assert.deepEqual(await urls({ query: '猫' }), ['https://ja.test/kyoto']);
     assert.deepEqual(await urls({ query: '北京 天气' }), ['https://zh.test/beijing']);
     assert.deepEqual(await urls({ query: 'ไทย' }), ['https://th.test/phasa']);
+    // Fullwidth letters and halfwidth katakana, as Japanese pages often write them, are found by their usual forms.
+    assert.deepEqual(await urls({ query: 'jr' }), ['https://ja.test/jr']);
+    assert.deepEqual(await urls({ query: 'ダイヤ' }), ['https://ja.test/jr']);
     // A query asks for the pair: the page with 東京 holds 京 but is not a result for 京都.
     assert.deepEqual(await urls({ query: '京都' }), ['https://ja.test/kyoto']);
     const r = await search({ query: '東京の天気' });
@@ -168,7 +172,9 @@ describe('search over HTTP', () => {
 
   test('a URL\'s words are read as a person reads them: escapes decoded, an internationalized host in its own letters', async () => {
     assert.deepEqual(await urls({ query: 'straße' }), ['https://de.wiki.test/wiki/Stra%C3%9Fe']);
-    assert.deepEqual(await urls({ query: '日本語' }), ['https://xn--wgv71a119e.jp/about']);
+    // 日本語 asks for 日本 and 本語: the page on 日本語.jp holds both, ＪＲ東日本's page one.
+    const r = await search({ query: '日本語' });
+    assert.deepEqual(r.body.results.map((x: { url: string }) => x.url), ['https://xn--wgv71a119e.jp/about', 'https://ja.test/jr']);
     // The hex of the escaped bytes is not a word of the page.
     assert.deepEqual(await urls({ query: 'c3' }), []);
   });

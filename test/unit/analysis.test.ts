@@ -14,7 +14,7 @@ describe('indexTerms (the engine analysis)', () => {
       'Café au lait, naïve résumé — Ångström’s “quoted” words…',
       'e-mail, C++ and x86_64; URL https://example.com/a-b?c=d#e',
       '東京 is in 日本; emoji 🎉 between words; Straße ß',
-      '東京の天気。iPhone用ケース 𠮷野家 ภาษาไทยง่าย किताब पढ़ो re\u0301sume\u0301 كِتَابٌ 서울 날씨',
+      '東京の天気。iPhone用ケース 𠮷野家 ภาษาไทยง่าย किताब पढ़ो re\u0301sume\u0301 كِتَابٌ 서울 날씨 ＲＵＮＮＩＮＧ ｶﾀｶﾅ',
       'tab\tseparated\nlines\r\nand\u00a0nbsp',
       '',
       '!!!',
@@ -39,6 +39,10 @@ describe('words of scripts other than Latin', () => {
     assert.deepEqual(words('か\u3099ん'), words('がん'));
     // Punctuation ends a run: no pair across 。
     assert.deepEqual(words('晴れ。雨'), ['晴', '晴れ', 'れ', '雨']);
+    // Fullwidth Latin and digits and halfwidth katakana are read as their usual forms (Lucene's CJKWidthFilter).
+    assert.deepEqual(words('ＡＢＣ１２３ Ｔｏｋｙｏタワー'), ['abc123', 'tokyo', 'タ', 'タワ', 'ワ', 'ワー', 'ー']);
+    assert.deepEqual(words('ｶﾀｶﾅ ﾊﾟｿｺﾝ'), words('カタカナ パソコン'));
+    assert.deepEqual(queryTerms('ＲＵＮＮＩＮＧ'), queryTerms('running'));
     // Hangul is written with spaces: its words stay whole.
     assert.deepEqual(words('서울 날씨는 맑다'), ['서울', '날씨는', '맑다']);
   });
