@@ -1,8 +1,9 @@
 /**
  * A page's language: the one it declares (`<html lang>`, Content-Language, an import's `lang`),
- * else a guess from its most common function words. The guess covers a few European languages
- * written in Latin script and answers nothing when unsure; a wrong tag is worse than none, since
- * `lang:` in webql filters on it.
+ * else a guess: from the script most of its words are written in for Japanese, Chinese, Korean
+ * and Thai, else from its most common function words for a few European languages written in
+ * Latin script. It answers nothing when unsure; a wrong tag is worse than none, since `lang:` in
+ * webql filters on it.
  */
 import { words } from './text.js';
 
@@ -30,10 +31,54 @@ const PROFILES: Record<string, ReadonlySet<string>> = Object.fromEntries(
   }).map(([lang, list]) => [lang, new Set(list.split(' ').flatMap((w) => words(w)))]),
 );
 
-/** The language of `text` when its function words say so clearly; at most the first 2,000 words are read. */
+type Script = 'kana' | 'han' | 'hangul' | 'thai' | 'other';
+
+/** The script of a word by its first character (words of these scripts never mix them: text.ts `pushWords`). */
+function scriptOf(word: string): Script {
+  const c = word.charCodeAt(0);
+  if (c >= 0x3040 && c <= 0x30ff) return 'kana';
+  if ((c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0xd840 && c <= 0xd87f)) return 'han';
+  if ((c >= 0xac00 && c <= 0xd7af) || (c >= 0x1100 && c <= 0x11ff) || (c >= 0x3130 && c <= 0x318f)) return 'hangul';
+  if (c >= 0x0e00 && c <= 0x0e7f) return 'thai';
+  return 'other';
+}
+
+/** Chinese function characters (simplified and traditional) that Japanese writes in kana instead. */
+const CHINESE_FUNCTION = new Set('的是了这這们們个個说說也就吗嗎没沒很他她它'.split(''));
+
+/**
+ * The language two thirds of the words' script names (a Han or kana character counts as a word;
+ * its pairs are not counted): Japanese when they are Han and kana and a tenth of them kana
+ * (Japanese prose writes its particles in kana, Chinese has none), Chinese when they are Han,
+ * kana almost none and Chinese function characters at least one in fifty (kanji alone, as in a
+ * Japanese headline, is no tag), Korean or Thai when they are in its script.
+ */
+function scriptLanguage(sample: readonly string[]): string | undefined {
+  const counts: Record<Script, number> = { kana: 0, han: 0, hangul: 0, thai: 0, other: 0 };
+  let counted = 0;
+  let chinese = 0;
+  for (const w of sample) {
+    const script = scriptOf(w);
+    if ((script === 'kana' || script === 'han') && w.length > (script === 'han' && w.charCodeAt(0) >= 0xd800 ? 2 : 1)) continue;
+    counts[script]++;
+    counted++;
+    if (CHINESE_FUNCTION.has(w)) chinese++;
+  }
+  const most = (counted * 2) / 3;
+  const cjk = counts.kana + counts.han;
+  if (cjk > most && counts.kana >= cjk * 0.1) return 'ja';
+  if (counts.han > most && counts.kana <= counts.han * 0.01 && chinese >= 2 && chinese >= counts.han * 0.02) return 'zh';
+  if (counts.hangul > most) return 'ko';
+  if (counts.thai > most) return 'th';
+  return undefined;
+}
+
+/** The language of `text` when its script or its function words say so clearly; at most the first 2,000 words are read. */
 export function detectLanguage(text: string): string | undefined {
   const sample = words(text.slice(0, 20_000)).slice(0, 2_000);
   if (sample.length < 8) return undefined;
+  const byScript = scriptLanguage(sample);
+  if (byScript) return byScript;
   const scores = Object.entries(PROFILES).map(([lang, set]) => {
     let hits = 0;
     for (const w of sample) if (set.has(w)) hits++;

@@ -135,9 +135,10 @@ describe('JSONL import', () => {
       { url: 'https://lang.test/guess', markdown: english },
       { url: 'https://lang.test/unsure', markdown: 'Rust 1.80' },
       { url: 'https://lang.test/bad', markdown: english, lang: 'English!' },
+      { url: 'https://lang.test/ja', markdown: '東京は今日晴れです。明日は雨が降るでしょう。' },
     ]);
     const s = await importJsonl(pages, file);
-    assert.equal(s.imported, 4);
+    assert.equal(s.imported, 5);
     assert.deepEqual(s.failures.map((f) => f.line), [5]);
     assert.match(s.failures[0]!.reason, /lang must be a language tag/);
     const lang = async (u: string) => (await pages.latest(`https://lang.test/${u}`))?.lang;
@@ -145,5 +146,6 @@ describe('JSONL import', () => {
     assert.equal(await lang('html'), 'fr');
     assert.equal(await lang('guess'), 'en');
     assert.equal(await lang('unsure'), undefined);
+    assert.equal(await lang('ja'), 'ja');
   });
 });

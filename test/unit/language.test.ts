@@ -19,6 +19,20 @@ describe('page language', () => {
     assert.equal(detectLanguage('De snelle bruine vos springt over de luie hond, maar dat is niet wat hij het liefst doet voor zijn baas.'), 'nl');
   });
 
+  test('Japanese, Chinese, Korean and Thai by the script most of the words are written in', () => {
+    assert.equal(detectLanguage('東京は今日晴れです。明日は雨が降るでしょう。'), 'ja');
+    assert.equal(detectLanguage('北京是中国的首都。今天北京的天气很好。'), 'zh');
+    assert.equal(detectLanguage('서울은 한국의 수도입니다. 오늘 서울의 날씨는 맑습니다. 내일은 비가 올 것입니다.'), 'ko');
+    assert.equal(detectLanguage('ภาษาไทยง่ายนิดเดียว วันนี้อากาศดีมาก พรุ่งนี้ฝนจะตก'), 'th');
+    // An English page quoting a little Japanese stays English; a Japanese page naming a few English words stays Japanese.
+    const english = 'The quick brown fox jumps over the lazy dog, and it was the best thing that they have seen from there.';
+    assert.equal(detectLanguage(`${english} ${english} 東京の天気`), 'en');
+    assert.equal(detectLanguage('新しいiPhoneとMacBookの発表は明日の午前十時から東京で行われる予定です。'), 'ja');
+    // Kanji alone, as in a Japanese headline, could be either: no tag. Chinese has its function characters.
+    assert.equal(detectLanguage('東京都知事選挙結果発表。東京都知事選挙結果発表。'), undefined);
+    assert.equal(detectLanguage('這是台北的天氣預報。他們說明天會下雨。'), 'zh');
+  });
+
   test('too short or unclear text gets no tag', () => {
     assert.equal(detectLanguage('Rust 1.80 release'), undefined);
     assert.equal(detectLanguage('x1 x2 x3 x4 x5 x6 x7 x8 x9 x10 x11 x12'), undefined);
