@@ -33,14 +33,16 @@ const PROFILES: Record<string, ReadonlySet<string>> = Object.fromEntries(
 
 type Script = 'kana' | 'han' | 'hangul' | 'thai' | 'other';
 
+const SCRIPTS: readonly [Script, RegExp][] = [
+  ['kana', /^[\p{sc=Hiragana}\p{sc=Katakana}\u30fc]/u],
+  ['han', /^\p{sc=Han}/u],
+  ['hangul', /^\p{sc=Hangul}/u],
+  ['thai', /^\p{sc=Thai}/u],
+];
+
 /** The script of a word by its first character (words of these scripts never mix them: text.ts `pushWords`). */
 function scriptOf(word: string): Script {
-  const c = word.charCodeAt(0);
-  if (c >= 0x3040 && c <= 0x30ff) return 'kana';
-  if ((c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0xd840 && c <= 0xd87f)) return 'han';
-  if ((c >= 0xac00 && c <= 0xd7af) || (c >= 0x1100 && c <= 0x11ff) || (c >= 0x3130 && c <= 0x318f)) return 'hangul';
-  if (c >= 0x0e00 && c <= 0x0e7f) return 'thai';
-  return 'other';
+  return word.charCodeAt(0) < 0x0e00 ? 'other' : (SCRIPTS.find(([, re]) => re.test(word))?.[0] ?? 'other');
 }
 
 /** Chinese function characters (simplified and traditional) that Japanese writes in kana instead. */
@@ -59,7 +61,7 @@ function scriptLanguage(sample: readonly string[]): string | undefined {
   let chinese = 0;
   for (const w of sample) {
     const script = scriptOf(w);
-    if ((script === 'kana' || script === 'han') && w.length > (script === 'han' && w.charCodeAt(0) >= 0xd800 ? 2 : 1)) continue;
+    if ((script === 'kana' || script === 'han') && w.length > (w.codePointAt(0)! > 0xffff ? 2 : 1)) continue; // a pair
     counts[script]++;
     counted++;
     if (CHINESE_FUNCTION.has(w)) chinese++;

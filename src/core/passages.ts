@@ -20,18 +20,18 @@
  * page); a query stem whose hash a page holds for another stem counts as found there. Either only
  * changes which sentence a snippet shows.
  */
-import { cachedStem, scanWords, unicodeWords } from './text.js';
+import { ANALYSIS_VERSION, cachedStem, scanWords, unicodeWords } from './text.js';
 
 /** Pages can be large; passages are looked for in the first part only. */
 export const SCAN_LIMIT = 200_000;
+/** Bumped when `segment` or the layout changes. 2: sentences also end at 。！？. */
+const PASSAGES_LAYOUT = 2;
 /**
- * Bumped when `segment`, the layout or the words of some text (text.ts ANALYSIS_VERSION) change: an
- * index of another format is not read (the page is scanned instead) until `websearch import` or
- * `index rebuild` builds it again. 2: the words of text.ts ANALYSIS_VERSION 2 (Han and kana as
- * characters and pairs, ...) and sentences that end at 。！？. 3: the words of ANALYSIS_VERSION 4
- * (fullwidth and halfwidth forms).
+ * The layout and the analysis of the words (text.ts ANALYSIS_VERSION), so that a change of either
+ * leaves an index of another format unread (the page is scanned instead) until `websearch import`
+ * or `index rebuild` builds it again.
  */
-export const PASSAGES_FORMAT = 3;
+export const PASSAGES_FORMAT = (PASSAGES_LAYOUT << 16) | ANALYSIS_VERSION;
 /** Below this many markdown characters a page is scanned at search time (1.5 kB: 28-52 us a result, bench:snippets) and stores no index. */
 export const PASSAGE_INDEX_MIN = 4_000;
 

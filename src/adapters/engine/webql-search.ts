@@ -95,13 +95,8 @@ type TextNode = Extract<WebqlNode, { kind: 'text' }>;
 export function urlText(url: string): string {
   let text = url.replace(/^https?:\/\//, '');
   if (text.includes('xn--')) {
-    const end = text.search(/[/?#]/);
-    const authority = end < 0 ? text : text.slice(0, end);
-    const at = authority.lastIndexOf('@') + 1;
-    const port = authority.indexOf(':', at);
-    const host = authority.slice(at, port < 0 ? authority.length : port);
-    const readable = domainToUnicode(host);
-    if (readable) text = authority.slice(0, at) + readable + text.slice(at + host.length);
+    const { hostname } = new URL(url); // a stored URL is normalized (core/url.ts): no user info, so the host comes first
+    text = text.replace(hostname, domainToUnicode(hostname) || hostname);
   }
   return text.includes('%') ? text.replace(ESCAPES_RE, decodeEscapes) : text;
 }
@@ -319,15 +314,13 @@ class VersionWords {
 
   /**
    * Whether the engine indexed `stem` from the URL (engine-index-store's `fieldsOf`: `urlText`).
-   * A Porter stem but for its last character is a prefix of its word, so an ASCII URL without that
-   * prefix, escapes or an internationalized host (whose words `urlText` decodes) has no word of
-   * that stem, and most are answered without analysing the URL.
+   * A Porter stem but for its last character is a prefix of its word, so an ASCII URL text without
+   * that prefix has no word of that stem, and most are answered without analysing the text.
    */
   urlHas(stem: string): boolean {
-    const url = this.v.url;
-    const plain = !/[\u0080-\uffff%]/.test(url) && !url.includes('xn--');
-    if (plain && !url.toLowerCase().includes(stem.slice(0, Math.max(1, stem.length - 1)))) return false;
-    this.urlStems ??= new Set(indexTerms(urlText(url)));
+    const text = urlText(this.v.url);
+    if (!/[\u0080-\uffff]/.test(text) && !text.toLowerCase().includes(stem.slice(0, Math.max(1, stem.length - 1)))) return false;
+    this.urlStems ??= new Set(indexTerms(text));
     return this.urlStems.has(stem);
   }
 }
