@@ -13,9 +13,10 @@ import { stemmer } from 'stemmer';
  * Han and kana runs become characters and pairs, Thai, Lao, Khmer and Myanmar runs are cut by
  * dictionary. 3: a URL's words are read from its decoded escapes and its host's own letters
  * (webql-search.ts `urlText`). 4: fullwidth Latin letters and digits and halfwidth katakana are
- * read as their usual forms.
+ * read as their usual forms. 5: Latin letters that no accent can be taken off (ß, æ, ø, ł, đ, þ, ...)
+ * are folded to the ASCII letters they are written as without one (`LETTER_FOLDS`).
  */
-export const ANALYSIS_VERSION = 4;
+export const ANALYSIS_VERSION = 5;
 
 /** Lucene's EnglishAnalyzer default stop set. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -47,10 +48,35 @@ const DICTIONARY_RE = /[\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u;
 /** Made at the first such run: making one takes about 30 ms, which every process (a CLI command, a build thread) would pay at start. */
 let dictionaryWords: Intl.Segmenter | undefined;
 
+/**
+ * Latin letters with no decomposition to take a diacritic off, folded as Lucene's
+ * ASCIIFoldingFilter folds them: `lodz` finds Łódź, `kobenhavn` København, `strasse` Straße. Keys
+ * are lowercase (folding lowercases first).
+ */
+const LETTER_FOLDS: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ħ: 'h',
+  ı: 'i',
+  ŀ: 'l',
+  ŧ: 't',
+  ŋ: 'n',
+  ſ: 's',
+  ĳ: 'ij',
+};
+const LETTER_FOLDS_RE = new RegExp(`[${Object.keys(LETTER_FOLDS).join('')}]`, 'gu');
+
 export function fold(word: string): string {
   // Composed again after the diacritics go: a kana and its voicing mark, or a Hangul syllable's
   // parts, are one character whichever way the page wrote them.
-  return word.normalize('NFD').replace(DIACRITICS_RE, '').normalize('NFC').toLowerCase();
+  const w = word.normalize('NFD').replace(DIACRITICS_RE, '').normalize('NFC').toLowerCase();
+  return w.replace(LETTER_FOLDS_RE, (c) => LETTER_FOLDS[c]!);
 }
 
 /**

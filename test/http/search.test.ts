@@ -37,6 +37,8 @@ describe('search over HTTP', () => {
       page('https://ja.test/jr', { content: 'ＪＲ東日本の時刻表。ﾀﾞｲﾔは毎日変わります。' }),
       page('https://de.wiki.test/wiki/Stra%C3%9Fe', { title: 'Wege', content: 'Eine Seite über Wege.' }),
       page('https://xn--wgv71a119e.jp/about', { title: 'About', content: 'About this site.' }),
+      page('https://pl.test/miasto', { title: 'Łódź', content: 'Miasto w Polsce, blisko Warszawy.' }),
+      page('https://dk.test/cph', { content: 'København er Danmarks hovedstad.' }),
     ]);
   });
   after(() => env.close());
@@ -170,8 +172,18 @@ describe('search over HTTP', () => {
     assert.match(r.body.results[0].snippet, /東京の天気は急に変わりました。/);
   });
 
+  test('letters no accent can be taken off (Ł, ø, ß) are found typed in ASCII, as Lucene\'s ASCIIFoldingFilter folds them', async () => {
+    assert.deepEqual(await urls({ query: 'lodz' }), ['https://pl.test/miasto']);
+    assert.deepEqual(await urls({ query: 'Łódź' }), ['https://pl.test/miasto']);
+    const cph = await search({ query: 'kobenhavn hovedstad' });
+    assert.deepEqual(cph.body.results.map((x: { url: string }) => x.url), ['https://dk.test/cph']);
+    // The snippet shows the page's own word.
+    assert.match(cph.body.results[0].snippet, /København er Danmarks hovedstad/);
+  });
+
   test('a URL\'s words are read as a person reads them: escapes decoded, an internationalized host in its own letters', async () => {
     assert.deepEqual(await urls({ query: 'straße' }), ['https://de.wiki.test/wiki/Stra%C3%9Fe']);
+    assert.deepEqual(await urls({ query: 'strasse' }), ['https://de.wiki.test/wiki/Stra%C3%9Fe']);
     // 日本語 asks for 日本 and 本語: the page on 日本語.jp holds both, ＪＲ東日本's page one.
     const r = await search({ query: '日本語' });
     assert.deepEqual(r.body.results.map((x: { url: string }) => x.url), ['https://xn--wgv71a119e.jp/about', 'https://ja.test/jr']);

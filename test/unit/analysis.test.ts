@@ -58,6 +58,9 @@ describe('words of scripts other than Latin', () => {
     assert.deepEqual(words('re\u0301sume\u0301 re\u0301sume\u0301'), words('résumé resume'));
     assert.deepEqual(words('Ångström İstanbul ΆΈ Йогурт'), ['angstrom', 'istanbul', 'αε', 'иогурт']);
     assert.deepEqual(words('كِتَابٌ'), words('كتاب'));
+    // Latin letters no accent can be taken off are folded as Lucene's ASCIIFoldingFilter folds them.
+    assert.deepEqual(words('Łódź København Straße STRASSE Æsir Œuvre Þórsmörk Đakovo Iğdır'), ['lodz', 'kobenhavn', 'strasse', 'strasse', 'aesir', 'oeuvre', 'thorsmork', 'dakovo', 'igdir']);
+    assert.deepEqual(queryTerms('lodz kobenhavn'), queryTerms('Łódź København'));
     assert.deepEqual(words('שָׁלוֹם'), words('שלום'));
   });
 
