@@ -49,8 +49,8 @@ function scriptOf(word: string): Script {
 const CHINESE_FUNCTION = new Set('的是了这這们們个個说說也就吗嗎没沒很他她它'.split(''));
 
 /**
- * The language two thirds of the words' script names (a Han or kana character counts as a word;
- * its pairs are not counted): Japanese when they are Han and kana and a tenth of them kana
+ * The language two thirds of the words' script names (a Han, kana or Hangul character counts as a
+ * word; its pairs are not counted): Japanese when they are Han and kana and a tenth of them kana
  * (Japanese prose writes its particles in kana, Chinese has none), Chinese when they are Han,
  * kana almost none and Chinese function characters at least one in fifty (kanji alone, as in a
  * Japanese headline, is no tag), Korean or Thai when they are in its script.
@@ -61,7 +61,7 @@ function scriptLanguage(sample: readonly string[]): string | undefined {
   let chinese = 0;
   for (const w of sample) {
     const script = scriptOf(w);
-    if ((script === 'kana' || script === 'han') && w.length > (w.codePointAt(0)! > 0xffff ? 2 : 1)) continue; // a pair
+    if (script !== 'other' && script !== 'thai' && w.length > (w.codePointAt(0)! > 0xffff ? 2 : 1)) continue; // a pair
     counts[script]++;
     counted++;
     if (CHINESE_FUNCTION.has(w)) chinese++;

@@ -1,7 +1,8 @@
 /**
  * Text analysis shared by query building and snippets: Unicode word runs, lowercase, diacritics
- * folded, Lucene's English stop words removed, Porter stems. Scripts written without spaces between
- * words are cut as Lucene's CJKAnalyzer and ICU cut them (`unicodeWords`). The SQLite FTS5 index
+ * folded, Lucene's English stop words removed, Porter stems. Chinese, Japanese and Korean are cut
+ * as Lucene's CJKAnalyzer cuts them, and other scripts written without spaces between words as ICU
+ * cuts them (`unicodeWords`). The SQLite FTS5 index
  * (a reference for tests) tokenizes with `porter unicode61`, which folds and stems the same way but
  * keeps such runs whole.
  */
@@ -14,9 +15,10 @@ import { stemmer } from 'stemmer';
  * dictionary. 3: a URL's words are read from its decoded escapes and its host's own letters
  * (webql-search.ts `urlText`). 4: fullwidth Latin letters and digits and halfwidth katakana are
  * read as their usual forms. 5: Latin letters that no accent can be taken off (ß, æ, ø, ł, đ, þ, ...)
- * are folded to the ASCII letters they are written as without one (`LETTER_FOLDS`).
+ * are folded to the ASCII letters they are written as without one (`LETTER_FOLDS`). 6: Hangul is cut as Han and kana are (a Korean
+ * word's particles and endings no longer hide it).
  */
-export const ANALYSIS_VERSION = 5;
+export const ANALYSIS_VERSION = 6;
 
 /** Lucene's EnglishAnalyzer default stop set. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -35,10 +37,11 @@ const WORD_RE = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 // eslint-disable-next-line no-misleading-character-class -- the class is of combining marks, each matched on its own
 const DIACRITICS_RE = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u064b-\u065f\u0670]+/gu;
 /**
- * Han, hiragana and katakana, and the prolonged sound mark: cut into characters and pairs
- * (`pushWords`), after NFC has joined each kana to its voicing mark.
+ * Han, hiragana, katakana and the prolonged sound mark, and Hangul: cut into characters and pairs
+ * (`pushWords`), after NFC has joined each kana to its voicing mark and Hangul letters into
+ * syllables.
  */
-const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\u30fc';
+const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\u30fc\\p{sc=Hangul}';
 const CJK_RE = new RegExp(`[${CJK}]`, 'u');
 const CJK_PARTS_RE = new RegExp(`[${CJK}]+|[^${CJK}]+`, 'gu');
 /** The halfwidth and fullwidth forms block: ＡＢＣ１２３ and ｶﾀｶﾅ, which NFKC makes ABC123 and カタカナ. */
@@ -81,10 +84,11 @@ export function fold(word: string): string {
 
 /**
  * Pushes the folded words of one match of the word pattern. Most are one word. A match holding
- * Han or kana is cut where it changes script, and each Han or kana part becomes its characters and
- * the overlapping pairs of them, in order (東, 東京, 京), as Lucene's CJKAnalyzer cuts with its
+ * Han, kana or Hangul is cut where it changes script, and each such part becomes its characters
+ * and the overlapping pairs of them, in order (東, 東京, 京), as Lucene's CJKAnalyzer cuts with its
  * unigrams on: no dictionary, so the pairs of a query are always those of the same text in a page,
- * and a one-character word (猫) is found too. With `pairsOnly` (a query's terms), a part of two or
+ * and a one-character word (猫) is found too. Korean is written with spaces, but a word carries its
+ * particles and endings (서울의, 날씨는): cut so, 서울 and 날씨 find it. With `pairsOnly` (a query's terms), a part of two or
  * more characters gives its pairs only: 東京 asks for the pair, not for every page holding 東 or
  * 京. A match in Thai, Lao, Khmer or Myanmar is cut into its dictionary words (Intl.Segmenter).
  * Fullwidth Latin letters and digits and halfwidth katakana, common in Japanese pages, are first

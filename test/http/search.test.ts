@@ -34,6 +34,7 @@ describe('search over HTTP', () => {
       page('https://ja.test/kyoto', { content: '京都の寺を訪ねました。猫が庭で寝ていました。' }),
       page('https://zh.test/beijing', { content: '北京是中国的首都。今天北京的天气很好。' }),
       page('https://th.test/phasa', { content: 'ภาษาไทยง่ายนิดเดียว' }),
+      page('https://ko.test/nalssi', { content: '오늘 서울의 날씨는 맑습니다. 내일은 비가 옵니다.' }),
       page('https://ja.test/jr', { content: 'ＪＲ東日本の時刻表。ﾀﾞｲﾔは毎日変わります。' }),
       page('https://de.wiki.test/wiki/Stra%C3%9Fe', { title: 'Wege', content: 'Eine Seite über Wege.' }),
       page('https://xn--wgv71a119e.jp/about', { title: 'About', content: 'About this site.' }),
@@ -156,12 +157,15 @@ describe('search over HTTP', () => {
     assert.ok(r.body.results[0].snippet.length > 5000);
   });
 
-  test('Chinese, Japanese and Thai pages are found by their words, though written without spaces', async () => {
+  test('Chinese, Japanese, Korean and Thai pages are found by their words, though written without spaces', async () => {
     assert.deepEqual(await urls({ query: '東京' }), ['https://ja.test/tenki']);
     assert.deepEqual(await urls({ query: '天気' }), ['https://ja.test/tenki']);
     assert.deepEqual(await urls({ query: '猫' }), ['https://ja.test/kyoto']);
     assert.deepEqual(await urls({ query: '北京 天气' }), ['https://zh.test/beijing']);
     assert.deepEqual(await urls({ query: 'ไทย' }), ['https://th.test/phasa']);
+    // A Korean word carries its particle (서울의, 날씨는): the bare nouns find it.
+    assert.deepEqual(await urls({ query: '서울 날씨' }), ['https://ko.test/nalssi']);
+    assert.deepEqual(await urls({ query: '비' }), ['https://ko.test/nalssi']);
     // Fullwidth letters and halfwidth katakana, as Japanese pages often write them, are found by their usual forms.
     assert.deepEqual(await urls({ query: 'jr' }), ['https://ja.test/jr']);
     assert.deepEqual(await urls({ query: 'ダイヤ' }), ['https://ja.test/jr']);

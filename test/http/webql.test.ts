@@ -42,6 +42,7 @@ describe('webql search mode (keyed)', () => {
         acquiredAt: T('2026-03-01T00:00:00Z'),
       }),
       page('https://ja.test/tenki', { title: '天気', content: '午後になって東京の天気は急に変わりました。', acquiredAt: T('2025-01-01T00:00:00Z') }),
+      page('https://ko.test/nalssi', { content: '오늘 서울의 날씨는 맑습니다.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://wiki.test/wiki/%E4%BA%AC%E9%83%BD', { title: 'Kyoto', content: 'The old capital.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://wiki.test/wiki/Stra%C3%9Fe', { title: 'Road', content: 'A road page.', acquiredAt: T('2025-01-01T00:00:00Z') }),
     ]);
@@ -87,6 +88,14 @@ describe('webql search mode (keyed)', () => {
     assert.deepEqual(await urls('"の天気は急"'), [JA]);
     assert.deepEqual(await urls('"天気の東京"'), []);
     assert.deepEqual(await urls('title:天気 -京都'), [JA]);
+  });
+
+  test('phrases and terms in Korean, whose words carry their particles', async () => {
+    const KO = 'https://ko.test/nalssi';
+    assert.deepEqual(await urls('서울 날씨'), [KO]);
+    assert.deepEqual(await urls('"서울의 날씨"'), [KO]);
+    assert.deepEqual(await urls('"날씨의 서울"'), []);
+    assert.deepEqual(await urls('서울 -날씨'), []);
   });
 
   test('a text item matches the page\'s text, not the words of its URL, which are read from its escapes', async () => {

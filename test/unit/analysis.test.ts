@@ -43,8 +43,11 @@ describe('words of scripts other than Latin', () => {
     assert.deepEqual(words('ＡＢＣ１２３ Ｔｏｋｙｏタワー'), ['abc123', 'tokyo', 'タ', 'タワ', 'ワ', 'ワー', 'ー']);
     assert.deepEqual(words('ｶﾀｶﾅ ﾊﾟｿｺﾝ'), words('カタカナ パソコン'));
     assert.deepEqual(queryTerms('ＲＵＮＮＩＮＧ'), queryTerms('running'));
-    // Hangul is written with spaces: its words stay whole.
-    assert.deepEqual(words('서울 날씨는 맑다'), ['서울', '날씨는', '맑다']);
+    // Hangul is written with spaces, but a word carries its particles: each word is cut as Han is.
+    assert.deepEqual(words('서울의 날씨'), ['서', '서울', '울', '울의', '의', '날', '날씨', '씨']);
+    assert.deepEqual(queryTerms('서울 날씨'), ['서울', '날씨']);
+    // Whichever way the page wrote a syllable: its letters (jamo) or the composed syllable.
+    assert.deepEqual(words('\u1109\u1165\u110b\u116e\u11af'), words('서울'));
   });
 
   test('Thai, Khmer and Myanmar runs are cut into dictionary words', () => {
