@@ -16,9 +16,9 @@ import { stemmer } from 'stemmer';
  * (webql-search.ts `urlText`). 4: fullwidth Latin letters and digits and halfwidth katakana are
  * read as their usual forms. 5: Latin letters that no accent can be taken off (ß, æ, ø, ł, đ, þ, ...)
  * are folded to the ASCII letters they are written as without one (`LETTER_FOLDS`). 6: Hangul is cut as Han and kana are (a Korean
- * word's particles and endings no longer hide it).
+ * word's particles and endings no longer hide it). 7: a possessive's s is dropped (`isPossessiveS`).
  */
-export const ANALYSIS_VERSION = 6;
+export const ANALYSIS_VERSION = 7;
 
 /** Lucene's EnglishAnalyzer default stop set. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -118,10 +118,34 @@ function pushWords(out: string[], match: string, pairsOnly: boolean): void {
   }
 }
 
-/** Folded words of `text`, in order, stop words kept; Han and kana as `pushWords` cuts them (`pairsOnly` for a query's terms). */
+/** A word character outside ASCII: a letter, digit or mark ending a word. */
+const WIDE_WORD_END_RE = /[\p{L}\p{N}\p{M}]$/u;
+
+/**
+ * Whether the word of one character at `i` in `text` is the s of a possessive (`John's`,
+ * `Alzheimer’s`, `1990's`): an s right after an apostrophe that follows a word's character. It is
+ * not a word, as Lucene's EnglishPossessiveFilter drops it; read as one, it would be a term of a
+ * tenth of all English pages, and a query holding a possessive would read its postings. The
+ * caller knows the word ends after the s.
+ */
+export function isPossessiveS(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if ((c !== 115 && c !== 83) || i < 2) return false;
+  const q = text.charCodeAt(i - 1);
+  if (q !== 39 && q !== 0x2019 && q !== 0xff07) return false;
+  const b = text.charCodeAt(i - 2);
+  return b < 128 ? ASCII_WORD[b] === 1 : WIDE_WORD_END_RE.test(text.slice(Math.max(0, i - 3), i - 1));
+}
+
+/** The words of the word pattern's matches in `text`, a possessive's s left out. */
+function pushMatches(out: string[], text: string, pairsOnly: boolean): void {
+  for (const m of text.matchAll(WORD_RE)) if (m[0].length !== 1 || !isPossessiveS(text, m.index)) pushWords(out, m[0], pairsOnly);
+}
+
+/** Folded words of `text`, in order, stop words kept; Han and kana as `pushWords` cuts them (`pairsOnly` for a query's terms); a possessive's s left out. */
 export function words(text: string, pairsOnly = false): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(WORD_RE)) pushWords(out, m[0], pairsOnly);
+  pushMatches(out, text, pairsOnly);
   return out;
 }
 
@@ -181,15 +205,18 @@ export function scanWords(text: string, visit: (start: number, end: number, asci
         ascii = false;
       }
     }
-    visit(i, j, ascii);
+    if (!ascii || j - i !== 1 || !isPossessiveS(text, i)) visit(i, j, ascii);
     i = j;
   }
 }
 
-/** The folded words of a run `scanWords` reported as not ASCII. */
+/**
+ * The folded words of a run `scanWords` reported as not ASCII. A possessive's s is told within the
+ * run: its apostrophe (’) is inside it, and a run never starts just after a word's character.
+ */
 export function unicodeWords(run: string): string[] {
   const out: string[] = [];
-  for (const m of run.matchAll(WORD_RE)) pushWords(out, m[0], false);
+  pushMatches(out, run, false);
   return out;
 }
 

@@ -10,7 +10,7 @@
  * stem to a query stem (see `SnippetQuery`). Both ways give the same snippet.
  */
 import { lineAt, lineText, PassageIndex, type Segments, segment, stemHash } from '../core/passages.js';
-import { ASCII_WORD as SHARED_ASCII_WORD, cachedStem, cutAtWord, unicodeWords } from '../core/text.js';
+import { ASCII_WORD as SHARED_ASCII_WORD, cachedStem, cutAtWord, isPossessiveS, unicodeWords } from '../core/text.js';
 
 const DESCRIPTION_LENGTH = 300;
 const HEADING_LINE = /^\s*#{1,6}/;
@@ -79,7 +79,7 @@ function firstInSentence(last: Int32Array, stem: number, mark: number): number {
  * The best sentence (its index in `bounds`, a multiple of two; the first of equals). How well a
  * sentence matches: ten points per distinct query stem it holds, plus one per occurrence up to
  * five. Words are those of `words()`, found as `scanWords` finds them (runs of ASCII letters and
- * digits and of characters outside ASCII), but in one loop here without a call per word: this loop
+ * digits and of characters outside ASCII; a possessive's s is none), but in one loop here without a call per word: this loop
  * is most of a long page's snippet.
  */
 export function bestSentence(text: string, bounds: readonly number[], query: SnippetQuery): number {
@@ -110,7 +110,7 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
         }
       }
       if (ascii) {
-        const stem = query.asciiWord(text, i, j);
+        const stem = j - i === 1 && isPossessiveS(text, i) ? -1 : query.asciiWord(text, i, j);
         if (stem >= 0) {
           hits++;
           distinct += firstInSentence(last, stem, mark);

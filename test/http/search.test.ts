@@ -40,6 +40,8 @@ describe('search over HTTP', () => {
       page('https://xn--wgv71a119e.jp/about', { title: 'About', content: 'About this site.' }),
       page('https://pl.test/miasto', { title: 'Łódź', content: 'Miasto w Polsce, blisko Warszawy.' }),
       page('https://dk.test/cph', { content: 'København er Danmarks hovedstad.' }),
+      page('https://med.test/alz', { content: 'Alzheimer’s disease is the most common dementia.' }),
+      page('https://chem.test/block', { content: 'The s block holds two groups.' }),
     ]);
   });
   after(() => env.close());
@@ -183,6 +185,12 @@ describe('search over HTTP', () => {
     assert.deepEqual(cph.body.results.map((x: { url: string }) => x.url), ['https://dk.test/cph']);
     // The snippet shows the page's own word.
     assert.match(cph.body.results[0].snippet, /København er Danmarks hovedstad/);
+  });
+
+  test('a possessive\'s s is no word: a query holding one asks for the noun alone', async () => {
+    assert.deepEqual(await urls({ query: "alzheimer's" }), ['https://med.test/alz']);
+    assert.deepEqual(await urls({ query: 'alzheimer' }), ['https://med.test/alz']);
+    assert.deepEqual(await urls({ query: 's block' }), ['https://chem.test/block']);
   });
 
   test('a URL\'s words are read as a person reads them: escapes decoded, an internationalized host in its own letters', async () => {

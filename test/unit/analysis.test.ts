@@ -16,6 +16,7 @@ describe('indexTerms (the engine analysis)', () => {
       '東京 is in 日本; emoji 🎉 between words; Straße ß',
       '東京の天気。iPhone用ケース 𠮷野家 ภาษาไทยง่าย किताब पढ़ो re\u0301sume\u0301 كِتَابٌ 서울 날씨 ＲＵＮＮＩＮＧ ｶﾀｶﾅ',
       'tab\tseparated\nlines\r\nand\u00a0nbsp',
+      "John's café's JOHN'S 1990's 's s x 's o'clock 𠮷’s 東京's नगर's",
       '',
       '!!!',
     ]) {
@@ -64,6 +65,14 @@ describe('words of scripts other than Latin', () => {
     // Latin letters no accent can be taken off are folded as Lucene's ASCIIFoldingFilter folds them.
     assert.deepEqual(words('Łódź København Straße STRASSE Æsir Œuvre Þórsmörk Đakovo Iğdır'), ['lodz', 'kobenhavn', 'strasse', 'strasse', 'aesir', 'oeuvre', 'thorsmork', 'dakovo', 'igdir']);
     assert.deepEqual(queryTerms('lodz kobenhavn'), queryTerms('Łódź København'));
+  });
+
+  test('a possessive\'s s is no word, as Lucene\'s EnglishPossessiveFilter drops it', () => {
+    assert.deepEqual(words("John's book, Alzheimer’s disease, the 1990's, café's menu, JOHN'S"), ['john', 'book', 'alzheimer', 'disease', 'the', '1990', 'cafe', 'menu', 'john']);
+    assert.deepEqual(queryTerms("alzheimer's disease"), queryTerms('alzheimer disease'));
+    // An s that is not a possessive's stays: alone, after a space, or the first word.
+    assert.deepEqual(words("s 's x 's vitamin s"), ['s', 's', 'x', 's', 'vitamin', 's']);
+    assert.deepEqual(words("o'clock rock'n'roll"), ['o', 'clock', 'rock', 'n', 'roll']);
     assert.deepEqual(words('שָׁלוֹם'), words('שלום'));
   });
 
@@ -120,6 +129,11 @@ describe('snippet word filter', () => {
       }
     });
     assert.ok(compared > 1000 && differing === 0);
+  });
+
+  test('the scan counts no possessive\'s s, as words() finds none', () => {
+    const text = "Mary's lamb is white. Take vitamin s daily.";
+    assert.equal(bestSentence(text, sentenceBounds(text), new SnippetQuery(['s'])), 2);
   });
 });
 

@@ -18,7 +18,7 @@ function page(seed: number, blocks: number): string {
     if (kind === 0) out.push(`## ${s().slice(0, 50)}`);
     else if (kind === 1) out.push(`- ${s()}\n- **${s()}**`);
     else if (kind === 2) out.push(`See [${s().slice(0, 30)}](https://example.com/${k}) and ![img](x.png) ${s()}`);
-    else if (kind === 3) out.push('```ts\nconst straße = "Café ÄPFEL";\n```');
+    else if (kind === 3) out.push('```ts\nconst straße = "Café ÄPFEL";\n```\nJohn\'s café’s menu, vitamin s.');
     else out.push([s(), s(), s()].join(' '));
   }
   return out.join(r() < 0.5 ? '\n\n' : '\n');
@@ -33,7 +33,7 @@ describe('passage index', () => {
       const md = page(p + 1, 10 + p * 3);
       const passages = buildPassages(md, 0);
       assert.ok(passages);
-      for (const q of [claims[p % claims.length]!, claims[(p * 7) % claims.length]!, corpus[p]!.title, 'straße äpfel café', 'the of']) {
+      for (const q of [claims[p % claims.length]!, claims[(p * 7) % claims.length]!, corpus[p]!.title, 'straße äpfel café', 'the of', "s john's"]) {
         const query = new SnippetQuery(queryTerms(q).map(stem));
         for (const max of [60, 200, 500, 2_000]) {
           const scanned = pageSnippet(md, undefined, query, max, true);
