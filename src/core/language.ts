@@ -61,7 +61,8 @@ function scriptLanguage(sample: readonly string[]): string | undefined {
   let chinese = 0;
   for (const w of sample) {
     const script = scriptOf(w);
-    if (script !== 'other' && script !== 'thai' && w.length > (w.codePointAt(0)! > 0xffff ? 2 : 1)) continue; // a pair
+    const paired = script === 'kana' || script === 'han' || script === 'hangul';
+    if (paired && w.length > (w.codePointAt(0)! > 0xffff ? 2 : 1)) continue; // a pair
     counts[script]++;
     counted++;
     if (CHINESE_FUNCTION.has(w)) chinese++;

@@ -14,9 +14,10 @@ import { stemmer } from 'stemmer';
  * Han and kana runs become characters and pairs, Thai, Lao, Khmer and Myanmar runs are cut by
  * dictionary. 3: a URL's words are read from its decoded escapes and its host's own letters
  * (webql-search.ts `urlText`). 4: fullwidth Latin letters and digits and halfwidth katakana are
- * read as their usual forms. 5: Latin letters that no accent can be taken off (ß, æ, ø, ł, đ, þ, ...)
- * are folded to the ASCII letters they are written as without one (`LETTER_FOLDS`). 6: Hangul is cut as Han and kana are (a Korean
- * word's particles and endings no longer hide it). 7: a possessive's s is dropped (`isPossessiveS`).
+ * read as their usual forms. 5: Latin letters that no accent can be taken off (ß, æ, ø, ł, đ, þ,
+ * ...) are folded to the ASCII letters written for them (`LETTER_FOLDS`). 6: Hangul is cut as Han
+ * and kana are (a Korean word's particles and endings no longer hide it). 7: a possessive's s is
+ * dropped (`isPossessiveS`).
  */
 export const ANALYSIS_VERSION = 7;
 
@@ -88,9 +89,9 @@ export function fold(word: string): string {
  * and the overlapping pairs of them, in order (東, 東京, 京), as Lucene's CJKAnalyzer cuts with its
  * unigrams on: no dictionary, so the pairs of a query are always those of the same text in a page,
  * and a one-character word (猫) is found too. Korean is written with spaces, but a word carries its
- * particles and endings (서울의, 날씨는): cut so, 서울 and 날씨 find it. With `pairsOnly` (a query's terms), a part of two or
- * more characters gives its pairs only: 東京 asks for the pair, not for every page holding 東 or
- * 京. A match in Thai, Lao, Khmer or Myanmar is cut into its dictionary words (Intl.Segmenter).
+ * particles and endings (서울의, 날씨는): cut so, 서울 and 날씨 find it. With `pairsOnly` (a
+ * query's terms), a part of two or more characters gives its pairs only: 東京 asks for the pair,
+ * not for every page holding 東 or 京. A match in Thai, Lao, Khmer or Myanmar is cut into its dictionary words (Intl.Segmenter).
  * Fullwidth Latin letters and digits and halfwidth katakana, common in Japanese pages, are first
  * read as their usual forms, as Lucene's CJKWidthFilter reads them (ＡＢＣ is abc).
  */
@@ -124,9 +125,9 @@ const WIDE_WORD_END_RE = /[\p{L}\p{N}\p{M}]$/u;
 /**
  * Whether the word of one character at `i` in `text` is the s of a possessive (`John's`,
  * `Alzheimer’s`, `1990's`): an s right after an apostrophe that follows a word's character. It is
- * not a word, as Lucene's EnglishPossessiveFilter drops it; read as one, it would be a term of a
- * tenth of all English pages, and a query holding a possessive would read its postings. The
- * caller knows the word ends after the s.
+ * not a word, as Lucene's EnglishPossessiveFilter drops it; read as one, it was a term of one
+ * SciFact abstract in eleven, found by any query holding a possessive. The caller knows the word
+ * ends after the s.
  */
 export function isPossessiveS(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
@@ -142,7 +143,10 @@ function pushMatches(out: string[], text: string, pairsOnly: boolean): void {
   for (const m of text.matchAll(WORD_RE)) if (m[0].length !== 1 || !isPossessiveS(text, m.index)) pushWords(out, m[0], pairsOnly);
 }
 
-/** Folded words of `text`, in order, stop words kept; Han and kana as `pushWords` cuts them (`pairsOnly` for a query's terms); a possessive's s left out. */
+/**
+ * Folded words of `text`, in order, stop words kept, a possessive's s left out; Han, kana and
+ * Hangul as `pushWords` cuts them (`pairsOnly` for a query's terms).
+ */
 export function words(text: string, pairsOnly = false): string[] {
   const out: string[] = [];
   pushMatches(out, text, pairsOnly);

@@ -79,8 +79,8 @@ function firstInSentence(last: Int32Array, stem: number, mark: number): number {
  * The best sentence (its index in `bounds`, a multiple of two; the first of equals). How well a
  * sentence matches: ten points per distinct query stem it holds, plus one per occurrence up to
  * five. Words are those of `words()`, found as `scanWords` finds them (runs of ASCII letters and
- * digits and of characters outside ASCII; a possessive's s is none), but in one loop here without a call per word: this loop
- * is most of a long page's snippet.
+ * digits and of characters outside ASCII; a possessive's s is none), but in one loop here without
+ * a call per word: this loop is most of a long page's snippet.
  */
 export function bestSentence(text: string, bounds: readonly number[], query: SnippetQuery): number {
   // The sentence (+1) in which each query stem was last counted: distinct stems per sentence without a set.
