@@ -17,9 +17,9 @@ import { stemmer } from 'stemmer';
  * read as their usual forms. 5: Latin letters that no accent can be taken off (ß, æ, ø, ł, đ, þ,
  * ...) are folded to the ASCII letters written for them (`LETTER_FOLDS`). 6: Hangul is cut as Han
  * and kana are (a Korean word's particles and endings no longer hide it). 7: a possessive's s is
- * dropped (`isPossessiveS`).
+ * dropped (`isPossessiveS`). 8: a title's stop words are indexed as title terms (`stopTerm`).
  */
-export const ANALYSIS_VERSION = 7;
+export const ANALYSIS_VERSION = 8;
 
 /** Lucene's EnglishAnalyzer default stop set. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -238,13 +238,36 @@ export function indexTerms(text: string): string[] {
 }
 
 /**
- * Distinct query terms: folded, stop words removed (unless nothing else is left), in first-seen
- * order; Han and kana as pairs (`pushWords`).
+ * A stop word as a term of a page's title. Stop words are indexed only in titles (a title's are
+ * few; a page's text holds them in every sentence) and asked for only by a query of nothing else
+ * (`queryTerms`): `to be or not to be` or `it` finds the pages so titled instead of nothing. The
+ * mark, which no word holds, keeps such a term apart from a word whose stem is a stop word
+ * (`wills` stems to `will`), so no other query finds it.
+ */
+export function stopTerm(word: string): string {
+  return `~${word}`;
+}
+
+/** The word of a term: a stop word's without its mark (`stopTerm`), any other term as it is. */
+export function termWord(term: string): string {
+  return term.charCodeAt(0) === 126 ? term.slice(1) : term;
+}
+
+/** The stop words of a title as its terms (`stopTerm`), in order; the words are those of `words()`. */
+export function titleStopTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) if (STOP_WORDS.has(w)) out.push(stopTerm(w));
+  return out;
+}
+
+/**
+ * Distinct query terms: folded, stop words removed, in first-seen order; Han and kana as pairs
+ * (`pushWords`). A query of stop words alone asks for them as a title's (`stopTerm`).
  */
 export function queryTerms(query: string): string[] {
   const all = words(query, true);
   const kept = all.filter((w) => !STOP_WORDS.has(w));
-  return [...new Set(kept.length > 0 ? kept : all)];
+  return [...new Set(kept.length > 0 ? kept : all.map(stopTerm))];
 }
 
 /** Whitespace to fold: a run of two or more, or one character that is not a space. */

@@ -1,6 +1,6 @@
 /** The search operation, tier-blind: a validated request in, the spec's response out. */
 import type { SearchRequest, SearchResponse, SearchResult } from '../core/requests.js';
-import { cachedStem, queryTerms } from '../core/text.js';
+import { cachedStem, queryTerms, termWord } from '../core/text.js';
 import { toIso } from '../core/time.js';
 import { parseWebql, positiveWords } from '../core/webql.js';
 import type { IndexStore } from '../ports/index-store.js';
@@ -71,7 +71,8 @@ export async function search(deps: SearchDeps, req: SearchRequest): Promise<Sear
     limit: req.maxResults,
   });
   const versions = await deps.pages.getVersions(hits.slice(0, req.maxResults).map((h) => h.versionId));
-  const query = new SnippetQuery(terms.map(cachedStem)); // the engine stemmed the same terms just now
+  // The engine stemmed the same terms just now; a title's stop word is looked for in the text as the word it is.
+  const query = new SnippetQuery(terms.map((t) => cachedStem(termWord(t))));
   const results = versions.map((v) => toResult(v, query, req.snippetMaxLength));
   if (req.mode === 'realtime_content') await refresh(deps, results, query, req.snippetMaxLength);
   return { query: req.query, results };

@@ -2,7 +2,7 @@
 import type { WebqlNode } from '../core/webql.js';
 
 export interface IndexQuery {
-  /** Analysed query terms (core/text.ts queryTerms): folded, stop words removed. */
+  /** Analysed query terms (core/text.ts queryTerms): folded, stop words removed (a query of them alone: as a title's, `stopTerm`). */
   terms: string[];
   /**
    * A webql expression (core/webql.ts); when present it decides what matches and `terms` is unused.

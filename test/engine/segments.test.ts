@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { analyse, EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
+import { analyse, EngineIndexStore, fieldsOf } from '../../src/adapters/engine/engine-index-store.js';
 import { exhaustive, searchable, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
 import { loadIndex, saveIndex, withLock } from '../../src/adapters/engine/segment-files.js';
 import { concatSegments, decodeBlock, dictionaryOf, members, publishedSet, SegmentBuilder, type SegmentData, termAt, termCount, termNumber } from '../../src/adapters/engine/segment.js';
@@ -210,19 +210,14 @@ describe('segments', () => {
     for (const r of rows) {
       const a = analyse(r, weights);
       viaMap.add(a);
-      viaFields.addFields(a, [
-        [r.title, weights.title],
-        [r.description, weights.description],
-        [r.content, weights.content],
-        [r.url.replace(/^https?:\/\//, ''), weights.url],
-      ]);
+      viaFields.addFields(a, fieldsOf(r, weights));
     }
     const x = viaMap.finish();
     const y = viaFields.finish();
     assert.deepEqual([...y.lengths], [...x.lengths]);
     assert.deepEqual(termsOf(y).sort(), termsOf(x).sort());
     for (const term of termsOf(x)) assert.deepEqual(postings(y, term), postings(x, term), term);
-    for (const term of ['東京', 'cafe', 'allcap']) assert.equal(termAt(x, termNumber(x, term)!), term);
+    for (const term of ['東京', 'cafe', 'allcap', '~the', '~and']) assert.equal(termAt(x, termNumber(x, term)!), term);
   });
 
   test('every posting comes back as it was added: terms seen once, a few thousand times, and in every document', () => {

@@ -42,6 +42,10 @@ describe('search over HTTP', () => {
       page('https://dk.test/cph', { content: 'København er Danmarks hovedstad.' }),
       page('https://med.test/alz', { content: 'Alzheimer’s disease is the most common dementia.' }),
       page('https://chem.test/block', { content: 'The s block holds two groups.' }),
+      page('https://play.test/hamlet', { title: 'To Be or Not to Be', content: 'A soliloquy from Hamlet, with doubt.' }),
+      page('https://film.test/it', { title: 'It', content: 'A horror film with a clown.' }),
+      page('https://law.test/wills', { title: 'Wills and estates', content: 'How a testament works.' }),
+      page('https://song.test/rain', { title: 'It Will Rain', content: 'A song.' }),
     ]);
   });
   after(() => env.close());
@@ -203,8 +207,18 @@ describe('search over HTTP', () => {
     assert.deepEqual(await urls({ query: 'c3' }), []);
   });
 
-  test('stop words alone still search; punctuation-only queries return no results', async () => {
-    assert.equal((await search({ query: 'the' })).status, 200);
+  test('a query of stop words alone finds the pages whose titles hold them; punctuation-only queries return no results', async () => {
+    const hamlet = await search({ query: 'to be or not to be' });
+    assert.equal(hamlet.body.results[0].url, 'https://play.test/hamlet');
+    assert.equal(hamlet.body.results[0].title, 'To Be or Not to Be');
+    assert.deepEqual(await urls({ query: 'it' }), ['https://film.test/it', 'https://song.test/rain']);
+    assert.equal((await search({ query: 'it' })).body.results[0].url, 'https://film.test/it');
+    // A title's stop words are its own terms: `wills` (stem `will`) does not find a title's `will`,
+    // and any other query ignores them (`the` in a title adds nothing to `soliloquy`).
+    assert.deepEqual(await urls({ query: 'wills' }), ['https://law.test/wills']);
+    assert.deepEqual(await urls({ query: 'the soliloquy' }), ['https://play.test/hamlet']);
+    // Stop words in the text alone are not indexed: `with` is in both pages' text, in no title.
+    assert.deepEqual(await urls({ query: 'with' }), []);
     const r = await search({ query: '!!! ???' });
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.results, []);

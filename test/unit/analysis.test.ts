@@ -67,6 +67,11 @@ describe('words of scripts other than Latin', () => {
     assert.deepEqual(queryTerms('lodz kobenhavn'), queryTerms('Łódź København'));
   });
 
+  test('a query of stop words alone asks for them as a title\'s terms, marked apart from any stem', () => {
+    assert.deepEqual(queryTerms('To be, or not to be'), ['~to', '~be', '~or', '~not']);
+    assert.deepEqual(queryTerms('to be happy'), ['happy']);
+  });
+
   test('a possessive\'s s is no word, as Lucene\'s EnglishPossessiveFilter drops it', () => {
     assert.deepEqual(words("John's book, Alzheimer’s disease, the 1990's, café's menu, JOHN'S"), ['john', 'book', 'alzheimer', 'disease', 'the', '1990', 'cafe', 'menu', 'john']);
     assert.deepEqual(queryTerms("alzheimer's disease"), queryTerms('alzheimer disease'));

@@ -18,7 +18,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import type { LogFn } from '../../core/log.js';
-import { ANALYSIS_VERSION, cachedStem, indexTerms } from '../../core/text.js';
+import { ANALYSIS_VERSION, cachedStem, indexTerms, titleStopTerms } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { WebqlNode } from '../../core/webql.js';
@@ -172,13 +172,13 @@ interface Row {
 const COLUMNS = `v.id, p.url, p.rev_host, v.title, v.description, v.content, v.acquired_at, v.superseded_at,
   v.published_at, v.searchable`;
 
-/** A version's fields with their weights, in the order they are analysed. */
-function fieldsOf(row: Row, w: EngineWeights): [string | null, number][] {
+/** A version's fields with their weights, in the order they are analysed, and whether the field's stop words are terms too (the title's: text.ts `stopTerm`). */
+export function fieldsOf(row: Row, w: EngineWeights): [string | null, number, boolean][] {
   return [
-    [row.title, w.title],
-    [row.description, w.description],
-    [row.content, w.content],
-    [urlText(row.url), w.url],
+    [row.title, w.title, true],
+    [row.description, w.description, false],
+    [row.content, w.content, false],
+    [urlText(row.url), w.url, false],
   ];
 }
 
@@ -197,11 +197,13 @@ function metaOf(row: Row): Omit<SegmentDoc, 'terms' | 'length'> {
 export function analyse(row: Row, w: EngineWeights): SegmentDoc {
   const terms = new Map<string, number>();
   let length = 0;
-  for (const [text, weight] of fieldsOf(row, w)) {
+  for (const [text, weight, stops] of fieldsOf(row, w)) {
     if (!text || weight === 0) continue;
     const ts = indexTerms(text);
     length += ts.length;
     for (const t of ts) terms.set(t, (terms.get(t) ?? 0) + weight);
+    // A title's stop words are terms, but not part of its length: every other query scores as before.
+    if (stops) for (const t of titleStopTerms(text)) terms.set(t, (terms.get(t) ?? 0) + weight);
   }
   return { ...metaOf(row), terms, length };
 }

@@ -17,7 +17,7 @@
  */
 
 import { randomInt } from 'node:crypto';
-import { scanWords, STOP_WORDS, stem, unicodeWords } from '../../core/text.js';
+import { scanWords, STOP_WORDS, stem, stopTerm, unicodeWords } from '../../core/text.js';
 
 export const BLOCK = 128;
 
@@ -678,10 +678,10 @@ export class SegmentBuilder {
    * `indexTerms` does (so as `add` of what engine-index-store's `analyse` makes of it), but
    * without a map of terms per document: frequencies gather in the pool's `pending` column.
    */
-  addFields(meta: Omit<SegmentDoc, 'terms' | 'length'>, fields: readonly (readonly [string | null, number])[]): void {
+  addFields(meta: Omit<SegmentDoc, 'terms' | 'length'>, fields: readonly (readonly [string | null, number, boolean?])[]): void {
     const doc = this.versionIds.length;
     this.docLength = 0;
-    for (const [text, weight] of fields) {
+    for (const [text, weight, stops] of fields) {
       if (!text || weight === 0) continue;
       scanWords(text, (i, j, ascii) => {
         if (!ascii) {
@@ -691,7 +691,8 @@ export class SegmentBuilder {
               t = this.termOfWord(w);
               this.wordTerms.set(w, t);
             }
-            this.count(t, weight);
+            if (t >= 0) this.count(t, weight);
+            else if (stops) this.countStop(w, weight);
           }
           return;
         }
@@ -700,7 +701,9 @@ export class SegmentBuilder {
           e = this.asciiWords.values.length;
           this.asciiWords.add(text, i, j, this.termOfWord(text.slice(i, j).toLowerCase()));
         }
-        this.count(this.asciiWords.values[e]!, weight);
+        const t = this.asciiWords.values[e]!;
+        if (t >= 0) this.count(t, weight);
+        else if (stops) this.countStop(text.slice(i, j).toLowerCase(), weight);
       });
     }
     this.push(meta, this.docLength);
@@ -718,8 +721,16 @@ export class SegmentBuilder {
   }
 
   private count(t: number, weight: number): void {
-    if (t < 0) return;
     this.docLength++;
+    this.gather(t, weight);
+  }
+
+  /** A stop word of a field whose stop words are terms (the title's): its term (text.ts `stopTerm`), not counted in the document's length, as `analyse` does. */
+  private countStop(word: string, weight: number): void {
+    this.gather(this.termOf(stopTerm(word)), weight);
+  }
+
+  private gather(t: number, weight: number): void {
     const pending = this.pool.pending;
     if (pending[t] === 0) this.touched.push(t);
     pending[t]! += weight;
