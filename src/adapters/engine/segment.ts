@@ -674,7 +674,8 @@ export class SegmentBuilder {
   private docLength = 0;
 
   /**
-   * Adds a document from the text of its fields, each with its weight, analysed exactly as
+   * Adds a document from the text of its fields, each with its weight and whether its stop words
+   * are terms too (engine-index-store's `fieldsOf`: the title's), analysed exactly as
    * `indexTerms` does (so as `add` of what engine-index-store's `analyse` makes of it), but
    * without a map of terms per document: frequencies gather in the pool's `pending` column.
    */
