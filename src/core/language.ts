@@ -40,7 +40,11 @@ const SCRIPTS: readonly [Script, RegExp][] = [
   ['thai', /^\p{sc=Thai}/u],
 ];
 
-/** The script of a word by its first character (words of these scripts never mix them: text.ts `pushWords`). */
+/**
+ * The script of a word by its first character. A word of these scripts is one character or a
+ * pair of them (text.ts `pushWords`; a pair may cross from one script to the next), told apart by
+ * its length.
+ */
 function scriptOf(word: string): Script {
   return word.charCodeAt(0) < 0x0e00 ? 'other' : (SCRIPTS.find(([, re]) => re.test(word))?.[0] ?? 'other');
 }

@@ -2,9 +2,8 @@
  * Text analysis shared by query building and snippets: Unicode word runs, lowercase, diacritics
  * folded, Lucene's English stop words removed, Porter stems. Chinese, Japanese and Korean are cut
  * as Lucene's CJKAnalyzer cuts them, and other scripts written without spaces between words as ICU
- * cuts them (`unicodeWords`). The SQLite FTS5 index
- * (a reference for tests) tokenizes with `porter unicode61`, which folds and stems the same way but
- * keeps such runs whole.
+ * cuts them (`unicodeWords`). The SQLite FTS5 index (a reference for tests) tokenizes with
+ * `porter unicode61`, which folds and stems the same way but keeps such runs whole.
  */
 import { stemmer } from 'stemmer';
 
@@ -91,8 +90,8 @@ export function fold(word: string): string {
  * and a one-character word (猫) is found too. Korean is written with spaces, but a word carries its
  * particles and endings (서울의, 날씨는): cut so, 서울 and 날씨 find it. With `pairsOnly` (a
  * query's terms), a part of two or more characters gives its pairs only: 東京 asks for the pair,
- * not for every page holding 東 or 京. A match in Thai, Lao, Khmer or Myanmar is cut into its dictionary words (Intl.Segmenter).
- * Fullwidth Latin letters and digits and halfwidth katakana, common in Japanese pages, are first
+ * not for every page holding 東 or 京. A match in Thai, Lao, Khmer or Myanmar is cut into its
+ * dictionary words (Intl.Segmenter). Fullwidth Latin letters and digits and halfwidth katakana, common in Japanese pages, are first
  * read as their usual forms, as Lucene's CJKWidthFilter reads them (ＡＢＣ is abc).
  */
 function pushWords(out: string[], match: string, pairsOnly: boolean): void {
@@ -125,9 +124,9 @@ const WIDE_WORD_END_RE = /[\p{L}\p{N}\p{M}]$/u;
 /**
  * Whether the word of one character at `i` in `text` is the s of a possessive (`John's`,
  * `Alzheimer’s`, `1990's`): an s right after an apostrophe that follows a word's character. It is
- * not a word, as Lucene's EnglishPossessiveFilter drops it; read as one, it was a term of one
- * SciFact abstract in eleven, found by any query holding a possessive. The caller knows the word
- * ends after the s.
+ * not a word, as Lucene's EnglishPossessiveFilter drops it; read as one, it was a term of every
+ * page with a possessive, found by any query holding one. The caller knows the word ends after
+ * the s.
  */
 export function isPossessiveS(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
@@ -237,6 +236,9 @@ export function indexTerms(text: string): string[] {
   return out;
 }
 
+/** What starts a title's stop word as a term (`stopTerm`): no word holds it. */
+const STOP_MARK = '~';
+
 /**
  * A stop word as a term of a page's title. Stop words are indexed only in titles (a title's are
  * few; a page's text holds them in every sentence) and asked for only by a query of nothing else
@@ -245,12 +247,12 @@ export function indexTerms(text: string): string[] {
  * (`wills` stems to `will`), so no other query finds it.
  */
 export function stopTerm(word: string): string {
-  return `~${word}`;
+  return STOP_MARK + word;
 }
 
 /** The word of a term: a stop word's without its mark (`stopTerm`), any other term as it is. */
 export function termWord(term: string): string {
-  return term.charCodeAt(0) === 126 ? term.slice(1) : term;
+  return term.startsWith(STOP_MARK) ? term.slice(STOP_MARK.length) : term;
 }
 
 /** The stop words of a title as its terms (`stopTerm`), in order; the words are those of `words()`. */
@@ -261,8 +263,8 @@ export function titleStopTerms(text: string): string[] {
 }
 
 /**
- * Distinct query terms: folded, stop words removed, in first-seen order; Han and kana as pairs
- * (`pushWords`). A query of stop words alone asks for them as a title's (`stopTerm`).
+ * Distinct query terms: folded, stop words removed, in first-seen order; Han, kana and Hangul as
+ * pairs (`pushWords`). A query of stop words alone asks for them as a title's (`stopTerm`).
  */
 export function queryTerms(query: string): string[] {
   const all = words(query, true);
