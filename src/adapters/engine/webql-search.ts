@@ -306,8 +306,10 @@ function mayMatch(node: WebqlNode, plans: Plans): (held: number) => boolean {
   }
 }
 
-/** A version being checked, with its URL's terms made once and only if asked for. */
+/** A version being checked, with its URL's text and terms made once and only if asked for. */
 class VersionWords {
+  /** The URL's text (`urlText`) and, when it is all ASCII, that text lowercased. */
+  private url: { text: string; ascii?: string } | undefined;
   private urlStems: Set<string> | undefined;
 
   constructor(readonly v: WebqlVersion) {}
@@ -318,11 +320,15 @@ class VersionWords {
    * that prefix has no word of that stem, and most are answered without analysing the text.
    */
   urlHas(stem: string): boolean {
-    const text = urlText(this.v.url);
-    if (!/[\u0080-\uffff]/.test(text) && !text.toLowerCase().includes(stem.slice(0, Math.max(1, stem.length - 1)))) return false;
-    this.urlStems ??= new Set(indexTerms(text));
+    const url = (this.url ??= asciiOrNot(urlText(this.v.url)));
+    if (url.ascii !== undefined && !url.ascii.includes(stem.slice(0, Math.max(1, stem.length - 1)))) return false;
+    this.urlStems ??= new Set(indexTerms(url.text));
     return this.urlStems.has(stem);
   }
+}
+
+function asciiOrNot(text: string): { text: string; ascii?: string } {
+  return /[\u0080-\uffff]/.test(text) ? { text } : { text, ascii: text.toLowerCase() };
 }
 
 /**
