@@ -65,7 +65,7 @@ export async function searchCommand(argv: string[]): Promise<void> {
     return;
   }
   res.results.forEach((r, i) => {
-    process.stdout.write(`${i + 1}. ${r.title}\n   ${r.url}\n   ${r.snippet ?? r.description}\n\n`);
+    process.stdout.write(`${i + 1}. ${r.title}\n   ${r.url}\n   ${(r.snippet ?? r.description).replaceAll('\n', '\n   ')}\n\n`);
   });
   if (res.results.length === 0) process.stdout.write('No results\n');
 }

@@ -49,6 +49,33 @@ export function lineAt(markdown: string, start: number): string {
   return markdown.slice(start, end < 0 || end > limit ? limit : end);
 }
 
+/** At a line's start: a heading's marker, then a list item's, as `linesToText` takes them off (sticky: tested at an offset without a slice). */
+const HEADING_AT = /[^\S\n]{0,3}#{1,6}[^\S\n]/y;
+const LIST_ITEM_AT = /[^\S\n]{0,3}(?:[-*+]|\d+\.)[^\S\n]/y;
+
+function startsWith(pattern: RegExp, markdown: string, at: number): boolean {
+  pattern.lastIndex = at;
+  return pattern.test(markdown);
+}
+
+/** Whether the markdown line at `at` is a heading (`## Title`). */
+export function isHeadingAt(markdown: string, at: number): boolean {
+  return startsWith(HEADING_AT, markdown, at);
+}
+
+/**
+ * Whether the text of the markdown line at `next` starts a block of its own after that of the
+ * line at `previous` (the line before it that has text): a line without text between them (a
+ * paragraph's end, a code fence), or a heading on either side, or a list item at `next`. A
+ * snippet joins two such lines by a newline; lines of one paragraph are joined by a space, as
+ * markdown renders a soft line break, so hard-wrapped text reads on.
+ */
+export function startsBlock(markdown: string, previous: number, next: number): boolean {
+  const end = markdown.indexOf('\n', previous);
+  if (end < 0 || next > end + 1) return true;
+  return isHeadingAt(markdown, previous) || isHeadingAt(markdown, next) || startsWith(LIST_ITEM_AT, markdown, next);
+}
+
 const isTerminator = (c: number) => c === 46 || c === 33 || c === 63; // . ! ?
 const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11;
 

@@ -292,7 +292,7 @@ export function markdownToText(markdown: string): string {
 export function cutAtWord(text: string, max: number): string {
   if (text.length <= max) return text;
   const room = max - 1; // the ellipsis
-  let cut = text.lastIndexOf(' ', room);
+  let cut = Math.max(text.lastIndexOf(' ', room), text.lastIndexOf('\n', room)); // a snippet's lines may be joined by a newline
   if (cut < room * 0.5) cut = room; // one very long word: cut inside it rather than lose most of the room
   let end = cut;
   const code = text.charCodeAt(end - 1);

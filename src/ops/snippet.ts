@@ -2,18 +2,20 @@
  * Query-biased snippets: the passage of the page that best matches the query, cut at a word
  * boundary. Sentences (core/passages.ts `segment`: line by line, never across two lines) are
  * scored by how many distinct query stems they hold (rarer coverage wins over repetition); the
- * best one is widened with its neighbours until the length is used.
+ * best one is widened with its neighbours until the length is used. Two lines of a passage are
+ * joined by a space within a paragraph and by a newline where the second starts a block (a
+ * paragraph, a heading, a list item: passages.ts `startsBlock`), so a heading does not run into
+ * the sentence under it.
  *
  * A search builds ten of these per request. A stored version of a long page carries a passage
  * index (core/passages.ts), which gives the best sentence without reading the page; other pages are
  * scanned once, in place: sentence bounds are offsets, and a word is stemmed only when it could
  * stem to a query stem (see `SnippetQuery`). Both ways give the same snippet.
  */
-import { lineAt, lineText, PassageIndex, type Segments, segment, stemHash } from '../core/passages.js';
+import { isHeadingAt, lineAt, lineText, PassageIndex, SCAN_LIMIT, type Segments, segment, startsBlock, stemHash } from '../core/passages.js';
 import { ASCII_WORD as SHARED_ASCII_WORD, cachedStem, cutAtWord, isPossessiveS, unicodeWords } from '../core/text.js';
 
 const DESCRIPTION_LENGTH = 300;
-const HEADING_LINE = /^\s*#{1,6}/;
 
 const lower = (c: number) => (c >= 65 && c <= 90 ? c | 0x20 : c);
 
@@ -144,18 +146,43 @@ function widen(best: number, count: number, length: (s: number) => number, maxLe
   return [from, to];
 }
 
+/**
+ * Sentences `from` to `to` of `seg` (of `markdown`) as one passage: their text, but for the space
+ * that joins two lines where the second starts a block (`startsBlock`), which is a newline.
+ */
+function passageOf(seg: Segments, markdown: string, from: number, to: number): string {
+  const { text, bounds, lineStart, lineOffset } = seg;
+  const start = bounds[2 * from]!;
+  const end = bounds[2 * to + 1]!;
+  if (lineOffset[from] === lineOffset[to]) return text.slice(start, end);
+  let passage = '';
+  let at = start;
+  for (let s = from + 1; s <= to; s++) {
+    if (lineStart[s] === lineStart[s - 1] || !startsBlock(markdown, lineStart[s - 1]!, lineStart[s]!)) continue;
+    const space = lineOffset[s]! - 1; // segment joins the texts of two lines by one space
+    passage += `${text.slice(at, space)}\n`;
+    at = space + 1;
+  }
+  return passage + text.slice(at, end);
+}
+
+/** The whole text of a page cut into `seg`, its lines joined as a passage's are. */
+function wholeText(seg: Segments, markdown: string): string {
+  return seg.bounds.length === 0 ? seg.text : passageOf(seg, markdown, 0, seg.bounds.length / 2 - 1);
+}
+
 /** The best passage of a page cut into `seg`, found by scanning its sentences. */
-function scannedSnippet(seg: Segments, query: SnippetQuery, maxLength: number): string {
+function scannedSnippet(seg: Segments, markdown: string, query: SnippetQuery, maxLength: number): string {
   const { text, bounds } = seg;
-  if (text.length <= maxLength) return text;
+  if (text.length <= maxLength) return wholeText(seg, markdown);
   const best = bestSentence(text, bounds, query) / 2;
   const [from, to] = widen(best, bounds.length / 2, (s) => bounds[2 * s + 1]! - bounds[2 * s]!, maxLength);
-  return cutAtWord(text.slice(bounds[2 * from], bounds[2 * to + 1]), maxLength);
+  return cutAtWord(passageOf(seg, markdown, from, to), maxLength);
 }
 
 /** The best passage of `markdown` by its passage index: only the lines of the passage are read. */
 function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQuery, maxLength: number): string {
-  if (index.textLength <= maxLength) return segment(markdown).text;
+  if (index.textLength <= maxLength) return wholeText(segment(markdown), markdown);
   const table = index.sentenceTable();
   const [from, to] = widen(index.best(query.hashes), index.sentences, (s) => table.length[s]!, maxLength);
   let passage = '';
@@ -164,9 +191,9 @@ function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQue
   for (let s = from; s <= to; s++) {
     const start = table.start[s]!;
     if (table.lineStart[s] !== line) {
+      if (s > from) passage += startsBlock(markdown, line, table.lineStart[s]!) ? '\n' : ' '; // as passageOf joins lines
       line = table.lineStart[s]!;
       text = lineText(lineAt(markdown, line));
-      if (s > from) passage += ' '; // lines are joined by one space
     } else if (s > from && start > table.start[s - 1]! + table.length[s - 1]!) {
       passage += ' '; // the space between two sentences of a line (none after 。！？)
     }
@@ -177,17 +204,17 @@ function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQue
 
 /** The fallback description (`fallbackDescription`) of a page already cut into `seg`. */
 function openingOf(seg: Segments, markdown: string, maxLength: number): string {
-  if (seg.bounds.length === 0) return '';
-  const first = seg.lineStart[0]!;
-  const end = markdown.indexOf('\n', first);
-  let from = 0;
-  if (end >= 0 && HEADING_LINE.test(markdown.slice(first, end))) {
-    let k = 1;
-    while (k < seg.lineStart.length && seg.lineStart[k] === first) k++;
-    if (k === seg.lineStart.length) return '';
-    from = seg.lineOffset[k]!;
+  const { text, lineStart, lineOffset } = seg;
+  const n = lineStart.length;
+  const opening = new Opening(maxLength);
+  for (let s = 0; s < n && opening.wants(); ) {
+    const line = lineStart[s]!;
+    let k = s + 1;
+    while (k < n && lineStart[k] === line) k++;
+    opening.add(text.slice(lineOffset[s]!, k < n ? lineOffset[k]! - 1 : text.length), isHeadingAt(markdown, line));
+    s = k;
   }
-  return cutAtWord(from === 0 ? seg.text : seg.text.slice(from), maxLength);
+  return opening.text();
 }
 
 /**
@@ -207,33 +234,56 @@ export function pageSnippet(
     return { snippet: indexedSnippet(markdown, index, query, maxLength), description: describe ? fallbackDescription(markdown) : '' };
   }
   const seg = segment(markdown);
-  return { snippet: scannedSnippet(seg, query, maxLength), description: describe ? openingOf(seg, markdown, DESCRIPTION_LENGTH) : '' };
+  return { snippet: scannedSnippet(seg, markdown, query, maxLength), description: describe ? openingOf(seg, markdown, DESCRIPTION_LENGTH) : '' };
 }
 
 export function buildSnippet(markdown: string, queryStems: readonly string[], maxLength: number): string {
   return pageSnippet(markdown, undefined, new SnippetQuery(queryStems), maxLength).snippet;
 }
 
+/** The opening lines' texts of a fallback description, headings apart: the texts when there are any, else the headings'. */
+class Opening {
+  private readonly parts: string[] = [];
+  private readonly headings: string[] = [];
+  private length = 0;
+  private headingsLength = 0;
+
+  constructor(private readonly maxLength: number) {}
+
+  /** Whether another line could still be part of it. */
+  wants(): boolean {
+    return this.length <= this.maxLength;
+  }
+
+  add(text: string, heading: boolean): void {
+    if (!heading) {
+      this.parts.push(text);
+      this.length += text.length + 1;
+    } else if (this.parts.length === 0 && this.headingsLength <= this.maxLength) {
+      this.headings.push(text);
+      this.headingsLength += text.length + 1;
+    }
+  }
+
+  text(): string {
+    return cutAtWord((this.parts.length > 0 ? this.parts : this.headings).join(' '), this.maxLength);
+  }
+}
+
 /**
- * A short summary when the page has no description: the texts of its opening lines, after a
- * leading heading (which usually repeats the title) when anything follows it.
+ * A short summary when the page has no description: the texts of its opening lines (in the part
+ * that is scanned, `SCAN_LIMIT`) joined by spaces, headings left out (the first repeats the
+ * title; a later one, run into the text, reads as part of it); a page of headings alone gives theirs.
  */
 export function fallbackDescription(markdown: string, maxLength = DESCRIPTION_LENGTH): string {
-  const parts: string[] = [];
-  let length = 0;
-  let first = true;
-  for (let start = 0; start < markdown.length && length <= maxLength; ) {
-    let end = markdown.indexOf('\n', start);
-    if (end < 0) end = markdown.length;
-    const line = markdown.slice(start, end);
+  const md = markdown.length > SCAN_LIMIT ? markdown.slice(0, SCAN_LIMIT) : markdown;
+  const opening = new Opening(maxLength);
+  for (let start = 0; start < md.length && opening.wants(); ) {
+    let end = md.indexOf('\n', start);
+    if (end < 0) end = md.length;
+    const t = lineText(md.slice(start, end));
+    if (t.length > 0) opening.add(t, isHeadingAt(md, start));
     start = end + 1;
-    const t = lineText(line);
-    if (t.length === 0) continue;
-    const heading = first && HEADING_LINE.test(line) && end < markdown.length;
-    first = false;
-    if (heading) continue;
-    parts.push(t);
-    length += t.length + 1;
   }
-  return cutAtWord(parts.join(' '), maxLength);
+  return opening.text();
 }

@@ -46,6 +46,10 @@ describe('search over HTTP', () => {
       page('https://film.test/it', { title: 'It', content: 'A horror film with a clown.' }),
       page('https://law.test/wills', { title: 'Wills and estates', content: 'How a testament works.' }),
       page('https://song.test/rain', { title: 'It Will Rain', content: 'A song.' }),
+      page('https://dk.test/havn', {
+        title: 'Havne',
+        content: '# Havne\n\nHavnen ligger ved Øresund, og\nder er mange både.\n\n## Nyhavn\n\nNyhavn har gamle huse.\n- Kanaler\n- Både',
+      }),
     ]);
   });
   after(() => env.close());
@@ -189,6 +193,14 @@ describe('search over HTTP', () => {
     assert.deepEqual(cph.body.results.map((x: { url: string }) => x.url), ['https://dk.test/cph']);
     // The snippet shows the page's own word.
     assert.match(cph.body.results[0].snippet, /København er Danmarks hovedstad/);
+  });
+
+  test('a snippet\'s lines are joined by a newline where a block starts, by a space within a paragraph; a description has no headings', async () => {
+    const r = await search({ query: 'øresund nyhavn' });
+    assert.deepEqual(r.body.results.map((x: { url: string }) => x.url), ['https://dk.test/havn']);
+    const [hit] = r.body.results;
+    assert.equal(hit.snippet, 'Havne\nHavnen ligger ved Øresund, og der er mange både.\nNyhavn\nNyhavn har gamle huse.\nKanaler\nBåde');
+    assert.equal(hit.description, 'Havnen ligger ved Øresund, og der er mange både. Nyhavn har gamle huse. Kanaler Både');
   });
 
   test('a possessive\'s s is no word: a query holding one asks for the noun alone', async () => {

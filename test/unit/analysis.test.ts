@@ -192,10 +192,12 @@ describe('buildSnippet', () => {
 });
 
 describe('fallbackDescription', () => {
-  test('the opening lines\' text, after a leading heading when anything follows it, cut at a word', () => {
+  test('the opening lines\' text without headings (a page of headings alone: theirs), cut at a word', () => {
     const md = '# Title\n\nFirst **bold** line.\n\n```js\nSecond line.';
     assert.equal(fallbackDescription(md), 'First bold line. Second line.');
+    assert.equal(fallbackDescription('# Havnen\nHavnen ligger ved Øresund.\n## Nyhavn\nNyhavn har gamle huse.\n#hashtag'), 'Havnen ligger ved Øresund. Nyhavn har gamle huse. #hashtag');
     assert.equal(fallbackDescription('\n## Only a heading'), 'Only a heading');
+    assert.equal(fallbackDescription('# Only\n\n## headings\n'), 'Only headings');
     const plain = 'Opening *words* of a page, long enough to be cut somewhere in the middle.';
     assert.equal(fallbackDescription(plain, 30), 'Opening words of a page, long…');
     assert.equal(fallbackDescription(`${'word '.repeat(5_000)}\nlast`).length, 300);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { benchQuerySets, loadCorpus, rng, sentencesOf } from '../../bench/scifact.js';
 import { buildPassages, lineText, PASSAGE_INDEX_MIN, PassageIndex, SCAN_LIMIT, segment } from '../../src/core/passages.js';
-import { queryTerms, stem } from '../../src/core/text.js';
+import { cutAtWord, queryTerms, stem } from '../../src/core/text.js';
 import { fallbackDescription, pageSnippet, SnippetQuery } from '../../src/ops/snippet.js';
 
 const corpus = loadCorpus();
@@ -69,6 +69,37 @@ describe('passage index', () => {
     const top = pageSnippet(md, passages, new SnippetQuery(queryTerms('富士山 日の出')), 40).snippet;
     assert.equal(top, `それから富士山の頂上で日の出を見ました。${lines[23]!.slice(20)}`.slice(0, top.length));
     assert.ok(top.length > 25 && !top.includes(' '), top);
+  });
+
+  test('a snippet joins lines by a newline where a block starts (paragraph, heading, list item), by a space within a paragraph', () => {
+    const md = [
+      '# København',
+      '',
+      'København er Danmarks hovedstad og',
+      'landets største by.',
+      '## Havnen',
+      'Havnen ligger ved Øresund.',
+      '- Nyhavn med sine',
+      '  gamle huse',
+      '- Christianshavn',
+      '',
+      '```',
+      'kode',
+      '```',
+      'Til sidst.',
+    ].join('\n');
+    const whole = 'København\nKøbenhavn er Danmarks hovedstad og landets største by.\nHavnen\nHavnen ligger ved Øresund.\nNyhavn med sine gamle huse\nChristianshavn\nkode\nTil sidst.';
+    const query = new SnippetQuery(queryTerms('havnen øresund'));
+    // The whole page fits; then a passage around the best sentence; a cut may fall at a newline.
+    assert.equal(pageSnippet(md, undefined, query, 500).snippet, whole);
+    assert.equal(pageSnippet(md, undefined, query, 60).snippet, 'Havnen\nHavnen ligger ved Øresund.\nNyhavn med sine gamle huse');
+    assert.equal(cutAtWord('Havnen ligger\nNyhavnmedsine', 20), 'Havnen ligger…');
+    // A long page has a passage index; its snippets are the same.
+    const long = `${md}\n\n${'Et afsnit om noget andet. '.repeat(200).trim()}`;
+    const passages = buildPassages(long);
+    assert.ok(passages && PassageIndex.open(passages));
+    for (const max of [60, 80, 200]) assert.deepEqual(pageSnippet(long, passages, query, max), pageSnippet(long, undefined, query, max), `${max}`);
+    assert.match(pageSnippet(long, passages, query, 200).snippet, /^Havnen\nHavnen ligger ved Øresund\.\nNyhavn med sine gamle huse\nChristianshavn\nkode\nTil sidst\.\nEt afsnit om noget andet\. Et afsnit/);
   });
 
   test('sentences never span two lines; the text is the lines\' texts joined; code fence lines have none', () => {
