@@ -18,7 +18,7 @@ import { stemmer } from 'stemmer';
  * and kana are (a Korean word's particles and endings no longer hide it). 7: a possessive's s is
  * dropped (`isPossessiveS`). 8: a title's stop words are indexed as title terms (`stopTerm`).
  */
-export const ANALYSIS_VERSION = 8;
+export const ANALYSIS_VERSION = 9;
 
 /** Lucene's EnglishAnalyzer default stop set. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -27,8 +27,13 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
   ),
 );
 
-/** A word: a letter or digit, then letters, digits and the combining marks that belong to them (Devanagari's vowel signs, Thai's vowels and tones, a decomposed accent). */
-const WORD_RE = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
+/**
+ * A word: a letter or digit, then letters, digits and the combining marks that belong to them
+ * (Devanagari's vowel signs, Thai's vowels and tones, a decomposed accent); or one ASCII letter
+ * with the signs of a language's name (`C++`, `C#`, `F#`: `signedEnd`).
+ */
+const WORD_RE = /(?<![\p{L}\p{N}\p{M}])[A-Za-z](?:\+\+|#)(?!\p{L})|[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
+const LETTER_RE = /\p{L}/u;
 /**
  * The marks folding removes: Latin, Greek and Cyrillic diacritics (the combining blocks), Hebrew
  * points and Arabic harakat. Other scripts' marks are parts of their letters (a Devanagari vowel
@@ -178,6 +183,29 @@ function isAsciiWordChar(c: number): boolean {
   return ASCII_WORD[c] === 1;
 }
 
+/**
+ * Where the word that is the one ASCII character at `i` of `text` ends: after `++` or `#` when
+ * it is a letter, they follow it and no letter follows them (before `n`), so `C++`, `C#` and
+ * `F#` are words of their own and not the letter (which Lucene's tokenizer leaves: a search for
+ * `C++` found every page with a `C` in it), and `C++20` is `c++` and `20`; else after the
+ * letter. WORD_RE's first branch finds the same words.
+ */
+export function signedEnd(text: string, i: number, n: number): number {
+  const c = text.charCodeAt(i);
+  if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90))) return i + 1;
+  let j = i + 1;
+  if (j >= n) return j;
+  const sign = text.charCodeAt(j);
+  if (sign === 43 && j + 1 < n && text.charCodeAt(j + 1) === 43) j += 2; // ++
+  else if (sign === 35) j += 1; // #
+  else return i + 1;
+  if (j < n) {
+    const d = text.charCodeAt(j);
+    if (d < 128 ? (d >= 97 && d <= 122) || (d >= 65 && d <= 90) : LETTER_RE.test(String.fromCodePoint(text.codePointAt(j)!))) return i + 1;
+  }
+  return j;
+}
+
 function pushTerm(out: string[], w: string): void {
   if (!STOP_WORDS.has(w)) out.push(cachedStem(w));
 }
@@ -208,7 +236,14 @@ export function scanWords(text: string, visit: (start: number, end: number, asci
         ascii = false;
       }
     }
-    if (!ascii || j - i !== 1 || !isPossessiveS(text, i)) visit(i, j, ascii);
+    if (ascii && j - i === 1) {
+      j = signedEnd(text, i, n);
+      if (j - i === 1 && isPossessiveS(text, i)) {
+        i = j;
+        continue;
+      }
+    }
+    visit(i, j, ascii);
     i = j;
   }
 }

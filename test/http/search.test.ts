@@ -46,6 +46,8 @@ describe('search over HTTP', () => {
       page('https://film.test/it', { title: 'It', content: 'A horror film with a clown.' }),
       page('https://law.test/wills', { title: 'Wills and estates', content: 'How a testament works.' }),
       page('https://song.test/rain', { title: 'It Will Rain', content: 'A song.' }),
+      page('https://code.test/cpp', { title: 'Templates', content: 'C++ templates are resolved at compile time.' }),
+      page('https://food.test/vitc', { title: 'Citrus', content: 'Vitamin C is found in citrus fruit.' }),
       page('https://dk.test/havn', {
         title: 'Havne',
         content: '# Havne\n\nHavnen ligger ved Øresund, og\nder er mange både.\n\n## Nyhavn\n\nNyhavn har gamle huse.\n- Kanaler\n- Både',
@@ -201,6 +203,14 @@ describe('search over HTTP', () => {
     const [hit] = r.body.results;
     assert.equal(hit.snippet, 'Havne\nHavnen ligger ved Øresund, og der er mange både.\nNyhavn\nNyhavn har gamle huse.\nKanaler\nBåde');
     assert.equal(hit.description, 'Havnen ligger ved Øresund, og der er mange både. Nyhavn har gamle huse. Kanaler Både');
+  });
+
+  test('C++ is a word of its own: it finds the C++ page and not one about vitamin C, and c finds only that one', async () => {
+    assert.deepEqual(await urls({ query: 'C++' }), ['https://code.test/cpp']);
+    const c = await urls({ query: 'c' });
+    assert.ok(c.includes('https://food.test/vitc') && !c.includes('https://code.test/cpp'), c.join(' '));
+    const r = await search({ query: 'c++ compile' });
+    assert.equal(r.body.results[0].snippet, 'C++ templates are resolved at compile time.');
   });
 
   test('a possessive\'s s is no word: a query holding one asks for the noun alone', async () => {

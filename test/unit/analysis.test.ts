@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { indexTerms, markdownToText, queryTerms, STOP_WORDS, stem, words } from '../../src/core/text.js';
+import { indexTerms, markdownToText, queryTerms, scanWords, STOP_WORDS, stem, words } from '../../src/core/text.js';
 import { benchQuerySets, loadCorpus, rng } from '../../bench/scifact.js';
 import { sentenceBounds } from '../../src/core/passages.js';
 import { bestSentence, buildSnippet, fallbackDescription, SnippetQuery } from '../../src/ops/snippet.js';
@@ -17,6 +17,7 @@ describe('indexTerms (the engine analysis)', () => {
       '東京の天気。iPhone用ケース 𠮷野家 ภาษาไทยง่าย किताब पढ़ो re\u0301sume\u0301 كِتَابٌ 서울 날씨 ＲＵＮＮＩＮＧ ｶﾀｶﾅ',
       'tab\tseparated\nlines\r\nand\u00a0nbsp',
       "John's café's JOHN'S 1990's 's s x 's o'clock 𠮷’s 東京's नगर's",
+      'C++ and C# and F#; c++11, C++é C++— C++٣ C++\u0301 i++ 1++ ab++ C+ C+++ x#y A#, é#, \u0301c++ John\'s# (C++) c#',
       '',
       '!!!',
     ]) {
@@ -26,6 +27,31 @@ describe('indexTerms (the engine analysis)', () => {
 
   test('the same terms on the first 500 SciFact abstracts', () => {
     for (const d of loadCorpus().slice(0, 500)) assert.deepEqual(indexTerms(`${d.title} ${d.text}`), reference(`${d.title} ${d.text}`), d.id);
+  });
+});
+
+describe('languages named by a letter and a sign', () => {
+  test('C++, C# and F# are words of their own, not the letter; with a letter after the signs they are not', () => {
+    assert.deepEqual(words('C++ and C#, F# (c++)'), ['c++', 'and', 'c#', 'f#', 'c++']);
+    assert.deepEqual(queryTerms('C++ templates'), ['c++', 'templates']);
+    assert.deepEqual(queryTerms('c'), ['c']);
+    assert.deepEqual(words('C++20 C#7 C++é ab++ 1++ C+ x#y'), ['c++', '20', 'c#', '7', 'c', 'e', 'ab', '1', 'c', 'x', 'y']);
+    // Within the part scanned (a sentence's bounds), as the words of that part alone.
+    const text = 'Use C++ here';
+    const scanned = (to: number) => {
+      const out: string[] = [];
+      scanWords(text, (i, j) => out.push(text.slice(i, j)), 0, to);
+      return out;
+    };
+    assert.deepEqual(scanned(7), ['Use', 'C++']);
+    assert.deepEqual(scanned(6), ['Use', 'C']);
+    assert.deepEqual(scanned(5), ['Use', 'C']);
+  });
+
+  test('the snippet scan counts them as the index does', () => {
+    const text = 'A c compiler. Then C++ templates. Then C.';
+    assert.equal(bestSentence(text, sentenceBounds(text), new SnippetQuery(queryTerms('C++').map(stem))), 2);
+    assert.equal(bestSentence(text, sentenceBounds(text), new SnippetQuery(queryTerms('c compiler').map(stem))), 0);
   });
 });
 
