@@ -17,6 +17,7 @@ import { stemmer } from 'stemmer';
  * ...) are folded to the ASCII letters written for them (`LETTER_FOLDS`). 6: Hangul is cut as Han
  * and kana are (a Korean word's particles and endings no longer hide it). 7: a possessive's s is
  * dropped (`isPossessiveS`). 8: a title's stop words are indexed as title terms (`stopTerm`).
+ * 9: `C++`, `C#` and `F#` are words (`signedEnd`).
  */
 export const ANALYSIS_VERSION = 9;
 
