@@ -207,12 +207,13 @@ function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQue
 function openingOf(seg: Segments, markdown: string, maxLength: number): string {
   const { text, lineStart, lineOffset } = seg;
   const n = lineStart.length;
+  const md = markdown.length > SCAN_LIMIT ? markdown.slice(0, SCAN_LIMIT) : markdown; // the part fallbackDescription reads
   const opening = new Opening(maxLength);
   for (let s = 0; s < n && opening.wants(); ) {
     const line = lineStart[s]!;
     let k = s + 1;
     while (k < n && lineStart[k] === line) k++;
-    opening.add(text.slice(lineOffset[s]!, k < n ? lineOffset[k]! - 1 : text.length), isHeadingAt(markdown, line));
+    opening.add(text.slice(lineOffset[s]!, k < n ? lineOffset[k]! - 1 : text.length), isHeadingAt(md, line));
     s = k;
   }
   return opening.text();

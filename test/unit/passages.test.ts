@@ -149,6 +149,14 @@ describe('passage index', () => {
     assert.ok(changed > 2_500, `${changed} lines the passes change`);
   });
 
+  test('a description reads headings in the part scanned, as fallbackDescription does', () => {
+    // A heading line that starts one character before SCAN_LIMIT: only its `#` is read.
+    const md = `ab\n${'# h\n'.repeat((SCAN_LIMIT + 4) / 4)}`;
+    assert.equal(md.lastIndexOf('\n# h', SCAN_LIMIT - 1), SCAN_LIMIT - 2);
+    assert.equal(fallbackDescription(md), 'ab #');
+    assert.equal(pageSnippet(md, undefined, new SnippetQuery(['h']), 500, true).description, 'ab #');
+  });
+
   test('only the first SCAN_LIMIT characters are indexed, the same part the scan reads', () => {
     const tail = 'Unreachable zebra sentence.';
     const md = `${'Plain words here. '.repeat(Math.ceil(SCAN_LIMIT / 18))}\n${tail}`;
