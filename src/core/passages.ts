@@ -49,9 +49,15 @@ export function lineAt(markdown: string, start: number): string {
   return markdown.slice(start, end < 0 || end > limit ? limit : end);
 }
 
-/** At a line's start: a heading's marker, then a list item's, as `linesToText` takes them off (sticky: tested at an offset without a slice). */
-const HEADING_AT = /[^\S\n]{0,3}#{1,6}[^\S\n]/y;
-const LIST_ITEM_AT = /[^\S\n]{0,3}(?:[-*+]|\d+\.)[^\S\n]/y;
+/** A line's indent, a heading's marker and a list item's, as markdown writes them. */
+const INDENT = '[^\\S\\n]{0,3}';
+const HEADING_MARK = '#{1,6}';
+const LIST_MARK = '[-*+]|\\d+\\.';
+/** The marker `linesToText` takes off a line: a heading's, a quote's or a list item's, and the space after it. */
+const LINE_MARKER_RE = new RegExp(`^${INDENT}(?:${HEADING_MARK}|>|${LIST_MARK})[^\\S\\n]+`, 'gm');
+/** A heading's and a list item's marker at a line's start (sticky: tested at an offset without a slice). */
+const HEADING_AT = new RegExp(`${INDENT}${HEADING_MARK}[^\\S\\n]`, 'y');
+const LIST_ITEM_AT = new RegExp(`${INDENT}(?:${LIST_MARK})[^\\S\\n]`, 'y');
 
 function startsWith(pattern: RegExp, markdown: string, at: number): boolean {
   pattern.lastIndex = at;
@@ -168,7 +174,7 @@ function linesToText(markdown: string): string {
   let text = markdown;
   if (text.includes('```')) text = text.replace(/(?<![^\n])[^\S\n]{0,3}```[^\n]*/g, ''); // at a line's start: after a newline, not a \r
   if (text.includes('](')) text = text.replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '').replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1');
-  if (mayStartLineMarker(text)) text = text.replace(/^[^\S\n]{0,3}(#{1,6}|>|[-*+]|\d+\.)[^\S\n]+/gm, '');
+  if (mayStartLineMarker(text)) text = text.replace(LINE_MARKER_RE, '');
   if (text.includes('*') || text.includes('_') || text.includes('`') || text.includes('|')) text = text.replace(/[*_`|]+/g, ' ');
   return hasSpaceToFold(text) ? text.replace(/[^\S\n]{2,}|[^\S \n]/g, ' ') : text;
 }

@@ -134,7 +134,7 @@ const WIDE_WORD_END_RE = /[\p{L}\p{N}\p{M}]$/u;
  * page with a possessive, found by any query holding one. The caller knows the word ends after
  * the s.
  */
-export function isPossessiveS(text: string, i: number): boolean {
+function isPossessiveS(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
   if ((c !== 115 && c !== 83) || i < 2) return false;
   const q = text.charCodeAt(i - 1);
@@ -191,9 +191,8 @@ function isAsciiWordChar(c: number): boolean {
  * `C++` found every page with a `C` in it), and `C++20` is `c++` and `20`; else after the
  * letter. WORD_RE's first branch finds the same words.
  */
-export function signedEnd(text: string, i: number, n: number): number {
-  const c = text.charCodeAt(i);
-  if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90))) return i + 1;
+function signedEnd(text: string, i: number, n: number): number {
+  if (!isAsciiLetter(text.charCodeAt(i))) return i + 1;
   let j = i + 1;
   if (j >= n) return j;
   const sign = text.charCodeAt(j);
@@ -202,9 +201,22 @@ export function signedEnd(text: string, i: number, n: number): number {
   else return i + 1;
   if (j < n) {
     const d = text.charCodeAt(j);
-    if (d < 128 ? (d >= 97 && d <= 122) || (d >= 65 && d <= 90) : LETTER_RE.test(String.fromCodePoint(text.codePointAt(j)!))) return i + 1;
+    if (d < 128 ? isAsciiLetter(d) : LETTER_RE.test(String.fromCodePoint(text.codePointAt(j)!))) return i + 1;
   }
   return j;
+}
+
+const isAsciiLetter = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+
+/**
+ * The end of the word that the run of ASCII letters and digits [i, j) of `text` (scanned up to
+ * `n`) is: `j`, or `signedEnd`'s for a run of one character; -1 when that one character is a
+ * possessive's s, which is no word. `scanWords` and the snippet scan cut ASCII words by it.
+ */
+export function asciiWordEnd(text: string, i: number, j: number, n: number): number {
+  if (j - i !== 1) return j;
+  const end = signedEnd(text, i, n);
+  return end - i === 1 && isPossessiveS(text, i) ? -1 : end;
 }
 
 function pushTerm(out: string[], w: string): void {
@@ -237,12 +249,13 @@ export function scanWords(text: string, visit: (start: number, end: number, asci
         ascii = false;
       }
     }
-    if (ascii && j - i === 1) {
-      j = signedEnd(text, i, n);
-      if (j - i === 1 && isPossessiveS(text, i)) {
+    if (ascii) {
+      const end = asciiWordEnd(text, i, j, n);
+      if (end < 0) {
         i = j;
         continue;
       }
+      j = end;
     }
     visit(i, j, ascii);
     i = j;

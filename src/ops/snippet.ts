@@ -13,7 +13,7 @@
  * stem to a query stem (see `SnippetQuery`). Both ways give the same snippet.
  */
 import { isHeadingAt, lineAt, lineText, PassageIndex, SCAN_LIMIT, type Segments, segment, startsBlock, stemHash } from '../core/passages.js';
-import { ASCII_WORD as SHARED_ASCII_WORD, cachedStem, cutAtWord, isPossessiveS, signedEnd, unicodeWords } from '../core/text.js';
+import { ASCII_WORD as SHARED_ASCII_WORD, asciiWordEnd, cachedStem, cutAtWord, unicodeWords } from '../core/text.js';
 
 const DESCRIPTION_LENGTH = 300;
 
@@ -112,8 +112,9 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
         }
       }
       if (ascii) {
-        if (j - i === 1) j = signedEnd(text, i, end); // C++, C#
-        const stem = j - i === 1 && isPossessiveS(text, i) ? -1 : query.asciiWord(text, i, j);
+        const wordEnd = asciiWordEnd(text, i, j, end); // C++ is one word, a possessive's s none
+        if (wordEnd >= 0) j = wordEnd;
+        const stem = wordEnd < 0 ? -1 : query.asciiWord(text, i, j);
         if (stem >= 0) {
           hits++;
           distinct += firstInSentence(last, stem, mark);
