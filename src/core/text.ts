@@ -17,9 +17,10 @@ import { stemmer } from 'stemmer';
  * ...) are folded to the ASCII letters written for them (`LETTER_FOLDS`). 6: Hangul is cut as Han
  * and kana are (a Korean word's particles and endings no longer hide it). 7: a possessive's s is
  * dropped (`isPossessiveS`). 8: a title's stop words are indexed as title terms (`stopTerm`).
- * 9: `C++`, `C#` and `F#` are words (`signedEnd`).
+ * 9: `C++`, `C#` and `F#` are words (`signedEnd`). 10: a `.` or `,` between ASCII digits is
+ * inside the word (`3.12`, `192.168.0.1`, `1,000`: `joinsDigits`).
  */
-export const ANALYSIS_VERSION = 9;
+export const ANALYSIS_VERSION = 10;
 
 /** Lucene's EnglishAnalyzer default stop set. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -29,11 +30,12 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
 );
 
 /**
- * A word: a letter or digit, then letters, digits and the combining marks that belong to them
- * (Devanagari's vowel signs, Thai's vowels and tones, a decomposed accent); or one ASCII letter
- * with the signs of a language's name (`C++`, `C#`, `F#`: `signedEnd`).
+ * A word: a letter or digit, then letters, digits, the combining marks that belong to them
+ * (Devanagari's vowel signs, Thai's vowels and tones, a decomposed accent) and a `.` or `,`
+ * between ASCII digits (`joinsDigits`); or one ASCII letter with the signs of a language's name
+ * (`C++`, `C#`, `F#`: `signedEnd`).
  */
-const WORD_RE = /(?<![\p{L}\p{N}\p{M}])[A-Za-z](?:\+\+|#)(?!\p{L})|[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
+const WORD_RE = /(?<![\p{L}\p{N}\p{M}])[A-Za-z](?:\+\+|#)(?!\p{L})|[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}]|(?<=[0-9])[.,](?=[0-9]))*/gu;
 const LETTER_RE = /\p{L}/u;
 /**
  * The marks folding removes: Latin, Greek and Cyrillic diacritics (the combining blocks), Hebrew
@@ -184,6 +186,20 @@ function isAsciiWordChar(c: number): boolean {
   return ASCII_WORD[c] === 1;
 }
 
+const isAsciiDigit = (c: number) => c >= 48 && c <= 57;
+
+/**
+ * Whether the character at `j` of `text` (scanned up to `n`), which is not a word's, is inside a
+ * word all the same: a `.` or `,` between ASCII digits, so `3.12`, `192.168.0.1` and `1,000` are
+ * one word each, as Unicode's word boundaries (UAX #29) and Lucene's tokenizer keep them, and
+ * `python 3.12` no longer asks for any 3 and any 12. `j` is past a word's first character.
+ * WORD_RE's second branch joins the same.
+ */
+export function joinsDigits(text: string, j: number, n: number): boolean {
+  const c = text.charCodeAt(j);
+  return (c === 46 || c === 44) && j + 1 < n && isAsciiDigit(text.charCodeAt(j + 1)) && isAsciiDigit(text.charCodeAt(j - 1));
+}
+
 /**
  * Where the word that is the one ASCII character at `i` of `text` ends: after `++` or `#` when
  * it is a letter, they follow it and no letter follows them (before `n`), so `C++`, `C#` and
@@ -225,7 +241,7 @@ function pushTerm(out: string[], w: string): void {
 
 /**
  * Calls `visit` with the bounds of each word run of `text` in order: runs of ASCII letters and
- * digits are cut by hand (`ascii` true: the word is the run, lowercased); a run holding any other
+ * digits (and a `.` or `,` between digits: `joinsDigits`) are cut by hand (`ascii` true: the word is the run, lowercased); a run holding any other
  * character (`ascii` false) holds the words the Unicode word pattern finds in it, to be folded.
  * Together they are exactly the words of `words()`, found faster. `from` and `to` scan a part of
  * `text` that starts and ends at a word boundary.
@@ -244,7 +260,7 @@ export function scanWords(text: string, visit: (start: number, end: number, asci
     for (; j < n; j++) {
       const d = text.charCodeAt(j);
       if (d < 128) {
-        if (!isAsciiWordChar(d)) break;
+        if (!isAsciiWordChar(d) && !joinsDigits(text, j, n)) break;
       } else {
         ascii = false;
       }

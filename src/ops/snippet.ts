@@ -13,7 +13,7 @@
  * stem to a query stem (see `SnippetQuery`). Both ways give the same snippet.
  */
 import { isHeadingAt, lineAt, lineText, PassageIndex, SCAN_LIMIT, type Segments, segment, startsBlock, stemHash } from '../core/passages.js';
-import { ASCII_WORD as SHARED_ASCII_WORD, asciiWordEnd, cachedStem, cutAtWord, unicodeWords } from '../core/text.js';
+import { ASCII_WORD as SHARED_ASCII_WORD, asciiWordEnd, cachedStem, cutAtWord, joinsDigits, unicodeWords } from '../core/text.js';
 
 const DESCRIPTION_LENGTH = 300;
 
@@ -106,7 +106,7 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
       for (; j < end; j++) {
         const d = text.charCodeAt(j);
         if (d < 128) {
-          if (ASCII_WORD[d] === 0) break;
+          if (ASCII_WORD[d] === 0 && !joinsDigits(text, j, end)) break; // 3.12 is one word
         } else {
           ascii = false;
         }

@@ -221,6 +221,27 @@ describe('webql words whose stem is a stop word', () => {
     }));
 });
 
+describe('webql numbers with a point', () => {
+  test('3.12 is one word in a phrase and an exclusion, and in a URL\'s words in standard mode', () =>
+    withPages(async (db, pages) => {
+      const stored = await pages.putVersions([
+        page('https://py.test/docs/3.12/whatsnew', { title: 'A', content: 'Python 3.12 improves error messages.' }),
+        page('https://py.test/docs/3.11/whatsnew', { title: 'B', content: 'Python 3.11 brought 12 new modules.' }),
+        page('https://py.test/docs/3.12/changelog', { title: 'C', content: 'What changed, release by release.' }),
+      ]);
+      const [v312, v311, log] = stored.map((o) => o.version.id);
+      const engine = await new EngineIndexStore(db).open();
+      const found = async (query: string) => (await engine.search({ terms: [], webql: parseWebql(query), limit: 10 })).map((h) => h.versionId).sort();
+      assert.deepEqual(await found('"python 3.12"'), [v312]);
+      assert.deepEqual(await found('"python 3"'), []);
+      assert.deepEqual(await found('python -3.12'), [v311]);
+      assert.deepEqual(await found('3 12'), []);
+      assert.deepEqual(await found('3.12'), [v312]);
+      // Standard mode reads the URL's words too: the changelog's only 3.12 is in its URL.
+      assert.deepEqual((await engine.search({ terms: ['3.12'], limit: 10 })).map((h) => h.versionId).sort(), [v312, log].sort());
+    }));
+});
+
 describe("the engine's matches (allMatches' arrays)", () => {
   test('grow past their first 4,096 keeping every match, to no more than the bound', () => {
     const n = 10_000;

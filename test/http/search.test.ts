@@ -48,6 +48,12 @@ describe('search over HTTP', () => {
       page('https://song.test/rain', { title: 'It Will Rain', content: 'A song.' }),
       page('https://code.test/cpp', { title: 'Templates', content: 'C++ templates are resolved at compile time.' }),
       page('https://food.test/vitc', { title: 'Citrus', content: 'Vitamin C is found in citrus fruit.' }),
+      page('https://py.test/312', {
+        title: 'Release notes',
+        content:
+          'Python 3.11 is still supported by the projects and vendors that ship it, with security fixes and binary wheels for every platform that its users run today. Python 3.12 improves error messages.',
+      }),
+      page('https://py.test/311', { title: 'Release notes', content: 'Python 3.11 brought 12 new modules and faster startup.' }),
       page('https://dk.test/havn', {
         title: 'Havne',
         content: '# Havne\n\nHavnen ligger ved Øresund, og\nder er mange både.\n\n## Nyhavn\n\nNyhavn har gamle huse.\n- Kanaler\n- Både',
@@ -211,6 +217,13 @@ describe('search over HTTP', () => {
     assert.ok(c.includes('https://food.test/vitc') && !c.includes('https://code.test/cpp'), c.join(' '));
     const r = await search({ query: 'c++ compile' });
     assert.equal(r.body.results[0].snippet, 'C++ templates are resolved at compile time.');
+  });
+
+  test('3.12 is a word of its own: it finds the page holding it, not one holding a 3 and a 12, and the snippet is its sentence', async () => {
+    assert.deepEqual(await urls({ query: '3.12' }), ['https://py.test/312']);
+    const r = await search({ query: 'python 3.12', snippet_max_length: 180 });
+    assert.deepEqual(r.body.results.map((x: { url: string }) => x.url), ['https://py.test/312', 'https://py.test/311']);
+    assert.equal(r.body.results[0].snippet, 'Python 3.12 improves error messages.');
   });
 
   test('a possessive\'s s is no word: a query holding one asks for the noun alone', async () => {

@@ -18,6 +18,7 @@ describe('indexTerms (the engine analysis)', () => {
       'tab\tseparated\nlines\r\nand\u00a0nbsp',
       "John's café's JOHN'S 1990's 's s x 's o'clock 𠮷’s 東京's नगर's",
       'C++ and C# and F#; c++11, C++é C++— C++٣ C++\u0301 i++ 1++ ab++ C+ C+++ x#y A#, é#, \u0301c++ John\'s# (C++) c#',
+      'Python 3.12, 192.168.0.1, 1,000,000; v8.1a é3.12 a.1 1.a 1..2 .5 5. 1,2, 3.12. 東京3.5 ３.５ ٣.٤ 1.5C++ 1.5\u0301 2.\u03015 1990.s 1.e',
       '',
       '!!!',
     ]) {
@@ -52,6 +53,34 @@ describe('languages named by a letter and a sign', () => {
     const text = 'A c compiler. Then C++ templates. Then C.';
     assert.equal(bestSentence(text, sentenceBounds(text), new SnippetQuery(queryTerms('C++').map(stem))), 2);
     assert.equal(bestSentence(text, sentenceBounds(text), new SnippetQuery(queryTerms('c compiler').map(stem))), 0);
+  });
+});
+
+describe('numbers with a point or comma', () => {
+  test('a . or , between ASCII digits is inside the word, as Unicode\'s word boundaries keep it; anywhere else it parts words', () => {
+    assert.deepEqual(words('Python 3.12 on 192.168.0.1 costs 1,000 (v8.1a)'), ['python', '3.12', 'on', '192.168.0.1', 'costs', '1,000', 'v8.1a']);
+    assert.deepEqual(queryTerms('python 3.12'), ['python', '3.12']);
+    // Not between two digits: a sentence's end, a list, a letter on either side, two points.
+    assert.deepEqual(words('It was 3. Then 1, 2 and 3.5. node.js a.1 1.a 1..2 .5'), [
+      'it', 'was', '3', 'then', '1', '2', 'and', '3.5', 'node', 'js', 'a', '1', '1', 'a', '1', '2', '5',
+    ]);
+    // Only ASCII digits join, so a folded form does not depend on it.
+    assert.deepEqual(words('٣.٤'), ['٣', '٤']);
+    // Within the part scanned, a point at its end joins nothing.
+    const text = 'In 3.12 now';
+    const scanned = (to: number) => {
+      const out: string[] = [];
+      scanWords(text, (i, j) => out.push(text.slice(i, j)), 0, to);
+      return out;
+    };
+    assert.deepEqual(scanned(7), ['In', '3.12']);
+    assert.deepEqual(scanned(5), ['In', '3']);
+  });
+
+  test('the snippet scan counts them as the index does', () => {
+    const text = 'Python 3.11 brought 12 new modules. Python 3.12 improves error messages.';
+    assert.equal(bestSentence(text, sentenceBounds(text), new SnippetQuery(queryTerms('3.12').map(stem))), 2);
+    assert.equal(bestSentence(text, sentenceBounds(text), new SnippetQuery(queryTerms('12 modules').map(stem))), 0);
   });
 });
 
