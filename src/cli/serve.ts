@@ -9,6 +9,8 @@
 import cluster from 'node:cluster';
 import { EngineIndexStore } from '../adapters/engine/engine-index-store.js';
 import { openDatabase } from '../adapters/sqlite/database.js';
+import { type BackgroundFill, fillPassagesInBackground } from '../adapters/sqlite/passages-fill.js';
+import { SqlitePageStore } from '../adapters/sqlite/page-store.js';
 import { createServices } from '../config/services.js';
 import { SAVES_INDEX, type Settings } from '../config/settings.js';
 import { buildApp } from '../http/app.js';
@@ -17,12 +19,14 @@ import { CommandFailed, parse, settingsFrom } from './args.js';
 async function runPrimary(settings: Settings): Promise<void> {
   // Build (or catch up) and save the engine once, so the workers load it instead of each building it.
   const db = openDatabase({ path: settings.sqlitePath });
+  const log = (_level: string, msg: string, fields?: Record<string, unknown>) => process.stderr.write(`${msg} ${JSON.stringify(fields ?? {})}\n`);
+  let fillPassages: boolean;
   try {
-    const log = (_level: string, msg: string, fields?: Record<string, unknown>) => process.stderr.write(`${msg} ${JSON.stringify(fields ?? {})}\n`);
     const engine = await new EngineIndexStore(db, { dir: `${settings.sqlitePath}.engine`, log }).open();
     // Merges its catch-up started end (and save) before the database closes; its copy is then let go.
     await engine.settled();
     await engine.close();
+    fillPassages = !(await new SqlitePageStore(db).passagesFilled());
   } finally {
     db.close();
   }
@@ -37,9 +41,11 @@ async function runPrimary(settings: Settings): Promise<void> {
     process.stderr.write(`worker ${worker.process.pid} saves the search index after its merges\n`);
   };
   for (let i = 0; i < settings.workers; i++) fork();
-  // Ends once no worker is left, with process.exitCode (1 when a worker could not start).
+  // The primary fills in the passage indexes, once for all the workers.
+  const fill = fillPassages ? fillPassagesInBackground(settings.sqlitePath, log) : undefined;
+  // Ends once no worker is left (and the fill has stopped), with process.exitCode (1 when a worker could not start).
   const endIfDone = () => {
-    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();
+    if (Object.keys(cluster.workers ?? {}).length === 0) void (fill?.stop() ?? Promise.resolve()).then(() => process.exit());
   };
   const listened = new Set<number>();
   cluster.on('listening', (worker) => listened.add(worker.id));
@@ -94,9 +100,15 @@ async function serve(settings: Settings): Promise<void> {
     throw e;
   });
   app.addHook('onClose', async () => services.close());
+  // Versions stored by an older release get this release's passage indexes while the service
+  // serves; with `--workers N` the primary fills them in.
+  let fill: BackgroundFill | undefined;
+  app.addHook('onClose', async () => fill?.stop());
+  let fillPassages: boolean;
   try {
     // Load (or build) the search engine before taking requests.
     await services.index.open?.();
+    fillPassages = !cluster.isWorker && !(await services.pages.passagesFilled());
   } catch (e) {
     await app.close();
     throw e;
@@ -134,4 +146,5 @@ async function serve(settings: Settings): Promise<void> {
     const why = code === undefined ? undefined : LISTEN_FAILURES[code];
     throw why ? new CommandFailed(`cannot listen on ${settings.host}:${settings.port}: ${why} (${code})`, { cause: e }) : e;
   }
+  if (fillPassages && !stopping) fill = fillPassagesInBackground(settings.sqlitePath, (level, msg, fields) => app.log[level](fields ?? {}, msg));
 }

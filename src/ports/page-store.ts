@@ -58,6 +58,14 @@ export interface PageStore {
   /**
    * Builds the passage index of every version long enough to have one that has none, or one of
    * an older format (versions stored before), a batch per transaction; returns how many it built.
+   * Having gone through them all, it records that they are filled (`passagesFilled`); `signal`
+   * stops it between batches, and a later fill goes through them again.
    */
-  fillPassages(): Promise<number>;
+  fillPassages(signal?: AbortSignal): Promise<number>;
+  /**
+   * Whether every stored version has the passage index of this release's format, if it is long
+   * enough for one: a fill went through them all, or none is stored. Versions stored by an older
+   * release make it false until a fill.
+   */
+  passagesFilled(): Promise<boolean>;
 }

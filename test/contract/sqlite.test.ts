@@ -8,6 +8,7 @@ import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
 import { SqliteLimiterStore } from '../../src/adapters/sqlite/limiter-store.js';
 import { SqliteLedger } from '../../src/adapters/sqlite/ledger.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import { fillPassagesInBackground } from '../../src/adapters/sqlite/passages-fill.js';
 import { buildPassages, PASSAGES_FORMAT } from '../../src/core/passages.js';
 import { page, tempDir } from '../helpers.js';
 import { ledgerContract } from './ledger.contract.js';
@@ -91,6 +92,55 @@ describe('SqlitePageStore.fillPassages', () => {
       await s.close();
     }
   });
+
+  test('records when every version has its index: a new database has; an older release\'s has not until a fill goes through them all', async () => {
+    const s = sqlite();
+    try {
+      const pages = new SqlitePageStore(s.db);
+      assert.equal(await pages.passagesFilled(), true, 'a new database');
+      const long = Array.from({ length: 150 }, (_, i) => `Line ${i} of the page says something.`).join('\n');
+      const [a] = await pages.putVersions([page('https://example.com/a', { content: long })]);
+      assert.equal(await pages.passagesFilled(), true, 'a version stored by this release has its index');
+      // As an older release left it: no index, and no record.
+      s.db.prepare('UPDATE versions SET passages = NULL WHERE id = ?').run(a!.version.id);
+      s.db.exec('UPDATE passages_filled SET format = 0');
+      assert.equal(await pages.passagesFilled(), false);
+      // Stopped before it has gone through them all: not recorded.
+      assert.equal(await pages.fillPassages(AbortSignal.abort()), 0);
+      assert.equal(await pages.passagesFilled(), false);
+      assert.equal(await pages.fillPassages(), 1);
+      assert.equal(await pages.passagesFilled(), true);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('in the background: a worker thread fills them over its own connection, logging what it built', async () => {
+    const s = sqlite();
+    try {
+      const pages = new SqlitePageStore(s.db);
+      const long = (n: number) => Array.from({ length: 150 }, (_, i) => `Line ${i} of page ${n} says something.`).join('\n');
+      const stored = await pages.putVersions([1, 2, 3].map((n) => page(`https://example.com/${n}`, { content: long(n) })));
+      s.db.exec('UPDATE versions SET passages = NULL');
+      s.db.exec('UPDATE passages_filled SET format = 0');
+      const logged: [string, string, Record<string, unknown> | undefined][] = [];
+      const fill = fillPassagesInBackground(s.db.name, (level, msg, fields) => logged.push([level, msg, fields]));
+      await fill.ended;
+      assert.equal(await pages.passagesFilled(), true);
+      const got = await pages.getVersions(stored.map((o) => o.version.id));
+      got.forEach((v, k) => assert.deepEqual(new Uint8Array(v.passages!), buildPassages(long(k + 1))));
+      assert.deepEqual(
+        logged.map(([level, msg, fields]) => [level, msg, fields?.built]),
+        [
+          ['info', 'filling in passage indexes in the background (versions stored by an older release; their snippets read the page until then)', undefined],
+          ['info', 'passage indexes filled', 3],
+        ],
+      );
+      await fill.stop(); // after it has ended: nothing to stop
+    } finally {
+      await s.close();
+    }
+  });
 });
 
 describe('migration 10 (the FTS5 index goes)', () => {
@@ -104,6 +154,7 @@ describe('migration 10 (the FTS5 index goes)', () => {
       const [old] = await new SqlitePageStore(db).putVersions([page('https://example.com/old', { content: 'zebra crossing' })]);
       db.exec('DROP INDEX versions_lang'); // migration 11's
       db.exec('DROP TABLE index_log_floor'); // migration 12's
+      db.exec('DROP TABLE passages_filled'); // migration 13's
       db.pragma('user_version = 9');
       db.close();
 
@@ -113,6 +164,7 @@ describe('migration 10 (the FTS5 index goes)', () => {
         assert.deepEqual(db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'versions_fts%'").all(), []);
         assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'versions_lang'").get(), 'migration 11 ran after it');
         const pages = new SqlitePageStore(db);
+        assert.equal(await pages.passagesFilled(), false, "migration 13: an older release's versions are to be filled in");
         await pages.putVersion(page('https://example.com/new', { content: 'zebra herd' }));
         const engine = await new EngineIndexStore(db).open();
         const hits = await engine.search({ terms: ['zebra'], limit: 10 });

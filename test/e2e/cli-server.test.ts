@@ -8,10 +8,17 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { openDatabase } from '../../src/adapters/sqlite/database.js';
+import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { createClient } from '../../src/client/client.js';
+import { buildPassages } from '../../src/core/passages.js';
 import { tempDir } from '../helpers.js';
 
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+/** A page long enough for a passage index. */
+const LIGHTHOUSES = Array.from({ length: 150 }, (_, i) =>
+  i === 120 ? 'Line 120: the Fresnel lens of the lighthouse turns at night.' : `Line ${i}: a tower of stone by the sea.`,
+).join('\n\n');
 
 describe('CLI and server end to end', () => {
   const dir = tempDir();
@@ -37,13 +44,18 @@ describe('CLI and server end to end', () => {
       [
         JSON.stringify({ url: 'https://docs.example.org/ownership', markdown: '# Ownership\n\nRust ownership rules keep memory safe.', title: 'Ownership' }),
         JSON.stringify({ url: 'https://example.org/gc', html: '<title>GC</title><p>A garbage collector frees memory.</p>' }),
+        JSON.stringify({ url: 'https://example.org/lights', markdown: LIGHTHOUSES, title: 'Lighthouses' }),
         'this is not json',
       ].join('\n'),
     );
     const imported = cli('import', file);
     assert.equal(imported.code, 1, 'a failed line makes the exit code 1');
-    assert.match(imported.stderr, /pages\.jsonl:3: skipped: not valid JSON/);
-    assert.match(imported.stderr, /imported 2, skipped 0 unchanged, failed 1/);
+    assert.match(imported.stderr, /pages\.jsonl:4: skipped: not valid JSON/);
+    assert.match(imported.stderr, /imported 3, skipped 0 unchanged, failed 1/);
+    // The long page as an older release stored it: no passage index, and none filled in.
+    const db = openDatabase({ path: join(dir.path, 'websearch.db') });
+    db.exec("UPDATE versions SET passages = NULL; UPDATE passages_filled SET format = 0");
+    db.close();
 
     server = spawn(process.execPath, [...CLI, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     server.stderr!.on('data', (d) => {
@@ -139,6 +151,27 @@ describe('CLI and server end to end', () => {
     });
     assert.equal(unknownVar.status, 2);
     assert.match(unknownVar.stderr, /Unknown configuration variable\(s\): WEBSEARCH_DATADIR/);
+  });
+
+  test('the server fills in the passage indexes an older release left out, in the background', async () => {
+    const deadline = Date.now() + 20_000;
+    while (!/"msg":"passage indexes filled"/.test(logs)) {
+      assert.ok(Date.now() < deadline, `no fill logged: ${logs}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.match(logs, /"built":1,"ms":\d+,"msg":"passage indexes filled"/);
+    const db = openDatabase({ path: join(dir.path, 'websearch.db'), readonly: true });
+    try {
+      const row = db.prepare("SELECT v.passages FROM versions v JOIN pages p ON p.id = v.page_id WHERE p.url = 'https://example.org/lights'").get() as {
+        passages: Buffer;
+      };
+      assert.deepEqual(new Uint8Array(row.passages), buildPassages(LIGHTHOUSES));
+      assert.equal(await new SqlitePageStore(db).passagesFilled(), true);
+    } finally {
+      db.close();
+    }
+    const found = await createClient({ baseUrl: `http://127.0.0.1:${port}` }).search({ query: 'fresnel lens' });
+    assert.ok(found.results[0]?.snippet?.includes('Line 120: the Fresnel lens of the lighthouse turns at night.'), JSON.stringify(found.results));
   });
 
   test('healthz, request ids', async () => {

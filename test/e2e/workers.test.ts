@@ -9,6 +9,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { openDatabase } from '../../src/adapters/sqlite/database.js';
+import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { tempDir } from '../helpers.js';
 
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
@@ -75,6 +77,11 @@ describe('serve --workers 2', () => {
 
   before(async () => {
     await importPage('first.jsonl', 'https://one.example.org/a', 'Pelicans dive for fish.');
+    // A page long enough for a passage index, as an older release stored it: none, and none filled in.
+    await importPage('long.jsonl', 'https://one.example.org/long', Array.from({ length: 150 }, (_, i) => `Line ${i}: herons wade in the shallow water of the bay.`).join('\n\n'));
+    const db = openDatabase({ path: join(dir.path, 'websearch.db') });
+    db.exec('UPDATE versions SET passages = NULL; UPDATE passages_filled SET format = 0');
+    db.close();
     server = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--workers', '2'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const onData = (d: Buffer) => {
       logs += d;
@@ -110,6 +117,18 @@ describe('serve --workers 2', () => {
     const r = await search('pelicans');
     assert.equal(r.status, 200);
     assert.equal((await r.json()).results[0].url, 'https://one.example.org/a');
+  });
+
+  test('the primary fills in the passage indexes an older release left out, once for both workers', async () => {
+    await until(() => /passage indexes filled \{"built":1,/.test(logs), 20_000, () => `no fill logged: ${logs}`);
+    assert.equal(logs.split('filling in passage indexes').length, 2, logs);
+    const db = openDatabase({ path: join(dir.path, 'websearch.db'), readonly: true });
+    try {
+      assert.equal(await new SqlitePageStore(db).passagesFilled(), true);
+      assert.equal(db.prepare('SELECT count(*) FROM versions WHERE passages IS NULL AND length(content) >= 4000').pluck().get(), 0);
+    } finally {
+      db.close();
+    }
   });
 
   test('a page imported by another process is found by every worker', async () => {

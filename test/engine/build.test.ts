@@ -9,7 +9,7 @@ import { after, describe, test } from 'node:test';
 import type { Worker } from 'node:worker_threads';
 import { ENGINE_WEIGHTS, EngineIndexStore, Turns } from '../../src/adapters/engine/engine-index-store.js';
 import type { SegmentData } from '../../src/adapters/engine/segment.js';
-import { startWorker } from '../../src/adapters/engine/worker.js';
+import { startWorker } from '../../src/adapters/worker.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { page, tempDir } from '../helpers.js';
@@ -47,7 +47,8 @@ describe('the build on two threads', () => {
     const db = openDatabase({ path });
     await new SqlitePageStore(db).putVersions(Array.from({ length: 300 }, (_, n) => page(`https://turn.test/p${n}`, { content: `page ${n} waiting for its turn` })));
     db.close();
-    const worker: Worker = startWorker('build-worker', { path, lo: 1, hi: 300, weights: ENGINE_WEIGHTS, turns: true });
+    const engineModule = new URL('../../src/adapters/engine/engine-index-store.ts', import.meta.url).href;
+    const worker: Worker = startWorker(engineModule, 'build-worker', { path, lo: 1, hi: 300, weights: ENGINE_WEIGHTS, turns: true });
     const events: unknown[] = [];
     const segment = new Promise<SegmentData>((resolve, reject) => {
       worker.on('message', (m: SegmentData | { gathered: number }) => {

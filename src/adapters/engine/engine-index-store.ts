@@ -26,7 +26,7 @@ import { type Db, openDatabase } from '../sqlite/database.js';
 import { allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { SearchHelper } from './search-helper.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
-import { startWorker } from './worker.js';
+import { startWorker } from '../worker.js';
 import { narrowerSite, searchWebql, urlMask, urlText, type WebqlVersion } from './webql-search.js';
 import { concatSegments, docOf, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termNumber } from './segment.js';
 
@@ -298,7 +298,7 @@ function buildInWorker(
   ids?: Float64Array,
   turns?: boolean,
 ): { result: Promise<SegmentData | undefined>; worker: Worker; exited: Promise<void> } {
-  const worker = startWorker('build-worker', { path, lo, hi, weights, ids, turns });
+  const worker = startWorker(import.meta.url, 'build-worker', { path, lo, hi, weights, ids, turns });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const result = new Promise<SegmentData | undefined>((resolve, reject) => {
     worker.on('message', (m: SegmentData | null | Gathered) => {

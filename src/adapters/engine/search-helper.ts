@@ -15,7 +15,7 @@ import type { Worker } from 'node:worker_threads';
 import type { DocRange, EngineFilter, EngineHit, SearchableSegment, SharedFloor, Statistics } from './engine.js';
 import type { FromHelper, ToHelper } from './search-worker.js';
 import type { SegmentData } from './segment.js';
-import { startWorker } from './worker.js';
+import { startWorker } from '../worker.js';
 
 export class SearchHelper {
   private readonly worker: Worker;
@@ -29,7 +29,7 @@ export class SearchHelper {
 
   /** `onFailure` hears once why the thread is gone (it is not restarted). */
   constructor(onFailure: (e: Error) => void = () => {}) {
-    this.worker = startWorker('search-worker', undefined);
+    this.worker = startWorker(import.meta.url, 'search-worker', undefined);
     this.worker.unref(); // kept alive only while a search waits on it
     this.worker.on('message', (m: FromHelper) => {
       const p = this.pending.get(m.ask);

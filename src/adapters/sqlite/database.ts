@@ -2,6 +2,7 @@
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeDirs } from '../make-dirs.js';
+import { PASSAGES_FORMAT } from '../../core/passages.js';
 
 export type Db = Database.Database;
 
@@ -236,6 +237,13 @@ ${FTS5_SCHEMA}
   CREATE TABLE index_log_floor (seq INTEGER NOT NULL);
   INSERT INTO index_log_floor (seq) VALUES (0);
   `,
+  `
+  -- The passage index format (core/passages.ts PASSAGES_FORMAT) every stored version has once it is
+  -- long enough for one; 0 until a fill has gone through them all. A release with a new format
+  -- finds another number here and fills the versions in again (page-store.ts fillPassages).
+  CREATE TABLE passages_filled (format INTEGER NOT NULL);
+  INSERT INTO passages_filled (format) VALUES (0);
+  `,
 ];
 
 export interface OpenOptions {
@@ -271,6 +279,8 @@ function migrate(db: Db): void {
   for (let v = current; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[v]!);
+      // A new database's versions are all stored by this release, each with its passage index.
+      if (current === 0 && v === MIGRATIONS.length - 1) db.prepare('UPDATE passages_filled SET format = ?').run(PASSAGES_FORMAT);
       db.pragma(`user_version = ${v + 1}`);
     }).immediate();
   }

@@ -108,6 +108,8 @@ export class SqlitePageStore implements PageStore {
            AND (passages IS NULL OR substr(passages, 1, 4) != ?) ORDER BY id LIMIT ${PASSAGE_BATCH}`,
       ),
       setPassages: db.prepare<[Buffer | null, number]>('UPDATE versions SET passages = ? WHERE id = ?'),
+      passagesFilled: db.prepare<[], number>('SELECT format FROM passages_filled').pluck(),
+      setPassagesFilled: db.prepare<[number]>('UPDATE passages_filled SET format = ?'),
       counts: db.prepare<[], { pages: number; versions: number }>(
         'SELECT (SELECT count(*) FROM pages) AS pages, (SELECT count(*) FROM versions) AS versions',
       ),
@@ -209,18 +211,26 @@ export class SqlitePageStore implements PageStore {
     return this.stmts.counts.get()!;
   }
 
-  async fillPassages(): Promise<number> {
+  async passagesFilled(): Promise<boolean> {
+    return this.stmts.passagesFilled.get() === PASSAGES_FORMAT;
+  }
+
+  async fillPassages(signal?: AbortSignal): Promise<number> {
     const format = Buffer.alloc(4);
     format.writeUInt32LE(PASSAGES_FORMAT);
     let built = 0;
-    for (let after = 0; ; ) {
+    for (let after = 0; !signal?.aborted; ) {
       const rows = this.stmts.missingPassages.all(after, PASSAGE_INDEX_MIN, format);
-      if (rows.length === 0) return built;
+      if (rows.length === 0) {
+        this.stmts.setPassagesFilled.run(PASSAGES_FORMAT);
+        return built;
+      }
       const indexes = rows.map((r) => toBlob(buildPassages(r.content)));
       this.db.transaction(() => rows.forEach((r, k) => this.stmts.setPassages.run(indexes[k]!, r.id)))();
       built += rows.length;
       after = rows.at(-1)!.id;
       await new Promise<void>((resolve) => setImmediate(resolve)); // a serving process keeps answering between batches
     }
+    return built;
   }
 }
