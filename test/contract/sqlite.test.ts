@@ -69,66 +69,66 @@ limiterContract('sqlite (shared by workers)', async () => {
 });
 
 describe('SqlitePageStore.fillPassages', () => {
-  test('builds the passage indexes a version lacks or has in an older format, without the engine re-indexing it', async () => {
+  /** Page `n`'s markdown, long enough for a passage index. */
+  const longPage = (n: number) => Array.from({ length: 150 }, (_, i) => `Line ${i} of page ${n} says something.`).join('\n');
+  /** `use` on a new database and its page store, holding pages 1, 2 and 3 (their version ids given), removed after. */
+  const withLongPages = async (use: (db: Db, pages: SqlitePageStore, ids: number[]) => Promise<void>) => {
     const s = sqlite();
     try {
       const pages = new SqlitePageStore(s.db);
-      const long = (n: number) => Array.from({ length: 150 }, (_, i) => `Line ${i} of page ${n} says something.`).join('\n');
-      const stored = await pages.putVersions([1, 2, 3].map((n) => page(`https://example.com/${n}`, { content: long(n) })));
+      const stored = await pages.putVersions([1, 2, 3].map((n) => page(`https://example.com/${n}`, { content: longPage(n) })));
+      await use(s.db, pages, stored.map((o) => o.version.id));
+    } finally {
+      await s.close();
+    }
+  };
+  /** As an older release left a database: those versions without an index, and no record of a fill. */
+  const asOlderRelease = (db: Db) => db.exec('UPDATE versions SET passages = NULL; UPDATE passages_filled SET format = 0');
+
+  test('builds the passage indexes a version lacks or has in an older format, without the engine re-indexing it', () =>
+    withLongPages(async (db, pages, [a, b, c]) => {
       await pages.putVersion(page('https://example.com/short', { content: 'Short page.' }));
-      const [a, b, c] = stored.map((o) => o.version.id);
-      const older = Buffer.from(buildPassages(long(2))!);
+      const older = Buffer.from(buildPassages(longPage(2))!);
       older.writeUInt32LE(PASSAGES_FORMAT + 1, 0);
-      s.db.prepare('UPDATE versions SET passages = NULL WHERE id = ?').run(a);
-      s.db.prepare('UPDATE versions SET passages = ? WHERE id = ?').run(older, b);
-      const logged = () => (s.db.prepare('SELECT count(*) AS n FROM index_log').get() as { n: number }).n;
+      db.prepare('UPDATE versions SET passages = NULL WHERE id = ?').run(a);
+      db.prepare('UPDATE versions SET passages = ? WHERE id = ?').run(older, b);
+      const logged = () => (db.prepare('SELECT count(*) AS n FROM index_log').get() as { n: number }).n;
       const before = logged();
       assert.equal(await pages.fillPassages(), 2);
       assert.equal(logged(), before, 'filling in passages is no change for the engine');
       const got = await pages.getVersions([a!, b!, c!]);
-      got.forEach((v, k) => assert.deepEqual(new Uint8Array(v.passages!), buildPassages(long(k + 1))));
+      got.forEach((v, k) => assert.deepEqual(new Uint8Array(v.passages!), buildPassages(longPage(k + 1))));
       assert.equal(await pages.fillPassages(), 0);
-    } finally {
-      await s.close();
-    }
-  });
+    }));
 
   test('records when every version has its index: a new database has; an older release\'s has not until a fill goes through them all', async () => {
     const s = sqlite();
     try {
-      const pages = new SqlitePageStore(s.db);
-      assert.equal(await pages.passagesFilled(), true, 'a new database');
-      const long = Array.from({ length: 150 }, (_, i) => `Line ${i} of the page says something.`).join('\n');
-      const [a] = await pages.putVersions([page('https://example.com/a', { content: long })]);
-      assert.equal(await pages.passagesFilled(), true, 'a version stored by this release has its index');
-      // As an older release left it: no index, and no record.
-      s.db.prepare('UPDATE versions SET passages = NULL WHERE id = ?').run(a!.version.id);
-      s.db.exec('UPDATE passages_filled SET format = 0');
+      assert.equal(await new SqlitePageStore(s.db).passagesFilled(), true, 'a new database');
+    } finally {
+      await s.close();
+    }
+    await withLongPages(async (db, pages) => {
+      assert.equal(await pages.passagesFilled(), true, 'versions stored by this release have their indexes');
+      asOlderRelease(db);
       assert.equal(await pages.passagesFilled(), false);
       // Stopped before it has gone through them all: not recorded.
       assert.equal(await pages.fillPassages(AbortSignal.abort()), 0);
       assert.equal(await pages.passagesFilled(), false);
-      assert.equal(await pages.fillPassages(), 1);
+      assert.equal(await pages.fillPassages(), 3);
       assert.equal(await pages.passagesFilled(), true);
-    } finally {
-      await s.close();
-    }
+    });
   });
 
-  test('in the background: a worker thread fills them over its own connection, logging what it built', async () => {
-    const s = sqlite();
-    try {
-      const pages = new SqlitePageStore(s.db);
-      const long = (n: number) => Array.from({ length: 150 }, (_, i) => `Line ${i} of page ${n} says something.`).join('\n');
-      const stored = await pages.putVersions([1, 2, 3].map((n) => page(`https://example.com/${n}`, { content: long(n) })));
-      s.db.exec('UPDATE versions SET passages = NULL');
-      s.db.exec('UPDATE passages_filled SET format = 0');
+  test('in the background: a worker thread fills them over its own connection, logging what it built', () =>
+    withLongPages(async (db, pages, ids) => {
+      asOlderRelease(db);
       const logged: [string, string, Record<string, unknown> | undefined][] = [];
-      const fill = fillPassagesInBackground(s.db.name, (level, msg, fields) => logged.push([level, msg, fields]));
+      const fill = fillPassagesInBackground(db.name, (level, msg, fields) => logged.push([level, msg, fields]));
       await fill.ended;
       assert.equal(await pages.passagesFilled(), true);
-      const got = await pages.getVersions(stored.map((o) => o.version.id));
-      got.forEach((v, k) => assert.deepEqual(new Uint8Array(v.passages!), buildPassages(long(k + 1))));
+      const got = await pages.getVersions(ids);
+      got.forEach((v, k) => assert.deepEqual(new Uint8Array(v.passages!), buildPassages(longPage(k + 1))));
       assert.deepEqual(
         logged.map(([level, msg, fields]) => [level, msg, fields?.built]),
         [
@@ -137,10 +137,7 @@ describe('SqlitePageStore.fillPassages', () => {
         ],
       );
       await fill.stop(); // after it has ended: nothing to stop
-    } finally {
-      await s.close();
-    }
-  });
+    }));
 });
 
 describe('migration 10 (the FTS5 index goes)', () => {

@@ -193,6 +193,16 @@ async function withPages(use: (db: Db, pages: SqlitePageStore) => Promise<void>)
   }
 }
 
+/** The versions `engine` finds for the webql `query` (ids, sorted). */
+async function webqlFound(engine: EngineIndexStore, query: string): Promise<number[]> {
+  return (await engine.search({ terms: [], webql: parseWebql(query), limit: 10 })).map((h) => h.versionId).sort();
+}
+
+/** The versions `engine` finds in standard mode for `terms` (ids, sorted). */
+async function termsFound(engine: EngineIndexStore, terms: string[]): Promise<number[]> {
+  return (await engine.search({ terms, limit: 10 })).map((h) => h.versionId).sort();
+}
+
 describe('webql words whose stem is a stop word', () => {
   test('match as in the engine: `one` (stem `on`) and `its` (stem `it`) never match the stop words `on` and `it`', () =>
     withPages(async (db, pages) => {
@@ -207,7 +217,7 @@ describe('webql words whose stem is a stop word', () => {
       ]);
       const [on, one, its, it, both, phrase] = stored.map((o) => o.version.id);
       const engine = await new EngineIndexStore(db).open();
-      const found = async (query: string) => (await engine.search({ terms: [], webql: parseWebql(query), limit: 10 })).map((h) => h.versionId).sort();
+      const found = (query: string) => webqlFound(engine, query);
       assert.deepEqual(await found('glycolysis one -day'), [one]);
       assert.deepEqual(await found('"glycolysis in one"'), [one]);
       assert.deepEqual(await found('"glycolysis one"'), [phrase]);
@@ -217,7 +227,7 @@ describe('webql words whose stem is a stop word', () => {
       assert.deepEqual(await found('"it is" red'), [it]);
       assert.deepEqual(await found('glycolysis -"one step"'), [on, both, phrase].sort());
       // Standard mode agrees: the page with only `on` holds no term `on`.
-      assert.deepEqual((await engine.search({ terms: ['one'], limit: 10 })).map((h) => h.versionId).sort(), [one, both, phrase].sort());
+      assert.deepEqual(await termsFound(engine, ['one']), [one, both, phrase].sort());
     }));
 });
 
@@ -231,14 +241,14 @@ describe('webql numbers with a point', () => {
       ]);
       const [v312, v311, log] = stored.map((o) => o.version.id);
       const engine = await new EngineIndexStore(db).open();
-      const found = async (query: string) => (await engine.search({ terms: [], webql: parseWebql(query), limit: 10 })).map((h) => h.versionId).sort();
+      const found = (query: string) => webqlFound(engine, query);
       assert.deepEqual(await found('"python 3.12"'), [v312]);
       assert.deepEqual(await found('"python 3"'), []);
       assert.deepEqual(await found('python -3.12'), [v311]);
       assert.deepEqual(await found('3 12'), []);
       assert.deepEqual(await found('3.12'), [v312]);
       // Standard mode reads the URL's words too: the changelog's only 3.12 is in its URL.
-      assert.deepEqual((await engine.search({ terms: ['3.12'], limit: 10 })).map((h) => h.versionId).sort(), [v312, log].sort());
+      assert.deepEqual(await termsFound(engine, ['3.12']), [v312, log].sort());
     }));
 });
 
@@ -287,7 +297,7 @@ describe('webql url: and inurl: looked up in the page store', () => {
       const stored = db.prepare<[], { id: number; url: string }>('SELECT v.id, p.url FROM versions v JOIN pages p ON p.id = v.page_id').all();
       // The scan in steps of 4 pages: the special pages (ids 1-11) lie on either side of its bounds.
       const engine = await new EngineIndexStore(db, { urlScanStep: 4 }).open();
-      const found = async (query: string) => (await engine.search({ terms: [], webql: parseWebql(query), limit: 10 })).map((h) => h.versionId).sort();
+      const found = (query: string) => webqlFound(engine, query);
       const expect = (match: (url: string) => boolean) => stored.filter((r) => match(r.url)).map((r) => r.id).sort();
       for (const text of ['k', 'K', 'i', 'İ', 'é', 'É', 'doc', 'DOC/1', '%', '_', '%_', '\\', 'x-off']) {
         const expected = expect((url) => url.toLowerCase().includes(text.toLowerCase()));

@@ -7,6 +7,16 @@ import { bestSentence, buildSnippet, fallbackDescription, SnippetQuery } from '.
 
 const reference = (text: string) => words(text).filter((w) => !STOP_WORDS.has(w)).map(stem);
 
+/** The words `scanWords` finds in `text` up to `to`, as it scans a sentence that ends there. */
+function scannedWords(text: string, to: number): string[] {
+  const out: string[] = [];
+  scanWords(text, (i, j) => out.push(text.slice(i, j)), 0, to);
+  return out;
+}
+
+/** The sentence (its index in the bounds) whose words the snippet scan finds best for `query`. */
+const bestFor = (text: string, query: string) => bestSentence(text, sentenceBounds(text), new SnippetQuery(queryTerms(query).map(stem)));
+
 describe('indexTerms (the engine analysis)', () => {
   test('the same terms as words() + stop words + Porter, on hand-picked text', () => {
     for (const text of [
@@ -38,21 +48,15 @@ describe('languages named by a letter and a sign', () => {
     assert.deepEqual(queryTerms('c'), ['c']);
     assert.deepEqual(words('C++20 C#7 C++é ab++ 1++ C+ x#y'), ['c++', '20', 'c#', '7', 'c', 'e', 'ab', '1', 'c', 'x', 'y']);
     // Within the part scanned (a sentence's bounds), as the words of that part alone.
-    const text = 'Use C++ here';
-    const scanned = (to: number) => {
-      const out: string[] = [];
-      scanWords(text, (i, j) => out.push(text.slice(i, j)), 0, to);
-      return out;
-    };
-    assert.deepEqual(scanned(7), ['Use', 'C++']);
-    assert.deepEqual(scanned(6), ['Use', 'C']);
-    assert.deepEqual(scanned(5), ['Use', 'C']);
+    assert.deepEqual(scannedWords('Use C++ here', 7), ['Use', 'C++']);
+    assert.deepEqual(scannedWords('Use C++ here', 6), ['Use', 'C']);
+    assert.deepEqual(scannedWords('Use C++ here', 5), ['Use', 'C']);
   });
 
   test('the snippet scan counts them as the index does', () => {
     const text = 'A c compiler. Then C++ templates. Then C.';
-    assert.equal(bestSentence(text, sentenceBounds(text), new SnippetQuery(queryTerms('C++').map(stem))), 2);
-    assert.equal(bestSentence(text, sentenceBounds(text), new SnippetQuery(queryTerms('c compiler').map(stem))), 0);
+    assert.equal(bestFor(text, 'C++'), 2);
+    assert.equal(bestFor(text, 'c compiler'), 0);
   });
 });
 
@@ -67,20 +71,14 @@ describe('numbers with a point or comma', () => {
     // Only ASCII digits join, so a folded form does not depend on it.
     assert.deepEqual(words('٣.٤'), ['٣', '٤']);
     // Within the part scanned, a point at its end joins nothing.
-    const text = 'In 3.12 now';
-    const scanned = (to: number) => {
-      const out: string[] = [];
-      scanWords(text, (i, j) => out.push(text.slice(i, j)), 0, to);
-      return out;
-    };
-    assert.deepEqual(scanned(7), ['In', '3.12']);
-    assert.deepEqual(scanned(5), ['In', '3']);
+    assert.deepEqual(scannedWords('In 3.12 now', 7), ['In', '3.12']);
+    assert.deepEqual(scannedWords('In 3.12 now', 5), ['In', '3']);
   });
 
   test('the snippet scan counts them as the index does', () => {
     const text = 'Python 3.11 brought 12 new modules. Python 3.12 improves error messages.';
-    assert.equal(bestSentence(text, sentenceBounds(text), new SnippetQuery(queryTerms('3.12').map(stem))), 2);
-    assert.equal(bestSentence(text, sentenceBounds(text), new SnippetQuery(queryTerms('12 modules').map(stem))), 0);
+    assert.equal(bestFor(text, '3.12'), 2);
+    assert.equal(bestFor(text, '12 modules'), 0);
   });
 });
 
