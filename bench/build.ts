@@ -14,7 +14,10 @@
  * (the MALLOC_MMAP_THRESHOLD_ that package.json's start script sets), or with `--malloc default`
  * with glibc's own threshold, which rises as large blocks are freed and then keeps them. Then a
  * restart's load of what the last run saved, in a fresh process: its seconds, its peak anonymous
- * memory and the RSS after it.
+ * memory and the RSS after it. Last, the pass over the versions for passage indexes to fill in,
+ * which `index rebuild` makes first and a server after an upgrade makes in a background thread:
+ * the database marked as an older release leaves it, the pass timed (this corpus's pages are too
+ * short for an index, so it builds none).
  *
  * With `--builder N`, instead: one builder (SegmentBuilder) of the first N versions on this thread,
  * and what it holds just before its finish (V8 heap and typed arrays, after a full GC), its time,
@@ -28,6 +31,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ENGINE_WEIGHTS, EngineIndexStore, rangeBuilder } from '../src/adapters/engine/engine-index-store.js';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
+import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
 import { samplePeaks } from './memory.js';
 
 const { values } = parseArgs({
@@ -131,4 +135,14 @@ for (let run = 1; run <= runs; run++) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+{
+  const db = openDatabase({ path, mapped: false });
+  db.exec('UPDATE passages_filled SET format = 0'); // as an older release leaves it
+  const t = performance.now();
+  const built = await new SqlitePageStore(db).fillPassages();
+  const seconds = (performance.now() - t) / 1000;
+  db.close();
+  console.log(`\nThe passage fill's pass over the versions, as \`index rebuild\` and a server after an upgrade make it: ${seconds.toFixed(2)} s, ${built} built`);
 }
