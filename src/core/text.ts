@@ -99,8 +99,9 @@ export function fold(word: string): string {
  * particles and endings (서울의, 날씨는): cut so, 서울 and 날씨 find it. With `pairsOnly` (a
  * query's terms), a part of two or more characters gives its pairs only: 東京 asks for the pair,
  * not for every page holding 東 or 京. A match in Thai, Lao, Khmer or Myanmar is cut into its
- * dictionary words (Intl.Segmenter). Fullwidth Latin letters and digits and halfwidth katakana, common in Japanese pages, are first
- * read as their usual forms, as Lucene's CJKWidthFilter reads them (ＡＢＣ is abc).
+ * dictionary words (Intl.Segmenter). Fullwidth Latin letters and digits and halfwidth katakana,
+ * common in Japanese pages, are first read as their usual forms, as Lucene's CJKWidthFilter reads
+ * them (ＡＢＣ is abc).
  */
 function pushWords(out: string[], match: string, pairsOnly: boolean): void {
   if (WIDTH_RE.test(match)) match = match.normalize('NFKC');
@@ -241,8 +242,9 @@ function pushTerm(out: string[], w: string): void {
 
 /**
  * Calls `visit` with the bounds of each word run of `text` in order: runs of ASCII letters and
- * digits (and a `.` or `,` between digits: `joinsDigits`) are cut by hand (`ascii` true: the word is the run, lowercased); a run holding any other
- * character (`ascii` false) holds the words the Unicode word pattern finds in it, to be folded.
+ * digits (and a `.` or `,` between digits: `joinsDigits`) are cut by hand (`ascii` true: the word
+ * is the run, lowercased); a run holding any other character (`ascii` false) holds the words the
+ * Unicode word pattern finds in it, to be folded.
  * Together they are exactly the words of `words()`, found faster. `from` and `to` scan a part of
  * `text` that starts and ends at a word boundary.
  */
