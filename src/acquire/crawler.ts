@@ -17,6 +17,7 @@ import { readSitemaps } from './sitemap.js';
 
 export interface CrawlOptions {
   seeds: string[];
+  /** Pages visited to an end, over all runs of the crawl: stored, unchanged, not modified or failed. */
   maxPages: number;
   maxDepth: number;
   scope: 'same-site' | 'any-site';
@@ -100,7 +101,8 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
   const hostFree = new Map<string, number>();
   const busyHosts = new Set<string>();
   const counts = await deps.frontier.counts(crawlId);
-  let budget = Math.max(0, o.maxPages - counts.done);
+  // Every page visited to an end counts, a failed one too: a site full of broken links costs no more requests.
+  let budget = Math.max(0, o.maxPages - counts.done - counts.failed);
 
   const report = async () => {
     const c = await deps.frontier.counts(crawlId);
@@ -170,6 +172,7 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
         if (err.kind === 'throttled') hostFree.set(it.host, now() + wait);
       } else if (e instanceof AcquireError || e instanceof ServiceError) {
         await deps.frontier.markFailed(crawlId, it.url, message);
+        budget--;
       } else {
         throw e;
       }

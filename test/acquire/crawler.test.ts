@@ -66,6 +66,22 @@ describe('crawler', () => {
       await other.close();
     }
   });
+
+  test('a failed page counts toward max pages: broken links cost no more requests than the limit, in this run or the next', async () => {
+    const broken = await startSite({ pages: 20, brokenLinks: 6 });
+    try {
+      const fetched = () => [...broken.times.values()].reduce((n, t) => n + t.length, 0);
+      const r = await crawl(deps(), base(broken, { maxPages: 12, sitemaps: false, concurrency: 1 }));
+      assert.ok(r.failed > 0, 'broken links were visited');
+      assert.equal(r.done + r.failed, 12);
+      assert.equal(fetched(), 12);
+      const again = await crawl(deps(), base(broken, { maxPages: 12, sitemaps: false, concurrency: 1 }));
+      assert.equal(again.done + again.failed, 12);
+      assert.equal(fetched(), 12, 'the resumed crawl had nothing left to spend');
+    } finally {
+      await broken.close();
+    }
+  });
 });
 
 describe('politeness', () => {
