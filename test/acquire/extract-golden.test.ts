@@ -39,3 +39,30 @@ test('robots meta: noindex and nofollow (nofollow drops the links)', () => {
   assert.equal(page.nofollow, true);
   assert.deepEqual(page.links, []);
 });
+
+test('paragraphs inside an unknown or inline element, a list item, a cell or a layout table stay apart', () => {
+  const html = `<html><head><title>Tides</title></head><body><nav><a href="/">Home</a></nav><article>
+<h1>Tides</h1>
+<block><p>The first paragraph is about tides and the moon, long enough to read as an article's text.</p><p>The second paragraph is about harbours and the boats in them.</p></block>
+<span class="body"><p>The third paragraph sits inside a span, as some publishers write it.</p><h2>Spring tides</h2><p>The fourth paragraph follows a heading inside the span.</p></span>
+<ul><li><span><p>one</p><p>two</p></span></li><li>three</li></ul>
+<table><tr><th>Port</th><th>Range</th></tr><tr><td><p>Saint</p><p>Malo</p></td><td>13 m</td></tr><tr><td>Brest</td><td>7 m</td></tr></table>
+<table><tr><td><h2>Neap tides</h2><p>A layout table's first paragraph.</p><p>A layout table's second paragraph.</p></td></tr></table>
+</article></body></html>`;
+  const { content } = extractHtml(html, 'https://a.test/tides');
+  assert.equal(
+    content,
+    [
+      "The first paragraph is about tides and the moon, long enough to read as an article's text.",
+      'The second paragraph is about harbours and the boats in them.',
+      'The third paragraph sits inside a span, as some publishers write it.',
+      '## Spring tides',
+      'The fourth paragraph follows a heading inside the span.',
+      '- one two\n- three',
+      '| Port | Range |\n| --- | --- |\n| Saint Malo | 13 m |\n| Brest | 7 m |',
+      '## Neap tides',
+      "A layout table's first paragraph.",
+      "A layout table's second paragraph.",
+    ].join('\n\n'),
+  );
+});

@@ -24,10 +24,27 @@ function absolute(href: string | undefined, base: string): string | undefined {
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ');
 
+const holdsBlock = new WeakMap<Element, boolean>();
+
+/**
+ * Whether an element that is not a block itself (an unknown `<block>`, a custom element, a `<span>`
+ * or `<font>` around paragraphs) holds one: its paragraphs stay paragraphs. Remembered per element,
+ * so nested inline elements cost one pass, not one per level.
+ */
+function containsBlock(el: Element): boolean {
+  let known = holdsBlock.get(el);
+  if (known === undefined) {
+    known = children(el).some((c) => isElement(c) && (BLOCKS.has(c.name) || containsBlock(c)));
+    holdsBlock.set(el, known);
+  }
+  return known;
+}
+
 function inline(n: AnyNode, base: string): string {
   if (isText(n)) return collapse(n.data);
   if (!isElement(n)) return '';
-  const inner = () => children(n).map((c) => inline(c, base)).join('');
+  // A block inside inline content (a list item's or a cell's paragraphs, a link around a card) is a line of its own.
+  const inner = () => children(n).map((c) => (isElement(c) && BLOCKS.has(c.name) ? `\n${inline(c, base)}\n` : inline(c, base))).join('');
   switch (n.name) {
     case 'br':
       return '\n';
@@ -72,29 +89,26 @@ function codeLanguage(el: Element): string {
   return /(?:language|lang)-([\w+#.-]+)/.exec(cls)?.[1] ?? (attr(el, 'data-lang') ?? '').trim();
 }
 
-function table(el: Element, base: string): string {
-  const rows: string[][] = [];
+function table(el: Element, base: string): string[] {
+  const rows: Element[][] = [];
   const visit = (n: AnyNode) => {
     if (!isElement(n)) return;
     if (n.name === 'table' && n !== el) return; // nested tables are flattened by their own block
     if (n.name === 'tr') {
-      rows.push(
-        children(n)
-          .filter((c): c is Element => isElement(c) && (c.name === 'td' || c.name === 'th'))
-          .map((c) => inline(c, base).replace(/\n/g, ' ').replace(/\|/g, '\\|').trim()),
-      );
+      rows.push(children(n).filter((c): c is Element => isElement(c) && (c.name === 'td' || c.name === 'th')));
       return;
     }
     for (const c of children(n)) visit(c);
   };
   visit(el);
   const width = Math.max(0, ...rows.map((r) => r.length));
-  if (rows.length === 0 || width === 0) return '';
-  // A one-column or one-row "table" is layout, not data: its text reads better as paragraphs.
-  if (width === 1 || rows.length === 1) return rows.flat().filter(Boolean).join('\n\n');
+  if (rows.length === 0 || width === 0) return [];
+  // A one-column or one-row "table" is layout, not data: its cells read as blocks (a whole article, at times).
+  if (width === 1 || rows.length === 1) return rows.flat().flatMap((c) => blocks(children(c), base));
+  const cell = (c: Element) => inline(c, base).replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|').trim();
   const pad = (r: string[]) => [...r, ...Array(width - r.length).fill('')];
-  const [head, ...rest] = rows.map(pad);
-  return [`| ${head!.join(' | ')} |`, `| ${head!.map(() => '---').join(' | ')} |`, ...rest.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  const [head, ...rest] = rows.map((r) => pad(r.map(cell)));
+  return [[`| ${head!.join(' | ')} |`, `| ${head!.map(() => '---').join(' | ')} |`, ...rest.map((r) => `| ${r.join(' | ')} |`)].join('\n')];
 }
 
 function list(el: Element, base: string, depth: number): string {
@@ -140,7 +154,12 @@ function blocks(nodes: AnyNode[], base: string): string[] {
       continue;
     }
     if (!isElement(n) || !BLOCKS.has(n.name)) {
-      buffer += inline(n, base);
+      if (!isElement(n) || n.name === 'a' || !containsBlock(n)) {
+        buffer += inline(n, base);
+        continue;
+      }
+      flush();
+      out.push(...blocks(children(n), base));
       continue;
     }
     flush();
@@ -161,8 +180,7 @@ function blocks(nodes: AnyNode[], base: string): string[] {
       const t = list(n, base, 0);
       if (t) out.push(t);
     } else if (name === 'table') {
-      const t = table(n, base);
-      if (t) out.push(t);
+      out.push(...table(n, base));
     } else if (name === 'hr') {
       out.push('---');
     } else {
