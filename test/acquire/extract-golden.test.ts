@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { children, MAX_DEPTH, parseHtml } from '../../src/acquire/extract/dom.js';
 import { extractHtml } from '../../src/acquire/extract/index.js';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'extract');
@@ -65,4 +66,25 @@ test('paragraphs inside an unknown or inline element, a list item, a cell or a l
       "A layout table's second paragraph.",
     ].join('\n\n'),
   );
+});
+
+test('a page nested 20,000 levels deep parses to at most MAX_DEPTH levels and keeps its text in order', () => {
+  const deep = 20_000;
+  const html = `<html><head><title>Deep</title></head><body><article>${'<span>'.repeat(deep)}<p>The innermost words.</p><script>var hidden = 1;</script>${'</span>'.repeat(deep)}<p>${'A paragraph after the nesting. '.repeat(10)}</p></article></body></html>`;
+  let depth = 0;
+  const nodes = [parseHtml(html) as ReturnType<typeof children>[number]];
+  const depths = [0];
+  while (nodes.length > 0) {
+    const n = nodes.pop()!;
+    const d = depths.pop()!;
+    depth = Math.max(depth, d);
+    for (const c of children(n)) {
+      nodes.push(c);
+      depths.push(d + 1);
+    }
+  }
+  assert.ok(depth <= MAX_DEPTH + 1, `depth ${depth}`);
+  const { content } = extractHtml(html, 'https://a.test/deep');
+  assert.match(content, /The innermost words\.[^]*A paragraph after the nesting\./);
+  assert.ok(!content.includes('hidden'), 'a script stays a script');
 });

@@ -1,5 +1,37 @@
 /** Small helpers over htmlparser2's DOM (domhandler nodes). */
-import type { AnyNode, Element } from 'domhandler';
+import { type AnyNode, type Document, DomHandler, type Element } from 'domhandler';
+import { Parser } from 'htmlparser2';
+
+/**
+ * The deepest element nesting the parser keeps; an element opened deeper first closes the deepest
+ * open one, so it becomes that one's sibling (browsers' parsers cap a tree at 512 levels the same
+ * way). Without it, a page of a few thousand nested `<span>`s overflows the stack of every recursive
+ * walk, and htmlparser2's stack of open elements (an array it `unshift`s) makes parsing quadratic:
+ * 100,000 levels took 10 s.
+ */
+export const MAX_DEPTH = 256;
+
+/** The parts of htmlparser2's `Parser` (10.x) the cap works with; not its public API, so a test pins them. */
+interface ParserInternals {
+  stack: string[];
+  cbs: { onclosetag?(name: string, isImplied: boolean): void };
+  emitOpenTag(name: string): void;
+}
+
+/** Parses a page as htmlparser2's `parseDocument` does, with its nesting capped at `MAX_DEPTH`. */
+export function parseHtml(html: string): Document {
+  const options = { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true };
+  const handler = new DomHandler();
+  const parser = new Parser(handler, options);
+  const inner = parser as unknown as ParserInternals;
+  const open = inner.emitOpenTag;
+  inner.emitOpenTag = function (this: ParserInternals, name: string) {
+    while (this.stack.length >= MAX_DEPTH) this.cbs.onclosetag?.(this.stack.shift()!, true);
+    open.call(this, name);
+  };
+  parser.end(html);
+  return handler.root;
+}
 
 export function isElement(n: AnyNode): n is Element {
   return n.type === 'tag' || n.type === 'script' || n.type === 'style';

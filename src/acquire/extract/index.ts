@@ -1,7 +1,6 @@
 /** HTML -> main content as markdown, with metadata and outgoing links (RawPage -> ExtractedPage). */
-import { parseDocument } from 'htmlparser2';
 import { normalizeUrl } from '../../core/url.js';
-import { attr, findAll, findFirst, remove, textOf } from './dom.js';
+import { attr, findAll, findFirst, parseHtml, remove, textOf } from './dom.js';
 import { findMainContent, prune } from './main-content.js';
 import { toMarkdown } from './markdown.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
@@ -13,7 +12,7 @@ export interface ExtractedPage extends PageMetadata {
 }
 
 export function extractHtml(html: string, pageUrl: string): ExtractedPage {
-  const doc = parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  const doc = parseHtml(html);
   const meta = extractMetadata(doc, pageUrl);
   const base = (() => {
     const el = findFirst(doc, (e) => e.name === 'base' && attr(e, 'href') !== undefined);
