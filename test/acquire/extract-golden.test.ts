@@ -68,6 +68,14 @@ test('paragraphs inside an unknown or inline element, a list item, a cell or a l
   );
 });
 
+test('the space at the edge of a link or an emphasis stays outside its markup', () => {
+  const html = `<html><head><title>Slogan</title></head><body><article><p>The state launched the<a href="/c"> campaign </a>on Monday, a<b> bold </b>move and an<i> odd </i>one, say readers of this long enough paragraph.</p></article></body></html>`;
+  assert.equal(
+    extractHtml(html, 'https://a.test/slogan').content,
+    'The state launched the [campaign](https://a.test/c) on Monday, a **bold** move and an *odd* one, say readers of this long enough paragraph.',
+  );
+});
+
 test('a page nested 20,000 levels deep parses to at most MAX_DEPTH levels and keeps its text in order', () => {
   const deep = 20_000;
   const html = `<html><head><title>Deep</title></head><body><article>${'<span>'.repeat(deep)}<p>The innermost words.</p><script>var hidden = 1;</script>${'</span>'.repeat(deep)}<p>${'A paragraph after the nesting. '.repeat(10)}</p></article></body></html>`;

@@ -40,6 +40,16 @@ function containsBlock(el: Element): boolean {
   return known;
 }
 
+/**
+ * Markup around a run of inline text; the run's leading and trailing space stay outside it, so
+ * `the <a>campaign </a>on` keeps its space (`[campaign](...) on`, not `[campaign](...)on`).
+ */
+function marked(t: string, mark: (text: string) => string): string {
+  const text = t.trim();
+  if (!text) return t;
+  return `${/^\s/.test(t) ? ' ' : ''}${mark(text)}${/\s$/.test(t) ? ' ' : ''}`;
+}
+
 function inline(n: AnyNode, base: string): string {
   if (isText(n)) return collapse(n.data);
   if (!isElement(n)) return '';
@@ -54,21 +64,15 @@ function inline(n: AnyNode, base: string): string {
       return src && alt ? `![${alt}](${src})` : '';
     }
     case 'a': {
-      const text = inner().trim();
       const href = absolute(attr(n, 'href'), base);
-      if (!text) return '';
-      return href && !href.startsWith('#') ? `[${text}](${href})` : text;
+      return marked(inner(), (text) => (href && !href.startsWith('#') ? `[${text}](${href})` : text));
     }
     case 'strong':
-    case 'b': {
-      const t = inner();
-      return t.trim() ? `**${t.trim()}**${/\s$/.test(t) ? ' ' : ''}` : t;
-    }
+    case 'b':
+      return marked(inner(), (text) => `**${text}**`);
     case 'em':
-    case 'i': {
-      const t = inner();
-      return t.trim() ? `*${t.trim()}*${/\s$/.test(t) ? ' ' : ''}` : t;
-    }
+    case 'i':
+      return marked(inner(), (text) => `*${text}*`);
     case 'code':
     case 'kbd':
     case 'samp': {
