@@ -5,6 +5,7 @@ import { versionOf } from '../acquire/live-fetch.js';
 import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
 import type { LlmExtractor } from '../ports/llm-extractor.js';
 import type { PageStore, StoredVersion } from '../ports/page-store.js';
+import { shortDescription } from './snippet.js';
 
 export interface FetchDeps {
   pages: PageStore;
@@ -23,7 +24,8 @@ export interface Meter {
 export function toFetchResponse(v: Pick<StoredVersion, 'url' | 'title' | 'description' | 'author' | 'publishedAt' | 'content'>, maxChars: number): FetchResponse {
   const res: FetchResponse = { url: v.url, content: truncateChars(v.content, maxChars) };
   if (v.title) res.title = v.title;
-  if (v.description) res.description = v.description;
+  const description = v.description && shortDescription(v.description);
+  if (description) res.description = description;
   if (v.author) res.author = v.author;
   if (v.publishedAt !== undefined) res.published_at = Math.floor(v.publishedAt / 1000);
   return res;

@@ -6,7 +6,7 @@ import { parseWebql, positiveWords } from '../core/webql.js';
 import type { IndexStore } from '../ports/index-store.js';
 import type { PageStore, ResultVersion } from '../ports/page-store.js';
 import { type FetchDeps, storeLivePage } from './fetch-page.js';
-import { pageSnippet, SnippetQuery } from './snippet.js';
+import { pageSnippet, shortDescription, SnippetQuery } from './snippet.js';
 
 export interface SearchDeps extends FetchDeps {
   index: IndexStore;
@@ -45,7 +45,7 @@ async function refresh(deps: SearchDeps, results: SearchResult[], query: Snippet
 }
 
 function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: number): SearchResult {
-  const description = v.description?.trim();
+  const description = v.description && shortDescription(v.description);
   const page = pageSnippet(v.content, v.passages, query, snippetMaxLength, !description);
   const result: SearchResult = { title: v.title?.trim() || v.url, url: v.url, description: description || page.description };
   const snippet = page.snippet;

@@ -29,6 +29,8 @@ describe('search over HTTP', () => {
       i === 150 ? 'The quetzal nests in tall trees of the cloud forest.' : `Filler sentence number ${i} talks about nothing much.`,
     ).join(' ');
     await p.putVersion(page('https://snippet.test/long', { content: long, description: 'A long page' }));
+    const wholeArticle = Array.from({ length: 60 }, (_, i) => `The kiwi's sentence ${i} runs on.`).join('\n');
+    await p.putVersion(page('https://desc.test/kiwi', { title: 'Kiwi', content: 'The kiwi is a flightless bird.', description: wholeArticle }));
     await p.putVersions([
       page('https://ja.test/tenki', { title: '東京の天気', content: '今日は朝から曇っていました。午後になって東京の天気は急に変わりました。' }),
       page('https://ja.test/kyoto', { content: '京都の寺を訪ねました。猫が庭で寝ていました。' }),
@@ -158,6 +160,16 @@ describe('search over HTTP', () => {
     const noDate = (await search({ query: 'otter', site: 'othersite.test' })).body.results[0];
     assert.equal('published_at' in noDate, false);
     assert.equal(noDate.description, 'otter', 'without a description, the opening text');
+  });
+
+  test("a page's own description is short: spaces folded, cut at a word near 300 characters (in search and fetch)", async () => {
+    const hit = (await search({ query: 'flightless kiwi' })).body.results[0];
+    assert.equal(hit.url, 'https://desc.test/kiwi');
+    const fetched = (await env.app.inject({ url: `/v1/fetch/public?url=${encodeURIComponent(hit.url)}`, headers: { 'x-service-title': 't' } })).json();
+    for (const description of [hit.description, fetched.description]) {
+      assert.ok(description.length <= 300 && description.length > 250, `${description.length}`);
+      assert.match(description, /^The kiwi's sentence 0 runs on\. The kiwi's sentence 1 runs on\. [^\n]*\S…$/);
+    }
   });
 
   test('snippets are query-biased, within snippet_max_length, cut at a word boundary', async () => {
