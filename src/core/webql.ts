@@ -7,7 +7,7 @@
  *   unary   := "-" primary | primary    "-" excludes
  *   primary := "(" and ")" | FIELD ":" value | '"' words '"' | word
  *   value   := '"' words '"' | word
- *   FIELD   := site | title | url | inurl | lang    (case-insensitive)
+ *   FIELD   := site | title | intitle | url | inurl | lang    (case-insensitive; intitle is title)
  *
  * A word that analyses into several words (`e-mail`) is a phrase. Positions in errors are
  * 0-based character offsets into the query as sent.
@@ -32,7 +32,8 @@ export type WebqlNode =
   /** Language tag or its primary subtag: `en` matches `en` and `en-gb`. */
   | { kind: 'lang'; tag: string };
 
-const FIELDS = ['site', 'title', 'url', 'inurl', 'lang'] as const;
+// `intitle` is `title` under the name web search engines give it, as `inurl` is theirs.
+const FIELDS = ['site', 'title', 'intitle', 'url', 'inurl', 'lang'] as const;
 type Field = (typeof FIELDS)[number];
 
 
@@ -189,9 +190,10 @@ class Parser {
     const valuePos = v.pos;
     if (value === '') throw syntaxError(valuePos, `${t.field}: needs a value`);
     switch (t.field) {
-      case 'title': {
+      case 'title':
+      case 'intitle': {
         const node = textNode(value);
-        if (!node) throw syntaxError(valuePos, 'title: needs a word');
+        if (!node) throw syntaxError(valuePos, `${t.field}: needs a word`);
         return { ...node, field: 'title' };
       }
       case 'site': {

@@ -54,10 +54,12 @@ describe('webql parser', () => {
     assert.deepEqual(parseWebql('well-known'), t('well', 'known'));
   });
 
-  test('fields: site, title, url, inurl, lang; names are case-insensitive', () => {
+  test('fields: site, title (or intitle), url, inurl, lang; names are case-insensitive', () => {
     assert.deepEqual(parseWebql('Site:Docs.Example.com'), { kind: 'site', host: 'docs.example.com' });
     assert.deepEqual(parseWebql('title:"memory safety"'), { kind: 'text', words: ['memory', 'safety'], field: 'title' });
     assert.deepEqual(parseWebql('title:Rust'), { kind: 'text', words: ['rust'], field: 'title' });
+    assert.deepEqual(parseWebql('InTitle:Rust -intitle:"go gc"'), parseWebql('title:Rust -title:"go gc"'));
+    assert.match(syntaxError('intitle:...').message, /^webql: intitle: needs a word at position 8$/);
     assert.deepEqual(parseWebql('url:https://example.com/docs/'), { kind: 'url', prefix: 'https://example.com/docs/' });
     assert.deepEqual(parseWebql('inurl:Blog'), { kind: 'inurl', text: 'Blog' });
     assert.deepEqual(parseWebql('lang:pt_BR'), { kind: 'lang', tag: 'pt-br' });
