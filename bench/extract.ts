@@ -1,5 +1,5 @@
 /**
- * npm run bench:extract [-- --only ours|readability-jsdom|readability-linkedom] [--show ID]
+ * npm run bench:extract [-- --only ours|readability-jsdom|readability-linkedom] [--show ID] [--dump DIR]
  *
  * Main-content extraction on ../shared/data/article-extraction-benchmark (181 pages), with the metric
  * its SOURCE.md defines (upstream evaluate.py): tokens are Unicode \w+ runs, case-sensitive; each text
@@ -8,8 +8,10 @@
  * plain text (markdown syntax stripped). Speed: pages per second on one core (single thread, parse +
  * extract + markdown; the html is decompressed beforehand), measured in the same run for each tool.
  * Then the time ours takes for a page nested 100,000 levels deep and for a 10 MB page.
+ * `--dump DIR` writes our markdown of each page to DIR/ID.md (run at two commits, `diff -rq`
+ * counts the pages a change moves).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -21,7 +23,7 @@ import { extractHtml } from '../src/acquire/extract/index.js';
 import { markdownToText } from '../src/core/text.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'shared', 'data', 'article-extraction-benchmark');
-const { values } = parseArgs({ options: { only: { type: 'string' }, show: { type: 'string' }, worst: { type: 'string' } } });
+const { values } = parseArgs({ options: { only: { type: 'string' }, show: { type: 'string' }, worst: { type: 'string' }, dump: { type: 'string' } } });
 
 const truth = JSON.parse(readFileSync(join(DIR, 'ground-truth.json'), 'utf8')) as Record<string, { articleBody: string; url?: string }>;
 const pages = readdirSync(join(DIR, 'html'))
@@ -99,6 +101,10 @@ for (const [name, run] of Object.entries(tools)) {
   const recall = scored.reduce((a, s) => a + s.r, 0) / scored.length;
   const f1 = (2 * precision * recall) / (precision + recall);
   console.log(`| ${name} | ${precision.toFixed(3)} | ${recall.toFixed(3)} | ${f1.toFixed(3)} | ${(pages.length / secs).toFixed(1)} |`);
+  if (values.dump && name === 'ours') {
+    mkdirSync(values.dump, { recursive: true });
+    for (const p of pages) writeFileSync(join(values.dump!, `${p.id}.md`), extractHtml(p.html, p.url).content);
+  }
   if (values.worst && name === 'ours') {
     const worst = scored.map((s) => ({ ...s, f: s.p === undefined ? 0 : (2 * s.p * s.r) / (s.p + s.r || 1) })).sort((a, b) => a.f - b.f);
     for (const w of worst.slice(0, Number(values.worst))) console.log(`  ${w.id.slice(0, 12)} P ${w.p?.toFixed(2)} R ${w.r.toFixed(2)}`);

@@ -158,6 +158,7 @@ function blocks(nodes: AnyNode[], base: string): string[] {
       continue;
     }
     if (!isElement(n) || !BLOCKS.has(n.name)) {
+      // A link around blocks stays one link (its blocks become lines of it, in `inline`).
       if (!isElement(n) || n.name === 'a' || !containsBlock(n)) {
         buffer += inline(n, base);
         continue;
