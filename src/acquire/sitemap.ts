@@ -28,7 +28,7 @@ export async function readSitemaps(client: HttpClient, roots: string[], limit: n
         if (res.status !== 200) continue;
         const bytes = res.body[0] === 0x1f && res.body[1] === 0x8b ? gunzipSync(res.body, { maxOutputLength: MAX_SITEMAP_BYTES }) : res.body;
         const parsed = parseSitemap(bytes.toString('utf8'));
-        next.push(...parsed.sitemaps);
+        for (const s of parsed.sitemaps) next.push(s);
         for (const u of parsed.urls) if (urls.length < limit) urls.push(u);
       } catch {
         // An unreadable sitemap only means fewer seeds.

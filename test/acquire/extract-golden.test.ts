@@ -96,3 +96,12 @@ test('a page nested 20,000 levels deep parses to at most MAX_DEPTH levels and ke
   assert.match(content, /The innermost words\.[^]*A paragraph after the nesting\./);
   assert.ok(!content.includes('hidden'), 'a script stays a script');
 });
+
+test('a page of 200,000 paragraphs keeps them all (their blocks once overflowed the stack as push arguments)', () => {
+  const n = 200_000;
+  const html = `<html><body><article>${Array.from({ length: n }, (_, i) => `<p>Paragraph ${i} of the long page.</p>`).join('')}</article></body></html>`;
+  const blocks = extractHtml(html, 'https://a.test/long').content.split('\n\n');
+  assert.equal(blocks.length, n);
+  assert.equal(blocks[0], 'Paragraph 0 of the long page.');
+  assert.equal(blocks.at(-1), `Paragraph ${n - 1} of the long page.`);
+});

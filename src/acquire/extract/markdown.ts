@@ -105,7 +105,7 @@ function table(el: Element, base: string): string[] {
     for (const c of children(n)) visit(c);
   };
   visit(el);
-  const width = Math.max(0, ...rows.map((r) => r.length));
+  const width = rows.reduce((w, r) => Math.max(w, r.length), 0);
   if (rows.length === 0 || width === 0) return [];
   // A one-column or one-row "table" is layout, not data: its cells read as blocks (a whole article, at times).
   if (width === 1 || rows.length === 1) return rows.flat().flatMap((c) => blocks(children(c), base));
@@ -132,9 +132,14 @@ function list(el: Element, base: string, depth: number): string {
     }
     const text = own.join('').replace(/\s*\n\s*/g, ' ').trim();
     if (text) lines.push(`${indent}${marker} ${text}`);
-    lines.push(...nested.filter(Boolean));
+    for (const l of nested) if (l) lines.push(l);
   }
   return lines.join('\n');
+}
+
+/** `out.push(...items)` without passing every item as an argument: a page of a million paragraphs overflowed the stack. */
+function append(out: string[], items: string[]): void {
+  for (const item of items) out.push(item);
 }
 
 /** Renders nodes as markdown blocks. */
@@ -154,7 +159,7 @@ function blocks(nodes: AnyNode[], base: string): string[] {
   for (const n of nodes) {
     if (n.type === 'root') {
       flush();
-      out.push(...blocks(children(n), base));
+      append(out, blocks(children(n), base));
       continue;
     }
     if (!isElement(n) || !BLOCKS.has(n.name)) {
@@ -164,7 +169,7 @@ function blocks(nodes: AnyNode[], base: string): string[] {
         continue;
       }
       flush();
-      out.push(...blocks(children(n), base));
+      append(out, blocks(children(n), base));
       continue;
     }
     flush();
@@ -185,11 +190,11 @@ function blocks(nodes: AnyNode[], base: string): string[] {
       const t = list(n, base, 0);
       if (t) out.push(t);
     } else if (name === 'table') {
-      out.push(...table(n, base));
+      append(out, table(n, base));
     } else if (name === 'hr') {
       out.push('---');
     } else {
-      out.push(...blocks(children(n), base));
+      append(out, blocks(children(n), base));
     }
   }
   flush();

@@ -36,7 +36,7 @@ function jsonLdNodes(doc: Document): Record<string, unknown>[] {
       const stack: unknown[] = [JSON.parse(raw)];
       while (stack.length > 0) {
         const node = stack.pop();
-        if (Array.isArray(node)) stack.push(...node);
+        if (Array.isArray(node)) for (const item of node) stack.push(item);
         else if (node && typeof node === 'object') {
           out.push(node as Record<string, unknown>);
           const graph = (node as Record<string, unknown>)['@graph'];
