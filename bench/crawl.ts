@@ -33,7 +33,7 @@ if (values.child) {
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
   const started = performance.now();
   const r = await crawl(
-    { client: services.http, robots: services.robots, frontier: services.frontier, pages: services.pages },
+    { client: services.http, robots: services.robots, frontier: services.frontier, pages: services.pages, read: services.readPage },
     { seeds: [`${url}/p/0`], maxPages: pages + 10, maxDepth: 1000, scope: 'same-site', concurrency: Number(values.concurrency), delayMs: 0, sitemaps: true },
   );
   const secs = (performance.now() - started) / 1000;

@@ -11,7 +11,7 @@ import { normalizeUrl } from '../core/url.js';
 import type { CrawlFrontier, FrontierItem } from '../ports/crawl-frontier.js';
 import type { PageStore } from '../ports/page-store.js';
 import { AcquireError, type HttpClient, statusFailure } from './http-client.js';
-import { pageFromResponse, versionOf } from './live-fetch.js';
+import { pageFromResponse, type ReadPage, versionOf } from './live-fetch.js';
 import type { RobotsCache } from './robots.js';
 import { readSitemaps } from './sitemap.js';
 
@@ -49,6 +49,8 @@ export interface CrawlDeps {
   robots: RobotsCache;
   frontier: CrawlFrontier;
   pages: PageStore;
+  /** Turns a response into a page: pageFromResponse on this thread unless given (reader threads). */
+  read?: ReadPage;
   now?: () => number;
 }
 
@@ -138,7 +140,7 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       }
       const failure = statusFailure(res);
       if (failure) throw failure;
-      const page = await pageFromResponse(res);
+      const page = await (deps.read ?? pageFromResponse)(res); // a page being read ends; the crawl stops after it
       // A canonical link on the same site names the page's identity; a foreign one is ignored.
       const canonical = page.canonicalUrl && normalizeUrl(page.canonicalUrl);
       const identity = canonical && siteOf(new URL(canonical).hostname) === siteOf(new URL(page.url).hostname) ? canonical : page.url;

@@ -22,7 +22,12 @@ export interface LiveFetchOptions {
   robotsAgent: string;
   timeoutMs?: number;
   maxBytes?: number;
+  /** Turns the response into a page; pageFromResponse on this thread unless given (the server's reader threads). */
+  read?: ReadPage;
 }
+
+/** A fetched response to a page: pageFromResponse, here or on another thread. */
+export type ReadPage = (res: RawResponse, signal?: AbortSignal) => Promise<LivePage>;
 
 export function toServiceError(e: AcquireError): ServiceError {
   switch (e.code) {
@@ -62,6 +67,7 @@ export function versionOf(page: LivePage, o: { url?: string; acquiredAt?: number
     acquiredAt: o.acquiredAt ?? page.fetchedAt,
     lang: pageLanguage(page.lang, page.content),
     searchable: o.searchable,
+    ...(page.passages ? { passages: page.passages } : {}),
   };
 }
 
@@ -116,6 +122,7 @@ export async function pageFromResponse(r: RawResponse): Promise<LivePage> {
 export function createLiveFetcher(o: LiveFetchOptions, client?: HttpClient): LiveFetcher & { robots: RobotsCache; client: HttpClient } {
   const http = client ?? createHttpClient({ allowPrivateNetwork: o.allowPrivateNetwork, userAgent: o.userAgent, timeoutMs: o.timeoutMs, maxBytes: o.maxBytes });
   const robots = new RobotsCache({ client: http, agent: o.robotsAgent });
+  const read = o.read ?? pageFromResponse;
   return {
     robots,
     client: http,
@@ -131,7 +138,7 @@ export function createLiveFetcher(o: LiveFetchOptions, client?: HttpClient): Liv
           if (looksBlocked(res.status, text, 0)) throw new ServiceError('origin_blocked', 'The origin answered with a bot challenge or a login wall');
           throw failed;
         }
-        const page = await pageFromResponse(res);
+        const page = await read(res, options.signal);
         // A redirect may lead somewhere robots.txt forbids.
         if (page.url !== normalizeUrl(url) && !(await robots.check(page.url)).allowed) {
           throw new ServiceError('blocked_by_robots', "The origin's robots.txt does not allow fetching the redirect target");

@@ -146,5 +146,7 @@ async function serve(settings: Settings): Promise<void> {
     const why = code === undefined ? undefined : LISTEN_FAILURES[code];
     throw why ? new CommandFailed(`cannot listen on ${settings.host}:${settings.port}: ${why} (${code})`, { cause: e }) : e;
   }
+  // The reader threads load their modules now rather than with the first live fetch.
+  if (!stopping) void services.reader?.start();
   if (fillPassages && !stopping) fill = fillPassagesInBackground(settings.sqlitePath, (level, msg, fields) => app.log[level](fields ?? {}, msg));
 }

@@ -12,7 +12,8 @@ import { SqliteNonceStore, SqlitePaymentLog } from '../adapters/sqlite/payments.
 import { createInProcessFacilitator, createRemoteFacilitator } from '../adapters/x402/facilitators.js';
 import type { Facilitator, PaymentLog } from '../ports/payments.js';
 import type { Place } from '../access/x402/region.js';
-import { createLiveFetcher } from '../acquire/live-fetch.js';
+import { createLiveFetcher, type ReadPage } from '../acquire/live-fetch.js';
+import { ReaderPool } from '../adapters/reader/reader-pool.js';
 import type { LiveFetcher } from '../ports/live-fetcher.js';
 import { SqliteCrawlFrontier } from '../adapters/sqlite/crawl-frontier.js';
 import type { HttpClient } from '../acquire/http-client.js';
@@ -55,6 +56,10 @@ export interface Services {
   /** The outbound client and robots cache live fetch uses; the crawler shares them. */
   http: HttpClient;
   robots: RobotsCache;
+  /** For the crawler: fetched pages to markdown on the reader threads, if any (waits however many wait). */
+  readPage?: ReadPage;
+  /** The threads live fetches read pages on (WEBSEARCH_READER_THREADS; none when 0). */
+  reader?: ReaderPool;
   frontier: CrawlFrontier;
   /** Present when a language model is configured (LLM_BASE_URL, LLM_MODEL). */
   llm?: LlmExtractor;
@@ -73,6 +78,8 @@ export interface Services {
 
 /** Reservations still pending this long after they were made belong to a request that died. */
 const STALE_RESERVATION_MS = 10 * 60_000;
+/** Fetched pages a request may leave waiting for a reader thread (one more gets 503 server_busy): at 0.4 s for the largest page, a wait that stays under the fetch's own 15 s. */
+const READER_MAX_WAITING = 32;
 
 export interface ServiceOptions {
   clock?: Clock;
@@ -142,7 +149,18 @@ export async function createServices(settings: Settings, options: ServiceOptions
     }) as AccessTier,
   ];
   const payments = new SqlitePaymentLog(db);
+  const reader =
+    settings.readerThreads > 0
+      ? new ReaderPool({
+          threads: settings.readerThreads,
+          timeoutMs: settings.readerTimeoutMs,
+          maxHeapMb: settings.readerHeapMb,
+          maxWaiting: READER_MAX_WAITING,
+          log: logs.log,
+        })
+      : undefined;
   const live = createLiveFetcher({
+    ...(reader ? { read: reader.read } : {}),
     allowPrivateNetwork: settings.allowPrivateNetwork,
     userAgent: settings.userAgent,
     timeoutMs: settings.fetchTimeoutMs,
@@ -195,6 +213,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
     realtimeDeadlineMs: settings.realtimeDeadlineMs,
     http: live.client,
     robots: live.robots,
+    ...(reader ? { reader, readPage: reader.readQueued } : {}),
     frontier: new SqliteCrawlFrontier(db),
     llm: settings.llm ? createOpenAiCompatibleExtractor(settings.llm) : undefined,
     tiers,
@@ -215,6 +234,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
       closed = true;
       await usageReporter?.stop();
       await live.close();
+      await reader?.close();
       await limiter.close?.();
       await index.close();
       await usage.flush();

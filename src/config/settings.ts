@@ -37,6 +37,13 @@ export interface Settings {
    * already use the cores).
    */
   searchThreads: 1 | 2;
+  /**
+   * Threads that turn fetched pages into markdown (live fetch, realtime_content, crawl), off the
+   * serving thread; 0 reads them on it. Each page gets `readerTimeoutMs` and a heap of `readerHeapMb`.
+   */
+  readerThreads: number;
+  readerTimeoutMs: number;
+  readerHeapMb: number;
   /** For the `search` and `fetch` client commands: the server to call, and the key (keyless without). */
   serverUrl: string;
   apiKey?: string;
@@ -98,6 +105,9 @@ const ENV_NAMES = {
   WEBSEARCH_SHUTDOWN_GRACE_SECONDS: 'shutdownGraceSeconds',
   WEBSEARCH_WORKERS: 'workers',
   WEBSEARCH_SEARCH_THREADS: 'searchThreads',
+  WEBSEARCH_READER_THREADS: 'readerThreads',
+  WEBSEARCH_READER_TIMEOUT_MS: 'readerTimeoutMs',
+  WEBSEARCH_READER_HEAP_MB: 'readerHeapMb',
   WEBSEARCH_CONFIG: 'configFile',
   WEBSEARCH_USER_AGENT: 'userAgent',
   WEBSEARCH_LIVE_FETCH_INDEXES: 'liveFetchIndexes',
@@ -370,6 +380,9 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     shutdownGraceSeconds: int('WEBSEARCH_SHUTDOWN_GRACE_SECONDS', raw.shutdownGraceSeconds ?? 10, 0, 3600),
     workers,
     searchThreads: int('WEBSEARCH_SEARCH_THREADS', raw.searchThreads ?? (workers > 1 ? 1 : 2), 1, 2) as 1 | 2,
+    readerThreads: int('WEBSEARCH_READER_THREADS', raw.readerThreads ?? 1, 0, 16),
+    readerTimeoutMs: int('WEBSEARCH_READER_TIMEOUT_MS', raw.readerTimeoutMs ?? 10_000, 100, 120_000),
+    readerHeapMb: int('WEBSEARCH_READER_HEAP_MB', raw.readerHeapMb ?? 1024, 64, 16384),
     serverUrl: String(raw.serverUrl ?? 'http://127.0.0.1:8080'),
     ...(raw.apiKey !== undefined ? { apiKey: String(raw.apiKey) } : {}),
     storefront: storefrontSettings(raw),

@@ -30,6 +30,7 @@ export const ERRORS = {
   payments_unavailable: { status: 503, text: 'Payments are temporarily unavailable; retry shortly or use an API key' },
   allowance_unavailable: { status: 503, text: 'Remaining credit could not be confirmed; nothing was charged' },
   service_unavailable: { status: 503, text: 'The service is shutting down or not ready' },
+  server_busy: { status: 503, text: 'The server is busy; retry shortly' },
   origin_timeout: { status: 504, text: 'The origin did not answer in time' },
   extraction_timeout: { status: 504, text: 'The language model did not answer in time' },
 } as const satisfies Record<string, { status: number; text: string }>;

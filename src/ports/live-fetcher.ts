@@ -16,6 +16,8 @@ export interface LivePage {
   /** Validators for a later conditional request. */
   etag?: string;
   lastModified?: string;
+  /** The content's passage index, built by the reader thread that read the page (so the serving thread does not). */
+  passages?: Uint8Array;
 }
 
 export interface LiveFetcher {

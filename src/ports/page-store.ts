@@ -14,6 +14,8 @@ export interface NewVersion {
   lang?: string;
   /** Whether this version may appear in search results (live fetches of unindexed URLs may not). */
   searchable: boolean;
+  /** The content's passage index (core/passages.ts `buildPassages`) when a reader thread built it already; built on store otherwise. */
+  passages?: Uint8Array;
 }
 
 export interface StoredVersion {

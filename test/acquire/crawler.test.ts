@@ -27,7 +27,8 @@ describe('crawler', () => {
     await env.close();
     await site.close();
   });
-  const deps = () => ({ client: env.services.http, robots: env.services.robots, frontier: env.services.frontier, pages: env.services.pages });
+  // As `websearch crawl` composes it: pages are read on the reader thread.
+  const deps = () => ({ client: env.services.http, robots: env.services.robots, frontier: env.services.frontier, pages: env.services.pages, read: env.services.readPage });
 
   test('walks the site: links, the sitemap index (gzip), robots rules, canonical links, noindex', async () => {
     const r = await crawl(deps(), base(site));

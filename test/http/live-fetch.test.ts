@@ -154,6 +154,24 @@ describe('live fetch through the API', () => {
     assert.equal((await get(`/v1/fetch?url=${encodeURIComponent(`${origin.url}/private/page`)}&live=true`, h)).status, 403);
     assert.equal(await env.services.ledger.balance(org.id), 100_000 - KEYED_REQUEST_COST);
   });
+
+  test('pages are read on a reader thread: while 32 wait for it, a live fetch gets 503 server_busy with Retry-After, not charged', async () => {
+    const { key, org } = await createFundedKey(env.services, 100_000);
+    const otters = `/v1/fetch?url=${encodeURIComponent(`${origin.url}/otters`)}&live=true`;
+    const reader = env.services.reader!;
+    const fetched = (html: string) => ({ requestedUrl: origin.url, url: origin.url, status: 200, headers: { 'content-type': 'text/html' }, body: Buffer.from(html), fetchedAt: Date.now() });
+    // The thread busy for seconds (400,000 paragraphs) and 32 pages waiting behind it.
+    const held = [reader.read(fetched(`<body>${'<p>ab</p>'.repeat(400_000)}</body>`)), ...Array.from({ length: 32 }, (_, i) => reader.read(fetched(`<p>page ${i}</p>`)))];
+    assert.deepEqual(reader.load, { reading: 1, waiting: 32 });
+    const res = await env.app.inject({ url: otters, headers: { 'x-api-key': key } });
+    assert.equal(res.statusCode, 503, res.body);
+    assert.equal(res.json().code, 'server_busy');
+    assert.equal(res.headers['retry-after'], '1');
+    assert.equal(await env.services.ledger.balance(org.id), 100_000, 'a refused fetch is not charged');
+    await Promise.all(held);
+    assert.equal((await get(otters, { 'x-api-key': key })).status, 200, 'once the pages are read, fetches go through again');
+    assert.equal(await env.services.ledger.balance(org.id), 100_000 - KEYED_REQUEST_COST);
+  });
 });
 
 describe('live fetch with the address policy on', () => {

@@ -16,6 +16,8 @@ before(async () => {
     },
   });
   env = await createTestEnv({ allowPrivateNetwork: true, realtimeDeadlineMs: 700 });
+  // As `serve` does once it listens: a reader thread loading its modules (tsx here) takes most of the deadline.
+  await env.services.reader!.start();
   for (const path of ['/fresh', '/gone', '/stalled']) {
     await env.services.pages.putVersion(
       page(`${origin.url}${path}`, { content: `Old indexed text about the estuary bridge closure (${path}).`, acquiredAt: Date.parse('2026-01-01T00:00:00Z') }),

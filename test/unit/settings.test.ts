@@ -51,6 +51,16 @@ test('search threads: two with one worker, one with several (they use the cores 
   assert.throws(() => loadSettings({ env: { WEBSEARCH_SEARCH_THREADS: '0' } }), ConfigError);
 });
 
+test('reader threads: one by default with 10 s and 1024 MiB a page; 0 reads pages on the serving thread', () => {
+  const d = loadSettings({ env: {} });
+  assert.deepEqual([d.readerThreads, d.readerTimeoutMs, d.readerHeapMb], [1, 10_000, 1024]);
+  const s = loadSettings({ env: { WEBSEARCH_READER_THREADS: '0', WEBSEARCH_READER_TIMEOUT_MS: '2500', WEBSEARCH_READER_HEAP_MB: '256' } });
+  assert.deepEqual([s.readerThreads, s.readerTimeoutMs, s.readerHeapMb], [0, 2500, 256]);
+  assert.throws(() => loadSettings({ env: { WEBSEARCH_READER_THREADS: '17' } }), ConfigError);
+  assert.throws(() => loadSettings({ env: { WEBSEARCH_READER_TIMEOUT_MS: '50' } }), ConfigError);
+  assert.throws(() => loadSettings({ env: { WEBSEARCH_READER_HEAP_MB: '32' } }), ConfigError);
+});
+
 test('storefront settings', () => {
   const none = loadSettings({ env: {} }).storefront;
   assert.equal(none.signingSecrets.size, 0);

@@ -1,0 +1,219 @@
+/**
+ * Reading fetched pages off the event loop. Turning a response into a page (HTML or PDF to
+ * markdown) is the one piece of a live fetch that is all CPU: a 10 MB page takes about 0.4 s
+ * (bench:extract). On the serving thread that time would stop every other request of the process,
+ * so live fetches, realtime_content searches and crawls hand their responses to a few worker
+ * threads (reader-worker.ts) instead.
+ *
+ * Limits: one page at a time per thread; pages beyond the threads wait, at most `maxWaiting` of
+ * them for requests (one more is refused with 503 server_busy and Retry-After, rather than left to
+ * wait behind seconds of work); a page gets `timeoutMs` of a thread's time and a heap of
+ * `maxHeapMb`, and a page over either fails (502 origin_error) and its thread is replaced.
+ */
+import type { Worker } from 'node:worker_threads';
+import type { RawResponse } from '../../acquire/http-client.js';
+import type { ReadPage } from '../../acquire/live-fetch.js';
+import { type ErrorCode, ServiceError } from '../../core/errors.js';
+import type { LivePage } from '../../ports/live-fetcher.js';
+import { startWorker } from '../worker.js';
+
+export interface ReaderJob {
+  id: number;
+  res: RawResponse;
+}
+
+export type ReaderAnswer =
+  | { id: number; page: LivePage }
+  | { id: number; error: { code?: ErrorCode; message: string; extra?: Record<string, unknown>; stack?: string } };
+
+export interface ReaderPoolOptions {
+  threads: number;
+  /** A thread's time for one page. */
+  timeoutMs: number;
+  /** Pages a request may leave waiting for a thread; `readQueued` (crawls) is not bounded by it. */
+  maxWaiting: number;
+  /** The V8 heap of each thread, MiB. */
+  maxHeapMb: number;
+  log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+}
+
+interface Job {
+  id: number;
+  res: RawResponse;
+  resolve: (page: LivePage) => void;
+  reject: (e: Error) => void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+interface Slot {
+  worker?: Worker;
+  /** The thread has loaded its modules: a page's time starts when both it and the page are there. */
+  ready?: boolean;
+  job?: Job;
+  timer?: NodeJS.Timeout;
+}
+
+export const BUSY_RETRY_AFTER_SECONDS = 1;
+
+export class ReaderPool {
+  private readonly slots: Slot[];
+  private readonly waiting: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly o: ReaderPoolOptions) {
+    if (!(o.threads >= 1)) throw new Error('a reader pool needs at least one thread');
+    this.slots = Array.from({ length: o.threads }, () => ({}));
+  }
+
+  /** For requests: refused with 503 server_busy when `maxWaiting` pages already wait. */
+  readonly read: ReadPage = (res, signal) => this.submit(res, signal, this.o.maxWaiting);
+
+  /** For a crawl, whose own concurrency bounds how many pages wait. */
+  readonly readQueued: ReadPage = (res, signal) => this.submit(res, signal, Infinity);
+
+  /**
+   * Starts the threads not yet running and waits until each has loaded its modules (about 0.2 s),
+   * so that the first pages do not wait for that: `serve` calls it once it listens. Without it a
+   * thread starts with the first page it is given.
+   */
+  async start(): Promise<void> {
+    await Promise.all(
+      this.slots.map((slot) => {
+        if (this.closed || slot.worker) return undefined;
+        const worker = (slot.worker = this.spawn(slot));
+        return new Promise<void>((resolve) => {
+          const done = () => {
+            worker.off('message', onMessage);
+            if (!slot.job) worker.unref(); // an idle thread does not keep the process alive
+            resolve();
+          };
+          const onMessage = (m: unknown) => m === 'ready' && done();
+          worker.on('message', onMessage);
+          worker.once('exit', done);
+        });
+      }),
+    );
+  }
+
+  /** Pages being read and waiting (tests, benchmarks). */
+  get load(): { reading: number; waiting: number } {
+    return { reading: this.slots.filter((s) => s.job).length, waiting: this.waiting.length };
+  }
+
+  private submit(res: RawResponse, signal: AbortSignal | undefined, maxWaiting: number): Promise<LivePage> {
+    return new Promise<LivePage>((resolve, reject) => {
+      if (this.closed) return reject(new ServiceError('service_unavailable'));
+      if (signal?.aborted) return reject(signal.reason);
+      const job: Job = { id: this.nextId++, res, resolve, reject };
+      const free = this.slots.find((s) => !s.job);
+      if (free) return this.run(free, job);
+      if (this.waiting.length >= maxWaiting) {
+        return reject(
+          new ServiceError('server_busy', 'Too many pages are waiting to be read; retry shortly', {
+            headers: { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) },
+          }),
+        );
+      }
+      if (signal) {
+        job.signal = signal;
+        job.onAbort = () => {
+          const at = this.waiting.indexOf(job);
+          if (at >= 0) this.waiting.splice(at, 1);
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      this.waiting.push(job);
+    });
+  }
+
+  private run(slot: Slot, job: Job): void {
+    if (job.onAbort) job.signal!.removeEventListener('abort', job.onAbort);
+    slot.job = job;
+    const worker = (slot.worker ??= this.spawn(slot));
+    worker.ref();
+    if (slot.ready) this.startClock(slot);
+    worker.postMessage({ id: job.id, res: job.res } satisfies ReaderJob);
+  }
+
+  private startClock(slot: Slot): void {
+    slot.timer = setTimeout(() => this.overTime(slot), this.o.timeoutMs);
+  }
+
+  private spawn(slot: Slot): Worker {
+    const worker = startWorker(import.meta.url, 'reader-worker', undefined, { resourceLimits: { maxOldGenerationSizeMb: this.o.maxHeapMb } });
+    worker.on('message', (a: ReaderAnswer | 'ready') => {
+      if (slot.worker !== worker) return;
+      if (a === 'ready') {
+        slot.ready = true;
+        if (slot.job) this.startClock(slot);
+      } else if (slot.job?.id === a.id) this.answer(slot, a);
+    });
+    worker.on('error', (err: Error & { code?: string }) => {
+      if (slot.worker !== worker) return;
+      const url = slot.job?.res.url;
+      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        this.o.log?.('warn', 'a page needed more memory than a reader thread has; the thread is replaced', { url, maxHeapMb: this.o.maxHeapMb });
+        this.lose(slot, new ServiceError('origin_error', `The page could not be read: it needs more than ${this.o.maxHeapMb} MiB`));
+      } else {
+        this.o.log?.('error', 'a reader thread failed; it is replaced', { url, error: err.message });
+        this.lose(slot, err);
+      }
+    });
+    worker.on('exit', (code) => {
+      if (slot.worker === worker) this.lose(slot, new Error(`a reader thread exited with code ${code}`));
+    });
+    return worker;
+  }
+
+  private answer(slot: Slot, a: ReaderAnswer): void {
+    clearTimeout(slot.timer);
+    const job = slot.job!;
+    slot.job = undefined;
+    if ('page' in a) job.resolve(a.page);
+    else if (a.error.code) job.reject(new ServiceError(a.error.code, a.error.message, { body: a.error.extra }));
+    else job.reject(Object.assign(new Error(a.error.message), a.error.stack ? { stack: a.error.stack } : {}));
+    this.next(slot);
+  }
+
+  private next(slot: Slot): void {
+    const job = this.waiting.shift();
+    if (job) this.run(slot, job);
+    else slot.worker?.unref(); // an idle thread does not keep the process alive
+  }
+
+  private overTime(slot: Slot): void {
+    this.o.log?.('warn', 'a page took too long to read; its reader thread is replaced', { url: slot.job?.res.url, timeoutMs: this.o.timeoutMs });
+    this.lose(slot, new ServiceError('origin_error', `The page could not be read within ${this.o.timeoutMs} ms`));
+  }
+
+  /** The thread is gone or must go: its page fails and a new thread (started when needed) takes the next. */
+  private lose(slot: Slot, err: Error): void {
+    clearTimeout(slot.timer);
+    const { worker, job } = slot;
+    slot.worker = undefined;
+    slot.ready = false;
+    slot.job = undefined;
+    void worker?.terminate();
+    job?.reject(err);
+    if (!this.closed) this.next(slot);
+  }
+
+  /** Fails what waits and what is being read (503 service_unavailable) and ends the threads. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.waiting.splice(0)) {
+      if (job.onAbort) job.signal!.removeEventListener('abort', job.onAbort);
+      job.reject(new ServiceError('service_unavailable'));
+    }
+    await Promise.all(
+      this.slots.map(async (slot) => {
+        const { worker } = slot;
+        this.lose(slot, new ServiceError('service_unavailable'));
+        await worker?.terminate();
+      }),
+    );
+  }
+}

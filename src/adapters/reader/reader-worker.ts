@@ -1,0 +1,30 @@
+/**
+ * A worker thread of the reader pool: turns one fetched response at a time into a page
+ * (acquire's pageFromResponse: charset, HTML or PDF to markdown, metadata, bot-challenge check;
+ * then the content's passage index) and answers with the page or the error, as plain data. It says 'ready' once its modules are loaded.
+ */
+import { parentPort } from 'node:worker_threads';
+import { pageFromResponse } from '../../acquire/live-fetch.js';
+import { ServiceError } from '../../core/errors.js';
+import { buildPassages } from '../../core/passages.js';
+import type { ReaderJob, ReaderAnswer } from './reader-pool.js';
+
+parentPort!.on('message', async ({ id, res }: ReaderJob) => {
+  let answer: ReaderAnswer;
+  try {
+    // A Buffer arrives as a Uint8Array; the readers need a Buffer over the same bytes.
+    const body = Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength);
+    const page = await pageFromResponse({ ...res, body });
+    // The passage index the store would build on the serving thread (tens of ms for a long page).
+    const passages = buildPassages(page.content);
+    if (passages) page.passages = passages;
+    answer = { id, page };
+  } catch (e) {
+    answer =
+      e instanceof ServiceError
+        ? { id, error: { code: e.code, message: e.message, extra: e.extra } }
+        : { id, error: { message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined } };
+  }
+  parentPort!.postMessage(answer);
+});
+parentPort!.postMessage('ready');
