@@ -1,10 +1,12 @@
 /**
- * npm run bench:crawl [-- --pages 2000 --concurrency 16]
+ * npm run bench:crawl [-- --pages 2000 --concurrency 16 --sites 1 --reader-threads 1]
  *
  * Crawl throughput: a generated site of N pages (test/fixtures/site.ts: each page links to three
  * others, plus robots.txt and a sitemap) served on 127.0.0.1 in a separate process, crawled with
  * politeness off (--delay-ms 0) into a fresh SQLite database. Prints pages/s and the crawler
- * process's peak resident memory.
+ * process's peak resident memory. `--sites K` splits the pages over K sites on 127.0.0.1,
+ * 127.0.0.2, ... (hosts are fetched in parallel, one request at a time each); `--reader-threads`
+ * is WEBSEARCH_READER_THREADS (0: pages are read on the crawler's own thread).
  */
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -15,30 +17,39 @@ import { loadSettings } from '../src/config/settings.js';
 import { tempDir } from '../test/helpers.js';
 
 const { values } = parseArgs({
-  options: { pages: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '16' }, child: { type: 'boolean', default: false } },
+  options: {
+    pages: { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '16' },
+    'reader-threads': { type: 'string', default: '1' },
+    sites: { type: 'string', default: '1' },
+    child: { type: 'boolean', default: false },
+  },
 });
 const pages = Number(values.pages);
+const sites = Number(values.sites);
 
 if (values.child) {
   // The origin, in its own process so that serving does not share the crawler's core.
   const { startSite } = await import('../test/fixtures/site.js');
-  const site = await startSite({ pages });
-  process.send!({ url: site.url });
+  const started = await Promise.all(Array.from({ length: sites }, (_, k) => startSite({ pages: Math.ceil(pages / sites), host: `127.0.0.${k + 1}` })));
+  process.send!({ urls: started.map((s) => s.url) });
 } else {
-  const child = fork(new URL(import.meta.url).pathname, ['--child', '--pages', String(pages)], { execArgv: ['--import', 'tsx'] });
-  const url = await new Promise<string>((r) => child.once('message', (m: { url: string }) => r(m.url)));
+  const child = fork(new URL(import.meta.url).pathname, ['--child', '--pages', String(pages), '--sites', String(sites)], { execArgv: ['--import', 'tsx'] });
+  const urls = await new Promise<string[]>((r) => child.once('message', (m: { urls: string[] }) => r(m.urls)));
   const dir = tempDir();
-  const services = await createServices(loadSettings({ env: {}, flags: { dataDir: dir.path, allowPrivateNetwork: true } }));
+  const services = await createServices(loadSettings({ env: {}, flags: { dataDir: dir.path, allowPrivateNetwork: true, readerThreads: values['reader-threads'] } }));
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
   const started = performance.now();
   const r = await crawl(
     { client: services.http, robots: services.robots, frontier: services.frontier, pages: services.pages, read: services.readPage },
-    { seeds: [`${url}/p/0`], maxPages: pages + 10, maxDepth: 1000, scope: 'same-site', concurrency: Number(values.concurrency), delayMs: 0, sitemaps: true },
+    { seeds: urls.map((url) => `${url}/p/0`), maxPages: pages + 10 * sites, maxDepth: 1000, scope: 'same-site', concurrency: Number(values.concurrency), delayMs: 0, sitemaps: true },
   );
   const secs = (performance.now() - started) / 1000;
   clearInterval(sampler);
-  console.log(`generated site of ${pages} pages on 127.0.0.1, politeness off, concurrency ${values.concurrency} (one host: one request at a time)`);
+  console.log(
+    `generated site of ${pages} pages on ${sites} host(s) of 127.0.0.x, politeness off, concurrency ${values.concurrency} (one request at a time per host), ${values['reader-threads']} reader thread(s)`,
+  );
   console.log(`| pages done | stored | failed | seconds | pages/s | peak RSS MiB |\n|---|---|---|---|---|---|`);
   console.log(`| ${r.done} | ${r.stored} | ${r.failed} | ${secs.toFixed(1)} | ${(r.done / secs).toFixed(1)} | ${(peakRss / 2 ** 20).toFixed(0)} |`);
   await services.close();
