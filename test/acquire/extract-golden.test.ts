@@ -105,3 +105,17 @@ test('a page of 200,000 paragraphs keeps them all (their blocks once overflowed 
   assert.equal(blocks[0], 'Paragraph 0 of the long page.');
   assert.equal(blocks.at(-1), `Paragraph ${n - 1} of the long page.`);
 });
+
+test('a kicker, a dateline and a copyright line are trimmed; a page of short lines, a long run of them and CJK sentences are kept', () => {
+  const body = (inner: string) => extractHtml(`<html><body><article>${inner}</article></body></html>`, 'https://a.test/p').content.split('\n\n');
+  const article = 'The parliament voted on Tuesday to approve the budget, after a debate that lasted eleven hours.';
+  assert.deepEqual(body(`<p>POLITICS</p><p>Updated 5 May 2024</p><p>${article}</p><p>Copyright 2024 News Co</p><p>All rights reserved</p>`), [article]);
+  const haiku = ['An old silent pond', 'A frog jumps into the pond', 'Splash! Silence again.'];
+  assert.deepEqual(body(haiku.map((l) => `<p>${l}</p>`).join('')), haiku, 'no paragraph to trim around');
+  assert.deepEqual(body('<h2>Speakers</h2><p>Ada Lovelace</p><p>Alan Turing</p><p>Grace Hopper</p>'), ['## Speakers', 'Ada Lovelace', 'Alan Turing', 'Grace Hopper']);
+  const poem = ['Two roads diverged in a yellow wood,', 'And sorry I could not travel both', 'And be one traveler, long I stood', 'And looked down one as far as I could', 'To where it bent in the undergrowth'];
+  const intro = 'Robert Frost wrote this poem in 1915, and it has been read at graduations and weddings ever since.';
+  assert.deepEqual(body(`<p>${intro}</p>${poem.map((l) => `<p>${l}</p>`).join('')}`), [intro, ...poem], 'five short lines are more than chrome');
+  const ja = ['困った挙げ句、色々調べた結果、別の方法でこの設定を変更することにしました。この手順は、Windows10での操作方法です。スタートメニューからプログラムを探します。', 'これでようやく元の操作性を取り戻せました。'];
+  assert.deepEqual(body(ja.map((l) => `<p>${l}</p>`).join('')), ja, '。 ends a sentence');
+});
