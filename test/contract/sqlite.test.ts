@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { MemoryLimiterStore } from '../../src/adapters/memory/limiter-store.js';
 import { SqliteAccountStore } from '../../src/adapters/sqlite/accounts.js';
+import { DUE_SQL, SqliteCrawlFrontier } from '../../src/adapters/sqlite/crawl-frontier.js';
 import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
 import { SqliteLimiterStore } from '../../src/adapters/sqlite/limiter-store.js';
@@ -152,6 +153,7 @@ describe('migration 10 (the FTS5 index goes)', () => {
       db.exec('DROP INDEX versions_lang'); // migration 11's
       db.exec('DROP TABLE index_log_floor'); // migration 12's
       db.exec('DROP TABLE passages_filled'); // migration 13's
+      db.exec('DROP INDEX crawl_frontier_pick'); // migration 14's
       db.pragma('user_version = 9');
       db.close();
 
@@ -172,6 +174,30 @@ describe('migration 10 (the FTS5 index goes)', () => {
       }
     } finally {
       dir.remove();
+    }
+  });
+});
+
+describe('sqlite crawl frontier', () => {
+  test('due pages: shallowest first, then the longest due; not before next_at; read in index order, not sorted', async () => {
+    const { db, close } = sqlite();
+    try {
+      const frontier = new SqliteCrawlFrontier(db);
+      const item = (n: number, depth: number) => ({ url: `https://h${n % 3}.test/p/${n}`, host: `h${n % 3}.test`, depth });
+      await frontier.enqueue('c', [item(1, 2), item(2, 1)], 100);
+      await frontier.enqueue('c', [item(3, 1), item(4, 0)], 50);
+      await frontier.enqueue('c', [item(5, 0)], 300);
+      await frontier.enqueue('other', [item(6, 0)], 10);
+      assert.deepEqual((await frontier.due('c', 200, 10)).map((d) => d.url.split('/').pop()), ['4', '3', '2', '1']);
+      assert.deepEqual((await frontier.due('c', 300, 2)).map((d) => d.url.split('/').pop()), ['4', '5']);
+      await frontier.retryLater('c', item(4, 0).url, 1000, 'throttled');
+      assert.deepEqual((await frontier.due('c', 300, 10)).map((d) => d.url.split('/').pop()), ['5', '3', '2', '1']);
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${DUE_SQL}`).all('c', 300, 10) as { detail: string }[];
+      const details = plan.map((p) => p.detail).join(' | ');
+      assert.match(details, /crawl_frontier_pick/);
+      assert.doesNotMatch(details, /TEMP B-TREE/, 'a pick does not sort the due rows');
+    } finally {
+      await close();
     }
   });
 });

@@ -1,6 +1,13 @@
 import type { CrawlFrontier, FetchValidators, FrontierItem } from '../../ports/crawl-frontier.js';
 import type { Db } from './database.js';
 
+/**
+ * The next pages of a crawl, shallowest first. Read in crawl_frontier_pick's order: the planner
+ * prefers crawl_frontier_due (a range on next_at) and then sorts every due row, on each pick.
+ */
+export const DUE_SQL = `SELECT url, host, depth, attempts, done_at AS doneAt FROM crawl_frontier INDEXED BY crawl_frontier_pick
+  WHERE crawl_id = ? AND state = 'queued' AND next_at <= ? ORDER BY depth, next_at LIMIT ?`;
+
 export class SqliteCrawlFrontier implements CrawlFrontier {
   private readonly s;
 
@@ -9,10 +16,7 @@ export class SqliteCrawlFrontier implements CrawlFrontier {
       insert: db.prepare(
         "INSERT OR IGNORE INTO crawl_frontier (crawl_id, url, host, depth, state, next_at) VALUES (?, ?, ?, ?, 'queued', ?)",
       ),
-      due: db.prepare<[string, number, number], FrontierItem & { doneAt: number | null }>(
-        `SELECT url, host, depth, attempts, done_at AS doneAt FROM crawl_frontier
-         WHERE crawl_id = ? AND state = 'queued' AND next_at <= ? ORDER BY depth, next_at LIMIT ?`,
-      ),
+      due: db.prepare<[string, number, number], FrontierItem & { doneAt: number | null }>(DUE_SQL),
       nextDue: db.prepare<[string], { t: number | null }>(
         "SELECT min(next_at) AS t FROM crawl_frontier WHERE crawl_id = ? AND state = 'queued'",
       ),

@@ -244,6 +244,11 @@ ${FTS5_SCHEMA}
   CREATE TABLE passages_filled (format INTEGER NOT NULL);
   INSERT INTO passages_filled (format) VALUES (0);
   `,
+  `
+  -- The crawler's next pages, shallowest first, in index order: through crawl_frontier_due (next_at
+  -- first) every pick sorted all the due rows (35 ms at 200,000 queued; 2 ms this way).
+  CREATE INDEX crawl_frontier_pick ON crawl_frontier(crawl_id, state, depth, next_at);
+  `,
 ];
 
 export interface OpenOptions {
