@@ -6,12 +6,14 @@
  * politeness off (--delay-ms 0) into a fresh SQLite database. Prints pages/s and the crawler
  * process's peak resident memory. `--sites K` splits the pages over K sites on 127.0.0.1,
  * 127.0.0.2, ... (hosts are fetched in parallel, one request at a time each); `--reader-threads`
- * is WEBSEARCH_READER_THREADS (0: pages are read on the crawler's own thread).
+ * is WEBSEARCH_READER_THREADS (0: pages are read on the crawler's own thread). `--backlog N` queues N
+ * more URLs of the first site at depth 1000 before the crawl starts, picked after every page of the
+ * site so never fetched: a large crawl's frontier, which each pick reads.
  */
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { crawl } from '../src/acquire/crawler.js';
+import { type CrawlOptions, crawl, crawlIdOf } from '../src/acquire/crawler.js';
 import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { tempDir } from '../test/helpers.js';
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     'reader-threads': { type: 'string', default: '1' },
     sites: { type: 'string', default: '1' },
+    backlog: { type: 'string', default: '0' },
     child: { type: 'boolean', default: false },
   },
 });
@@ -38,17 +41,29 @@ if (values.child) {
   const urls = await new Promise<string[]>((r) => child.once('message', (m: { urls: string[] }) => r(m.urls)));
   const dir = tempDir();
   const services = await createServices(loadSettings({ env: {}, flags: { dataDir: dir.path, allowPrivateNetwork: true, readerThreads: values['reader-threads'] } }));
+  const options: CrawlOptions = {
+    seeds: urls.map((url) => `${url}/p/0`),
+    maxPages: pages + 10 * sites,
+    maxDepth: 1000,
+    scope: 'same-site',
+    concurrency: Number(values.concurrency),
+    delayMs: 0,
+    sitemaps: true,
+  };
+  const backlog = Number(values.backlog);
+  const host = new URL(urls[0]!).host;
+  for (let i = 0; i < backlog; i += 10_000) {
+    const items = Array.from({ length: Math.min(10_000, backlog - i) }, (_, k) => ({ url: `${urls[0]}/backlog/${i + k}`, host, depth: 1000 }));
+    await services.frontier.enqueue(crawlIdOf(options), items, Date.now());
+  }
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
   const started = performance.now();
-  const r = await crawl(
-    { client: services.http, robots: services.robots, frontier: services.frontier, pages: services.pages, read: services.readPage },
-    { seeds: urls.map((url) => `${url}/p/0`), maxPages: pages + 10 * sites, maxDepth: 1000, scope: 'same-site', concurrency: Number(values.concurrency), delayMs: 0, sitemaps: true },
-  );
+  const r = await crawl({ client: services.http, robots: services.robots, frontier: services.frontier, pages: services.pages, read: services.readPage }, options);
   const secs = (performance.now() - started) / 1000;
   clearInterval(sampler);
   console.log(
-    `generated site of ${pages} pages on ${sites} host(s) of 127.0.0.x, politeness off, concurrency ${values.concurrency} (one request at a time per host), ${values['reader-threads']} reader thread(s)`,
+    `generated site of ${pages} pages on ${sites} host(s) of 127.0.0.x, politeness off, concurrency ${values.concurrency} (one request at a time per host), ${values['reader-threads']} reader thread(s), ${backlog} more URLs queued`,
   );
   console.log(`| pages done | stored | failed | seconds | pages/s | peak RSS MiB |\n|---|---|---|---|---|---|`);
   console.log(`| ${r.done} | ${r.stored} | ${r.failed} | ${secs.toFixed(1)} | ${(r.done / secs).toFixed(1)} | ${(peakRss / 2 ** 20).toFixed(0)} |`);
