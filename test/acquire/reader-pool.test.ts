@@ -115,6 +115,21 @@ test('a page that needs more than the heap fails with 502 origin_error; a new th
   assert.equal((await readers.read(response('<p>small</p>'))).content, 'small');
 });
 
+test('a thread whose heap a page grew past recycleHeapBytes is replaced after it, so the memory goes back', async () => {
+  const kept = pool();
+  await kept.read(response(ARTICLE));
+  const [first] = kept.threadIds;
+  await kept.read(response(ARTICLE));
+  assert.deepEqual(kept.threadIds, [first], 'a heap under the limit keeps its thread');
+  const recycled = pool({ recycleHeapBytes: 1 });
+  await recycled.read(response(ARTICLE));
+  const [before] = recycled.threadIds;
+  assert.ok(before !== undefined, 'a new thread is started at once');
+  const page = await recycled.read(response('<p>read by the new thread</p>'));
+  assert.equal(page.content, 'read by the new thread');
+  assert.notDeepEqual(recycled.threadIds, [before]);
+});
+
 test('close fails what waits and what is being read with 503 service_unavailable, and what comes after', async () => {
   const readers = pool();
   const reading = rejectsWith(readers.read(response(SLOW)), 'service_unavailable');

@@ -8,7 +8,8 @@
  * Limits: one page at a time per thread; pages beyond the threads wait, at most `maxWaiting` of
  * them for requests (one more is refused with 503 server_busy and Retry-After, rather than left to
  * wait behind seconds of work); a page gets `timeoutMs` of a thread's time and a heap of
- * `maxHeapMb`, and a page over either fails (502 origin_error) and its thread is replaced.
+ * `maxHeapMb`, and a page over either fails (502 origin_error) and its thread is replaced. A thread
+ * whose heap a page grew past `recycleHeapBytes` is replaced too, to give that memory back.
  */
 import type { Worker } from 'node:worker_threads';
 import type { RawResponse } from '../../acquire/http-client.js';
@@ -22,9 +23,10 @@ export interface ReaderJob {
   res: RawResponse;
 }
 
-export type ReaderAnswer =
-  | { id: number; page: LivePage }
-  | { id: number; error: { code?: ErrorCode; message: string; extra?: Record<string, unknown>; stack?: string } };
+export type ReaderOutcome = { page: LivePage } | { error: { code?: ErrorCode; message: string; extra?: Record<string, unknown>; stack?: string } };
+
+/** The page or its error, and the size of the thread's heap after it. */
+export type ReaderAnswer = { id: number; heapBytes: number } & ReaderOutcome;
 
 export interface ReaderPoolOptions {
   threads: number;
@@ -34,6 +36,8 @@ export interface ReaderPoolOptions {
   maxWaiting: number;
   /** The V8 heap of each thread, MiB. */
   maxHeapMb: number;
+  /** A thread whose heap is larger than this after a page is replaced (default 256 MiB). */
+  recycleHeapBytes?: number;
   log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -61,10 +65,12 @@ export class ReaderPool {
   private readonly waiting: Job[] = [];
   private nextId = 1;
   private closed = false;
+  private readonly recycleHeapBytes: number;
 
   constructor(private readonly o: ReaderPoolOptions) {
     if (!(o.threads >= 1)) throw new Error('a reader pool needs at least one thread');
     this.slots = Array.from({ length: o.threads }, () => ({}));
+    this.recycleHeapBytes = o.recycleHeapBytes ?? 256 * 2 ** 20;
   }
 
   /** For requests: refused with 503 server_busy when `maxWaiting` pages already wait. */
@@ -84,17 +90,21 @@ export class ReaderPool {
         if (this.closed || slot.worker) return undefined;
         const worker = (slot.worker = this.spawn(slot));
         return new Promise<void>((resolve) => {
+          const onMessage = (m: unknown) => m === 'ready' && done();
           const done = () => {
             worker.off('message', onMessage);
-            if (!slot.job) worker.unref(); // an idle thread does not keep the process alive
             resolve();
           };
-          const onMessage = (m: unknown) => m === 'ready' && done();
           worker.on('message', onMessage);
           worker.once('exit', done);
         });
       }),
     );
+  }
+
+  /** The running threads' ids (tests: which thread is which). */
+  get threadIds(): number[] {
+    return this.slots.flatMap((s) => (s.worker ? [s.worker.threadId] : []));
   }
 
   /** Pages being read and waiting (tests, benchmarks). */
@@ -149,6 +159,7 @@ export class ReaderPool {
       if (a === 'ready') {
         slot.ready = true;
         if (slot.job) this.startClock(slot);
+        else worker.unref(); // an idle thread does not keep the process alive (it does while it starts)
       } else if (slot.job?.id === a.id) this.answer(slot, a);
     });
     worker.on('error', (err: Error & { code?: string }) => {
@@ -175,13 +186,20 @@ export class ReaderPool {
     if ('page' in a) job.resolve(a.page);
     else if (a.error.code) job.reject(new ServiceError(a.error.code, a.error.message, { body: a.error.extra }));
     else job.reject(Object.assign(new Error(a.error.message), a.error.stack ? { stack: a.error.stack } : {}));
+    if (a.heapBytes > this.recycleHeapBytes) {
+      // A large page grew the thread's heap, and V8 keeps it (700 MiB after a page of 700,000
+      // paragraphs): a new thread gives the memory back.
+      void slot.worker?.terminate();
+      slot.worker = this.spawn(slot);
+      slot.ready = false;
+    }
     this.next(slot);
   }
 
   private next(slot: Slot): void {
     const job = this.waiting.shift();
     if (job) this.run(slot, job);
-    else slot.worker?.unref(); // an idle thread does not keep the process alive
+    else if (slot.ready) slot.worker?.unref(); // an idle thread does not keep the process alive
   }
 
   private overTime(slot: Slot): void {

@@ -1,16 +1,18 @@
 /**
  * A worker thread of the reader pool: turns one fetched response at a time into a page
  * (acquire's pageFromResponse: charset, HTML or PDF to markdown, metadata, bot-challenge check;
- * then the content's passage index) and answers with the page or the error, as plain data. It says 'ready' once its modules are loaded.
+ * then the content's passage index) and answers with the page or the error, as plain data, and
+ * the size of its heap. It says 'ready' once its modules are loaded.
  */
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { pageFromResponse } from '../../acquire/live-fetch.js';
 import { ServiceError } from '../../core/errors.js';
 import { buildPassages } from '../../core/passages.js';
-import type { ReaderJob, ReaderAnswer } from './reader-pool.js';
+import type { ReaderAnswer, ReaderJob, ReaderOutcome } from './reader-pool.js';
 
 parentPort!.on('message', async ({ id, res }: ReaderJob) => {
-  let answer: ReaderAnswer;
+  let outcome: ReaderOutcome;
   try {
     // A Buffer arrives as a Uint8Array; the readers need a Buffer over the same bytes.
     const body = Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength);
@@ -18,13 +20,13 @@ parentPort!.on('message', async ({ id, res }: ReaderJob) => {
     // The passage index the store would build on the serving thread (tens of ms for a long page).
     const passages = buildPassages(page.content);
     if (passages) page.passages = passages;
-    answer = { id, page };
+    outcome = { page };
   } catch (e) {
-    answer =
+    outcome =
       e instanceof ServiceError
-        ? { id, error: { code: e.code, message: e.message, extra: e.extra } }
-        : { id, error: { message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined } };
+        ? { error: { code: e.code, message: e.message, extra: e.extra } }
+        : { error: { message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined } };
   }
-  parentPort!.postMessage(answer);
+  parentPort!.postMessage({ id, heapBytes: getHeapStatistics().total_heap_size, ...outcome } satisfies ReaderAnswer);
 });
 parentPort!.postMessage('ready');
