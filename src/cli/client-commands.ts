@@ -1,5 +1,8 @@
-/** `websearch search` and `websearch fetch`: clients of a running server. */
+/** `websearch search`, `websearch fetch` and `websearch mcp`: clients of a running server. */
+import { readFileSync } from 'node:fs';
 import { ApiError, createClient, type SearchParams } from '../client/client.js';
+import { createMcpHandler } from '../mcp/server.js';
+import { serveStdio } from '../mcp/stdio.js';
 import { CommandFailed, parse, settingsFrom, UsageError } from './args.js';
 
 /**
@@ -85,4 +88,13 @@ export async function fetchCommand(argv: string[]): Promise<void> {
   const res = await atServer(settings.serverUrl, () => client.fetch(params));
   if (values.json) process.stdout.write(`${JSON.stringify(res)}\n`);
   else process.stdout.write(`# ${res.title ?? res.url}\n\n${res.content}\n`);
+}
+
+/** An MCP server on stdin/stdout whose tools call the server at --server (keyed with --key). */
+export async function mcpCommand(argv: string[]): Promise<void> {
+  const { values } = parse(argv, { 'app-title': { type: 'string' } });
+  const settings = settingsFrom(values);
+  const client = createClient({ baseUrl: settings.serverUrl, apiKey: settings.apiKey, appTitle: values['app-title'] ?? 'websearch-mcp' });
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  await serveStdio(createMcpHandler(client, { server: settings.serverUrl, version }), process.stdin, process.stdout);
 }

@@ -5,7 +5,7 @@ import { ApiError } from '../client/client.js';
 import { adminCommand } from './admin.js';
 import { crawlCommand } from './crawl.js';
 import { CommandFailed, UsageError } from './args.js';
-import { fetchCommand, searchCommand } from './client-commands.js';
+import { fetchCommand, mcpCommand, searchCommand } from './client-commands.js';
 import { importCommand, indexCommand } from './import.js';
 import { serveCommand } from './serve.js';
 
@@ -29,9 +29,10 @@ Usage:
   websearch payments list [--limit N]           x402 payments (payer, nonce, amount, tx, outcome)
   websearch search <query> [--site host] [--max-results N] [--published-after v] ...
   websearch fetch <url> [--max-chars N]
+  websearch mcp [--app-title T]                 an MCP server on stdio: tools search and fetch
 
 Every command takes --data-dir, --database-url, --config, --log-level; serve takes --host, --port,
---trust-proxy; search and fetch take --server and --key (or WEBSEARCH_URL, WEBSEARCH_API_KEY).
+--trust-proxy; search, fetch and mcp take --server and --key (or WEBSEARCH_URL, WEBSEARCH_API_KEY).
 Admin commands print one JSON object with --json. See README.md for every variable.
 `;
 
@@ -60,6 +61,9 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'fetch':
       await fetchCommand(rest);
+      return 0;
+    case 'mcp':
+      await mcpCommand(rest);
       return 0;
     case undefined:
     case 'help':

@@ -1,0 +1,176 @@
+/**
+ * The MCP server: our search and fetch as two tools for an agent, over a running service through
+ * client/ (keyed with an API key, keyless otherwise). `handle` answers one JSON-RPC message; the
+ * stdio loop (stdio.ts) frames them. A tool-only server needs four methods (initialize, ping,
+ * tools/list, tools/call); a failure of a tool is a result with `isError` (the model reads it and can
+ * correct its call), a failure of the protocol a JSON-RPC error.
+ */
+import { ApiError, type FetchParams, type SearchParams } from '../client/client.js';
+import type { FetchResponse, SearchResponse } from '../core/requests.js';
+
+/** Newest first; an unknown version asked for is answered with the newest (the client decides). */
+export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+
+export interface ToolClient {
+  search(params: SearchParams): Promise<SearchResponse>;
+  fetch(params: FetchParams): Promise<FetchResponse>;
+}
+
+type Id = string | number | null;
+export type JsonRpcResponse = { jsonrpc: '2.0'; id: Id } & ({ result: unknown } | { error: { code: number; message: string } });
+
+const ERR = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602 } as const;
+
+const WINDOW = 'A date (YYYY-MM-DD, the whole UTC day), a timestamp (ISO 8601, UTC unless an offset is given) or a relative delta such as 30d, 6mo, 1y, 2h, 15min.';
+
+const TOOLS = [
+  {
+    name: 'search',
+    title: 'Web search',
+    description:
+      'Searches the pages of this service\'s own web index (crawled and imported) and returns the best matches, each with title, URL, a snippet of the passage that matches, and publication and acquisition times. Filter by site and by when pages were published or acquired.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'What to search for: words or a question.' },
+        site: { type: 'string', description: 'Only pages of this host and its subdomains, e.g. example.com.' },
+        max_results: { type: 'integer', minimum: 1, maximum: 50, description: 'How many results (default 10).' },
+        snippet_max_length: { type: 'integer', minimum: 180, maximum: 10000, description: 'Longest snippet, in characters.' },
+        published_after: { type: 'string', description: `Only pages published at or after this. ${WINDOW}` },
+        published_before: { type: 'string', description: `Only pages published at or before this. ${WINDOW}` },
+        acquired_after: { type: 'string', description: `Only pages acquired at or after this. ${WINDOW}` },
+        acquired_before: { type: 'string', description: `Only pages acquired at or before this. ${WINDOW}` },
+        query_time: { type: 'string', description: 'Search the index as it stood then (a date or a timestamp); relative deltas count back from it.' },
+        mode: {
+          type: 'string',
+          enum: ['standard', 'webql', 'realtime_content'],
+          description: 'standard (default); webql: a query language with fields and operators; realtime_content: each result fetched again now. The last two need an API key.',
+        },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: 'fetch',
+    title: 'Fetch a page',
+    description:
+      'Returns the main content of a web page as clean markdown, with its title, description, author and publication time: from the index, or live from the page\'s origin with live=true. With prompt, a language model reads the page and returns only what the instruction asks for.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        url: { type: 'string', description: 'The page\'s http(s) URL.' },
+        max_chars: { type: 'integer', minimum: 1, description: 'Longest content, in characters (default 50000).' },
+        live: { type: 'boolean', description: 'Fetch the page from its origin now, not from the index.' },
+        prompt: { type: 'string', maxLength: 2000, description: 'An instruction: return only what it asks for from the page.' },
+      },
+      required: ['url'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, openWorldHint: true },
+  },
+] as const;
+
+const STRINGS = {
+  search: ['query', 'site', 'published_after', 'published_before', 'acquired_after', 'acquired_before', 'query_time', 'mode'],
+  fetch: ['url', 'prompt'],
+} as const;
+const INTEGERS = { search: ['max_results', 'snippet_max_length'], fetch: ['max_chars'] } as const;
+
+/** The arguments' types as the schema says, or what is wrong (the service checks ranges and formats). */
+function checkArguments(tool: 'search' | 'fetch', args: Record<string, unknown>): string | undefined {
+  const known = new Set<string>([...STRINGS[tool], ...INTEGERS[tool], ...(tool === 'fetch' ? ['live'] : [])]);
+  for (const [k, v] of Object.entries(args)) {
+    if (!known.has(k)) return `Unknown argument: ${k}`;
+    if ((STRINGS[tool] as readonly string[]).includes(k) && typeof v !== 'string') return `${k} must be a string`;
+    if ((INTEGERS[tool] as readonly string[]).includes(k) && !Number.isInteger(v)) return `${k} must be an integer`;
+    if (k === 'live' && typeof v !== 'boolean') return 'live must be true or false';
+  }
+  const required = tool === 'search' ? 'query' : 'url';
+  if (args[required] === undefined) return `${required} is required`;
+  return undefined;
+}
+
+export function formatSearch(res: SearchResponse): string {
+  if (res.results.length === 0) return `No results for "${res.query}".`;
+  return res.results
+    .map((r, i) => {
+      const dates = [r.published_at && `published ${r.published_at}`, r.acquired_at && `acquired ${r.acquired_at}`].filter(Boolean).join(', ');
+      const text = r.snippet ?? r.description;
+      return `${i + 1}. ${r.title}\n${r.url}${dates ? `\n(${dates})` : ''}${text ? `\n${text}` : ''}`;
+    })
+    .join('\n\n');
+}
+
+export function formatFetch(res: FetchResponse): string {
+  const head = [`# ${res.title ?? res.url}`, `URL: ${res.url}`];
+  if (res.author) head.push(`Author: ${res.author}`);
+  if (res.published_at !== undefined) head.push(`Published: ${new Date(res.published_at * 1000).toISOString()}`);
+  if (res.description) head.push(`Description: ${res.description}`);
+  return `${head.join('\n')}\n\n${res.content}`;
+}
+
+/** A failed call, said so that a model can act on it: the service's code and text, or why it was not reached. */
+function failure(e: unknown, server: string): string {
+  if (e instanceof ApiError) return e.body?.code ? `${e.body.code} (HTTP ${e.status}): ${e.body.error}` : e.message;
+  if (e instanceof Error && e.name === 'TimeoutError') return `The search service at ${server} did not answer in time`;
+  if (e instanceof TypeError && e.message === 'fetch failed') return `The search service at ${server} cannot be reached`;
+  throw e;
+}
+
+export function createMcpHandler(client: ToolClient, o: { server: string; version: string }) {
+  const ok = (id: Id, result: unknown): JsonRpcResponse => ({ jsonrpc: '2.0', id, result });
+  const fail = (id: Id, code: number, message: string): JsonRpcResponse => ({ jsonrpc: '2.0', id, error: { code, message } });
+
+  async function callTool(id: Id, params: Record<string, unknown>): Promise<JsonRpcResponse> {
+    const name = params.name;
+    if (name !== 'search' && name !== 'fetch') return fail(id, ERR.invalidParams, `Unknown tool: ${String(name)}`);
+    const args = params.arguments ?? {};
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) return fail(id, ERR.invalidParams, 'arguments must be an object');
+    const wrong = checkArguments(name, args as Record<string, unknown>);
+    if (wrong) return ok(id, { content: [{ type: 'text', text: wrong }], isError: true });
+    try {
+      const text =
+        name === 'search'
+          ? formatSearch(await client.search(args as unknown as SearchParams))
+          : formatFetch(await client.fetch(args as unknown as FetchParams));
+      return ok(id, { content: [{ type: 'text', text }] });
+    } catch (e) {
+      return ok(id, { content: [{ type: 'text', text: failure(e, o.server) }], isError: true });
+    }
+  }
+
+  /** The answer to one message, or undefined for a notification (which is never answered). */
+  return async function handle(message: unknown): Promise<JsonRpcResponse | undefined> {
+    if (message === null || typeof message !== 'object' || Array.isArray(message)) return fail(null, ERR.invalidRequest, 'A message must be a JSON-RPC object');
+    const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+    const isRequest = typeof m.id === 'string' || typeof m.id === 'number';
+    if (m.jsonrpc !== '2.0' || typeof m.method !== 'string') return isRequest ? fail(m.id as Id, ERR.invalidRequest, 'Not a JSON-RPC 2.0 request') : undefined;
+    if (!isRequest) return undefined; // notifications/initialized, notifications/cancelled, ...
+    const id = m.id as string | number;
+    const params = (m.params ?? {}) as Record<string, unknown>;
+    switch (m.method) {
+      case 'initialize': {
+        const asked = params.protocolVersion;
+        const protocolVersion = (PROTOCOL_VERSIONS as readonly unknown[]).includes(asked) ? asked : PROTOCOL_VERSIONS[0];
+        return ok(id, {
+          protocolVersion,
+          capabilities: { tools: { listChanged: false } },
+          serverInfo: { name: 'websearch', title: 'websearch: search and fetch over our own index', version: o.version },
+          instructions: 'search finds pages in this service\'s own index; fetch reads one page as markdown (live=true fetches it from its origin now).',
+        });
+      }
+      case 'ping':
+        return ok(id, {});
+      case 'tools/list':
+        return ok(id, { tools: TOOLS });
+      case 'tools/call':
+        return callTool(id, params);
+      default:
+        return fail(id, ERR.methodNotFound, `Method not found: ${m.method}`);
+    }
+  };
+}
+
+export const PARSE_ERROR = (message: string): JsonRpcResponse => ({ jsonrpc: '2.0', id: null, error: { code: ERR.parse, message } });

@@ -1,0 +1,139 @@
+/**
+ * `websearch mcp` as an agent's host runs it: a child process on stdio, driven by the official MCP
+ * client (@modelcontextprotocol/sdk), its tools calling a real server on 127.0.0.1.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
+import { createFundedKey, createTestEnv, page, type TestEnv } from '../helpers.js';
+
+const MCP = ['--import', 'tsx', 'src/cli/main.ts', 'mcp'];
+
+type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
+
+describe('websearch mcp', () => {
+  let env: TestEnv;
+  let url: string;
+  const clients: Client[] = [];
+
+  const connect = async (extra: Record<string, string> = {}) => {
+    const client = new Client({ name: 'websearch-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: MCP, env: { ...process.env, WEBSEARCH_URL: url, ...extra } as Record<string, string> }));
+    clients.push(client);
+    return client;
+  };
+  const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult;
+
+  before(async () => {
+    env = await createTestEnv();
+    await env.app.listen({ host: '127.0.0.1', port: 0 });
+    url = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
+    await env.services.pages.putVersion(
+      page('https://docs.example.org/ownership', {
+        title: 'Ownership in Rust',
+        content: 'Rust ownership rules keep memory safe without a garbage collector.',
+        publishedAt: Date.parse('2025-02-03T00:00:00Z'),
+      }),
+    );
+    await env.services.pages.putVersion(page('https://other.example.com/gc', { title: 'Garbage collectors', content: 'A garbage collector frees memory that is no longer used.' }));
+  });
+  after(async () => {
+    for (const c of clients) await c.close();
+    await env.close();
+  });
+
+  test('lists two tools with their input schemas; search and fetch answer from the index (keyless)', async () => {
+    const client = await connect();
+    assert.equal(client.getServerVersion()?.name, 'websearch');
+    const { tools } = await client.listTools();
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['search', 'fetch'],
+    );
+    assert.deepEqual(tools[0]!.inputSchema.required, ['query']);
+    assert.deepEqual(tools[1]!.inputSchema.required, ['url']);
+
+    const found = await call(client, 'search', { query: 'rust ownership memory', site: 'docs.example.org' });
+    assert.equal(found.isError, undefined, found.content[0]!.text);
+    const text = found.content[0]!.text;
+    assert.match(text, /^1\. Ownership in Rust\nhttps:\/\/docs\.example\.org\/ownership\n\(published 2025-02-03T00:00:00\.000Z, acquired /);
+    assert.match(text, /Rust ownership rules keep memory safe/);
+    assert.doesNotMatch(text, /other\.example\.com/, 'the site filter is passed on');
+
+    const none = await call(client, 'search', { query: 'lighthouse' });
+    assert.equal(none.content[0]!.text, 'No results for "lighthouse".');
+
+    const fetched = await call(client, 'fetch', { url: 'https://docs.example.org/ownership', max_chars: 20 });
+    assert.equal(fetched.isError, undefined, fetched.content[0]!.text);
+    assert.equal(fetched.content[0]!.text, '# Ownership in Rust\nURL: https://docs.example.org/ownership\nPublished: 2025-02-03T00:00:00.000Z\n\nRust ownership rules');
+  });
+
+  test("failures are tool errors a model can read: the service's code, a wrong argument; an unknown tool is a protocol error", async () => {
+    const client = await connect();
+    const missing = await call(client, 'fetch', { url: 'https://docs.example.org/nowhere' });
+    assert.equal(missing.isError, true);
+    assert.match(missing.content[0]!.text, /^not_indexed \(HTTP 404\): /);
+    const bad = await call(client, 'search', { query: 'rust', max_results: 500 });
+    assert.equal(bad.isError, true);
+    assert.match(bad.content[0]!.text, /^invalid_parameter \(HTTP 400\): .*max_results/);
+    const keyedOnly = await call(client, 'search', { query: 'rust', mode: 'webql' });
+    assert.match(keyedOnly.content[0]!.text, /^mode_not_allowed \(HTTP 403\)/);
+    assert.deepEqual(await call(client, 'search', { query: 7 }), { content: [{ type: 'text', text: 'query must be a string' }], isError: true });
+    assert.deepEqual(await call(client, 'fetch', { url: 'https://a.test/', colour: 'red' }), { content: [{ type: 'text', text: 'Unknown argument: colour' }], isError: true });
+    await assert.rejects(client.callTool({ name: 'crawl', arguments: {} }), /Unknown tool: crawl/);
+  });
+
+  test('with an API key the tools are keyed: a search is charged, a failed fetch is not', async () => {
+    const { key, org } = await createFundedKey(env.services, 1_000_000);
+    const client = await connect({ WEBSEARCH_API_KEY: key });
+    const found = await call(client, 'search', { query: 'garbage collector' });
+    assert.match(found.content[0]!.text, /Garbage collectors/);
+    assert.equal(await env.services.ledger.balance(org.id), 1_000_000 - KEYED_REQUEST_COST);
+    assert.equal((await call(client, 'fetch', { url: 'https://docs.example.org/nowhere' })).isError, true);
+    assert.equal(await env.services.ledger.balance(org.id), 1_000_000 - KEYED_REQUEST_COST);
+    const webql = await call(client, 'search', { query: 'title:garbage', mode: 'webql' });
+    assert.match(webql.content[0]!.text, /^1\. Garbage collectors/);
+  });
+
+  test('a service that cannot be reached is said as such', async () => {
+    const client = await connect({ WEBSEARCH_URL: 'http://127.0.0.1:9' });
+    const r = await call(client, 'search', { query: 'rust' });
+    assert.deepEqual(r, { content: [{ type: 'text', text: 'The search service at http://127.0.0.1:9 cannot be reached' }], isError: true });
+  });
+
+  test('the wire: a line that is not JSON, an unknown method, a notification, a message split mid-character, a line over 1 MiB', async () => {
+    const child = spawn(process.execPath, MCP, { env: { ...process.env, WEBSEARCH_URL: url }, stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const lines = async (n: number) => {
+      while (out.split('\n').filter(Boolean).length < n) await new Promise((r) => setTimeout(r, 20));
+      return out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    };
+    child.stdin.write('{not json\n');
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/list' })}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    const split = Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 'é', method: 'ping' })}\n`);
+    const at = split.indexOf(0xc3) + 1; // between the two bytes of é
+    child.stdin.write(split.subarray(0, at));
+    await new Promise((r) => setTimeout(r, 50));
+    child.stdin.write(split.subarray(at));
+    child.stdin.write(`${'x'.repeat(2 ** 20 + 10)}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`);
+    const got = await lines(5);
+    assert.deepEqual(got, [
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Not JSON' } },
+      { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found: resources/list' } },
+      { jsonrpc: '2.0', id: 'é', result: {} },
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'A message over 1048576 bytes' } },
+      { jsonrpc: '2.0', id: 2, result: {} },
+    ]);
+    child.stdin.end();
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0, 'the server ends with its input');
+  });
+});
