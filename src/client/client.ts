@@ -1,4 +1,4 @@
-/** A typed client of our own /v1 API (used by the CLI; later by the MCP server). */
+/** A typed client of our own /v1 API (used by the CLI and the MCP server). */
 import type { ErrorBody } from '../core/errors.js';
 import type { FetchResponse, SearchResponse } from '../core/requests.js';
 
