@@ -106,14 +106,22 @@ describe('websearch mcp', () => {
     assert.deepEqual(r, { content: [{ type: 'text', text: 'The search service at http://127.0.0.1:9 cannot be reached' }], isError: true });
   });
 
-  test('the wire: a line that is not JSON, an unknown method, a notification, a message split mid-character, a line over 1 MiB', async () => {
+  test('the wire: a line that is not JSON, an unknown method, a notification, a message split mid-character, a line over 1 MiB', async (t) => {
     const child = spawn(process.execPath, MCP, { env: { ...process.env, WEBSEARCH_URL: url }, stdio: ['pipe', 'pipe', 'inherit'] });
+    t.after(() => {
+      if (child.exitCode === null) child.kill(); // a failed assertion leaves it running
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     const lines = async (n: number) => {
-      while (out.split('\n').filter(Boolean).length < n) await new Promise((r) => setTimeout(r, 20));
+      for (const end = Date.now() + 20_000; out.split('\n').filter(Boolean).length < n; await new Promise((r) => setTimeout(r, 20))) {
+        if (Date.now() > end) assert.fail(`${n} answers expected, got: ${out}`);
+      }
       return out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     };
+    // Once the server answers, it reads what comes as it comes: the split below arrives in two reads.
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' })}\n`);
+    await lines(1);
     child.stdin.write('{not json\n');
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/list' })}\n`);
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
@@ -124,8 +132,9 @@ describe('websearch mcp', () => {
     child.stdin.write(split.subarray(at));
     child.stdin.write(`${'x'.repeat(2 ** 20 + 10)}\n`);
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`);
-    const got = await lines(5);
+    const got = await lines(6);
     assert.deepEqual(got, [
+      { jsonrpc: '2.0', id: 0, result: {} },
       { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Not JSON' } },
       { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found: resources/list' } },
       { jsonrpc: '2.0', id: 'é', result: {} },
