@@ -59,7 +59,7 @@ if (values.child) {
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
   const started = performance.now();
-  const r = await crawl({ client: services.http, robots: services.robots, frontier: services.frontier, pages: services.pages, read: services.readPage }, options);
+  const r = await crawl({ client: services.http, robots: services.robots, frontier: services.frontier, pages: services.pages, read: services.reader?.readQueued }, options);
   const secs = (performance.now() - started) / 1000;
   clearInterval(sampler);
   console.log(

@@ -1,6 +1,6 @@
 /** `websearch search`, `websearch fetch` and `websearch mcp`: clients of a running server. */
 import { readFileSync } from 'node:fs';
-import { ApiError, createClient, type SearchParams } from '../client/client.js';
+import { createClient, notReached, type SearchParams } from '../client/client.js';
 import { createMcpHandler } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
 import { CommandFailed, parse, settingsFrom, UsageError } from './args.js';
@@ -13,15 +13,12 @@ export async function atServer<T>(server: string, call: () => Promise<T>): Promi
   try {
     return await call();
   } catch (e) {
-    if (e instanceof ApiError || !(e instanceof Error)) throw e;
-    if (e.name === 'TimeoutError') throw new CommandFailed(`the server at ${server} did not answer in time`, { cause: e });
-    if (e instanceof TypeError && e.message === 'fetch failed') {
-      const cause = e.cause as { code?: string; message?: string } | undefined;
-      throw new CommandFailed(`cannot reach the server at ${server} (${cause?.code ?? cause?.message ?? 'no connection'}); --server or WEBSEARCH_URL`, {
-        cause: e,
-      });
-    }
-    throw e;
+    const why = notReached(e);
+    if (!why) throw e;
+    throw new CommandFailed(
+      why.timeout ? `the server at ${server} did not answer in time` : `cannot reach the server at ${server} (${why.cause}); --server or WEBSEARCH_URL`,
+      { cause: e },
+    );
   }
 }
 

@@ -55,7 +55,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   const started = Date.now();
   try {
     const result = await crawl(
-      { client: services.http, robots: services.robots, frontier: services.frontier, pages: services.pages, read: services.readPage },
+      { client: services.http, robots: services.robots, frontier: services.frontier, pages: services.pages, read: services.reader?.readQueued },
       {
         seeds: positionals,
         maxPages: intFlag(values['max-pages'], 'max-pages', 1, 100_000_000, 1000),

@@ -41,6 +41,20 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Why a call did not reach the server at all: no answer in time, or no connection (with the
+ * system's code, ECONNREFUSED say); undefined for any other failure, the server's own included.
+ */
+export function notReached(e: unknown): { timeout: true } | { timeout: false; cause: string } | undefined {
+  if (e instanceof ApiError || !(e instanceof Error)) return undefined;
+  if (e.name === 'TimeoutError') return { timeout: true };
+  if (e instanceof TypeError && e.message === 'fetch failed') {
+    const cause = e.cause as { code?: string; message?: string } | undefined;
+    return { timeout: false, cause: cause?.code ?? cause?.message ?? 'no connection' };
+  }
+  return undefined;
+}
+
 export function createClient(options: ClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
   const keyed = options.apiKey !== undefined;

@@ -12,7 +12,7 @@ import { SqliteNonceStore, SqlitePaymentLog } from '../adapters/sqlite/payments.
 import { createInProcessFacilitator, createRemoteFacilitator } from '../adapters/x402/facilitators.js';
 import type { Facilitator, PaymentLog } from '../ports/payments.js';
 import type { Place } from '../access/x402/region.js';
-import { createLiveFetcher, type ReadPage } from '../acquire/live-fetch.js';
+import { createLiveFetcher } from '../acquire/live-fetch.js';
 import { ReaderPool } from '../adapters/reader/reader-pool.js';
 import type { LiveFetcher } from '../ports/live-fetcher.js';
 import { SqliteCrawlFrontier } from '../adapters/sqlite/crawl-frontier.js';
@@ -56,9 +56,10 @@ export interface Services {
   /** The outbound client and robots cache live fetch uses; the crawler shares them. */
   http: HttpClient;
   robots: RobotsCache;
-  /** For the crawler: fetched pages to markdown on the reader threads, if any (waits however many wait). */
-  readPage?: ReadPage;
-  /** The threads live fetches read pages on (WEBSEARCH_READER_THREADS; none when 0). */
+  /**
+   * The threads fetched pages are read on (WEBSEARCH_READER_THREADS; none when 0): live fetch uses
+   * `read`, the crawler `readQueued` (its own concurrency bounds what waits).
+   */
   reader?: ReaderPool;
   frontier: CrawlFrontier;
   /** Present when a language model is configured (LLM_BASE_URL, LLM_MODEL). */
@@ -78,7 +79,11 @@ export interface Services {
 
 /** Reservations still pending this long after they were made belong to a request that died. */
 const STALE_RESERVATION_MS = 10 * 60_000;
-/** Fetched pages a request may leave waiting for a reader thread (one more gets 503 server_busy): at 0.4 s for the largest page, a wait that stays under the fetch's own 15 s. */
+/**
+ * Fetched pages a request may leave waiting for a reader thread (one more gets 503 server_busy).
+ * Pages of usual size take milliseconds, so 32 wait well under a second; 32 of the largest (10 MB,
+ * 0.4-0.7 s each) would wait longer than a fetch's own 15 s, which is when refusing beats queueing.
+ */
 const READER_MAX_WAITING = 32;
 
 export interface ServiceOptions {
@@ -213,7 +218,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
     realtimeDeadlineMs: settings.realtimeDeadlineMs,
     http: live.client,
     robots: live.robots,
-    ...(reader ? { reader, readPage: reader.readQueued } : {}),
+    ...(reader ? { reader } : {}),
     frontier: new SqliteCrawlFrontier(db),
     llm: settings.llm ? createOpenAiCompatibleExtractor(settings.llm) : undefined,
     tiers,

@@ -5,7 +5,7 @@
  * tools/list, tools/call); a failure of a tool is a result with `isError` (the model reads it and can
  * correct its call), a failure of the protocol a JSON-RPC error.
  */
-import { ApiError, type FetchParams, type SearchParams } from '../client/client.js';
+import { ApiError, type FetchParams, notReached, type SearchParams } from '../client/client.js';
 import type { FetchResponse, SearchResponse } from '../core/requests.js';
 
 /** Newest first; an unknown version asked for is answered with the newest (the client decides). */
@@ -114,9 +114,9 @@ export function formatFetch(res: FetchResponse): string {
 /** A failed call, said so that a model can act on it: the service's code and text, or why it was not reached. */
 function failure(e: unknown, server: string): string {
   if (e instanceof ApiError) return e.body?.code ? `${e.body.code} (HTTP ${e.status}): ${e.body.error}` : e.message;
-  if (e instanceof Error && e.name === 'TimeoutError') return `The search service at ${server} did not answer in time`;
-  if (e instanceof TypeError && e.message === 'fetch failed') return `The search service at ${server} cannot be reached`;
-  throw e;
+  const why = notReached(e);
+  if (!why) throw e;
+  return why.timeout ? `The search service at ${server} did not answer in time` : `The search service at ${server} cannot be reached`;
 }
 
 export function createMcpHandler(client: ToolClient, o: { server: string; version: string }) {

@@ -28,7 +28,7 @@ describe('crawler', () => {
     await site.close();
   });
   // As `websearch crawl` composes it: pages are read on the reader thread.
-  const deps = () => ({ client: env.services.http, robots: env.services.robots, frontier: env.services.frontier, pages: env.services.pages, read: env.services.readPage });
+  const deps = () => ({ client: env.services.http, robots: env.services.robots, frontier: env.services.frontier, pages: env.services.pages, read: env.services.reader?.readQueued });
 
   test('walks the site: links, the sitemap index (gzip), robots rules, canonical links, noindex', async () => {
     const r = await crawl(deps(), base(site));

@@ -54,6 +54,8 @@ interface Slot {
   worker?: Worker;
   /** The thread has loaded its modules: a page's time starts when both it and the page are there. */
   ready?: boolean;
+  /** Settles when the thread has loaded its modules or has ended. */
+  loaded?: Promise<void>;
   job?: Job;
   timer?: NodeJS.Timeout;
 }
@@ -87,17 +89,9 @@ export class ReaderPool {
   async start(): Promise<void> {
     await Promise.all(
       this.slots.map((slot) => {
-        if (this.closed || slot.worker) return undefined;
-        const worker = (slot.worker = this.spawn(slot));
-        return new Promise<void>((resolve) => {
-          const onMessage = (m: unknown) => m === 'ready' && done();
-          const done = () => {
-            worker.off('message', onMessage);
-            resolve();
-          };
-          worker.on('message', onMessage);
-          worker.once('exit', done);
-        });
+        if (this.closed) return undefined;
+        slot.worker ??= this.spawn(slot);
+        return slot.loaded;
       }),
     );
   }
@@ -154,7 +148,10 @@ export class ReaderPool {
 
   private spawn(slot: Slot): Worker {
     const worker = startWorker(import.meta.url, 'reader-worker', undefined, { resourceLimits: { maxOldGenerationSizeMb: this.o.maxHeapMb } });
+    let loaded!: () => void;
+    slot.loaded = new Promise<void>((resolve) => (loaded = resolve));
     worker.on('message', (a: ReaderAnswer | 'ready') => {
+      if (a === 'ready') loaded();
       if (slot.worker !== worker) return;
       if (a === 'ready') {
         slot.ready = true;
@@ -174,6 +171,7 @@ export class ReaderPool {
       }
     });
     worker.on('exit', (code) => {
+      loaded();
       if (slot.worker === worker) this.lose(slot, new Error(`a reader thread exited with code ${code}`));
     });
     return worker;
