@@ -8,7 +8,8 @@
  * 127.0.0.2, ... (hosts are fetched in parallel, one request at a time each); `--reader-threads`
  * is WEBSEARCH_READER_THREADS (0: pages are read on the crawler's own thread). `--backlog N` queues N
  * more URLs of the first site at depth 1000 before the crawl starts, picked after every page of the
- * site so never fetched: a large crawl's frontier, which each pick reads.
+ * site so never fetched: a large crawl's frontier, which each pick reads (the median time of a
+ * pick is printed first).
  */
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -55,6 +56,17 @@ if (values.child) {
   for (let i = 0; i < backlog; i += 10_000) {
     const items = Array.from({ length: Math.min(10_000, backlog - i) }, (_, k) => ({ url: `${urls[0]}/backlog/${i + k}`, host, depth: 1000 }));
     await services.frontier.enqueue(crawlIdOf(options), items, Date.now());
+  }
+  if (backlog > 0) {
+    // What one pick of the next pages costs with this frontier (the crawl makes one per page it ends).
+    const picks: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const t = performance.now();
+      await services.frontier.due(crawlIdOf(options), Date.now(), 500);
+      picks.push(performance.now() - t);
+    }
+    picks.sort((a, b) => a - b);
+    console.log(`a pick of the next pages (up to 500) with ${backlog} more queued: ${picks[10]!.toFixed(2)} ms (median of 21)`);
   }
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);

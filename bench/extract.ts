@@ -7,7 +7,8 @@
  * over pages with output, recall over all pages; F1 of the two averages. Our markdown is compared as
  * plain text (markdown syntax stripped). Speed: pages per second on one core (single thread, parse +
  * extract + markdown; the html is decompressed beforehand), measured in the same run for each tool.
- * Then the time ours takes for a page nested 100,000 levels deep and for a 10 MB page.
+ * Then the time ours takes for a page nested 100,000 levels deep and for a 10 MB page. `--heavy`
+ * also reads four pages of a million or so elements on a reader thread with a 512 and a 1024 MiB heap.
  * `--dump DIR` writes our markdown of each page to DIR/ID.md (run at two commits, `diff -rq`
  * counts the pages a change moves).
  */
@@ -20,10 +21,11 @@ import { Readability } from '@mozilla/readability';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { parseHTML } from 'linkedom';
 import { extractHtml } from '../src/acquire/extract/index.js';
+import { ReaderPool } from '../src/adapters/reader/reader-pool.js';
 import { markdownToText } from '../src/core/text.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'shared', 'data', 'article-extraction-benchmark');
-const { values } = parseArgs({ options: { only: { type: 'string' }, show: { type: 'string' }, worst: { type: 'string' }, dump: { type: 'string' } } });
+const { values } = parseArgs({ options: { only: { type: 'string' }, show: { type: 'string' }, worst: { type: 'string' }, dump: { type: 'string' }, heavy: { type: 'boolean', default: false } } });
 
 const truth = JSON.parse(readFileSync(join(DIR, 'ground-truth.json'), 'utf8')) as Record<string, { articleBody: string; url?: string }>;
 const pages = readdirSync(join(DIR, 'html'))
@@ -130,4 +132,32 @@ if (!values.only || values.only === 'ours') {
   const t = performance.now();
   extractHtml(big, 'https://example.com/big');
   console.log(`A page of ${(big.length / 1e6).toFixed(1)} MB (the benchmark's pages one after another), ours: ${(performance.now() - t).toFixed(0)} ms on the thread that runs it`);
+}
+
+// --heavy: pages of about 10 MB made of a million or so elements, read as a live fetch reads them
+// (a reader thread, its time limit out of the way) with a 512 and a 1024 MiB heap.
+if (values.heavy) {
+  const heavy: [string, string][] = [
+    ['1,250,000 `<i>x</i>`', '<i>x</i>'.repeat(1_250_000)],
+    ['1,100,000 `<p>ab</p>`', '<p>ab</p>'.repeat(1_100_000)],
+    ['550,000 links', '<a href="/x">y</a>'.repeat(550_000)],
+    ['a table of 350,000 rows', `<table>${'<tr><td>a</td><td>b</td></tr>'.repeat(350_000)}</table>`],
+  ];
+  console.log('| page | 512 MiB heap | 1024 MiB heap |\n|---|---|---|');
+  const cells = new Map<string, string[]>();
+  for (const maxHeapMb of [512, 1024]) {
+    const pool = new ReaderPool({ threads: 1, timeoutMs: 120_000, maxWaiting: 1, maxHeapMb });
+    await pool.start();
+    for (const [name, body] of heavy) {
+      const res = { requestedUrl: 'https://example.com/', url: 'https://example.com/', status: 200, headers: { 'content-type': 'text/html' }, body: Buffer.from(`<html><body>${body}</body></html>`), fetchedAt: Date.now() };
+      const t = performance.now();
+      const cell = await pool.read(res).then(
+        () => `${(performance.now() - t).toFixed(0)} ms`,
+        (e: Error) => `fails after ${(performance.now() - t).toFixed(0)} ms: ${e.message}`,
+      );
+      cells.set(name, [...(cells.get(name) ?? []), cell]);
+    }
+    await pool.close();
+  }
+  for (const [name] of heavy) console.log(`| ${name} | ${cells.get(name)!.join(' | ')} |`);
 }

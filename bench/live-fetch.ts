@@ -38,8 +38,10 @@ if (values.child) {
     size += body.length;
   }
   const big = Buffer.from(`${parts.join('')}</body></html>`);
+  const paras = Buffer.from(`<html><body>${Array.from({ length: 700_000 }, (_, i) => `<p>p${i}</p>`).join('')}</body></html>`);
   const server = createServer((req, res) => {
     if (req.url!.startsWith('/big')) res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(big);
+    else if (req.url!.startsWith('/paras')) res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(paras);
     else res.writeHead(404).end();
   });
   server.listen(0, '127.0.0.1', () => process.send!({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, bytes: big.length }));
@@ -67,7 +69,10 @@ if (values.child) {
   const gap = Number(values['gap-ms']);
   const f = (x: number) => x.toFixed(1);
 
-  async function startServer(readerThreads: string): Promise<{ base: URL; stop: () => Promise<void> }> {
+  /** A process's resident memory in MiB (Linux). */
+  const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+  async function startServer(readerThreads: string): Promise<{ base: URL; pid: number; stop: () => Promise<void> }> {
     const port = 20000 + Math.floor(Math.random() * 20000);
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', String(port), '--log-level', 'error'], {
       env: { ...env, WEBSEARCH_READER_THREADS: readerThreads },
@@ -83,6 +88,7 @@ if (values.child) {
     await new Promise((r) => setTimeout(r, 1000)); // the reader thread loads its modules
     return {
       base,
+      pid: child.pid!,
       stop: async () => {
         child.kill('SIGTERM');
         if (child.exitCode === null) await once(child, 'exit');
@@ -113,6 +119,16 @@ if (values.child) {
   console.log(`A live fetch of a ${(bytes / 1e6).toFixed(1)} MB page, ${fetches} one after another, while one client searches ${gap} ms apart (keyless, 181 pages)`);
   console.log('| pages read on | searches, idle: p50 / p99 ms | searches during the fetches: p50 / p99 / slowest ms | live fetch p50 ms |');
   console.log('|---|---|---|---|');
+  const memory: string[] = [];
+  const liveFetch = async (base: URL, url: string) => {
+    const t = performance.now();
+    const target = new URL('/v1/fetch/public', base);
+    target.search = new URLSearchParams({ url, live: 'true' }).toString();
+    const res = await fetch(target, { headers });
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`live fetch: HTTP ${res.status}: ${body.slice(0, 300)}`);
+    return performance.now() - t;
+  };
   for (const [name, threads] of [
     ['the serving thread (WEBSEARCH_READER_THREADS=0)', '0'],
     ['a reader thread (default, 1)', '1'],
@@ -121,16 +137,9 @@ if (values.child) {
     try {
       const idle = await searches(server.base, new Promise((r) => setTimeout(r, 3000)));
       const fetchTimes: number[] = [];
+      const start = rss(server.pid);
       const fetching = (async () => {
-        for (let i = 0; i < fetches; i++) {
-          const t = performance.now();
-          const target = new URL('/v1/fetch/public', server.base);
-          target.search = new URLSearchParams({ url: `${originUrl}/big?${i}`, live: 'true' }).toString();
-          const res = await fetch(target, { headers });
-          const body = await res.text();
-          if (res.status !== 200) throw new Error(`live fetch: HTTP ${res.status}: ${body.slice(0, 300)}`);
-          fetchTimes.push(performance.now() - t);
-        }
+        for (let i = 0; i < fetches; i++) fetchTimes.push(await liveFetch(server.base, `${originUrl}/big?${i}`));
       })();
       const during = await searches(server.base, fetching);
       await fetching;
@@ -138,10 +147,26 @@ if (values.child) {
       console.log(
         `| ${name} | ${f(percentile(idle, 50))} / ${f(percentile(idle, 99))} | ${f(percentile(during, 50))} / ${f(percentile(during, 99))} / ${f(during.at(-1)!)} | ${f(percentile(fetchTimes, 50))} |`,
       );
+      const afterBig = rss(server.pid);
+      const paraTimes: number[] = [];
+      const afterParas: number[] = [];
+      for (let i = 0; i < 2; i++) {
+        paraTimes.push(await liveFetch(server.base, `${originUrl}/paras?${i}`));
+        afterParas.push(rss(server.pid));
+      }
+      await new Promise((r) => setTimeout(r, 5000));
+      const m = (x: number) => x.toFixed(0);
+      memory.push(
+        `| ${name} | ${m(start)} | ${m(afterBig)} | ${afterParas.map(m).join(' / ')} | ${m(rss(server.pid))} | ${paraTimes.map(m).join(' / ')} |`,
+      );
     } finally {
       await server.stop();
     }
   }
+  console.log('\nThe server\'s resident memory, MiB, and the 700,000-paragraph page\'s live fetches');
+  console.log('| pages read on | start | after the 10 MB fetches | after each 700,000-paragraph fetch | 5 s later | those fetches, ms |');
+  console.log('|---|---|---|---|---|---|');
+  for (const line of memory) console.log(line);
   origin.kill();
   dir.remove();
 }
