@@ -223,7 +223,7 @@ const SENTENCE_END = /[.!?…:;"”’»)\]。．！？」』）]$/;
 /**
  * The most short blocks trimmed at one edge: chrome comes in ones and twos (a kicker and a dateline;
  * an address, a copyright line, "6" shares), while a longer run is content. 3 kept a page's four
- * stray counters, and 4 changes none of the extraction benchmark's pages.
+ * stray counters, and 4 changes none of the extraction benchmark's pages (bench:extract --dump).
  */
 const MAX_EDGE_RUN = 4;
 

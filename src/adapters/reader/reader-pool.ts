@@ -1,6 +1,6 @@
 /**
  * Reading fetched pages off the event loop. Turning a response into a page (HTML or PDF to
- * markdown) is the one piece of a live fetch that is all CPU: a 10 MB page takes about 0.4 s
+ * markdown) is the one piece of a live fetch that is all CPU: a 10 MB page takes 0.4-0.7 s
  * (bench:extract). On the serving thread that time would stop every other request of the process,
  * so live fetches, realtime_content searches and crawls hand their responses to a few worker
  * threads (reader-worker.ts) instead.
