@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { tempDir } from '../test/helpers.js';
 import { percentile } from './scifact.js';
+import { CLI, type ServeProcess, startServe } from './serve-process.js';
 import { WireClient } from './wire-client.js';
 
 const { values } = parseArgs({
@@ -46,7 +47,6 @@ if (values.child) {
   });
   server.listen(0, '127.0.0.1', () => process.send!({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, bytes: big.length }));
 } else {
-  const CLI = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
   const origin = fork(new URL(import.meta.url).pathname, ['--child'], { execArgv: ['--import', 'tsx'] });
   const { url: originUrl, bytes } = await new Promise<{ url: string; bytes: number }>((r) => origin.once('message', r));
   const dir = tempDir();
@@ -72,28 +72,10 @@ if (values.child) {
   /** A process's resident memory in MiB (Linux). */
   const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
-  async function startServer(readerThreads: string): Promise<{ base: URL; pid: number; stop: () => Promise<void> }> {
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', String(port), '--log-level', 'error'], {
-      env: { ...env, WEBSEARCH_READER_THREADS: readerThreads },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const base = new URL(`http://127.0.0.1:${port}`);
-    for (let i = 0; ; i++) {
-      if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-      if (await fetch(new URL('/healthz', base)).then((r) => r.ok, () => false)) break;
-      if (i > 600) throw new Error('the server did not start within 60 s');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  async function startServer(readerThreads: string): Promise<ServeProcess> {
+    const server = await startServe(['--log-level', 'error'], { ...env, WEBSEARCH_READER_THREADS: readerThreads });
     await new Promise((r) => setTimeout(r, 1000)); // the reader thread loads its modules
-    return {
-      base,
-      pid: child.pid!,
-      stop: async () => {
-        child.kill('SIGTERM');
-        if (child.exitCode === null) await once(child, 'exit');
-      },
-    };
+    return server;
   }
 
   /** Searches one at a time, `gap` ms apart, until `until` settles (or for `ms`): their latencies. */

@@ -11,8 +11,6 @@
  * for the given seconds after `--warmup` seconds (5): requests per second, p50 and p99. The clients run in this process, on the same two cores as the server: at 8 clients they
  * take part of the machine from it, alike for every way.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -20,6 +18,7 @@ import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { createFundedKey } from '../test/helpers.js';
 import { benchQuerySets, percentile } from './scifact.js';
+import { startServe } from './serve-process.js';
 import { WireClient } from './wire-client.js';
 
 const { values } = parseArgs({
@@ -39,7 +38,6 @@ const seconds = Number(values.seconds);
 const clientCounts = values.clients.split(',').map(Number);
 const [[, queries]] = benchQuerySets(300) as [[string, string[]], ...unknown[]];
 const bodies = queries.map((q) => JSON.stringify({ query: q.slice(0, 2000) }));
-const CLI = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
 
 /** The headers of every request: a key of a new organization `bench` (its rate limit out of the way, a million USD of credit), or an application title. */
 async function requestHeaders(): Promise<Record<string, string>> {
@@ -59,28 +57,15 @@ const WAYS: { name: string; args: string[]; env: Record<string, string> }[] = [
   { name: 'two worker processes (--workers 2)', args: ['--workers', '2'], env: {} },
 ];
 
-/** Starts the server on a free port and waits until it answers /healthz. */
+/** The server with `args` and `env`, and the search path its requests go to. */
 async function startServer(args: string[], env: Record<string, string>): Promise<{ url: URL; stop: () => Promise<void> }> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--database-url', `sqlite:${path}`, '--port', String(port), '--log-level', 'warn', ...args], {
-    env: { ...process.env, WEBSEARCH_KEYLESS_RATE_PER_SECOND: '1000000', WEBSEARCH_KEYLESS_RATE_PER_HOUR: '1000000000', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const server = await startServe(['--database-url', `sqlite:${path}`, '--log-level', 'warn', ...args], {
+    ...process.env,
+    WEBSEARCH_KEYLESS_RATE_PER_SECOND: '1000000',
+    WEBSEARCH_KEYLESS_RATE_PER_HOUR: '1000000000',
+    ...env,
   });
-  const url = new URL(`http://127.0.0.1:${port}${keyed ? '/v1/search' : '/v1/search/public'}`);
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    const ok = await fetch(new URL('/healthz', url)).then((r) => r.ok, () => false);
-    if (ok) break;
-    if (i > 600) throw new Error('the server did not start within 60 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    url,
-    stop: async () => {
-      child.kill('SIGTERM');
-      if (child.exitCode === null) await once(child, 'exit');
-    },
-  };
+  return { url: new URL(keyed ? '/v1/search' : '/v1/search/public', server.base), stop: server.stop };
 }
 
 /** `n` clients posting for `ms` milliseconds; the latencies of the requests that ended in it. */
