@@ -31,6 +31,7 @@ export const ERRORS = {
   allowance_unavailable: { status: 503, text: 'Remaining credit could not be confirmed; nothing was charged' },
   service_unavailable: { status: 503, text: 'The service is shutting down or not ready' },
   server_busy: { status: 503, text: 'The server is busy; retry shortly' },
+  store_unavailable: { status: 503, text: 'A shared store (PostgreSQL or Redis) did not answer; nothing was charged' },
   origin_timeout: { status: 504, text: 'The origin did not answer in time' },
   extraction_timeout: { status: 504, text: 'The language model did not answer in time' },
 } as const satisfies Record<string, { status: number; text: string }>;

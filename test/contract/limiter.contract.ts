@@ -5,48 +5,55 @@ import type { LimiterStore } from '../../src/ports/limiter-store.js';
 
 export function limiterContract(name: string, make: () => Promise<LimiterStore>): void {
   describe(`LimiterStore contract: ${name}`, () => {
-    test('counts up to the limit, then refuses until the window resets', async () => {
+    /** Closed however the test ends: an open connection (Redis) would keep the test process alive. */
+    async function withStore(fn: (s: LimiterStore) => Promise<void>) {
       const s = await make();
-      const w = [{ key: 'k', windowMs: 1000, limit: 3 }];
-      const t0 = 1_000_000;
-      for (let i = 1; i <= 3; i++) {
-        const r = await s.consume(w, t0 + i);
-        assert.equal(r.allowed, true);
-        assert.equal(r.windows[0]!.count, i);
-        assert.equal(r.windows[0]!.resetAt, t0 + 1000);
+      try {
+        await fn(s);
+      } finally {
+        await s.close?.();
       }
-      const refused = await s.consume(w, t0 + 500);
-      assert.equal(refused.allowed, false);
-      assert.equal(refused.windows[0]!.count, 3);
-      const later = await s.consume(w, t0 + 1000);
-      assert.equal(later.allowed, true);
-      assert.equal(later.windows[0]!.count, 1);
-      await s.close?.();
-    });
+    }
 
-    test('several windows: a refusal in one counts in none', async () => {
-      const s = await make();
-      const w = [
-        { key: 'ip', windowMs: 1000, limit: 10 },
-        { key: 'ip', windowMs: 3_600_000, limit: 2 },
-      ];
-      assert.equal((await s.consume(w, 0)).allowed, true);
-      assert.equal((await s.consume(w, 1)).allowed, true);
-      const r = await s.consume(w, 2);
-      assert.equal(r.allowed, false);
-      assert.deepEqual(
-        r.windows.map((x) => x.count),
-        [2, 2],
-      );
-      await s.close?.();
-    });
+    test('counts up to the limit, then refuses until the window resets', () =>
+      withStore(async (s) => {
+        const w = [{ key: 'k', windowMs: 1000, limit: 3 }];
+        const t0 = 1_000_000;
+        for (let i = 1; i <= 3; i++) {
+          const r = await s.consume(w, t0 + i);
+          assert.equal(r.allowed, true);
+          assert.equal(r.windows[0]!.count, i);
+          assert.equal(r.windows[0]!.resetAt, t0 + 1000);
+        }
+        const refused = await s.consume(w, t0 + 500);
+        assert.equal(refused.allowed, false);
+        assert.equal(refused.windows[0]!.count, 3);
+        const later = await s.consume(w, t0 + 1000);
+        assert.equal(later.allowed, true);
+        assert.equal(later.windows[0]!.count, 1);
+      }));
 
-    test('keys are independent', async () => {
-      const s = await make();
-      assert.equal((await s.consume([{ key: 'a', windowMs: 1000, limit: 1 }], 0)).allowed, true);
-      assert.equal((await s.consume([{ key: 'b', windowMs: 1000, limit: 1 }], 0)).allowed, true);
-      assert.equal((await s.consume([{ key: 'a', windowMs: 1000, limit: 1 }], 0)).allowed, false);
-      await s.close?.();
-    });
+    test('several windows: a refusal in one counts in none', () =>
+      withStore(async (s) => {
+        const w = [
+          { key: 'ip', windowMs: 1000, limit: 10 },
+          { key: 'ip', windowMs: 3_600_000, limit: 2 },
+        ];
+        assert.equal((await s.consume(w, 0)).allowed, true);
+        assert.equal((await s.consume(w, 1)).allowed, true);
+        const r = await s.consume(w, 2);
+        assert.equal(r.allowed, false);
+        assert.deepEqual(
+          r.windows.map((x) => x.count),
+          [2, 2],
+        );
+      }));
+
+    test('keys are independent', () =>
+      withStore(async (s) => {
+        assert.equal((await s.consume([{ key: 'a', windowMs: 1000, limit: 1 }], 0)).allowed, true);
+        assert.equal((await s.consume([{ key: 'b', windowMs: 1000, limit: 1 }], 0)).allowed, true);
+        assert.equal((await s.consume([{ key: 'a', windowMs: 1000, limit: 1 }], 0)).allowed, false);
+      }));
   });
 }

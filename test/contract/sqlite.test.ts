@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { MemoryLimiterStore } from '../../src/adapters/memory/limiter-store.js';
-import { SqliteAccountStore } from '../../src/adapters/sqlite/accounts.js';
+import { SqliteAccountStore, SqliteStorefrontAccountStore } from '../../src/adapters/sqlite/accounts.js';
 import { DUE_SQL, SqliteCrawlFrontier } from '../../src/adapters/sqlite/crawl-frontier.js';
 import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
@@ -10,8 +10,12 @@ import { SqliteLimiterStore } from '../../src/adapters/sqlite/limiter-store.js';
 import { SqliteLedger } from '../../src/adapters/sqlite/ledger.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { fillPassagesInBackground } from '../../src/adapters/sqlite/passages-fill.js';
+import { SqliteNonceStore, SqlitePaymentLog } from '../../src/adapters/sqlite/payments.js';
+import { SqliteUsageOutbox } from '../../src/adapters/sqlite/usage-outbox.js';
+import { SqliteUsageStore } from '../../src/adapters/sqlite/usage-store.js';
 import { buildPassages, PASSAGES_FORMAT } from '../../src/core/passages.js';
 import { page, tempDir } from '../helpers.js';
+import { accountingContract, nonceContract } from './accounting.contract.js';
 import { ledgerContract } from './ledger.contract.js';
 import { limiterContract } from './limiter.contract.js';
 import { pageIndexContract } from './page-index.contract.js';
@@ -60,6 +64,23 @@ for (const [reservations, seen] of [
     };
   });
 }
+
+accountingContract('sqlite', async () => {
+  const s = sqlite();
+  return {
+    accounts: new SqliteAccountStore(s.db),
+    storefrontAccounts: new SqliteStorefrontAccountStore(s.db),
+    usage: new SqliteUsageStore(s.db),
+    outbox: new SqliteUsageOutbox(s.db),
+    payments: new SqlitePaymentLog(s.db),
+    close: s.close,
+  };
+});
+
+nonceContract('sqlite', async () => {
+  const s = sqlite();
+  return { nonces: new SqliteNonceStore(s.db), close: s.close };
+});
 
 limiterContract('memory', async () => new MemoryLimiterStore());
 

@@ -1,0 +1,99 @@
+/**
+ * Credit ledger on the shared database. As in the SQLite ledger, `orgs.balance` and the entries
+ * move in one transaction (balance = sum(entries) - sum(pending reservations)), and the CHECK keeps
+ * it from going below zero. Reservations are always rows here: the machines sharing the database
+ * must all see them.
+ *
+ * The balance is taken by one conditional UPDATE (`balance >= amount`): PostgreSQL locks the row,
+ * so concurrent reservations on any machine queue on it and never overdraw.
+ */
+import type { Ledger, Reservation } from '../../ports/ledger.js';
+import { newId } from '../sqlite/accounts.js';
+import { inTransaction, type PgPool } from './database.js';
+import type pg from 'pg';
+
+interface Settled {
+  org_id: string;
+  amount: number;
+  reference: string;
+}
+
+const SETTLE = "UPDATE reservations SET state = $1, settled_at = $2 WHERE id = $3 AND state = 'pending' RETURNING org_id, amount, reference";
+
+export class PgLedger implements Ledger {
+  constructor(private readonly pool: PgPool) {}
+
+  async reserve(orgId: string, amount: number, reference: string): Promise<Reservation> {
+    if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError('amount must be a positive integer');
+    const id = newId('res');
+    // One statement: the balance is taken and the reservation written together, or neither.
+    const { rows } = await this.pool.query<{ taken: boolean; balance: number | null }>(
+      `WITH taken AS (
+         UPDATE orgs SET balance = balance - $2 WHERE id = $1 AND balance >= $2 RETURNING id
+       ), written AS (
+         INSERT INTO reservations (id, org_id, amount, reference, state, created_at)
+         SELECT $3, id, $2, $4, 'pending', $5 FROM taken RETURNING id
+       )
+       SELECT EXISTS (SELECT 1 FROM written) AS taken, (SELECT balance FROM orgs WHERE id = $1) AS balance`,
+      [orgId, amount, id, reference, Date.now()],
+    );
+    const row = rows[0]!;
+    return row.taken ? { ok: true, id } : { ok: false, balance: row.balance ?? 0 };
+  }
+
+  async commit(reservationId: string): Promise<boolean> {
+    await inTransaction(this.pool, async (c) => {
+      const { rows } = await c.query<Settled>(SETTLE, ['committed', Date.now(), reservationId]);
+      const r = rows[0];
+      if (r) {
+        await c.query("INSERT INTO ledger_entries (org_id, amount, kind, reference, created_at) VALUES ($1, $2, 'charge', $3, $4)", [
+          r.org_id,
+          -r.amount,
+          r.reference,
+          Date.now(),
+        ]);
+      }
+    });
+    return true;
+  }
+
+  async release(reservationId: string): Promise<void> {
+    await inTransaction(this.pool, (c) => releaseOne(c, reservationId));
+  }
+
+  async credit(orgId: string, amount: number, note: string): Promise<number> {
+    if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError('amount must be a positive integer');
+    return inTransaction(this.pool, async (c) => {
+      const { rows } = await c.query<{ balance: number }>('UPDATE orgs SET balance = balance + $1 WHERE id = $2 RETURNING balance', [amount, orgId]);
+      if (!rows[0]) throw new RangeError(`unknown organization ${orgId}`);
+      await c.query("INSERT INTO ledger_entries (org_id, amount, kind, reference, created_at) VALUES ($1, $2, 'credit', $3, $4)", [
+        orgId,
+        amount,
+        note,
+        Date.now(),
+      ]);
+      return rows[0].balance;
+    });
+  }
+
+  async balance(orgId: string): Promise<number | undefined> {
+    const { rows } = await this.pool.query<{ balance: number }>('SELECT balance FROM orgs WHERE id = $1', [orgId]);
+    return rows[0]?.balance;
+  }
+
+  async releaseStale(olderThan: number): Promise<number> {
+    const { rows } = await this.pool.query<{ id: string }>("SELECT id FROM reservations WHERE state = 'pending' AND created_at < $1", [olderThan]);
+    let released = 0;
+    for (const r of rows) if (await inTransaction(this.pool, (c) => releaseOne(c, r.id))) released++;
+    return released;
+  }
+}
+
+/** Gives a pending reservation back; false when it was not pending (settled meanwhile, or unknown). */
+async function releaseOne(c: pg.PoolClient, reservationId: string): Promise<boolean> {
+  const { rows } = await c.query<Settled>(SETTLE, ['released', Date.now(), reservationId]);
+  const r = rows[0];
+  if (!r) return false;
+  await c.query('UPDATE orgs SET balance = balance + $1 WHERE id = $2', [r.amount, r.org_id]);
+  return true;
+}
