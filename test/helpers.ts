@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateApiKey } from '../src/access/keyed/api-keys.js';
-import { createServices, type Services } from '../src/config/services.js';
+import { createServices, type ServiceOptions, type Services } from '../src/config/services.js';
 import { loadSettings, type RawSettings } from '../src/config/settings.js';
 import type { Clock } from '../src/core/time.js';
 import { buildApp } from '../src/http/app.js';
@@ -33,10 +33,10 @@ export interface TestEnv {
   close(): Promise<void>;
 }
 
-export async function createTestEnv(flags: RawSettings = {}, clock = new TestClock()): Promise<TestEnv> {
+export async function createTestEnv(flags: RawSettings = {}, clock = new TestClock(), options: Omit<ServiceOptions, 'clock'> = {}): Promise<TestEnv> {
   const dir = tempDir();
   const settings = loadSettings({ env: {}, flags: { dataDir: dir.path, ...flags } });
-  const services = await createServices(settings, { clock });
+  const services = await createServices(settings, { ...options, clock });
   const app = await buildApp(services, { logger: false });
   return {
     services,

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The `websearch` command line. */
 import { ConfigError } from '../config/settings.js';
+import { StoreUnreachable } from '../config/services.js';
 import { ApiError } from '../client/client.js';
 import { adminCommand } from './admin.js';
 import { crawlCommand } from './crawl.js';
@@ -83,9 +84,9 @@ main(process.argv.slice(2)).then(
   },
   (e: unknown) => {
     // Said in one line: bad usage or configuration and the server's refusals (2), a command that could not do its work (1).
-    if (e instanceof UsageError || e instanceof ConfigError || e instanceof ApiError || e instanceof CommandFailed) {
+    if (e instanceof UsageError || e instanceof ConfigError || e instanceof ApiError || e instanceof CommandFailed || e instanceof StoreUnreachable) {
       process.stderr.write(`websearch: ${e.message}\n`);
-      process.exitCode = e instanceof CommandFailed ? 1 : 2;
+      process.exitCode = e instanceof CommandFailed || e instanceof StoreUnreachable ? 1 : 2;
     } else {
       process.stderr.write(`websearch: ${(e as Error).stack ?? String(e)}\n`);
       process.exitCode = 1;

@@ -5,6 +5,7 @@ import { createStorefrontTier } from '../access/storefront/storefront-tier.js';
 import { createUsageReporter, type UsageReporter } from '../access/storefront/usage-reporter.js';
 import { createHttpStorefrontApi } from '../adapters/storefront/http-storefront-api.js';
 import { SqliteUsageOutbox } from '../adapters/sqlite/usage-outbox.js';
+import { ServiceError } from '../core/errors.js';
 import { createLogSink, type LogSink } from '../core/log.js';
 import type { StorefrontApi, UsageOutbox } from '../ports/storefront.js';
 import { createX402Tier } from '../access/x402/x402-tier.js';
@@ -31,6 +32,15 @@ import { type EngineOptions, EngineIndexStore } from '../adapters/engine/engine-
 import { SqliteLedger } from '../adapters/sqlite/ledger.js';
 import { SqlitePageStore } from '../adapters/sqlite/page-store.js';
 import { SqliteUsageStore } from '../adapters/sqlite/usage-store.js';
+import { PgAccountStore, PgStorefrontAccountStore } from '../adapters/postgres/accounts.js';
+import { openPostgres, type PgPool } from '../adapters/postgres/database.js';
+import { PgLedger } from '../adapters/postgres/ledger.js';
+import { PgNonceStore, PgPaymentLog } from '../adapters/postgres/payments.js';
+import { PgUsageOutbox, PgUsageStore } from '../adapters/postgres/usage.js';
+import { RedisLimiterStore } from '../adapters/redis/limiter-store.js';
+import { RedisNonceStore } from '../adapters/redis/nonce-store.js';
+import { openRedis, redactUrl, type RedisClient } from '../adapters/redis/redis.js';
+import type { NonceStore } from '../ports/payments.js';
 import { type Clock, systemClock } from '../core/time.js';
 import type { AccountStore, StorefrontAccountStore } from '../ports/accounts.js';
 import type { IndexStore } from '../ports/index-store.js';
@@ -77,6 +87,45 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/** PostgreSQL or Redis (DATABASE_URL, REDIS_URL) did not answer at start-up; the message says why, without the URL's password. */
+export class StoreUnreachable extends Error {}
+
+/**
+ * The accounting stores: in PostgreSQL when DATABASE_URL names one (several machines share them),
+ * in the SQLite file otherwise.
+ */
+function accountingStores(db: Db, pool: PgPool | undefined, settings: Settings, onUsageError: (e: unknown) => void) {
+  if (pool) {
+    return {
+      accounts: new PgAccountStore(pool),
+      storefrontAccounts: new PgStorefrontAccountStore(pool),
+      ledger: new PgLedger(pool),
+      usage: new PgUsageStore(pool, onUsageError),
+      outbox: new PgUsageOutbox(pool),
+      payments: new PgPaymentLog(pool),
+    };
+  }
+  return {
+    accounts: new SqliteAccountStore(db),
+    storefrontAccounts: new SqliteStorefrontAccountStore(db),
+    // Several server processes must hold credit reservations together: in the database they share.
+    // One process holds them in memory (a keyed request's one write: the charge).
+    ledger: new SqliteLedger(db, { reservations: settings.workers > 1 ? 'database' : 'memory' }),
+    usage: new SqliteUsageStore(db, onUsageError),
+    outbox: new SqliteUsageOutbox(db),
+    payments: new SqlitePaymentLog(db),
+  };
+}
+
+async function connect<T>(what: string, url: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (e) {
+    const reason = e instanceof ServiceError && e.cause instanceof Error ? e.cause : (e as Error);
+    throw new StoreUnreachable(`cannot use ${what} at ${redactUrl(url)}: ${reason.message}`);
+  }
+}
+
 /** Reservations still pending this long after they were made belong to a request that died. */
 const STALE_RESERVATION_MS = 10 * 60_000;
 /**
@@ -96,6 +145,8 @@ export interface ServiceOptions {
   placeOfIp?: (ip: string) => Place | undefined;
   /** When a search is split between two threads (EngineOptions; `npm run bench:engine-threads` sets them). */
   split?: Pick<EngineOptions, 'splitFrom' | 'splitWork'>;
+  /** Prepended to the Redis keys (tests sharing one Redis); the default is `websearch:`. */
+  redisKeyPrefix?: string;
 }
 
 function createFacilitator(x: Extract<Settings['x402'], { enabled: true }>): Facilitator {
@@ -112,15 +163,32 @@ function createFacilitator(x: Extract<Settings['x402'], { enabled: true }>): Fac
 export async function createServices(settings: Settings, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock;
   const logs = createLogSink();
-  const db: Db = openDatabase({ path: settings.sqlitePath });
-  const accounts = new SqliteAccountStore(db);
-  // Several server processes must hold credit reservations and count rate limits together: in the
-  // database they share. One process holds them in memory (a keyed request's one write: the charge).
-  const ledger = new SqliteLedger(db, { reservations: settings.workers > 1 ? 'database' : 'memory' });
+  const pgUrl = settings.postgresUrl;
+  const redisUrl = settings.redisUrl;
+  const pool = pgUrl ? await connect('PostgreSQL', pgUrl, () => openPostgres({ url: pgUrl })) : undefined;
+  let redis: RedisClient | undefined;
+  let db: Db;
+  try {
+    redis = redisUrl ? await connect('Redis', redisUrl, () => openRedis({ url: redisUrl })) : undefined;
+    db = openDatabase({ path: settings.sqlitePath });
+  } catch (e) {
+    await pool?.end();
+    redis?.disconnect();
+    throw e;
+  }
+  const { accounts, storefrontAccounts, ledger, usage, outbox, payments } = accountingStores(db, pool, settings, (e) =>
+    logs.log('error', 'usage not recorded', { err: String(e) }),
+  );
   await ledger.releaseStale(Date.now() - STALE_RESERVATION_MS);
-  const limiter: LimiterStore = settings.workers > 1 ? new SqliteLimiterStore(db) : new MemoryLimiterStore();
+  // Rate limits: counted in Redis for several machines, in the SQLite file for several processes of one, in memory for one.
+  const keys = options.redisKeyPrefix ?? 'websearch:';
+  const limiter: LimiterStore = redis
+    ? new RedisLimiterStore(redis, `${keys}rl:`)
+    : settings.workers > 1
+      ? new SqliteLimiterStore(db)
+      : new MemoryLimiterStore();
+  const nonces: NonceStore = redis ? new RedisNonceStore(redis, `${keys}x402:`) : pool ? new PgNonceStore(pool) : new SqliteNonceStore(db);
   const sf = settings.storefront;
-  const outbox = new SqliteUsageOutbox(db);
   const storefrontApi =
     options.storefrontApi ??
     (sf.allowanceUrl && sf.usageUrl
@@ -153,7 +221,6 @@ export async function createServices(settings: Settings, options: ServiceOptions
       log: logs.log,
     }) as AccessTier,
   ];
-  const payments = new SqlitePaymentLog(db);
   const reader =
     settings.readerThreads > 0
       ? new ReaderPool({
@@ -185,7 +252,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
           extra: { name: x.assetName, version: x.assetVersion },
         },
         facilitator: createFacilitator(x),
-        nonces: new SqliteNonceStore(db),
+        nonces,
         payments,
         limiter,
         clock,
@@ -201,7 +268,6 @@ export async function createServices(settings: Settings, options: ServiceOptions
   const engineDir = settings.sqlitePath === ':memory:' ? undefined : `${settings.sqlitePath}.engine`;
   const readOnly = cluster.isWorker && process.env[SAVES_INDEX] !== '1';
   const index = new EngineIndexStore(db, { dir: engineDir, readOnly, searchThreads: settings.searchThreads, log: logs.log, ...options.split });
-  const usage = new SqliteUsageStore(db, (e) => logs.log('error', 'usage not recorded', { err: String(e) }));
   let closed = false;
   return {
     settings,
@@ -209,7 +275,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
     pages: new SqlitePageStore(db),
     index,
     accounts,
-    storefrontAccounts: new SqliteStorefrontAccountStore(db),
+    storefrontAccounts,
     ledger,
     usage,
     limiter,
@@ -229,7 +295,10 @@ export async function createServices(settings: Settings, options: ServiceOptions
     x402Problems: x.enabled ? [] : x.problems,
     async healthy() {
       try {
-        return db.prepare('SELECT 1 AS one').get() !== undefined;
+        if (db.prepare('SELECT 1 AS one').get() === undefined) return false;
+        if (pool) await pool.query('SELECT 1');
+        if (redis) await redis.ping();
+        return true;
       } catch {
         return false;
       }
@@ -244,6 +313,8 @@ export async function createServices(settings: Settings, options: ServiceOptions
       await index.close();
       await usage.flush();
       db.close();
+      await pool?.end();
+      await redis?.quit().catch(() => redis?.disconnect());
     },
   };
 }

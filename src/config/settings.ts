@@ -10,8 +10,18 @@ export interface Settings {
   host: string;
   port: number;
   dataDir: string;
-  /** SQLite file; `DATABASE_URL=sqlite:<path>` or `<dataDir>/websearch.db`. */
+  /**
+   * SQLite file: pages, versions, the crawl frontier (and, without `postgresUrl`, everything else);
+   * `DATABASE_URL=sqlite:<path>` or `<dataDir>/websearch.db`.
+   */
   sqlitePath: string;
+  /**
+   * `DATABASE_URL=postgres://...`: organizations, keys, the credit ledger, usage, the storefront's
+   * accounts and outbox, x402 payments and nonces in PostgreSQL, shared by several machines.
+   */
+  postgresUrl?: string;
+  /** `REDIS_URL=redis://...`: rate-limit windows and x402 nonce claims in Redis, shared by several machines. */
+  redisUrl?: string;
   allowPrivateNetwork: boolean;
   /** Sent on every outbound request; its first token is what robots.txt rules are matched against. */
   userAgent: string;
@@ -350,15 +360,20 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
   }
   const raw: RawSettings = { ...fromFile, ...fromEnv, ...flags };
 
-  if (raw.redisUrl !== undefined) {
-    throw new ConfigError('REDIS_URL is not supported yet: this version keeps rate limits in process memory');
-  }
   const dataDir = resolve(String(raw.dataDir ?? './data'));
   let sqlitePath = join(dataDir, 'websearch.db');
+  let postgresUrl: string | undefined;
   if (raw.databaseUrl !== undefined) {
     const url = String(raw.databaseUrl);
     if (url.startsWith('sqlite:')) sqlitePath = resolve(url.slice('sqlite:'.length).replace(/^\/\//, ''));
-    else throw new ConfigError('DATABASE_URL must be sqlite:<path> in this version (PostgreSQL is not supported yet)');
+    else if (/^postgres(ql)?:\/\/./.test(url)) postgresUrl = serverUrl('DATABASE_URL', url);
+    else throw new ConfigError('DATABASE_URL must be sqlite:<path> or postgres://[user[:password]@]host[:port]/database');
+  }
+  let redisUrl: string | undefined;
+  if (raw.redisUrl !== undefined) {
+    const url = String(raw.redisUrl);
+    if (!/^rediss?:\/\/./.test(url)) throw new ConfigError('REDIS_URL must be redis://[user:password@]host[:port][/db] (or rediss:// for TLS)');
+    redisUrl = serverUrl('REDIS_URL', url);
   }
 
   const workers = int('WEBSEARCH_WORKERS', raw.workers ?? 1, 1, 64);
@@ -367,6 +382,8 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     port: int('PORT', raw.port ?? 8080, 0, 65535),
     dataDir,
     sqlitePath,
+    ...(postgresUrl ? { postgresUrl } : {}),
+    ...(redisUrl ? { redisUrl } : {}),
     allowPrivateNetwork: bool('WEBSEARCH_ALLOW_PRIVATE_NETWORK', raw.allowPrivateNetwork ?? false),
     userAgent: String(raw.userAgent ?? DEFAULT_USER_AGENT),
     liveFetchIndexes: bool('WEBSEARCH_LIVE_FETCH_INDEXES', raw.liveFetchIndexes ?? false),
@@ -389,6 +406,18 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     x402: x402Settings(raw),
     ...llmSettings(raw),
   };
+}
+
+/** A server URL as given, once it parses with a host; the message never repeats it (it may hold a password). */
+function serverUrl(name: string, url: string): string {
+  let host = '';
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    // reported below
+  }
+  if (!host) throw new ConfigError(`${name} is not a URL with a host`);
+  return url;
 }
 
 export function readEnv(): NodeJS.ProcessEnv {

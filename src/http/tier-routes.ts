@@ -56,7 +56,10 @@ async function runCall(services: Services, call: OperationCall, meter: Meter): P
 }
 
 function asServiceError(request: FastifyRequest, e: unknown): ServiceError {
-  if (e instanceof ServiceError) return e;
+  if (e instanceof ServiceError) {
+    if (e.code === 'store_unavailable') request.log.error({ err: e.cause }, 'store unavailable');
+    return e;
+  }
   request.log.error({ err: e }, 'operation failed');
   return new ServiceError('internal_error', undefined, { cause: e });
 }

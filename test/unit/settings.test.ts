@@ -29,8 +29,8 @@ test('unknown or invalid settings are errors, not silently ignored', () => {
   assert.throws(() => loadSettings({ env: { STOREFRONT_SECRET: 'x' } }), /STOREFRONT_SECRET/);
   assert.throws(() => loadSettings({ env: { PORT: '70000' } }), ConfigError);
   assert.throws(() => loadSettings({ env: { WEBSEARCH_ALLOW_PRIVATE_NETWORK: 'perhaps' } }), ConfigError);
-  assert.throws(() => loadSettings({ env: { DATABASE_URL: 'postgres://x/y' } }), /PostgreSQL is not supported yet/);
-  assert.throws(() => loadSettings({ env: { REDIS_URL: 'redis://x' } }), /REDIS_URL is not supported yet/);
+  assert.throws(() => loadSettings({ env: { DATABASE_URL: 'mysql://x/y' } }), /DATABASE_URL must be sqlite:<path> or postgres:/);
+  assert.throws(() => loadSettings({ env: { REDIS_URL: 'memcached://x' } }), /REDIS_URL must be redis:/);
   const dir = tempDir();
   try {
     const file = join(dir.path, 'c.json');
@@ -40,6 +40,20 @@ test('unknown or invalid settings are errors, not silently ignored', () => {
     dir.remove();
   }
   assert.equal(loadSettings({ env: { DATABASE_URL: 'sqlite:/tmp/x.db' } }).sqlitePath, '/tmp/x.db');
+});
+
+test('DATABASE_URL postgres:// and REDIS_URL: kept as given; pages stay in the SQLite file; a bad URL is refused without repeating it', () => {
+  const s = loadSettings({ env: { WEBSEARCH_DATA_DIR: '/tmp/d', DATABASE_URL: 'postgresql://u:secret@db.internal:5433/ws', REDIS_URL: 'rediss://:pw@cache:6380/2' } });
+  assert.equal(s.postgresUrl, 'postgresql://u:secret@db.internal:5433/ws');
+  assert.equal(s.redisUrl, 'rediss://:pw@cache:6380/2');
+  assert.equal(s.sqlitePath, '/tmp/d/websearch.db');
+  const plain = loadSettings({ env: {} });
+  assert.equal(plain.postgresUrl, undefined);
+  assert.equal(plain.redisUrl, undefined);
+  assert.throws(
+    () => loadSettings({ env: { DATABASE_URL: 'postgres://u:secret@' } }),
+    (e: Error) => e instanceof ConfigError && /not a URL with a host/.test(e.message) && !e.message.includes('secret'),
+  );
 });
 
 test('search threads: two with one worker, one with several (they use the cores already), 1 or 2 when set', () => {

@@ -1,0 +1,199 @@
+/**
+ * Two machines on one PostgreSQL and one Redis (DATABASE_URL, REDIS_URL): each is a whole service
+ * (its own data folder and SQLite file for pages), and they share keys, credits, usage and rate limits.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
+import { createServices, StoreUnreachable } from '../../src/config/services.js';
+import { loadSettings } from '../../src/config/settings.js';
+import { freshPostgres, postgresUrl, redisUrl, skipUnless } from '../fixtures/backends.js';
+import { createFundedKey, createTestEnv, page, tempDir, TestClock, type TestEnv } from '../helpers.js';
+
+const configured = postgresUrl && redisUrl ? postgresUrl : undefined;
+
+describe('two machines on one PostgreSQL and one Redis', skipUnless(configured, 'WEBSEARCH_TEST_POSTGRES_URL and WEBSEARCH_TEST_REDIS_URL'), () => {
+  let a: TestEnv;
+  let b: TestEnv;
+  let drop: () => Promise<void>;
+  const clock = new TestClock();
+
+  before(async () => {
+    const pg = await freshPostgres();
+    drop = pg.drop;
+    // The machines' DATABASE_URL names the test's schema, as a deployment may name its own.
+    const url = new URL(postgresUrl!);
+    url.searchParams.set('options', `-c search_path=${pg.schema}`);
+    const flags = { databaseUrl: url.toString(), redisUrl: redisUrl!, keylessPerSecond: 2 };
+    const options = { redisKeyPrefix: `test:${randomBytes(6).toString('hex')}:` };
+    a = await createTestEnv(flags, clock, options);
+    b = await createTestEnv(flags, clock, options);
+    for (const env of [a, b]) await env.services.pages.putVersion(page('https://example.com/a', { content: 'Apples and pears.' }));
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    await drop?.();
+  });
+
+  const keyed = (env: TestEnv, key: string) =>
+    env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'apples' } });
+
+  test('a key made on one machine works on the other, and their charges draw on one balance', async () => {
+    const { org, key } = await createFundedKey(a.services, 2 * KEYED_REQUEST_COST);
+    const first = await keyed(b, key);
+    assert.equal(first.statusCode, 200, first.body);
+    assert.equal(first.json().results[0].url, 'https://example.com/a');
+    assert.equal((await keyed(a, key)).statusCode, 200);
+    const third = await keyed(b, key);
+    assert.equal(third.statusCode, 402);
+    assert.equal(third.json().code, 'insufficient_credits');
+    assert.equal(await a.services.ledger.balance(org.id), 0);
+    assert.equal(await b.services.ledger.balance(org.id), 0);
+    // Usage rows of both machines are in the shared database (in the order they were written).
+    await b.services.usage.flush();
+    const rows = await a.services.usage.list({ orgId: org.id, limit: 10 });
+    assert.deepEqual(rows.map((r) => `${r.status} ${r.costMicroUsd}`).sort(), [`200 ${KEYED_REQUEST_COST}`, `200 ${KEYED_REQUEST_COST}`, '402 0']);
+  });
+
+  test('concurrent requests on both machines never overdraw: as many succeed as the credit pays for', async () => {
+    const { org, key } = await createFundedKey(a.services, 5 * KEYED_REQUEST_COST, 1000);
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => keyed(i % 2 ? a : b, key)));
+    assert.equal(answers.filter((r) => r.statusCode === 200).length, 5);
+    assert.equal(answers.filter((r) => r.statusCode === 402).length, 7);
+    assert.equal(await a.services.ledger.balance(org.id), 0);
+  });
+
+  test("an organization's rate limit counts the requests of both machines", async () => {
+    const { key } = await createFundedKey(a.services, 100 * KEYED_REQUEST_COST, 2);
+    assert.equal((await keyed(a, key)).statusCode, 200);
+    assert.equal((await keyed(b, key)).statusCode, 200);
+    const refused = await keyed(a, key);
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.headers['x-ratelimit-remaining'], '0');
+    clock.advance(1000);
+    assert.equal((await keyed(b, key)).statusCode, 200, 'the next second');
+  });
+
+  test('the keyless limit per address counts both machines', async () => {
+    clock.advance(1000);
+    const publicSearch = (env: TestEnv) =>
+      env.app.inject({ method: 'POST', url: '/v1/search/public', headers: { 'x-service-title': 'app' }, payload: { query: 'apples' } });
+    assert.equal((await publicSearch(a)).statusCode, 200);
+    assert.equal((await publicSearch(b)).statusCode, 200);
+    assert.equal((await publicSearch(b)).statusCode, 429);
+  });
+
+  test('/healthz answers for the database and Redis', async () => {
+    const res = await a.app.inject({ method: 'GET', url: '/healthz' });
+    assert.equal(res.statusCode, 200);
+  });
+});
+
+/** A TCP relay to a server, to cut and restore: an outage without stopping the shared server. */
+async function relay(target: URL): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let server: Server;
+  let port = 0;
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((inbound) => {
+        const outbound = connect(Number(target.port), target.hostname);
+        for (const s of [inbound, outbound]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => {});
+        }
+        inbound.pipe(outbound).pipe(inbound);
+      }).listen(port, '127.0.0.1', () => {
+        port = (server.address() as { port: number }).port;
+        resolve();
+      });
+    });
+  await listen();
+  return {
+    port,
+    async cut() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+    },
+    restore: listen,
+  };
+}
+
+describe('a shared store that stops answering', skipUnless(configured, 'WEBSEARCH_TEST_POSTGRES_URL and WEBSEARCH_TEST_REDIS_URL'), () => {
+  test('requests get 503 store_unavailable with Retry-After and are not charged; service resumes when it is back', async () => {
+    const pg = await freshPostgres();
+    const pgUrl = new URL(postgresUrl!);
+    const pgRelay = await relay(new URL(postgresUrl!));
+    const redisRelay = await relay(new URL(redisUrl!));
+    pgUrl.port = String(pgRelay.port);
+    pgUrl.searchParams.set('options', `-c search_path=${pg.schema}`);
+    const env = await createTestEnv(
+      { databaseUrl: pgUrl.toString(), redisUrl: `redis://127.0.0.1:${redisRelay.port}` },
+      new TestClock(),
+      { redisKeyPrefix: `test:${randomBytes(6).toString('hex')}:` },
+    );
+    try {
+      await env.services.pages.putVersion(page('https://example.com/a', { content: 'Apples and pears.' }));
+      const { org, key } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
+      const search = () => env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'apples' } });
+      const health = async () => (await env.app.inject({ method: 'GET', url: '/healthz' })).statusCode;
+      assert.equal((await search()).statusCode, 200);
+
+      await redisRelay.cut();
+      const noRedis = await search();
+      assert.equal(noRedis.statusCode, 503, noRedis.body);
+      assert.equal(noRedis.json().code, 'store_unavailable');
+      assert.equal(noRedis.headers['retry-after'], '1');
+      assert.equal(await health(), 503);
+      await redisRelay.restore();
+      let back = 0;
+      for (let i = 0; i < 50 && back !== 200; i++, await sleep(100)) back = (await search()).statusCode;
+      assert.equal(back, 200, 'served again once Redis is back');
+
+      await pgRelay.cut();
+      const noDatabase = await search();
+      assert.equal(noDatabase.statusCode, 503, noDatabase.body);
+      assert.equal(noDatabase.json().code, 'store_unavailable');
+      assert.equal(await health(), 503);
+      await pgRelay.restore();
+      assert.equal((await search()).statusCode, 200, 'served again once the database is back');
+      // Two searches served, two charged; the ones refused while a store was away were not.
+      assert.equal(await env.services.ledger.balance(org.id), 10 * KEYED_REQUEST_COST - 3 * KEYED_REQUEST_COST);
+      assert.equal(await health(), 200);
+    } finally {
+      await env.close();
+      await pgRelay.cut();
+      await redisRelay.cut();
+      await pg.drop();
+    }
+  });
+});
+
+describe('an unreachable PostgreSQL or Redis', () => {
+  test('stops the start with the reason, never the password', async () => {
+    const dir = tempDir();
+    try {
+      for (const env of [
+        { DATABASE_URL: 'postgres://user:hunter2@127.0.0.1:1/db' },
+        { REDIS_URL: 'redis://:hunter2@127.0.0.1:1' },
+      ]) {
+        const settings = loadSettings({ env: { WEBSEARCH_DATA_DIR: dir.path, ...env } });
+        await assert.rejects(createServices(settings), (e: Error) => {
+          assert.ok(e instanceof StoreUnreachable, String(e));
+          assert.match(e.message, /cannot use (PostgreSQL|Redis) at .*127\.0\.0\.1:1.*ECONNREFUSED/);
+          assert.doesNotMatch(e.message, /hunter2/);
+          return true;
+        });
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+});
