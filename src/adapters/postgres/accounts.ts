@@ -149,7 +149,7 @@ export class PgStorefrontAccountStore implements StorefrontAccountStore {
         [userId],
       );
       if (!rows[0]) return false;
-      await c.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, keyId(rows[0].generation)]);
+      await c.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, keyId(rows[0].generation - 1)]);
       return true;
     });
   }

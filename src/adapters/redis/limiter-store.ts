@@ -19,7 +19,7 @@ for i = 1, n do
   counts[i] = c
   if c >= tonumber(ARGV[i]) then allowed = 0 end
 end
-if true then
+if allowed == 1 then
   for i = 1, n do
     counts[i] = redis.call('INCR', KEYS[i])
     if counts[i] == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[n + i]) end
