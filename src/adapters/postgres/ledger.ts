@@ -10,13 +10,6 @@
 import type { Ledger, Reservation } from '../../ports/ledger.js';
 import { newId } from '../sqlite/accounts.js';
 import { inTransaction, type PgPool } from './database.js';
-import type pg from 'pg';
-
-interface Settled {
-  org_id: string;
-  amount: number;
-  reference: string;
-}
 
 const SETTLE = "UPDATE reservations SET state = $1, settled_at = $2 WHERE id = $3 AND state = 'pending' RETURNING org_id, amount, reference";
 
@@ -42,23 +35,17 @@ export class PgLedger implements Ledger {
   }
 
   async commit(reservationId: string): Promise<boolean> {
-    await inTransaction(this.pool, async (c) => {
-      const { rows } = await c.query<Settled>(SETTLE, ['committed', Date.now(), reservationId]);
-      const r = rows[0];
-      if (r) {
-        await c.query("INSERT INTO ledger_entries (org_id, amount, kind, reference, created_at) VALUES ($1, $2, 'charge', $3, $4)", [
-          r.org_id,
-          -r.amount,
-          r.reference,
-          Date.now(),
-        ]);
-      }
-    });
+    // One statement (one round trip): the reservation settles and its charge is entered, or neither.
+    await this.pool.query(
+      `WITH settled AS (${SETTLE})
+       INSERT INTO ledger_entries (org_id, amount, kind, reference, created_at) SELECT org_id, -amount, 'charge', reference, $2 FROM settled`,
+      ['committed', Date.now(), reservationId],
+    );
     return true;
   }
 
   async release(reservationId: string): Promise<void> {
-    await inTransaction(this.pool, (c) => releaseOne(c, reservationId));
+    await releaseOne(this.pool, reservationId);
   }
 
   async credit(orgId: string, amount: number, note: string): Promise<number> {
@@ -84,16 +71,17 @@ export class PgLedger implements Ledger {
   async releaseStale(olderThan: number): Promise<number> {
     const { rows } = await this.pool.query<{ id: string }>("SELECT id FROM reservations WHERE state = 'pending' AND created_at < $1", [olderThan]);
     let released = 0;
-    for (const r of rows) if (await inTransaction(this.pool, (c) => releaseOne(c, r.id))) released++;
+    for (const r of rows) if (await releaseOne(this.pool, r.id)) released++;
     return released;
   }
 }
 
-/** Gives a pending reservation back; false when it was not pending (settled meanwhile, or unknown). */
-async function releaseOne(c: pg.PoolClient, reservationId: string): Promise<boolean> {
-  const { rows } = await c.query<Settled>(SETTLE, ['released', Date.now(), reservationId]);
-  const r = rows[0];
-  if (!r) return false;
-  await c.query('UPDATE orgs SET balance = balance + $1 WHERE id = $2', [r.amount, r.org_id]);
-  return true;
+/** Gives a pending reservation back, in one statement; false when it was not pending (settled meanwhile, or unknown). */
+async function releaseOne(pool: PgPool, reservationId: string): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `WITH settled AS (${SETTLE})
+     UPDATE orgs SET balance = orgs.balance + settled.amount FROM settled WHERE orgs.id = settled.org_id`,
+    ['released', Date.now(), reservationId],
+  );
+  return rowCount === 1;
 }
