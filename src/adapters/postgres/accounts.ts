@@ -1,33 +1,8 @@
 import type { AccountStore, ApiKeyRecord, Billing, Org, StorefrontAccount, StorefrontAccountStore } from '../../ports/accounts.js';
+import { type KeyRow, type KeyWithOrgRow, type OrgRow, toKey, toKeyWithOrg, toOrg } from '../account-rows.js';
 import { newId } from '../sqlite/accounts.js';
 import { inTransaction, type PgPool } from './database.js';
 
-interface OrgRow {
-  id: string;
-  name: string;
-  billing: Billing;
-  rate_limit: number | null;
-  created_at: number;
-}
-interface KeyRow {
-  id: string;
-  org_id: string;
-  prefix: string;
-  hash: string;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-function toOrg(r: OrgRow): Org {
-  const org: Org = { id: r.id, name: r.name, billing: r.billing, createdAt: r.created_at };
-  if (r.rate_limit !== null) org.rateLimitPerSecond = r.rate_limit;
-  return org;
-}
-function toKey(r: KeyRow): ApiKeyRecord {
-  const k: ApiKeyRecord = { id: r.id, orgId: r.org_id, prefix: r.prefix, hash: r.hash, createdAt: r.created_at };
-  if (r.revoked_at !== null) k.revokedAt = r.revoked_at;
-  return k;
-}
 
 export class PgAccountStore implements AccountStore {
   constructor(private readonly pool: PgPool) {}
@@ -66,15 +41,13 @@ export class PgAccountStore implements AccountStore {
   }
 
   async findKeyByPrefix(prefix: string): Promise<{ key: ApiKeyRecord; org: Org } | undefined> {
-    const { rows } = await this.pool.query<KeyRow & { org_name: string; org_rate_limit: number | null; org_billing: Billing; org_created_at: number }>(
+    const { rows } = await this.pool.query<KeyWithOrgRow>(
       `SELECT k.*, o.name AS org_name, o.rate_limit AS org_rate_limit, o.billing AS org_billing, o.created_at AS org_created_at
        FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.prefix = $1`,
       [prefix],
     );
     const row = rows[0];
-    if (!row) return undefined;
-    const org = { id: row.org_id, name: row.org_name, billing: row.org_billing, rate_limit: row.org_rate_limit, created_at: row.org_created_at };
-    return { key: toKey(row), org: toOrg(org) };
+    return row ? toKeyWithOrg(row) : undefined;
   }
 
   async listKeys(orgId: string): Promise<ApiKeyRecord[]> {

@@ -1,4 +1,5 @@
-import type { NonceStore, PaymentLog, PaymentOutcome, PaymentRecord } from '../../ports/payments.js';
+import type { NonceStore, PaymentLog, PaymentRecord } from '../../ports/payments.js';
+import { type PaymentRow, toPaymentRecord } from '../account-rows.js';
 import type { PgPool } from './database.js';
 
 export class PgNonceStore implements NonceStore {
@@ -24,21 +25,6 @@ export class PgNonceStore implements NonceStore {
   }
 }
 
-interface PaymentRow {
-  at: number;
-  request_id: string;
-  operation: string;
-  payer: string;
-  nonce: string;
-  amount: string;
-  asset: string;
-  network: string;
-  pay_to: string;
-  outcome: PaymentOutcome;
-  tx_hash: string | null;
-  reason: string | null;
-}
-
 export class PgPaymentLog implements PaymentLog {
   constructor(private readonly pool: PgPool) {}
 
@@ -52,22 +38,6 @@ export class PgPaymentLog implements PaymentLog {
 
   async list(limit: number): Promise<PaymentRecord[]> {
     const { rows } = await this.pool.query<PaymentRow>('SELECT * FROM payments ORDER BY id DESC LIMIT $1', [limit]);
-    return rows.map((r) => {
-      const e: PaymentRecord = {
-        at: r.at,
-        requestId: r.request_id,
-        operation: r.operation,
-        payer: r.payer,
-        nonce: r.nonce,
-        amount: r.amount,
-        asset: r.asset,
-        network: r.network,
-        payTo: r.pay_to,
-        outcome: r.outcome,
-      };
-      if (r.tx_hash !== null) e.transaction = r.tx_hash;
-      if (r.reason !== null) e.reason = r.reason;
-      return e;
-    });
+    return rows.map(toPaymentRecord);
   }
 }

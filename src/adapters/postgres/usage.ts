@@ -1,22 +1,7 @@
 import type { OutboxItem, UsageLine, UsageOutbox } from '../../ports/storefront.js';
 import type { UsageEntry, UsageStore } from '../../ports/usage-store.js';
+import { type UsageRow, toUsageEntry } from '../account-rows.js';
 import type { PgPool } from './database.js';
-
-interface UsageRow {
-  at: number;
-  request_id: string;
-  tier: string;
-  operation: 'search' | 'fetch';
-  status: number;
-  cost: number;
-  latency_ms: number;
-  org_id: string | null;
-  key_id: string | null;
-  app_title: string | null;
-  client_ip: string | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-}
 
 /** As in the SQLite store: rows are queued and written behind the response, a batch per statement. */
 const FLUSH_MS = 50;
@@ -90,24 +75,7 @@ export class PgUsageStore implements UsageStore {
     const { rows } = filter.orgId
       ? await this.pool.query<UsageRow>('SELECT * FROM usage WHERE org_id = $1 ORDER BY id DESC LIMIT $2', [filter.orgId, filter.limit])
       : await this.pool.query<UsageRow>('SELECT * FROM usage ORDER BY id DESC LIMIT $1', [filter.limit]);
-    return rows.map((r) => {
-      const e: UsageEntry = {
-        at: r.at,
-        requestId: r.request_id,
-        tier: r.tier,
-        operation: r.operation,
-        status: r.status,
-        costMicroUsd: r.cost,
-        latencyMs: r.latency_ms,
-      };
-      if (r.org_id !== null) e.orgId = r.org_id;
-      if (r.key_id !== null) e.keyId = r.key_id;
-      if (r.app_title !== null) e.appTitle = r.app_title;
-      if (r.client_ip !== null) e.clientIp = r.client_ip;
-      if (r.prompt_tokens !== null) e.promptTokens = r.prompt_tokens;
-      if (r.completion_tokens !== null) e.completionTokens = r.completion_tokens;
-      return e;
-    });
+    return rows.map(toUsageEntry);
   }
 }
 

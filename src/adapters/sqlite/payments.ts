@@ -1,4 +1,5 @@
-import type { NonceStore, PaymentLog, PaymentOutcome, PaymentRecord } from '../../ports/payments.js';
+import type { NonceStore, PaymentLog, PaymentRecord } from '../../ports/payments.js';
+import { type PaymentRow, toPaymentRecord } from '../account-rows.js';
 import type { Db } from './database.js';
 
 export class SqliteNonceStore implements NonceStore {
@@ -34,21 +35,6 @@ export class SqliteNonceStore implements NonceStore {
   }
 }
 
-interface PaymentRow {
-  at: number;
-  request_id: string;
-  operation: string;
-  payer: string;
-  nonce: string;
-  amount: string;
-  asset: string;
-  network: string;
-  pay_to: string;
-  outcome: PaymentOutcome;
-  tx_hash: string | null;
-  reason: string | null;
-}
-
 export class SqlitePaymentLog implements PaymentLog {
   private readonly s;
 
@@ -67,22 +53,6 @@ export class SqlitePaymentLog implements PaymentLog {
   }
 
   async list(limit: number): Promise<PaymentRecord[]> {
-    return this.s.list.all(limit).map((r) => {
-      const e: PaymentRecord = {
-        at: r.at,
-        requestId: r.request_id,
-        operation: r.operation,
-        payer: r.payer,
-        nonce: r.nonce,
-        amount: r.amount,
-        asset: r.asset,
-        network: r.network,
-        payTo: r.pay_to,
-        outcome: r.outcome,
-      };
-      if (r.tx_hash !== null) e.transaction = r.tx_hash;
-      if (r.reason !== null) e.reason = r.reason;
-      return e;
-    });
+    return this.s.list.all(limit).map(toPaymentRecord);
   }
 }

@@ -1,21 +1,6 @@
 import type { UsageEntry, UsageStore } from '../../ports/usage-store.js';
+import { type UsageRow, toUsageEntry } from '../account-rows.js';
 import type { Db } from './database.js';
-
-interface UsageRow {
-  at: number;
-  request_id: string;
-  tier: string;
-  operation: 'search' | 'fetch';
-  status: number;
-  cost: number;
-  latency_ms: number;
-  org_id: string | null;
-  key_id: string | null;
-  app_title: string | null;
-  client_ip: string | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-}
 
 /**
  * Rows are written behind the response: `record` queues the entry, and the queue goes to the
@@ -93,23 +78,6 @@ export class SqliteUsageStore implements UsageStore {
   async list(filter: { orgId?: string; limit: number }): Promise<UsageEntry[]> {
     this.write();
     const rows = filter.orgId ? this.s.byOrg.all(filter.orgId, filter.limit) : this.s.all.all(filter.limit);
-    return rows.map((r) => {
-      const e: UsageEntry = {
-        at: r.at,
-        requestId: r.request_id,
-        tier: r.tier,
-        operation: r.operation,
-        status: r.status,
-        costMicroUsd: r.cost,
-        latencyMs: r.latency_ms,
-      };
-      if (r.org_id !== null) e.orgId = r.org_id;
-      if (r.key_id !== null) e.keyId = r.key_id;
-      if (r.app_title !== null) e.appTitle = r.app_title;
-      if (r.client_ip !== null) e.clientIp = r.client_ip;
-      if (r.prompt_tokens !== null) e.promptTokens = r.prompt_tokens;
-      if (r.completion_tokens !== null) e.completionTokens = r.completion_tokens;
-      return e;
-    });
+    return rows.map(toUsageEntry);
   }
 }
