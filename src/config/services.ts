@@ -39,7 +39,7 @@ import { PgNonceStore, PgPaymentLog } from '../adapters/postgres/payments.js';
 import { PgUsageOutbox, PgUsageStore } from '../adapters/postgres/usage.js';
 import { RedisLimiterStore } from '../adapters/redis/limiter-store.js';
 import { RedisNonceStore } from '../adapters/redis/nonce-store.js';
-import { openRedis, redactUrl, type RedisClient } from '../adapters/redis/redis.js';
+import { openRedis, type RedisClient } from '../adapters/redis/redis.js';
 import type { NonceStore } from '../ports/payments.js';
 import { type Clock, systemClock } from '../core/time.js';
 import type { AccountStore, StorefrontAccountStore } from '../ports/accounts.js';
@@ -115,6 +115,17 @@ function accountingStores(db: Db, pool: PgPool | undefined, settings: Settings, 
     outbox: new SqliteUsageOutbox(db),
     payments: new SqlitePaymentLog(db),
   };
+}
+
+/** The URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
 }
 
 async function connect<T>(what: string, url: string, open: () => Promise<T>): Promise<T> {

@@ -90,3 +90,8 @@ export class ServiceError extends Error {
 export function invalidParameter(param: string, message: string): ServiceError {
   return new ServiceError('invalid_parameter', message, { param });
 }
+
+/** 503 store_unavailable (PostgreSQL or Redis could not be reached) with `Retry-After: 1`; the adapters of both throw it. */
+export function storeUnavailable(cause: unknown): ServiceError {
+  return new ServiceError('store_unavailable', undefined, { headers: { 'retry-after': '1' }, cause });
+}

@@ -8,7 +8,7 @@
  * starting together migrate once.
  */
 import pg from 'pg';
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError, storeUnavailable } from '../../core/errors.js';
 
 export type PgPool = pg.Pool;
 
@@ -166,7 +166,7 @@ export function storeError(e: unknown): never {
   const code = (e as { code?: unknown }).code;
   const sqlState = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
   if (sqlState && !OUTAGE_CLASSES.has(sqlState.slice(0, 2))) throw e;
-  throw new ServiceError('store_unavailable', undefined, { headers: { 'retry-after': '1' }, cause: e });
+  throw storeUnavailable(e);
 }
 
 /** Connects, migrates, and answers the pool. Throws with the server's reason when it cannot. */

@@ -4,7 +4,7 @@
  * and then fails (the caller answers 503) rather than hold a request while Redis is away.
  */
 import { Redis } from 'ioredis';
-import { ServiceError } from '../../core/errors.js';
+import { storeUnavailable } from '../../core/errors.js';
 
 export type RedisClient = Redis;
 
@@ -22,7 +22,6 @@ export async function openRedis(options: RedisOptions): Promise<RedisClient> {
     connectTimeout: 5000,
     // Fail queued commands at once while disconnected instead of retrying them 20 times.
     maxRetriesPerRequest: 1,
-    enableOfflineQueue: true,
   });
   // Errors of the connection are reported through failed commands; unlistened, they would crash the process.
   let connectionError: Error | undefined;
@@ -38,19 +37,8 @@ export async function openRedis(options: RedisOptions): Promise<RedisClient> {
   return client;
 }
 
-/** The URL without its password, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparsable URL)';
-  }
-}
-
 /** A reply error (a script's bug: thrown as it is, 500) or a Redis that cannot be reached (503 store_unavailable). */
 export function storeError(e: unknown): never {
   if ((e as Error).name === 'ReplyError') throw e;
-  throw new ServiceError('store_unavailable', undefined, { headers: { 'retry-after': '1' }, cause: e });
+  throw storeUnavailable(e);
 }
