@@ -59,6 +59,27 @@ export interface UsageRow {
   completion_tokens: number | null;
 }
 
+/** The usage table's columns an entry fills, in the order of `usageValues` (both adapters insert them so). */
+export const USAGE_COLUMNS = 'at, request_id, tier, operation, status, cost, latency_ms, org_id, key_id, app_title, client_ip, prompt_tokens, completion_tokens';
+
+export function usageValues(e: UsageEntry): (string | number | null)[] {
+  return [
+    e.at,
+    e.requestId,
+    e.tier,
+    e.operation,
+    e.status,
+    e.costMicroUsd,
+    e.latencyMs,
+    e.orgId ?? null,
+    e.keyId ?? null,
+    e.appTitle ?? null,
+    e.clientIp ?? null,
+    e.promptTokens ?? null,
+    e.completionTokens ?? null,
+  ];
+}
+
 export function toUsageEntry(r: UsageRow): UsageEntry {
   const e: UsageEntry = {
     at: r.at,

@@ -1,77 +1,37 @@
 import type { OutboxItem, UsageLine, UsageOutbox } from '../../ports/storefront.js';
 import type { UsageEntry, UsageStore } from '../../ports/usage-store.js';
-import { type UsageRow, toUsageEntry } from '../account-rows.js';
+import { USAGE_COLUMNS, type UsageRow, toUsageEntry, usageValues } from '../account-rows.js';
+import { WriteBehind } from '../write-behind.js';
 import type { PgPool } from './database.js';
 
-/** As in the SQLite store: rows are queued and written behind the response, a batch per statement. */
-const FLUSH_MS = 50;
-const MAX_BATCH = 500;
-const COLUMNS = 13;
-
 export class PgUsageStore implements UsageStore {
-  private queued: UsageEntry[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  /** The write in flight, so that `list` and `flush` wait for it. */
-  private writing: Promise<void> = Promise.resolve();
+  /** As in the SQLite store, rows are written behind the response: a batch per INSERT. */
+  private readonly queue: WriteBehind<UsageEntry>;
 
   constructor(
     private readonly pool: PgPool,
-    private readonly onError: (e: unknown) => void = () => {},
-  ) {}
+    onError: (e: unknown) => void = () => {},
+  ) {
+    this.queue = new WriteBehind((batch) => this.insert(batch), onError);
+  }
 
   async record(e: UsageEntry): Promise<void> {
-    this.queued.push(e);
-    if (this.queued.length >= MAX_BATCH) void this.write();
-    else this.timer ??= setTimeout(() => void this.write(), FLUSH_MS).unref();
+    this.queue.add(e);
   }
 
   async flush(): Promise<void> {
-    await this.write();
+    await this.queue.flush();
   }
 
-  /** Writes the queue in one INSERT; a failure is reported (the rows are lost, as a failed insert's row would be), never thrown at a timer. */
-  private write(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const batch = this.queued;
-    this.queued = [];
-    const previous = this.writing;
-    this.writing = previous.then(async () => {
-      if (batch.length === 0) return;
-      const values: unknown[] = [];
-      const tuples = batch.map((e, i) => {
-        values.push(
-          e.at,
-          e.requestId,
-          e.tier,
-          e.operation,
-          e.status,
-          e.costMicroUsd,
-          e.latencyMs,
-          e.orgId ?? null,
-          e.keyId ?? null,
-          e.appTitle ?? null,
-          e.clientIp ?? null,
-          e.promptTokens ?? null,
-          e.completionTokens ?? null,
-        );
-        return `(${Array.from({ length: COLUMNS }, (_, k) => `$${i * COLUMNS + k + 1}`).join(', ')})`;
-      });
-      try {
-        await this.pool.query(
-          `INSERT INTO usage (at, request_id, tier, operation, status, cost, latency_ms, org_id, key_id, app_title, client_ip, prompt_tokens, completion_tokens)
-           VALUES ${tuples.join(', ')}`,
-          values,
-        );
-      } catch (e) {
-        this.onError(e);
-      }
-    });
-    return this.writing;
+  private async insert(batch: UsageEntry[]): Promise<void> {
+    const values = batch.flatMap(usageValues);
+    const width = values.length / batch.length;
+    const tuples = batch.map((_, i) => `(${Array.from({ length: width }, (_, k) => `$${i * width + k + 1}`).join(', ')})`);
+    await this.pool.query(`INSERT INTO usage (${USAGE_COLUMNS}) VALUES ${tuples.join(', ')}`, values);
   }
 
   async list(filter: { orgId?: string; limit: number }): Promise<UsageEntry[]> {
-    await this.write();
+    await this.queue.flush();
     const { rows } = filter.orgId
       ? await this.pool.query<UsageRow>('SELECT * FROM usage WHERE org_id = $1 ORDER BY id DESC LIMIT $2', [filter.orgId, filter.limit])
       : await this.pool.query<UsageRow>('SELECT * FROM usage ORDER BY id DESC LIMIT $1', [filter.limit]);
