@@ -1,5 +1,6 @@
 /** The scale-out adapters (PostgreSQL, Redis) against the same contracts as the embedded ones. */
-import { describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
 import { PgAccountStore, PgStorefrontAccountStore } from '../../src/adapters/postgres/accounts.js';
 import { PgLedger } from '../../src/adapters/postgres/ledger.js';
 import { PgNonceStore, PgPaymentLog } from '../../src/adapters/postgres/payments.js';
@@ -42,6 +43,15 @@ describe('PostgreSQL', skipUnless(postgresUrl, 'WEBSEARCH_TEST_POSTGRES_URL'), (
         await pg.drop();
       },
     };
+  });
+
+  test("an error of the caller's inside a transaction stays that error, not store_unavailable", async () => {
+    const pg = await freshPostgres();
+    try {
+      await assert.rejects(new PgLedger(pg.pool).credit('org_missing', 100, 'x'), RangeError);
+    } finally {
+      await pg.drop();
+    }
   });
 
   nonceContract('postgres', async () => {

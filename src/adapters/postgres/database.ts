@@ -141,13 +141,23 @@ export function connectPostgres(options: PostgresOptions): PgPool {
   });
   // An idle connection's error (the server restarted) must not crash the process: the pool drops it.
   pool.on('error', () => {});
-  // A database that cannot be reached answers 503 store_unavailable, not 500 (storeError).
-  // (pool.query itself calls pool.connect with a callback: that form is left as it is.)
+  // A database that cannot be reached answers 503 store_unavailable, not 500 (storeError): the
+  // pool's queries and connections, and each client's queries (transactions), once per client.
+  // (pool.query itself calls pool.connect and client.query with callbacks: those are left as they are.)
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
   const connect = pool.connect.bind(pool) as (callback?: unknown) => Promise<pg.PoolClient> | undefined;
   Object.assign(pool, {
     query: (...args: unknown[]) => query(...args).catch(storeError),
     connect: (callback?: unknown) => (callback === undefined ? connect()!.catch(storeError) : connect(callback)),
+  });
+  pool.on('connect', (client) => {
+    const clientQuery = client.query.bind(client) as (...args: unknown[]) => unknown;
+    Object.assign(client, {
+      query: (...args: unknown[]) => {
+        const answer = clientQuery(...args);
+        return answer instanceof Promise ? answer.catch(storeError) : answer;
+      },
+    });
   });
   return pool;
 }
@@ -163,6 +173,7 @@ const OUTAGE_CLASSES = new Set(['08', '53', '57']);
  * reaching it (refused, reset, timed out, shut down) becomes 503 store_unavailable.
  */
 export function storeError(e: unknown): never {
+  if (e instanceof ServiceError) throw e;
   const code = (e as { code?: unknown }).code;
   const sqlState = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
   if (sqlState && !OUTAGE_CLASSES.has(sqlState.slice(0, 2))) throw e;
@@ -218,9 +229,9 @@ export async function inTransaction<T>(pool: PgPool, fn: (client: pg.PoolClient)
     await client.query('COMMIT');
     return result;
   } catch (e) {
+    // The database's own errors were classified by the client's query (storeError); `fn`'s are its own.
     await client.query('ROLLBACK').catch(() => {});
-    if (e instanceof ServiceError) throw e;
-    return storeError(e);
+    throw e;
   } finally {
     client.release();
   }
