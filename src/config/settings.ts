@@ -366,14 +366,14 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
   if (raw.databaseUrl !== undefined) {
     const url = String(raw.databaseUrl);
     if (url.startsWith('sqlite:')) sqlitePath = resolve(url.slice('sqlite:'.length).replace(/^\/\//, ''));
-    else if (/^postgres(ql)?:\/\/./.test(url)) postgresUrl = serverUrl('DATABASE_URL', url);
+    else if (/^postgres(ql)?:\/\/./.test(url)) postgresUrl = withHost('DATABASE_URL', url);
     else throw new ConfigError('DATABASE_URL must be sqlite:<path> or postgres://[user[:password]@]host[:port]/database');
   }
   let redisUrl: string | undefined;
   if (raw.redisUrl !== undefined) {
     const url = String(raw.redisUrl);
     if (!/^rediss?:\/\/./.test(url)) throw new ConfigError('REDIS_URL must be redis://[user:password@]host[:port][/db] (or rediss:// for TLS)');
-    redisUrl = serverUrl('REDIS_URL', url);
+    redisUrl = withHost('REDIS_URL', url);
   }
 
   const workers = int('WEBSEARCH_WORKERS', raw.workers ?? 1, 1, 64);
@@ -409,7 +409,7 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
 }
 
 /** A server URL as given, once it parses with a host; the message never repeats it (it may hold a password). */
-function serverUrl(name: string, url: string): string {
+function withHost(name: string, url: string): string {
   let host = '';
   try {
     host = new URL(url).hostname;
