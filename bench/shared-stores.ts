@@ -5,8 +5,8 @@
  * count, the credit's reservation and its commit (the calls a keyed search makes besides the engine).
  * - one machine: SQLite, reservations held in memory, limits counted in memory (the default);
  * - one machine, several workers: SQLite, reservations stored, limits in the SQLite file;
- * - several machines: PostgreSQL and Redis (URLs from the flags or WEBSEARCH_TEST_POSTGRES_URL and
- *   WEBSEARCH_TEST_REDIS_URL; a schema and key prefix of its own, dropped after).
+ * - several machines: PostgreSQL and Redis (URLs from the flags or TEST_POSTGRES_URL and
+ *   TEST_REDIS_URL; a schema and key prefix of its own, dropped after).
  * One request at a time (p50, p99 in ms), then `--concurrency` at once (requests/s).
  */
 import { randomBytes } from 'node:crypto';
@@ -29,15 +29,15 @@ import { tempDir } from '../test/helpers.js';
 
 const { values } = parseArgs({
   options: {
-    postgres: { type: 'string', default: process.env.WEBSEARCH_TEST_POSTGRES_URL },
-    redis: { type: 'string', default: process.env.WEBSEARCH_TEST_REDIS_URL },
+    postgres: { type: 'string', default: process.env.TEST_POSTGRES_URL },
+    redis: { type: 'string', default: process.env.TEST_REDIS_URL },
     requests: { type: 'string', default: '2000' },
     concurrency: { type: 'string', default: '16' },
   },
 });
 const requests = Number(values.requests);
 const concurrency = Number(values.concurrency);
-if (!values.postgres || !values.redis) throw new Error('--postgres and --redis (or WEBSEARCH_TEST_POSTGRES_URL and WEBSEARCH_TEST_REDIS_URL) are needed');
+if (!values.postgres || !values.redis) throw new Error('--postgres and --redis (or TEST_POSTGRES_URL and TEST_REDIS_URL) are needed');
 
 interface Stores {
   accounts: AccountStore;

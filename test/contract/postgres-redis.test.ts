@@ -13,7 +13,7 @@ import { accountingContract, nonceContract } from './accounting.contract.js';
 import { ledgerContract } from './ledger.contract.js';
 import { limiterContract } from './limiter.contract.js';
 
-describe('PostgreSQL', skipUnless(postgresUrl, 'WEBSEARCH_TEST_POSTGRES_URL'), () => {
+describe('PostgreSQL', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
   accountingContract('postgres', async () => {
     const pg = await freshPostgres();
     return {
@@ -60,7 +60,7 @@ describe('PostgreSQL', skipUnless(postgresUrl, 'WEBSEARCH_TEST_POSTGRES_URL'), (
   });
 });
 
-describe('Redis', skipUnless(redisUrl, 'WEBSEARCH_TEST_REDIS_URL'), () => {
+describe('Redis', skipUnless(redisUrl, 'TEST_REDIS_URL'), () => {
   limiterContract('redis', async () => {
     const r = await freshRedis();
     return Object.assign(new RedisLimiterStore(r.redis, r.prefix), { close: r.close });

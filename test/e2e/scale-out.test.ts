@@ -15,7 +15,7 @@ import { createFundedKey, createTestEnv, page, tempDir, TestClock, type TestEnv 
 
 const configured = postgresUrl && redisUrl ? postgresUrl : undefined;
 
-describe('two machines on one PostgreSQL and one Redis', skipUnless(configured, 'WEBSEARCH_TEST_POSTGRES_URL and WEBSEARCH_TEST_REDIS_URL'), () => {
+describe('two machines on one PostgreSQL and one Redis', skipUnless(configured, 'TEST_POSTGRES_URL and TEST_REDIS_URL'), () => {
   let a: TestEnv;
   let b: TestEnv;
   let drop: () => Promise<void>;
@@ -126,7 +126,7 @@ async function relay(target: URL): Promise<{ port: number; cut(): Promise<void>;
   };
 }
 
-describe('a shared store that stops answering', skipUnless(configured, 'WEBSEARCH_TEST_POSTGRES_URL and WEBSEARCH_TEST_REDIS_URL'), () => {
+describe('a shared store that stops answering', skipUnless(configured, 'TEST_POSTGRES_URL and TEST_REDIS_URL'), () => {
   test('requests get 503 store_unavailable with Retry-After and are not charged; service resumes when it is back', async () => {
     const pg = await freshPostgres();
     const pgUrl = new URL(postgresUrl!);
