@@ -1,5 +1,6 @@
 /** The credit ledger contract: run against every Ledger adapter. */
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import type { AccountStore } from '../../src/ports/accounts.js';
 import type { Ledger } from '../../src/ports/ledger.js';
@@ -82,6 +83,43 @@ export function ledgerContract(name: string, seen: ReservationsSeen, make: Ledge
         assert.equal(await next.balance(org), 4000);
         assert.equal(await next.releaseStale(Date.now() + 1000), 0);
       }));
+
+    test('the stale release gives back only what was pending before the cut, each organization its own sum', async () => {
+      const s = await make();
+      try {
+        const one = (await s.accounts.createOrg('one')).id;
+        const two = (await s.accounts.createOrg('two')).id;
+        const l = s.ledger;
+        await l.credit(one, 10_000, 'top-up');
+        await l.credit(two, 10_000, 'top-up');
+        const old = [await l.reserve(one, 1000, 'a'), await l.reserve(one, 2000, 'b'), await l.reserve(two, 3000, 'c')];
+        const charged = await l.reserve(one, 500, 'charged');
+        assert.ok(old.every((r) => r.ok) && charged.ok);
+        await l.commit(charged.id);
+        const cut = Date.now() + 1;
+        await sleep(5);
+        const recent = await l.reserve(two, 4000, 'recent');
+        assert.ok(recent.ok);
+        const next = s.another();
+        if (seen === 'by their own process') {
+          // Held reservations are nothing another process can see, or has to give back.
+          assert.equal(await next.releaseStale(cut), 0);
+          return;
+        }
+        assert.equal(await next.releaseStale(cut), 3);
+        assert.equal(await next.balance(one), 10_000 - 500);
+        assert.equal(await next.balance(two), 10_000 - 4000, 'the recent reservation is still held');
+        // Settled by the release: the dying request's late commit charges nothing.
+        assert.ok(old[0]!.ok);
+        await l.commit(old[0]!.id);
+        assert.equal(await l.balance(one), 10_000 - 500);
+        await l.commit(recent.id);
+        assert.equal(await l.balance(two), 10_000 - 4000);
+        assert.equal(await next.releaseStale(Date.now() + 1), 0);
+      } finally {
+        await s.close();
+      }
+    });
 
     test('two processes on one balance: every charge is paid for, none twice, and the balance never goes below zero', () =>
       withLedger(async (l, org, another) => {

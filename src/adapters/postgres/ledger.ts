@@ -69,10 +69,20 @@ export class PgLedger implements Ledger {
   }
 
   async releaseStale(olderThan: number): Promise<number> {
-    const { rows } = await this.pool.query<{ id: string }>("SELECT id FROM reservations WHERE state = 'pending' AND created_at < $1", [olderThan]);
-    let released = 0;
-    for (const r of rows) if (await releaseOne(this.pool, r.id)) released++;
-    return released;
+    // One statement: the reservations settle and their organizations get the sums back, or nothing moves.
+    // A reservation another machine settles meanwhile is locked by its UPDATE and skipped here once settled.
+    const { rows } = await this.pool.query<{ released: number }>(
+      `WITH settled AS (
+         UPDATE reservations SET state = 'released', settled_at = $2 WHERE state = 'pending' AND created_at < $1 RETURNING org_id, amount
+       ), sums AS (
+         SELECT org_id, sum(amount)::bigint AS amount, count(*)::int AS n FROM settled GROUP BY org_id
+       ), given AS (
+         UPDATE orgs SET balance = orgs.balance + sums.amount FROM sums WHERE orgs.id = sums.org_id RETURNING sums.n
+       )
+       SELECT coalesce(sum(n), 0)::int AS released FROM given`,
+      [olderThan, Date.now()],
+    );
+    return rows[0]!.released;
   }
 }
 
