@@ -137,8 +137,48 @@ async function connect<T>(what: string, url: string, open: () => Promise<T>): Pr
   }
 }
 
-/** Reservations still pending this long after they were made belong to a request that died. */
-const STALE_RESERVATION_MS = 10 * 60_000;
+/**
+ * How long a reservation may stay pending before it is taken to belong to a request that will never
+ * settle it (its process died, or its commit or release met a store outage): twice the longest a
+ * request can last under these settings (a live fetch, its reading, realtime content and a prompt's
+ * model call, one after another), and never under 10 minutes. A request that did outlast it would
+ * be served without charge (its commit finds the reservation settled), never charged twice.
+ */
+export function staleReservationMs(settings: Settings): number {
+  const longest = settings.fetchTimeoutMs + settings.readerTimeoutMs + settings.realtimeDeadlineMs + (settings.llm?.timeoutMs ?? 0);
+  return Math.max(10 * 60_000, 2 * longest);
+}
+/** How often each process looks for stale reservations, after the look at start-up. */
+const STALE_SWEEP_MS = 60_000;
+
+/**
+ * Gives back, every `everyMs`, the credit of reservations pending longer than `afterMs`: without it, a
+ * commit that met an outage of the shared database would hold its credit until some machine restarts.
+ * Sweeps on several processes or machines are safe together: each reservation settles once.
+ */
+function sweepStaleReservations(ledger: Ledger, o: { afterMs: number; everyMs: number }, log: LogSink['log']) {
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    running ??= ledger
+      .releaseStale(Date.now() - o.afterMs)
+      .then(
+        (released) => {
+          if (released > 0) log('warn', 'stale credit reservations released', { released });
+        },
+        (e: unknown) => log('error', 'stale credit reservations not released', { err: String(e) }),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  }, o.everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
 /**
  * Fetched pages a request may leave waiting for a reader thread (one more gets 503 server_busy).
  * Pages of usual size take milliseconds, so 32 wait well under a second; 32 of the largest (10 MB,
@@ -158,6 +198,8 @@ export interface ServiceOptions {
   split?: Pick<EngineOptions, 'splitFrom' | 'splitWork'>;
   /** Prepended to the Redis keys (tests sharing one Redis); the default is `websearch:`. */
   redisKeyPrefix?: string;
+  /** When a pending reservation is stale, and how often to look (defaults: staleReservationMs, every minute). */
+  staleReservations?: { afterMs: number; everyMs: number };
 }
 
 function createFacilitator(x: Extract<Settings['x402'], { enabled: true }>): Facilitator {
@@ -190,7 +232,9 @@ export async function createServices(settings: Settings, options: ServiceOptions
   const { accounts, storefrontAccounts, ledger, usage, outbox, payments } = accountingStores(db, pool, settings, (e) =>
     logs.log('error', 'usage not recorded', { err: String(e) }),
   );
-  await ledger.releaseStale(Date.now() - STALE_RESERVATION_MS);
+  const stale = options.staleReservations ?? { afterMs: staleReservationMs(settings), everyMs: STALE_SWEEP_MS };
+  await ledger.releaseStale(Date.now() - stale.afterMs);
+  const staleSweep = sweepStaleReservations(ledger, stale, logs.log);
   // Rate limits: counted in Redis for several machines, in the SQLite file for several processes of one, in memory for one.
   const keys = options.redisKeyPrefix ?? 'websearch:';
   const limiter: LimiterStore = redis
@@ -318,6 +362,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
       if (closed) return;
       closed = true;
       await usageReporter?.stop();
+      await staleSweep.stop();
       await live.close();
       await reader?.close();
       await limiter.close?.();

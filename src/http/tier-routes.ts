@@ -105,7 +105,7 @@ async function handle(
     cost = admitted.value.cost;
     return reply.code(200).headers(settled.value).send(body);
   } catch (e) {
-    // An infrastructure fault in a tier (store down): a 500, and nothing was charged.
+    // A fault in a tier: 503 store_unavailable when a store is down, a 500 otherwise; nothing was charged.
     return sendError(reply, asServiceError(request, e));
   } finally {
     const attribution = gate?.attribution ?? {};

@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
 import { createServices, StoreUnreachable } from '../../src/config/services.js';
 import { loadSettings } from '../../src/config/settings.js';
+import { html, startOrigin } from '../fixtures/origin.js';
 import { freshPostgres, postgresUrl, redisUrl, skipUnless } from '../fixtures/backends.js';
 import { createFundedKey, createTestEnv, page, tempDir, TestClock, type TestEnv } from '../helpers.js';
 
@@ -171,6 +172,52 @@ describe('a shared store that stops answering', skipUnless(configured, 'TEST_POS
       await env.close();
       await pgRelay.cut();
       await redisRelay.cut();
+      await pg.drop();
+    }
+  });
+});
+
+describe('a request whose commit meets an outage', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
+  test('is not charged, and the sweep gives its reserved credit back once the database is back', async () => {
+    const pg = await freshPostgres();
+    const pgRelay = await relay(new URL(postgresUrl!));
+    const pgUrl = new URL(postgresUrl!);
+    pgUrl.port = String(pgRelay.port);
+    pgUrl.searchParams.set('options', `-c search_path=${pg.schema}`);
+    let asked!: () => void;
+    const originAsked = new Promise<void>((resolve) => (asked = resolve));
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const origin = await startOrigin({
+      '/robots.txt': html('', 404),
+      '/slow': (_q, r) => {
+        asked();
+        void answered.then(() => html('<article><p>Otters hold hands while they sleep, so as not to drift apart.</p></article>')(_q, r));
+      },
+    });
+    const env = await createTestEnv({ databaseUrl: pgUrl.toString(), allowPrivateNetwork: true }, new TestClock(), {
+      staleReservations: { afterMs: 300, everyMs: 50 },
+    });
+    try {
+      const { org, key } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
+      const reply = env.app.inject({ url: `/v1/fetch?url=${encodeURIComponent(`${origin.url}/slow`)}&live=true`, headers: { 'x-api-key': key } });
+      await originAsked;
+      assert.equal(await env.services.ledger.balance(org.id), 9 * KEYED_REQUEST_COST, 'reserved while the page is fetched');
+      // The database goes away while the page is on its way: the commit cannot be made.
+      await pgRelay.cut();
+      answer();
+      const res = await reply;
+      assert.equal(res.statusCode, 503, res.body);
+      assert.equal(res.json().code, 'store_unavailable');
+      await pgRelay.restore();
+      assert.equal(await env.services.ledger.balance(org.id), 9 * KEYED_REQUEST_COST, 'still reserved just after');
+      let balance = 0;
+      for (let i = 0; i < 50 && balance !== 10 * KEYED_REQUEST_COST; i++, await sleep(100)) balance = (await env.services.ledger.balance(org.id))!;
+      assert.equal(balance, 10 * KEYED_REQUEST_COST, 'the sweep gave the reserved credit back');
+    } finally {
+      await env.close();
+      await origin.close();
+      await pgRelay.cut();
       await pg.drop();
     }
   });

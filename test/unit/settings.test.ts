@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { staleReservationMs } from '../../src/config/services.js';
 import { ConfigError, loadSettings } from '../../src/config/settings.js';
 import { tempDir } from '../helpers.js';
 
@@ -96,4 +97,12 @@ test('storefront settings', () => {
   assert.throws(() => loadSettings({ env: { STOREFRONT_SIGNING_SECRETS: 'nocolon', STOREFRONT_ALLOWANCE_URL: 'https://a.b/' } }), ConfigError);
   assert.throws(() => loadSettings({ env: { STOREFRONT_ALLOWANCE_URL: 'ftp://a.b/' } }), ConfigError);
   assert.throws(() => loadSettings({ env: { STOREFRONT_USAGE: 'carrier-pigeon' } }), ConfigError);
+});
+
+test('a reservation is stale after twice the longest request the settings allow, never under 10 min', () => {
+  assert.equal(staleReservationMs(loadSettings({ env: {} })), 10 * 60_000);
+  const slow = loadSettings({
+    env: { WEBSEARCH_FETCH_TIMEOUT_MS: '120000', WEBSEARCH_READER_TIMEOUT_MS: '120000', WEBSEARCH_REALTIME_DEADLINE_MS: '60000', LLM_BASE_URL: 'http://127.0.0.1:1/v1', LLM_MODEL: 'm', LLM_TIMEOUT_MS: '600000' },
+  });
+  assert.equal(staleReservationMs(slow), 2 * (120_000 + 120_000 + 60_000 + 600_000));
 });
