@@ -21,6 +21,7 @@ export const ERRORS = {
   payload_too_large: { status: 413, text: 'The request body is too large' },
   rate_limited: { status: 429, text: 'Rate limit exceeded' },
   region_unavailable: { status: 451, text: 'Pay-per-request access is not offered in this region' },
+  client_closed_request: { status: 499, text: 'The caller closed the connection before the answer' },
   internal_error: { status: 500, text: 'Internal error' },
   not_implemented: { status: 501, text: 'Not implemented yet' },
   extraction_unavailable: { status: 501, text: 'No language model is configured for prompt extraction' },

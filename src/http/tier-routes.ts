@@ -51,8 +51,21 @@ function parseCall(request: FastifyRequest, operation: Operation, tier: AccessTi
   return { operation, input: parseSearchRequest(raw, { now, ignore }) };
 }
 
-async function runCall(services: Services, call: OperationCall, meter: Meter): Promise<unknown> {
-  return call.operation === 'search' ? search(services, call.input) : fetchPage(services, call.input, meter);
+async function runCall(services: Services, call: OperationCall, meter: Meter, signal: AbortSignal): Promise<unknown> {
+  return call.operation === 'search' ? search(services, call.input, signal) : fetchPage(services, call.input, meter, signal);
+}
+
+/**
+ * Aborted when the caller closes the connection before the answer: the operation's outbound work
+ * (live fetches, the model call) stops, and the request ends as 499 client_closed_request, uncharged.
+ */
+function callerGone(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  const res = reply.raw;
+  res.once('close', () => {
+    if (!res.writableEnded) gone.abort();
+  });
+  return gone.signal;
 }
 
 function asServiceError(request: FastifyRequest, e: unknown): ServiceError {
@@ -76,6 +89,7 @@ async function handle(
   let gate: Gate | undefined;
   let cost = 0;
   const meter: Meter = {};
+  const gone = callerGone(reply);
   try {
     const identified = await tier.identify(treq);
     if (!identified.ok) return sendError(reply, identified.error);
@@ -94,10 +108,12 @@ async function handle(
     let body: unknown;
     let failure: ServiceError | undefined;
     try {
-      body = await runCall(services, call, meter);
+      if (!gone.aborted) body = await runCall(services, call, meter, gone);
     } catch (e) {
-      failure = asServiceError(request, e);
+      if (!gone.aborted) failure = asServiceError(request, e);
     }
+    // An answer no one can receive is not charged.
+    if (gone.aborted) failure = new ServiceError('client_closed_request');
     // Settle before a byte of the result leaves: a failed settlement replaces the result.
     const settled = await tier.settle(gate, admitted.value, failure ? failure.status : 200);
     if (failure) return sendError(reply, failure);

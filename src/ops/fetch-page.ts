@@ -45,15 +45,16 @@ export async function storeLivePage(deps: FetchDeps, page: LivePage, requestedUr
 type PageLike = Parameters<typeof toFetchResponse>[0];
 
 /** With `prompt`, the model's answer replaces the page content; `max_chars` applies to the answer. */
-async function answer(deps: FetchDeps, req: FetchRequest, page: PageLike, meter: Meter): Promise<FetchResponse> {
+async function answer(deps: FetchDeps, req: FetchRequest, page: PageLike, meter: Meter, signal: AbortSignal | undefined): Promise<FetchResponse> {
   if (req.prompt === undefined) return toFetchResponse(page, req.maxChars);
-  const out = await deps.llm!.extract(req.prompt, { url: page.url, title: page.title, markdown: page.content });
+  const out = await deps.llm!.extract(req.prompt, { url: page.url, title: page.title, markdown: page.content }, { signal });
   meter.promptTokens = out.promptTokens;
   meter.completionTokens = out.completionTokens;
   return toFetchResponse({ ...page, content: out.text }, req.maxChars);
 }
 
-export async function fetchPage(deps: FetchDeps, req: FetchRequest, meter: Meter = {}): Promise<FetchResponse> {
+/** `signal` stops the live fetch and the model call early (the caller went away). */
+export async function fetchPage(deps: FetchDeps, req: FetchRequest, meter: Meter = {}, signal?: AbortSignal): Promise<FetchResponse> {
   if (req.prompt !== undefined && !deps.llm) {
     throw new ServiceError('extraction_unavailable', 'prompt extraction is not available: no language model is configured', {
       param: 'prompt',
@@ -61,11 +62,11 @@ export async function fetchPage(deps: FetchDeps, req: FetchRequest, meter: Meter
   }
   if (req.live) {
     if (!deps.live) throw new ServiceError('not_implemented', 'live fetch is not configured on this server', { param: 'live' });
-    const page = await deps.live.fetch(req.url);
+    const page = await deps.live.fetch(req.url, { signal });
     await storeLivePage(deps, page, req.url);
-    return answer(deps, req, page, meter);
+    return answer(deps, req, page, meter, signal);
   }
   const version = await deps.pages.latest(req.url);
   if (!version?.searchable) throw new ServiceError('not_indexed');
-  return answer(deps, req, version, meter);
+  return answer(deps, req, version, meter, signal);
 }

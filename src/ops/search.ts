@@ -22,9 +22,10 @@ const REALTIME_CONCURRENCY = 4;
  * few at a time, one overall deadline); a fresh page gives the snippet and acquired_at and is stored
  * as a new version; a result whose fetch fails or is too late keeps its indexed snippet.
  */
-async function refresh(deps: SearchDeps, results: SearchResult[], query: SnippetQuery, snippetMaxLength: number): Promise<void> {
+async function refresh(deps: SearchDeps, results: SearchResult[], query: SnippetQuery, snippetMaxLength: number, gone?: AbortSignal): Promise<void> {
   if (!deps.live) return;
-  const signal = AbortSignal.timeout(deps.realtimeDeadlineMs ?? 10_000);
+  const deadline = AbortSignal.timeout(deps.realtimeDeadlineMs ?? 10_000);
+  const signal = gone ? AbortSignal.any([deadline, gone]) : deadline;
   let next = 0;
   const worker = async () => {
     while (next < results.length && !signal.aborted) {
@@ -55,7 +56,8 @@ function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: numbe
   return result;
 }
 
-export async function search(deps: SearchDeps, req: SearchRequest): Promise<SearchResponse> {
+/** `signal` stops realtime_content's live fetches early (the caller went away). */
+export async function search(deps: SearchDeps, req: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
   // A webql syntax error is a 400 here, after the tier admitted the call; the tier releases the reservation.
   const webql = req.mode === 'webql' ? parseWebql(req.query, req.queryOffset) : undefined;
   const terms = webql ? positiveWords(webql) : queryTerms(req.query);
@@ -74,6 +76,6 @@ export async function search(deps: SearchDeps, req: SearchRequest): Promise<Sear
   // The engine stemmed the same terms just now; a title's stop word is looked for in the text as the word it is.
   const query = new SnippetQuery(terms.map((t) => cachedStem(termWord(t))));
   const results = versions.map((v) => toResult(v, query, req.snippetMaxLength));
-  if (req.mode === 'realtime_content') await refresh(deps, results, query, req.snippetMaxLength);
+  if (req.mode === 'realtime_content') await refresh(deps, results, query, req.snippetMaxLength, signal);
   return { query: req.query, results };
 }

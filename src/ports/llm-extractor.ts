@@ -15,6 +15,9 @@ export interface LlmAnswer {
 }
 
 export interface LlmExtractor {
-  /** Throws a ServiceError (extraction_failed, extraction_timeout) when no usable answer comes back. */
-  extract(instruction: string, page: LlmPage): Promise<LlmAnswer>;
+  /**
+   * Throws a ServiceError (extraction_failed, extraction_timeout) when no usable answer comes back.
+   * `signal` ends the call early (the caller went away).
+   */
+  extract(instruction: string, page: LlmPage, options?: { signal?: AbortSignal }): Promise<LlmAnswer>;
 }

@@ -55,7 +55,7 @@ export function buildMessages(instruction: string, page: LlmPage, maxInputTokens
 export function createOpenAiCompatibleExtractor(o: OpenAiCompatibleOptions): LlmExtractor {
   const url = `${o.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   return {
-    async extract(instruction: string, page: LlmPage): Promise<LlmAnswer> {
+    async extract(instruction: string, page: LlmPage, options: { signal?: AbortSignal } = {}): Promise<LlmAnswer> {
       const { messages, truncated } = buildMessages(instruction, page, o.maxInputTokens);
       let res: Response;
       try {
@@ -63,7 +63,7 @@ export function createOpenAiCompatibleExtractor(o: OpenAiCompatibleOptions): Llm
           method: 'POST',
           headers: { 'content-type': 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) },
           body: JSON.stringify({ model: o.model, messages, max_tokens: o.maxOutputTokens, temperature: 0 }),
-          signal: AbortSignal.timeout(o.timeoutMs),
+          signal: options.signal ? AbortSignal.any([AbortSignal.timeout(o.timeoutMs), options.signal]) : AbortSignal.timeout(o.timeoutMs),
         });
       } catch (e) {
         if ((e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError') throw new ServiceError('extraction_timeout');

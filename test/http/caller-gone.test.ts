@@ -1,0 +1,132 @@
+/**
+ * A caller that closes its connection before the answer: the request's outbound work (a live fetch,
+ * realtime_content's fetches, the model call of a prompt) stops at once, nothing is charged, and the
+ * request is recorded as 499 client_closed_request. Over real sockets: inject cannot hang up.
+ */
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
+import { LlmServer } from '../fixtures/llm-server.js';
+import { html, type Origin, startOrigin } from '../fixtures/origin.js';
+import { createFundedKey, createTestEnv, page, type TestEnv } from '../helpers.js';
+
+/** Resolves when `check` holds, fails after 5 s (every deadline of the service is 30 s here). */
+async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
+  for (const end = Date.now() + 5000; !(await check()); await sleep(20)) {
+    if (Date.now() > end) assert.fail(`${what}: not within 5 s`);
+  }
+}
+
+describe('a caller that hangs up', () => {
+  const llm = new LlmServer();
+  let origin: Origin;
+  let env: TestEnv;
+  let base: string;
+  /** Requests to /held the origin got, and how many the service then closed before an answer. */
+  const held = { arrived: 0, hungUp: 0 };
+
+  before(async () => {
+    await llm.start();
+    origin = await startOrigin({
+      '/robots.txt': html('', 404),
+      '/held': (_req, res: ServerResponse) => {
+        held.arrived++;
+        res.on('close', () => {
+          if (!res.writableEnded) held.hungUp++;
+        });
+      },
+    });
+    env = await createTestEnv({
+      allowPrivateNetwork: true,
+      fetchTimeoutMs: 30_000,
+      realtimeDeadlineMs: 30_000,
+      llmBaseUrl: llm.baseUrl,
+      llmModel: 'test-model',
+      llmTimeoutMs: 30_000,
+    });
+    await env.app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
+    await env.services.pages.putVersion(page(`${origin.url}/held`, { title: 'Held page', content: 'Herons wait motionless in shallow water.' }));
+  });
+  after(async () => {
+    await env.close();
+    await origin.close();
+    await llm.close();
+  });
+
+  /** Sends a keyed request, hangs up once `started` holds, and returns what the service recorded. */
+  async function hangUp(path: string, init: RequestInit, started: () => boolean) {
+    const { org, key } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
+    const caller = new AbortController();
+    const answer = fetch(`${base}${path}`, { ...init, headers: { ...(init.headers as object), 'x-api-key': key }, signal: caller.signal });
+    const settled = answer.then(
+      () => 'answered',
+      (e: Error) => e.name,
+    );
+    await until('the work started', started);
+    caller.abort();
+    assert.equal(await settled, 'AbortError');
+    let rows: Awaited<ReturnType<typeof env.services.usage.list>> = [];
+    await until('the request recorded', async () => {
+      await env.services.usage.flush();
+      rows = await env.services.usage.list({ orgId: org.id, limit: 10 });
+      return rows.length > 0;
+    });
+    return { rows, balance: await env.services.ledger.balance(org.id) };
+  }
+
+  test('a live fetch: the origin request is closed, nothing is charged, the row says 499', async () => {
+    const before = { ...held };
+    const { rows, balance } = await hangUp(`/v1/fetch?url=${encodeURIComponent(`${origin.url}/held`)}&live=true`, {}, () => held.arrived > before.arrived);
+    await until('the service closed its request to the origin', () => held.hungUp > before.hungUp);
+    assert.deepEqual(
+      rows.map((r) => [r.operation, r.status, r.costMicroUsd]),
+      [['fetch', 499, 0]],
+    );
+    assert.equal(balance, 10 * KEYED_REQUEST_COST);
+  });
+
+  test('realtime_content: its live fetches are closed, nothing is charged', async () => {
+    const before = { ...held };
+    const body = JSON.stringify({ query: 'herons shallow water', mode: 'realtime_content' });
+    const { rows, balance } = await hangUp('/v1/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body }, () => held.arrived > before.arrived);
+    await until('the service closed its request to the origin', () => held.hungUp > before.hungUp);
+    assert.deepEqual(
+      rows.map((r) => [r.operation, r.status, r.costMicroUsd]),
+      [['search', 499, 0]],
+    );
+    assert.equal(balance, 10 * KEYED_REQUEST_COST);
+  });
+
+  test("a prompt: the model's request is closed, nothing is charged", async () => {
+    llm.mode = 'hang';
+    const asked = llm.requests.length;
+    const closed = llm.hungUp;
+    const { rows, balance } = await hangUp(
+      `/v1/fetch?url=${encodeURIComponent(`${origin.url}/held`)}&prompt=${encodeURIComponent('Where do herons wait?')}`,
+      {},
+      () => llm.requests.length > asked,
+    );
+    await until('the service closed its request to the model', () => llm.hungUp > closed);
+    assert.deepEqual(
+      rows.map((r) => [r.operation, r.status, r.costMicroUsd]),
+      [['fetch', 499, 0]],
+    );
+    assert.equal(balance, 10 * KEYED_REQUEST_COST);
+  });
+
+  test('a caller that stays gets its answer, charged as usual', async () => {
+    llm.mode = 'answer';
+    llm.reply = 'In shallow water.';
+    const { org, key } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
+    const res = await fetch(`${base}/v1/fetch?url=${encodeURIComponent(`${origin.url}/held`)}&prompt=${encodeURIComponent('Where do herons wait?')}`, {
+      headers: { 'x-api-key': key },
+    });
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { content: string }).content, 'In shallow water.');
+    assert.equal(await env.services.ledger.balance(org.id), 9 * KEYED_REQUEST_COST);
+  });
+});
