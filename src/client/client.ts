@@ -62,11 +62,12 @@ export function createClient(options: ClientOptions) {
     ? { 'x-api-key': options.apiKey! }
     : { 'x-service-title': options.appTitle ?? 'websearch-cli' };
 
-  async function call<T>(path: string, init: RequestInit): Promise<T> {
+  async function call<T>(path: string, init: RequestInit, cancel: AbortSignal | undefined): Promise<T> {
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? 60_000);
     const res = await fetch(`${base}${path}`, {
       ...init,
       headers: { ...headers, ...(init.headers as Record<string, string>) },
-      signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+      signal: cancel ? AbortSignal.any([timeout, cancel]) : timeout,
     });
     const text = await res.text();
     let body: unknown;
@@ -83,17 +84,18 @@ export function createClient(options: ClientOptions) {
   }
 
   return {
-    search(params: SearchParams): Promise<SearchResponse> {
-      return call(keyed ? '/v1/search' : '/v1/search/public', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(params),
-      });
+    /** `signal` abandons the call (the server stops its work and charges nothing). */
+    search(params: SearchParams, signal?: AbortSignal): Promise<SearchResponse> {
+      return call(
+        keyed ? '/v1/search' : '/v1/search/public',
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) },
+        signal,
+      );
     },
-    fetch(params: FetchParams): Promise<FetchResponse> {
+    fetch(params: FetchParams, signal?: AbortSignal): Promise<FetchResponse> {
       const q = new URLSearchParams();
       for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
-      return call(`${keyed ? '/v1/fetch' : '/v1/fetch/public'}?${q}`, { method: 'GET' });
+      return call(`${keyed ? '/v1/fetch' : '/v1/fetch/public'}?${q}`, { method: 'GET' }, signal);
     },
   };
 }

@@ -3,7 +3,9 @@
  * client/ (keyed with an API key, keyless otherwise). `handle` answers one JSON-RPC message; the
  * stdio loop (stdio.ts) frames them. A tool-only server needs four methods (initialize, ping,
  * tools/list, tools/call); a failure of a tool is a result with `isError` (the model reads it and can
- * correct its call), a failure of the protocol a JSON-RPC error.
+ * correct its call), a failure of the protocol a JSON-RPC error. A `notifications/cancelled` for a
+ * tool call in progress abandons its HTTP request (the service stops the work and charges nothing)
+ * and the call is never answered, as the protocol asks.
  */
 import { ApiError, type FetchParams, notReached, type SearchParams } from '../client/client.js';
 import type { FetchResponse, SearchResponse } from '../core/requests.js';
@@ -12,8 +14,8 @@ import type { FetchResponse, SearchResponse } from '../core/requests.js';
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 
 export interface ToolClient {
-  search(params: SearchParams): Promise<SearchResponse>;
-  fetch(params: FetchParams): Promise<FetchResponse>;
+  search(params: SearchParams, signal?: AbortSignal): Promise<SearchResponse>;
+  fetch(params: FetchParams, signal?: AbortSignal): Promise<FetchResponse>;
 }
 
 type Id = string | number | null;
@@ -123,22 +125,36 @@ export function createMcpHandler(client: ToolClient, o: { server: string; versio
   const ok = (id: Id, result: unknown): JsonRpcResponse => ({ jsonrpc: '2.0', id, result });
   const fail = (id: Id, code: number, message: string): JsonRpcResponse => ({ jsonrpc: '2.0', id, error: { code, message } });
 
-  async function callTool(id: Id, params: Record<string, unknown>): Promise<JsonRpcResponse> {
+  /** Tool calls in progress, by request id, for notifications/cancelled. */
+  const inProgress = new Map<string | number, AbortController>();
+
+  async function callTool(id: string | number, params: Record<string, unknown>): Promise<JsonRpcResponse | undefined> {
     const name = params.name;
     if (name !== 'search' && name !== 'fetch') return fail(id, ERR.invalidParams, `Unknown tool: ${String(name)}`);
     const args = params.arguments ?? {};
     if (args === null || typeof args !== 'object' || Array.isArray(args)) return fail(id, ERR.invalidParams, 'arguments must be an object');
     const wrong = checkArguments(name, args as Record<string, unknown>);
     if (wrong) return ok(id, { content: [{ type: 'text', text: wrong }], isError: true });
+    const cancel = new AbortController();
+    inProgress.set(id, cancel);
     try {
       const text =
         name === 'search'
-          ? formatSearch(await client.search(args as unknown as SearchParams))
-          : formatFetch(await client.fetch(args as unknown as FetchParams));
-      return ok(id, { content: [{ type: 'text', text }] });
+          ? formatSearch(await client.search(args as unknown as SearchParams, cancel.signal))
+          : formatFetch(await client.fetch(args as unknown as FetchParams, cancel.signal));
+      return cancel.signal.aborted ? undefined : ok(id, { content: [{ type: 'text', text }] });
     } catch (e) {
-      return ok(id, { content: [{ type: 'text', text: failure(e, o.server) }], isError: true });
+      return cancel.signal.aborted ? undefined : ok(id, { content: [{ type: 'text', text: failure(e, o.server) }], isError: true });
+    } finally {
+      if (inProgress.get(id) === cancel) inProgress.delete(id);
     }
+  }
+
+  /** notifications/cancelled: abandons the named tool call if it is still in progress (else nothing). */
+  function cancelled(params: Record<string, unknown>): undefined {
+    const id = params.requestId;
+    if (typeof id === 'string' || typeof id === 'number') inProgress.get(id)?.abort();
+    return undefined;
   }
 
   /** The answer to one message, or undefined for a notification (which is never answered). */
@@ -147,9 +163,9 @@ export function createMcpHandler(client: ToolClient, o: { server: string; versio
     const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
     const isRequest = typeof m.id === 'string' || typeof m.id === 'number';
     if (m.jsonrpc !== '2.0' || typeof m.method !== 'string') return isRequest ? fail(m.id as Id, ERR.invalidRequest, 'Not a JSON-RPC 2.0 request') : undefined;
-    if (!isRequest) return undefined; // notifications/initialized, notifications/cancelled, ...
+    const params = (m.params !== null && typeof m.params === 'object' ? m.params : {}) as Record<string, unknown>;
+    if (!isRequest) return m.method === 'notifications/cancelled' ? cancelled(params) : undefined; // notifications/initialized, ...
     const id = m.id as string | number;
-    const params = (m.params ?? {}) as Record<string, unknown>;
     switch (m.method) {
       case 'initialize': {
         const asked = params.protocolVersion;

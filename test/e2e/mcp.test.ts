@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
+import { html, type Origin, startOrigin } from '../fixtures/origin.js';
 import { createFundedKey, createTestEnv, page, type TestEnv } from '../helpers.js';
 
 const MCP = ['--import', 'tsx', 'src/cli/main.ts', 'mcp'];
@@ -144,5 +145,73 @@ describe('websearch mcp', () => {
     child.stdin.end();
     const [code] = await once(child, 'exit');
     assert.equal(code, 0, 'the server ends with its input');
+  });
+});
+
+describe('websearch mcp: a tool call the host cancels', () => {
+  let env: TestEnv;
+  let origin: Origin;
+  const held = { arrived: 0, hungUp: 0 };
+
+  before(async () => {
+    origin = await startOrigin({
+      '/robots.txt': html('', 404),
+      '/held': (_req, res) => {
+        held.arrived++;
+        res.on('close', () => {
+          if (!res.writableEnded) held.hungUp++;
+        });
+      },
+    });
+    env = await createTestEnv({ allowPrivateNetwork: true, fetchTimeoutMs: 30_000 });
+    await env.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  after(async () => {
+    await env.close();
+    await origin.close();
+  });
+
+  const until = async (what: string, check: () => boolean | Promise<boolean>) => {
+    for (const end = Date.now() + 10_000; !(await check()); await new Promise((r) => setTimeout(r, 20))) {
+      if (Date.now() > end) assert.fail(`${what}: not within 10 s`);
+    }
+  };
+
+  test('stops the service\'s work (its live fetch is closed), is not charged, and gets no answer; the session goes on', async () => {
+    const { key, org } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
+    const client = new Client({ name: 'websearch-test', version: '1.0.0' });
+    const url = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: MCP, env: { ...process.env, WEBSEARCH_URL: url, WEBSEARCH_API_KEY: key } as Record<string, string> }));
+    const errors: Error[] = [];
+    client.onerror = (e) => errors.push(e);
+    try {
+      const cancel = new AbortController();
+      const call = client.callTool({ name: 'fetch', arguments: { url: `${origin.url}/held`, live: true } }, undefined, { signal: cancel.signal });
+      const outcome = call.then(
+        () => 'answered',
+        () => 'cancelled',
+      );
+      await until('the live fetch reached the origin', () => held.arrived === 1);
+      cancel.abort('the user pressed stop');
+      assert.equal(await outcome, 'cancelled');
+      await until('the service closed its request to the origin', () => held.hungUp === 1);
+      await until('the request recorded', async () => {
+        await env.services.usage.flush();
+        return (await env.services.usage.list({ orgId: org.id, limit: 10 })).length > 0;
+      });
+      const rows = await env.services.usage.list({ orgId: org.id, limit: 10 });
+      assert.deepEqual(
+        rows.map((r) => [r.operation, r.status, r.costMicroUsd]),
+        [['fetch', 499, 0]],
+      );
+      assert.equal(await env.services.ledger.balance(org.id), 10 * KEYED_REQUEST_COST);
+      // The session goes on, and no answer came for the cancelled call (the SDK reports one to onerror).
+      await client.ping();
+      const missing = (await client.callTool({ name: 'fetch', arguments: { url: 'https://docs.example.org/nowhere' } })) as ToolResult;
+      assert.match(missing.content[0]!.text, /^not_indexed/);
+      assert.deepEqual(errors, []);
+    } finally {
+      await client.close();
+    }
   });
 });
