@@ -5,7 +5,7 @@ import { generateApiKey } from '../src/access/keyed/api-keys.js';
 import { createServices, type ServiceOptions, type Services } from '../src/config/services.js';
 import { loadSettings, type RawSettings } from '../src/config/settings.js';
 import type { Clock } from '../src/core/time.js';
-import { buildApp } from '../src/http/app.js';
+import { type BuildAppOptions, buildApp } from '../src/http/app.js';
 import type { NewVersion } from '../src/ports/page-store.js';
 
 export class TestClock implements Clock {
@@ -33,11 +33,16 @@ export interface TestEnv {
   close(): Promise<void>;
 }
 
-export async function createTestEnv(flags: RawSettings = {}, clock = new TestClock(), options: Omit<ServiceOptions, 'clock'> = {}): Promise<TestEnv> {
+export async function createTestEnv(
+  flags: RawSettings = {},
+  clock = new TestClock(),
+  options: Omit<ServiceOptions, 'clock'> = {},
+  appOptions: BuildAppOptions = { logger: false },
+): Promise<TestEnv> {
   const dir = tempDir();
   const settings = loadSettings({ env: {}, flags: { dataDir: dir.path, ...flags } });
   const services = await createServices(settings, { ...options, clock });
-  const app = await buildApp(services, { logger: false });
+  const app = await buildApp(services, appOptions);
   return {
     services,
     clock,

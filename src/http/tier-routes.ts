@@ -124,6 +124,8 @@ async function handle(
     // A fault in a tier: 503 store_unavailable when a store is down, a 500 otherwise; nothing was charged.
     return sendError(reply, asServiceError(request, e));
   } finally {
+    // Fastify logs a request once its response has gone; this one's never goes.
+    if (gone.aborted) reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request closed by the caller');
     const attribution = gate?.attribution ?? {};
     const entry = {
       at: Date.now(),

@@ -27,6 +27,7 @@ describe('a caller that hangs up', () => {
   let base: string;
   /** Requests to /held the origin got, and how many the service then closed before an answer. */
   const held = { arrived: 0, hungUp: 0 };
+  const log: { msg: string; reqId?: string; res?: { statusCode: number } }[] = [];
 
   before(async () => {
     await llm.start();
@@ -39,14 +40,19 @@ describe('a caller that hangs up', () => {
         });
       },
     });
-    env = await createTestEnv({
-      allowPrivateNetwork: true,
-      fetchTimeoutMs: 30_000,
-      realtimeDeadlineMs: 30_000,
-      llmBaseUrl: llm.baseUrl,
-      llmModel: 'test-model',
-      llmTimeoutMs: 30_000,
-    });
+    env = await createTestEnv(
+      {
+        allowPrivateNetwork: true,
+        fetchTimeoutMs: 30_000,
+        realtimeDeadlineMs: 30_000,
+        llmBaseUrl: llm.baseUrl,
+        llmModel: 'test-model',
+        llmTimeoutMs: 30_000,
+      },
+      undefined,
+      {},
+      { logStream: { write: (line) => log.push(JSON.parse(line) as (typeof log)[number]) } },
+    );
     await env.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
     await env.services.pages.putVersion(page(`${origin.url}/held`, { title: 'Held page', content: 'Herons wait motionless in shallow water.' }));
@@ -87,6 +93,9 @@ describe('a caller that hangs up', () => {
       [['fetch', 499, 0]],
     );
     assert.equal(balance, 10 * KEYED_REQUEST_COST);
+    // The access log has the request too, though its response never went.
+    const line = log.find((l) => l.reqId === rows[0]!.requestId);
+    assert.deepEqual([line?.msg, line?.res?.statusCode], ['request closed by the caller', 499]);
   });
 
   test('realtime_content: its live fetches are closed, nothing is charged', async () => {
