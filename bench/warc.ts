@@ -1,10 +1,12 @@
 /**
- * npm run bench:warc [-- --records 20000 --paragraphs 3]
+ * npm run bench:warc [-- --records 20000 --paragraphs 3 --reader-threads 1]
  *
  * WARC import on a large generated file: N gzip-member response records of ~6 KB HTML each (three
  * paragraphs of ~1 kB; `--paragraphs 30` makes ~32 kB pages, which are stored with a passage index),
- * written with warcio, then imported. Prints records/s and resident memory sampled during the import (it
- * should stay flat: records are streamed and written in batches).
+ * written with warcio, then imported twice into fresh data folders: pages read on the importing thread,
+ * then on the reader threads as `websearch import` reads them (WEBSEARCH_READER_THREADS, default 1).
+ * Prints records/s, their ratio, and resident memory sampled during each import (it should stay
+ * flat: records are streamed and written in batches).
  */
 import { createWriteStream, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +19,10 @@ import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { tempDir } from '../test/helpers.js';
 
-const { values } = parseArgs({ options: { records: { type: 'string', default: '20000' }, paragraphs: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: { records: { type: 'string', default: '20000' }, paragraphs: { type: 'string', default: '3' }, 'reader-threads': { type: 'string', default: '1' } },
+});
+const readerThreads = Number(values['reader-threads']);
 const n = Number(values.records);
 const paragraphs = Number(values.paragraphs);
 const dir = tempDir();
@@ -36,16 +41,30 @@ for (let i = 0; i < n; i++) {
 }
 await new Promise<void>((r) => out.end(() => r()));
 
-const services = await createServices(loadSettings({ env: {}, flags: { dataDir: dir.path } }));
-const samples: number[] = [];
-const sampler = setInterval(() => samples.push(process.memoryUsage().rss), 200);
-const started = performance.now();
-const s = await importWarc(services.pages, file);
-const secs = (performance.now() - started) / 1000;
-clearInterval(sampler);
 const mib = (b: number) => (b / 2 ** 20).toFixed(0);
-const q = (f: number) => samples[Math.floor(f * (samples.length - 1))]!;
-console.log(`${n} records of ${paragraphs} paragraphs, ${(statSync(file).size / 1e6).toFixed(1)} MB gzip WARC: imported ${s.imported} in ${secs.toFixed(1)} s (${(n / secs).toFixed(0)} records/s)`);
-console.log(`RSS during the import: at 10% ${mib(q(0.1))} MiB, 50% ${mib(q(0.5))} MiB, 90% ${mib(q(0.9))} MiB, peak ${mib(Math.max(...samples))} MiB`);
-await services.close();
+console.log(`${n} records of ${paragraphs} paragraphs, ${(statSync(file).size / 1e6).toFixed(1)} MB gzip WARC`);
+
+/** One import into a fresh data folder: pages read on this thread, or on the reader threads as `websearch import` does. */
+async function importOnce(threads: number): Promise<number> {
+  const data = tempDir();
+  const services = await createServices(loadSettings({ env: {}, flags: { dataDir: data.path, readerThreads: threads } }));
+  await services.reader?.start();
+  const samples: number[] = [];
+  const sampler = setInterval(() => samples.push(process.memoryUsage().rss), 200);
+  const started = performance.now();
+  const s = await importWarc(services.pages, file, services.reader ? { read: services.reader.readQueued } : {});
+  const secs = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  const q = (f: number) => samples[Math.floor(f * (samples.length - 1))]!;
+  const where = threads === 0 ? 'on the importing thread' : `on ${threads} reader thread${threads > 1 ? 's' : ''}`;
+  console.log(`read ${where}: imported ${s.imported} in ${secs.toFixed(1)} s (${(n / secs).toFixed(0)} records/s)`);
+  console.log(`  RSS during the import: at 10% ${mib(q(0.1))} MiB, 50% ${mib(q(0.5))} MiB, 90% ${mib(q(0.9))} MiB, peak ${mib(Math.max(...samples))} MiB`);
+  await services.close();
+  data.remove();
+  return n / secs;
+}
+
+const inline = await importOnce(0);
+const threaded = await importOnce(readerThreads);
+console.log(`reader threads / importing thread: ${(threaded / inline).toFixed(2)}x records/s`);
 dir.remove();

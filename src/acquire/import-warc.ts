@@ -3,13 +3,18 @@
  * records are read as a stream (multi-member gzip included), their HTTP payloads de-chunked and
  * decompressed, extracted like a live fetch, and stored as versions acquired at the record's
  * WARC-Date. Other record types, non-200 answers and non-text payloads are counted and skipped.
+ *
+ * Given `read` (the reader threads' `readQueued`), pages are extracted on those threads, with their
+ * limits of time and heap per page, while this thread parses the next records and writes batches;
+ * up to `inFlight` pages are read at once, and they are stored in the file's order.
  */
 import { createReadStream } from 'node:fs';
 import { WARCParser } from 'warcio';
 import { ServiceError } from '../core/errors.js';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
-import { pageFromResponse, versionOf } from './live-fetch.js';
+import type { LivePage } from '../ports/live-fetcher.js';
+import { pageFromResponse, type ReadPage, versionOf } from './live-fetch.js';
 
 export interface WarcSummary {
   records: number;
@@ -17,7 +22,7 @@ export interface WarcSummary {
   unchanged: number;
   /** Records that are not HTTP responses (warcinfo, request, metadata, ...). */
   notResponses: number;
-  /** Responses that are not 200 or not HTML/text (images, redirects, ...), or are bot challenges. */
+  /** Responses that are not 200 or not HTML/text (images, redirects, ...), bot challenges, or pages not readable (within the reader's limits). */
   skipped: number;
   /** Records that could not be read. */
   broken: number;
@@ -26,11 +31,21 @@ export interface WarcSummary {
 
 const MAX_PAYLOAD = 10 * 1024 * 1024;
 
+/** A response record on its way to becoming a version: its page is being read. */
+interface Reading {
+  record: number;
+  url: string;
+  acquiredAt: number;
+  page: Promise<{ page: LivePage } | { error: unknown }>;
+}
+
 export async function importWarc(
   pages: PageStore,
   path: string,
-  options: { onProgress?: (s: WarcSummary) => void; batchSize?: number } = {},
+  options: { onProgress?: (s: WarcSummary) => void; batchSize?: number; read?: ReadPage; inFlight?: number } = {},
 ): Promise<WarcSummary> {
+  const read = options.read ?? pageFromResponse;
+  const inFlight = options.read ? (options.inFlight ?? 8) : 1;
   const s: WarcSummary = { records: 0, imported: 0, unchanged: 0, notResponses: 0, skipped: 0, broken: 0, brokenReasons: [] };
   const broken = (why: string) => {
     s.broken++;
@@ -45,6 +60,23 @@ export async function importWarc(
     }
     batch = [];
     options.onProgress?.(s);
+  };
+  const reading: Reading[] = [];
+  /** The oldest page being read, stored (or counted as skipped or broken). */
+  const store = async () => {
+    const r = reading.shift()!;
+    const outcome = await r.page;
+    if ('error' in outcome) {
+      if (outcome.error instanceof ServiceError) s.skipped++;
+      else broken(`record ${r.record} (${r.url}): ${(outcome.error as Error).message}`);
+      return;
+    }
+    if (!outcome.page.content.trim()) {
+      s.skipped++;
+      return;
+    }
+    batch.push(versionOf(outcome.page, { url: r.url, acquiredAt: r.acquiredAt, searchable: !outcome.page.noindex }));
+    if (batch.length >= (options.batchSize ?? 200)) await flush();
   };
   try {
     for await (const record of WARCParser.iterRecords(createReadStream(path))) {
@@ -76,23 +108,18 @@ export async function importWarc(
         broken(`record ${s.records} (${url}): ${(e as Error).message}`);
         continue;
       }
-      try {
-        const page = await pageFromResponse({ requestedUrl: url, url, status, headers, body, fetchedAt: acquiredAt });
-        if (!page.content.trim()) {
-          s.skipped++;
-          continue;
-        }
-        batch.push(versionOf(page, { url, acquiredAt, searchable: !page.noindex }));
-      } catch (e) {
-        if (e instanceof ServiceError) s.skipped++;
-        else broken(`record ${s.records} (${url}): ${(e as Error).message}`);
-        continue;
-      }
-      if (batch.length >= (options.batchSize ?? 200)) await flush();
+      // Settled to a value at once: a page that fails while older ones are stored is no unhandled rejection.
+      const page = read({ requestedUrl: url, url, status, headers, body, fetchedAt: acquiredAt }).then(
+        (page) => ({ page }),
+        (error: unknown) => ({ error }),
+      );
+      reading.push({ record: s.records, url, acquiredAt, page });
+      if (reading.length >= inFlight) await store();
     }
   } catch (e) {
     broken(`the file stops being readable after record ${s.records}: ${(e as Error).message}`);
   }
+  while (reading.length > 0) await store();
   await flush();
   return s;
 }

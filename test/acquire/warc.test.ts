@@ -109,3 +109,28 @@ describe('WARC import', () => {
     assert.equal(again.unchanged, 3);
   });
 });
+
+describe('WARC import on the reader threads', () => {
+  test('pages are read on the threads, with their time limit per page; the pages after a slow one are imported', async () => {
+    const env = await createTestEnv({ readerThreads: 2, readerTimeoutMs: 300 });
+    try {
+      const page = (i: number) => `<html><head><title>Ferry ${i}</title></head><body><article><p>Ferry ${i} crosses the fjord at dawn with ${i} cars.</p></article></body></html>`;
+      const members: Uint8Array[] = [];
+      for (let i = 0; i < 20; i++) {
+        members.push(await record({ url: `https://fjord.test/ferry/${i}`, date: '2026-01-10T00:00:00Z', body: page(i) }));
+        // A page that takes seconds to read (400,000 elements): over the threads' 300 ms.
+        if (i === 5) members.push(await record({ url: 'https://fjord.test/huge', date: '2026-01-10T00:00:00Z', body: `<body>${'<p>ab</p>'.repeat(400_000)}</body>` }));
+      }
+      const file = join(env.services.settings.dataDir, 'fjord.warc.gz');
+      writeFileSync(file, Buffer.concat(members.map((m) => Buffer.from(m))));
+      const reader = env.services.reader!;
+      const s = await importWarc(env.services.pages, file, { read: reader.readQueued, inFlight: 4, batchSize: 7 });
+      assert.deepEqual({ records: s.records, imported: s.imported, skipped: s.skipped, broken: s.broken }, { records: 21, imported: 20, skipped: 1, broken: 0 });
+      assert.equal(await env.services.pages.latest('https://fjord.test/huge'), undefined, 'the page over the limit is not stored');
+      for (const i of [0, 6, 19]) assert.match((await env.services.pages.latest(`https://fjord.test/ferry/${i}`))!.content, new RegExp(`Ferry ${i} crosses the fjord`));
+      assert.equal(reader.threadIds.length, 2, 'both threads read');
+    } finally {
+      await env.close();
+    }
+  });
+});
