@@ -51,21 +51,36 @@ function parseCall(request: FastifyRequest, operation: Operation, tier: AccessTi
   return { operation, input: parseSearchRequest(raw, { now, ignore }) };
 }
 
-async function runCall(services: Services, call: OperationCall, meter: Meter, signal: AbortSignal): Promise<unknown> {
-  return call.operation === 'search' ? search(services, call.input, signal) : fetchPage(services, call.input, meter, signal);
+/**
+ * The caller's connection, watched: `gone` once it closes before the answer (the request then ends as
+ * 499 client_closed_request, uncharged). Calls that work outside (a live fetch, realtime fetches, a
+ * model call) get a signal that stops that work then; it is made for them only (an AbortController
+ * costs microseconds a request, and a search from the index has nothing to stop).
+ */
+class Caller {
+  gone = false;
+  private controller: AbortController | undefined;
+
+  constructor(res: FastifyReply['raw']) {
+    res.once('close', () => {
+      if (res.writableEnded) return;
+      this.gone = true;
+      this.controller?.abort();
+    });
+  }
+
+  signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.gone) this.controller.abort();
+    return this.controller.signal;
+  }
 }
 
-/**
- * Aborted when the caller closes the connection before the answer: the operation's outbound work
- * (live fetches, the model call) stops, and the request ends as 499 client_closed_request, uncharged.
- */
-function callerGone(reply: FastifyReply): AbortSignal {
-  const gone = new AbortController();
-  const res = reply.raw;
-  res.once('close', () => {
-    if (!res.writableEnded) gone.abort();
-  });
-  return gone.signal;
+async function runCall(services: Services, call: OperationCall, meter: Meter, caller: Caller): Promise<unknown> {
+  if (call.operation === 'search') {
+    return search(services, call.input, call.input.mode === 'realtime_content' ? caller.signal() : undefined);
+  }
+  return fetchPage(services, call.input, meter, call.input.live || call.input.prompt !== undefined ? caller.signal() : undefined);
 }
 
 function asServiceError(request: FastifyRequest, e: unknown): ServiceError {
@@ -89,7 +104,7 @@ async function handle(
   let gate: Gate | undefined;
   let cost = 0;
   const meter: Meter = {};
-  const gone = callerGone(reply);
+  const caller = new Caller(reply.raw);
   try {
     const identified = await tier.identify(treq);
     if (!identified.ok) return sendError(reply, identified.error);
@@ -108,12 +123,12 @@ async function handle(
     let body: unknown;
     let failure: ServiceError | undefined;
     try {
-      if (!gone.aborted) body = await runCall(services, call, meter, gone);
+      if (!caller.gone) body = await runCall(services, call, meter, caller);
     } catch (e) {
-      if (!gone.aborted) failure = asServiceError(request, e);
+      if (!caller.gone) failure = asServiceError(request, e);
     }
     // An answer no one can receive is not charged.
-    if (gone.aborted) failure = new ServiceError('client_closed_request');
+    if (caller.gone) failure = new ServiceError('client_closed_request');
     // Settle before a byte of the result leaves: a failed settlement replaces the result.
     const settled = await tier.settle(gate, admitted.value, failure ? failure.status : 200);
     if (failure) return sendError(reply, failure);
@@ -125,7 +140,7 @@ async function handle(
     return sendError(reply, asServiceError(request, e));
   } finally {
     // Fastify logs a request once its response has gone; this one's never goes.
-    if (gone.aborted) reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request closed by the caller');
+    if (caller.gone) reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request closed by the caller');
     const attribution = gate?.attribution ?? {};
     const entry = {
       at: Date.now(),
