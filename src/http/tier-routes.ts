@@ -62,6 +62,8 @@ class Caller {
   private controller: AbortController | undefined;
 
   constructor(res: FastifyReply['raw']) {
+    // Gone already (while its body was read): no 'close' is coming.
+    if (res.destroyed && !res.writableEnded) this.gone = true;
     res.once('close', () => {
       if (res.writableEnded) return;
       this.gone = true;
