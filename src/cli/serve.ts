@@ -11,7 +11,7 @@ import { EngineIndexStore } from '../adapters/engine/engine-index-store.js';
 import { openDatabase } from '../adapters/sqlite/database.js';
 import { type BackgroundFill, fillPassagesInBackground } from '../adapters/sqlite/passages-fill.js';
 import { SqlitePageStore } from '../adapters/sqlite/page-store.js';
-import { createServices } from '../config/services.js';
+import { createServices, PAGE_SYNC_MS, savesIndex } from '../config/services.js';
 import { SAVES_INDEX, type Settings } from '../config/settings.js';
 import { buildApp } from '../http/app.js';
 import { CommandFailed, parse, settingsFrom } from './args.js';
@@ -148,5 +148,7 @@ async function serve(settings: Settings): Promise<void> {
   }
   // The reader threads load their modules now rather than with the first live fetch.
   if (!stopping) void services.reader?.start();
+  // Pages the other machines store (DATABASE_URL=postgres://...), applied to this one's file.
+  if (!stopping && savesIndex()) services.sharedPages?.start(PAGE_SYNC_MS);
   if (fillPassages && !stopping) fill = fillPassagesInBackground(settings.sqlitePath, (level, msg, fields) => app.log[level](fields ?? {}, msg));
 }

@@ -37,6 +37,7 @@ import { openPostgres, type PgPool } from '../adapters/postgres/database.js';
 import { PgLedger } from '../adapters/postgres/ledger.js';
 import { PgNonceStore, PgPaymentLog } from '../adapters/postgres/payments.js';
 import { PgUsageOutbox, PgUsageStore } from '../adapters/postgres/usage.js';
+import { PgPageLog, ReplicatedPageStore } from '../adapters/postgres/page-log.js';
 import { RedisLimiterStore } from '../adapters/redis/limiter-store.js';
 import { RedisNonceStore } from '../adapters/redis/nonce-store.js';
 import { openRedis, type RedisClient } from '../adapters/redis/redis.js';
@@ -72,6 +73,11 @@ export interface Services {
    */
   reader?: ReaderPool;
   frontier: CrawlFrontier;
+  /**
+   * With DATABASE_URL=postgres://...: `pages` itself, whose writes also go to the shared page log;
+   * `serve` starts its sync in the process that saves the index (`savesIndex`).
+   */
+  sharedPages?: ReplicatedPageStore;
   /** Present when a language model is configured (LLM_BASE_URL, LLM_MODEL). */
   llm?: LlmExtractor;
   tiers: AccessTier[];
@@ -86,6 +92,14 @@ export interface Services {
   healthy(): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** Whether this process saves the engine's index (and syncs shared pages): all but the workers of `serve --workers N` but one. */
+export function savesIndex(): boolean {
+  return !(cluster.isWorker && process.env[SAVES_INDEX] !== '1');
+}
+
+/** How often a machine's serving process applies the shared page log (DATABASE_URL=postgres://...). */
+export const PAGE_SYNC_MS = 1000;
 
 /** PostgreSQL or Redis (DATABASE_URL, REDIS_URL) did not answer at start-up; the message says why, without the URL's password. */
 export class StoreUnreachable extends Error {}
@@ -321,13 +335,18 @@ export async function createServices(settings: Settings, options: ServiceOptions
   // The engine's segments live beside the database file (derived data: deleting the folder only costs
   // a rebuild); the workers of `serve --workers` but one only read them (SAVES_INDEX).
   const engineDir = settings.sqlitePath === ':memory:' ? undefined : `${settings.sqlitePath}.engine`;
-  const readOnly = cluster.isWorker && process.env[SAVES_INDEX] !== '1';
+  const readOnly = !savesIndex();
   const index = new EngineIndexStore(db, { dir: engineDir, readOnly, searchThreads: settings.searchThreads, log: logs.log, ...options.split });
   let closed = false;
+  const localPages = new SqlitePageStore(db);
+  const sharedPages = pool
+    ? new ReplicatedPageStore(localPages, new PgPageLog(pool), (e) => logs.log('error', 'pages not synced from the shared page log', { err: String(e) }))
+    : undefined;
   return {
     settings,
     clock,
-    pages: new SqlitePageStore(db),
+    pages: sharedPages ?? localPages,
+    ...(sharedPages ? { sharedPages } : {}),
     index,
     accounts,
     storefrontAccounts,
@@ -363,6 +382,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
       closed = true;
       await usageReporter?.stop();
       await staleSweep.stop();
+      await sharedPages?.stop();
       await live.close();
       await reader?.close();
       await limiter.close?.();

@@ -88,6 +88,21 @@ describe('two machines on one PostgreSQL and one Redis', skipUnless(configured, 
     assert.equal((await publicSearch(b)).statusCode, 429);
   });
 
+  test('a page stored on one machine is found by searches on the other, once its sync has run', async () => {
+    b.services.sharedPages!.start(50); // as `serve` starts it (every second there)
+    await a.services.pages.putVersion(page('https://example.com/walrus', { content: 'Walruses haul out on ice floes.' }));
+    const { key } = await createFundedKey(a.services, 100 * KEYED_REQUEST_COST, 1000);
+    const search = async (env: TestEnv) => {
+      const res = await env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'walruses ice' } });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().results as { url: string }[];
+    };
+    let found: string[] = [];
+    for (let i = 0; i < 50 && found.length === 0; i++, await sleep(100)) found = (await search(b)).map((r) => r.url);
+    assert.deepEqual(found, ['https://example.com/walrus']);
+    assert.equal((await b.services.pages.latest('https://example.com/walrus'))!.content, 'Walruses haul out on ice floes.');
+  });
+
   test('/healthz answers for the database and Redis', async () => {
     const res = await a.app.inject({ method: 'GET', url: '/healthz' });
     assert.equal(res.statusCode, 200);

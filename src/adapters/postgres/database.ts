@@ -1,7 +1,8 @@
 /**
- * The shared accounting database (DATABASE_URL=postgres://...): organizations, keys, the credit
- * ledger, usage, the storefront's accounts and outbox, x402 payments and nonces, for several
- * machines at once. Pages, versions and the crawl frontier stay in each machine's SQLite file.
+ * The shared database (DATABASE_URL=postgres://...): organizations, keys, the credit ledger, usage,
+ * the storefront's accounts and outbox, x402 payments and nonces, for several machines at once, and
+ * the page log every machine's pages are applied from (page-log.ts). Each machine's SQLite file holds
+ * its copy of the pages, which its search engine reads; the crawl frontier stays there too.
  *
  * Times are epoch milliseconds in BIGINT, read back as numbers (a pool-local type parser: the
  * `pg` default reads BIGINT as a string). Migrations run under an advisory lock, so machines
@@ -111,6 +112,25 @@ const MIGRATIONS: string[] = [
     reason TEXT
   );
   CREATE INDEX payments_at ON payments(at);
+  `,
+  `
+  -- Every version any machine stores, in one order (page-log.ts): each machine applies them to its
+  -- own SQLite file, which its search engine follows. seq is given under a lock, so rows commit in
+  -- seq order and a reader that sees one sees every row before it.
+  CREATE TABLE page_log (
+    seq BIGINT PRIMARY KEY,
+    origin TEXT NOT NULL,
+    url TEXT NOT NULL,
+    acquired_at BIGINT NOT NULL,
+    published_at BIGINT,
+    title TEXT,
+    description TEXT,
+    author TEXT,
+    content TEXT NOT NULL,
+    lang TEXT,
+    searchable BOOLEAN NOT NULL,
+    written_at BIGINT NOT NULL
+  );
   `,
 ];
 

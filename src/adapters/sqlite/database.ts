@@ -250,6 +250,12 @@ ${FTS5_SCHEMA}
   -- npm run bench:crawl -- --backlog 200000).
   CREATE INDEX crawl_frontier_pick ON crawl_frontier(crawl_id, state, depth, next_at);
   `,
+  `
+  -- With DATABASE_URL=postgres://...: how far this file has applied the shared page log
+  -- (adapters/postgres/page-log.ts); 0 until then.
+  CREATE TABLE page_log_applied (seq INTEGER NOT NULL);
+  INSERT INTO page_log_applied (seq) VALUES (0);
+  `,
 ];
 
 export interface OpenOptions {

@@ -110,6 +110,8 @@ export class SqlitePageStore implements PageStore {
       setPassages: db.prepare<[Buffer | null, number]>('UPDATE versions SET passages = ? WHERE id = ?'),
       passagesFilled: db.prepare<[], number>('SELECT format FROM passages_filled').pluck(),
       setPassagesFilled: db.prepare<[number]>('UPDATE passages_filled SET format = ?'),
+      logApplied: db.prepare<[], number>('SELECT seq FROM page_log_applied').pluck(),
+      setLogApplied: db.prepare<[number]>('UPDATE page_log_applied SET seq = max(seq, ?)'),
       counts: db.prepare<[], { pages: number; versions: number }>(
         'SELECT (SELECT count(*) FROM pages) AS pages, (SELECT count(*) FROM versions) AS versions',
       ),
@@ -173,6 +175,26 @@ export class SqlitePageStore implements PageStore {
   async putVersions(versions: readonly NewVersion[]): Promise<PutOutcome[]> {
     const passages = versions.map((v) => v.passages ?? buildPassages(v.content));
     return this.db.transaction(() => versions.map((v, k) => this.putOne(v, passages[k]))).immediate();
+  }
+
+  /**
+   * Versions from the shared page log (adapters/postgres/page-log.ts), stored as `putVersions`
+   * stores them, and the log's position `upTo`, in one transaction. Storing a version again changes
+   * nothing, so a version this file has already (its own machine wrote it) costs only its lookup.
+   */
+  async applyLog(versions: readonly NewVersion[], upTo: number): Promise<void> {
+    const passages = versions.map((v) => v.passages ?? buildPassages(v.content));
+    this.db
+      .transaction(() => {
+        versions.forEach((v, k) => this.putOne(v, passages[k]));
+        this.stmts.setLogApplied.run(upTo);
+      })
+      .immediate();
+  }
+
+  /** How far this file has applied the shared page log (0: not at all). */
+  logApplied(): number {
+    return this.stmts.logApplied.get()!;
   }
 
   async latest(url: string): Promise<StoredVersion | undefined> {

@@ -1,0 +1,225 @@
+/**
+ * Pages on several machines (DATABASE_URL=postgres://...): every version any machine stores is
+ * appended to one log in PostgreSQL, and each machine applies the log, in its order, to its own
+ * SQLite file, which its search engine follows as before. A machine's searches read only its own
+ * file; a page crawled, imported or fetched on one machine is searchable on all, a second or so
+ * later.
+ *
+ * Appends take a transaction-scoped advisory lock and number their rows after the highest, so rows
+ * commit in seq order: a reader that sees seq N sees every row before it, and the log has no gaps.
+ * Applying a version a file already has changes nothing (SqlitePageStore.applyLog), and versions
+ * applied in different orders end the same (each takes its place in its URL's timeline), so a
+ * machine stores its own writes at once and skips them when its sync reaches them.
+ *
+ * The position each file has applied is in that file (`page_log_applied`); the machine's serving
+ * process syncs (one per machine: with `serve --workers N`, the worker that saves the index), and
+ * other commands (import, crawl) only append and store.
+ */
+import { randomUUID } from 'node:crypto';
+import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
+import type { SqlitePageStore } from '../sqlite/page-store.js';
+import { inTransaction, type PgPool } from './database.js';
+
+/** Any number: the appenders' advisory lock, distinct from the migrations'. */
+const APPEND_LOCK = 0x70676c67; // "pglg"
+/** Rows read by one pull, at most, and their content at most (a row over it comes alone). */
+const PULL_ROWS = 200;
+const PULL_BYTES = 16 * 2 ** 20;
+/** Rows appended by one statement. */
+const APPEND_ROWS = 500;
+
+interface LogRow {
+  seq: number;
+  origin: string;
+  url: string;
+  acquired_at: number;
+  published_at: number | null;
+  title: string | null;
+  description: string | null;
+  author: string | null;
+  /** Null for the puller's own rows (it has them). */
+  content: string | null;
+  lang: string | null;
+  searchable: boolean;
+}
+
+function toNewVersion(r: LogRow): NewVersion {
+  const v: NewVersion = { url: r.url, content: r.content!, acquiredAt: r.acquired_at, searchable: r.searchable };
+  if (r.title !== null) v.title = r.title;
+  if (r.description !== null) v.description = r.description;
+  if (r.author !== null) v.author = r.author;
+  if (r.published_at !== null) v.publishedAt = r.published_at;
+  if (r.lang !== null) v.lang = r.lang;
+  return v;
+}
+
+export class PgPageLog {
+  constructor(private readonly pool: PgPool) {}
+
+  /** Appends the versions in order; answers their seqs. */
+  async append(versions: readonly NewVersion[], origin: string): Promise<number[]> {
+    if (versions.length === 0) return [];
+    return inTransaction(this.pool, async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+      const { rows } = await c.query<{ top: number }>('SELECT coalesce(max(seq), 0) AS top FROM page_log');
+      const first = rows[0]!.top + 1;
+      const now = Date.now();
+      for (let i = 0; i < versions.length; i += APPEND_ROWS) {
+        const part = versions.slice(i, i + APPEND_ROWS);
+        const col = <T>(f: (v: NewVersion) => T) => part.map(f);
+        await c.query(
+          `INSERT INTO page_log (seq, origin, url, acquired_at, published_at, title, description, author, content, lang, searchable, written_at)
+           SELECT $1 + ord - 1, $2, url, acquired_at, published_at, title, description, author, content, lang, searchable, $3
+           FROM unnest($4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::boolean[])
+             WITH ORDINALITY AS t(url, acquired_at, published_at, title, description, author, content, lang, searchable, ord)`,
+          [
+            first + i,
+            origin,
+            now,
+            col((v) => v.url),
+            col((v) => v.acquiredAt),
+            col((v) => v.publishedAt ?? null),
+            col((v) => v.title ?? null),
+            col((v) => v.description ?? null),
+            col((v) => v.author ?? null),
+            col((v) => v.content),
+            col((v) => v.lang ?? null),
+            col((v) => v.searchable),
+          ],
+        );
+      }
+      return versions.map((_, k) => first + k);
+    });
+  }
+
+  /**
+   * The rows after `seq`, in order: at most PULL_ROWS, and no more content than PULL_BYTES (but
+   * always the first). `origin`'s rows come without their content.
+   */
+  async after(seq: number, origin: string): Promise<LogRow[]> {
+    // The window runs over the first PULL_ROWS rows only (a window over the whole rest of the log
+    // would read it all at every pull).
+    const { rows } = await this.pool.query<LogRow>(
+      `SELECT seq, origin, url, acquired_at, published_at, title, description, author, content, lang, searchable
+       FROM (
+         SELECT *, sum(size) OVER (ORDER BY seq) AS running
+         FROM (
+           SELECT seq, origin, url, acquired_at, published_at, title, description, author, lang, searchable,
+             CASE WHEN origin = $2 THEN NULL ELSE content END AS content,
+             CASE WHEN origin = $2 THEN 0 ELSE octet_length(content) END AS size
+           FROM page_log WHERE seq > $1 ORDER BY seq LIMIT $3
+         ) first_rows
+       ) counted
+       WHERE running - size < $4 ORDER BY seq`,
+      [seq, origin, PULL_ROWS, PULL_BYTES],
+    );
+    return rows;
+  }
+}
+
+/**
+ * The page store of a machine that shares its pages: writes go to the log and to this machine's
+ * file; reads come from the file. `sync` applies the other machines' writes.
+ */
+export class ReplicatedPageStore implements PageStore {
+  /** This process's rows in the log: its sync skips them (they are in the file already). */
+  readonly origin = randomUUID();
+  /** Own rows stored in the file, as ranges of seqs (one per append), until a sync passes them. */
+  private stored: [first: number, last: number][] = [];
+  private syncing: Promise<number> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly local: SqlitePageStore,
+    private readonly log: PgPageLog,
+    private readonly onSyncError: (e: unknown) => void = () => {},
+  ) {}
+
+  async putVersion(version: NewVersion): Promise<PutOutcome> {
+    return (await this.putVersions([version]))[0]!;
+  }
+
+  async putVersions(versions: readonly NewVersion[]): Promise<PutOutcome[]> {
+    // The log first: a version this file has must be one every machine gets.
+    const seqs = await this.log.append(versions, this.origin);
+    const outcomes = await this.local.putVersions(versions);
+    if (seqs.length > 0) this.stored.push([seqs[0]!, seqs.at(-1)!]);
+    return outcomes;
+  }
+
+  latest(url: string): Promise<StoredVersion | undefined> {
+    return this.local.latest(url);
+  }
+
+  getVersions(ids: readonly number[]): Promise<ResultVersion[]> {
+    return this.local.getVersions(ids);
+  }
+
+  history(url: string): Promise<StoredVersion[]> {
+    return this.local.history(url);
+  }
+
+  stats(): Promise<{ pages: number; versions: number }> {
+    return this.local.stats();
+  }
+
+  fillPassages(signal?: AbortSignal): Promise<number> {
+    return this.local.fillPassages(signal);
+  }
+
+  passagesFilled(): Promise<boolean> {
+    return this.local.passagesFilled();
+  }
+
+  /**
+   * Applies the log's rows this file has not, until it has them all; answers how many versions it
+   * stored. One sync at a time: a call while one runs waits for it.
+   */
+  sync(): Promise<number> {
+    this.syncing ??= this.pull().finally(() => {
+      this.syncing = undefined;
+    });
+    return this.syncing;
+  }
+
+  private async pull(): Promise<number> {
+    let applied = 0;
+    for (;;) {
+      const rows = await this.log.after(this.local.logApplied(), this.origin);
+      if (rows.length === 0) return applied;
+      const versions: NewVersion[] = [];
+      let upTo = 0;
+      for (const r of rows) {
+        if (r.origin === this.origin) {
+          // Our own, stored in the file once its append answered; one not yet stored (its append is
+          // still on its way back) stops the sync there, so a crash in between loses nothing: the next
+          // process, another origin, applies it.
+          if (!this.stored.some(([first, last]) => r.seq >= first && r.seq <= last)) break;
+        } else {
+          versions.push(toNewVersion(r));
+        }
+        upTo = r.seq;
+      }
+      if (upTo === 0) return applied;
+      await this.local.applyLog(versions, upTo);
+      this.stored = this.stored.filter(([, last]) => last > upTo);
+      applied += versions.length;
+      if (upTo !== rows.at(-1)!.seq) return applied;
+    }
+  }
+
+  /** Syncs now and every `intervalMs` (the serving process of each machine). */
+  start(intervalMs: number): void {
+    if (this.timer) return;
+    const tick = () => void this.sync().catch(this.onSyncError);
+    this.timer = setInterval(tick, intervalMs);
+    this.timer.unref();
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.syncing?.catch(() => {});
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Pages shared through PostgreSQL's page log (adapters/postgres/page-log.ts): each "machine" is a
+ * SQLite file of its own with a ReplicatedPageStore over one schema.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { connectPostgres, type PgPool } from '../../src/adapters/postgres/database.js';
+import { PgPageLog, ReplicatedPageStore } from '../../src/adapters/postgres/page-log.js';
+import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
+import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import type { StoredVersion } from '../../src/ports/page-store.js';
+import { freshPostgres, postgresUrl, skipUnless } from '../fixtures/backends.js';
+import { page } from '../helpers.js';
+
+const at = (day: number) => Date.parse('2026-01-01T00:00:00Z') + day * 86_400_000;
+const timeline = (vs: StoredVersion[]) => vs.map((v) => `${new Date(v.acquiredAt).toISOString().slice(0, 10)} ${v.content}`);
+
+describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
+  let pg: Awaited<ReturnType<typeof freshPostgres>>;
+  const dbs: Db[] = [];
+  const pools: PgPool[] = [];
+  before(async () => {
+    pg = await freshPostgres();
+  });
+  after(async () => {
+    for (const db of dbs) db.close();
+    for (const p of pools) await p.end();
+    await pg?.drop();
+  });
+
+  /** A machine: its own SQLite file (in memory) and its own pool on the shared schema. */
+  function machine(db?: Db) {
+    if (!db) {
+      db = openDatabase({ path: ':memory:' });
+      dbs.push(db);
+    }
+    const pool = connectPostgres({ url: postgresUrl!, schema: pg.schema, maxConnections: 3 });
+    pools.push(pool);
+    const local = new SqlitePageStore(db);
+    return { db, local, pages: new ReplicatedPageStore(local, new PgPageLog(pool)) };
+  }
+
+  test("a version stored on one machine is on the others once they sync, and a sync skips the machine's own", async () => {
+    const a = machine();
+    const b = machine();
+    const stored = await a.pages.putVersion(page('https://a.test/otters', { content: 'Otters hold hands.', acquiredAt: at(1) }));
+    assert.equal(stored.status, 'added');
+    assert.equal((await a.pages.latest('https://a.test/otters'))!.content, 'Otters hold hands.', 'stored at once where written');
+    assert.equal(await b.pages.latest('https://a.test/otters'), undefined, 'not yet synced');
+    assert.equal(await b.pages.sync(), 1);
+    assert.equal((await b.pages.latest('https://a.test/otters'))!.content, 'Otters hold hands.');
+    await b.pages.putVersion(page('https://a.test/otters', { content: 'Otters eat crabs.', acquiredAt: at(2) }));
+    assert.equal(await a.pages.sync(), 1, "b's version only: a's own is skipped");
+    assert.equal(await b.pages.sync(), 0, "b's own");
+    for (const m of [a, b]) assert.deepEqual(timeline(await m.pages.history('https://a.test/otters')), ['2026-01-02 Otters hold hands.', '2026-01-03 Otters eat crabs.']);
+    assert.equal(await a.pages.sync(), 0, 'nothing new');
+  });
+
+  test('versions written in different orders on different machines end the same everywhere', async () => {
+    const a = machine();
+    const b = machine();
+    const c = machine();
+    // The same URL's captures, each machine writing some, out of time order, with a repeat.
+    await Promise.all([
+      a.pages.putVersions([page('https://b.test/p', { content: 'three', acquiredAt: at(3) }), page('https://b.test/p', { content: 'one', acquiredAt: at(1) })]),
+      b.pages.putVersions([page('https://b.test/p', { content: 'two', acquiredAt: at(2) }), page('https://b.test/p', { content: 'three', acquiredAt: at(4) })]),
+      c.pages.putVersion(page('https://b.test/p', { content: 'one', acquiredAt: at(0) })),
+    ]);
+    for (const m of [a, b, c]) await m.pages.sync();
+    const expected = ['2026-01-01 one', '2026-01-03 two', '2026-01-04 three'];
+    for (const m of [a, b, c]) assert.deepEqual(timeline(await m.pages.history('https://b.test/p')), expected);
+  });
+
+  test('machines appending at once leave no gap; a new machine catches up in pulls of at most 200 rows', async () => {
+    const writers = [machine(), machine(), machine()];
+    const probe = machine();
+    const before = await probe.pages.sync();
+    const versionsBefore = (await probe.pages.stats()).versions;
+    await Promise.all(
+      writers.map((w, k) =>
+        Promise.all(Array.from({ length: 10 }, (_, j) => w.pages.putVersions(Array.from({ length: 25 }, (_, i) => page(`https://c.test/${k}/${j}/${i}`))))),
+      ),
+    );
+    const { rows } = await pg.pool.query<{ n: number; lo: number; hi: number }>('SELECT count(*)::int AS n, min(seq) AS lo, max(seq) AS hi FROM page_log');
+    assert.equal(rows[0]!.hi - rows[0]!.lo + 1, rows[0]!.n, 'seqs without a gap');
+    assert.equal((await new PgPageLog(pools.at(-1)!).after(0, 'another origin')).length, 200, 'one pull');
+    const late = machine();
+    assert.equal(await late.pages.sync(), before + 750);
+    assert.equal((await late.pages.stats()).versions, versionsBefore + 750);
+    assert.equal(late.local.logApplied(), rows[0]!.hi);
+  });
+
+  test('a row its own process appended but had not stored (a crash in between) is not skipped: the next process applies it', async () => {
+    const db = openDatabase({ path: ':memory:' });
+    dbs.push(db);
+    const first = machine(db);
+    await first.pages.sync();
+    const log = new PgPageLog(pools.at(-1)!);
+    // Appended under first's origin, never stored in its file: as if it died when the append answered.
+    await log.append([page('https://d.test/lost', { content: 'Appended, then the process died.' })], first.pages.origin);
+    const position = first.local.logApplied();
+    assert.equal(await first.pages.sync(), 0);
+    assert.equal(first.local.logApplied(), position, 'the sync stopped before it');
+    const next = machine(db);
+    assert.equal(await next.pages.sync(), 1);
+    assert.equal((await next.pages.latest('https://d.test/lost'))!.content, 'Appended, then the process died.');
+  });
+
+  test('a pull carries at most 16 MiB of content, but always one row', async () => {
+    const a = machine();
+    const b = machine();
+    await b.pages.sync();
+    const big = 'x'.repeat(7 * 2 ** 20);
+    await a.pages.putVersions([0, 1, 2].map((i) => page(`https://e.test/${i}`, { content: `${i}${big}` })));
+    const log = new PgPageLog(pools.at(-1)!);
+    const pulled = await log.after(b.local.logApplied(), b.pages.origin);
+    assert.equal(pulled.length, 3, 'the third row starts under the limit (14 MiB before it)');
+    const huge = 'y'.repeat(20 * 2 ** 20);
+    await a.pages.putVersion(page('https://e.test/huge', { content: huge }));
+    await a.pages.putVersion(page('https://e.test/after', { content: 'small' }));
+    const last = pulled.at(-1)!.seq;
+    assert.deepEqual((await log.after(last, b.pages.origin)).map((r) => r.url), ['https://e.test/huge']);
+    assert.equal(await b.pages.sync(), 5);
+    assert.equal((await b.pages.latest('https://e.test/huge'))!.content.length, huge.length);
+  });
+});
