@@ -7,6 +7,7 @@ import { adminCommand } from './admin.js';
 import { crawlCommand } from './crawl.js';
 import { CommandFailed, UsageError } from './args.js';
 import { fetchCommand, mcpCommand, searchCommand } from './client-commands.js';
+import { shareCommand } from './share.js';
 import { importCommand, indexCommand } from './import.js';
 import { serveCommand } from './serve.js';
 
@@ -31,6 +32,8 @@ Usage:
   websearch search <query> [--site host] [--max-results N] [--published-after v] ...
   websearch fetch <url> [--max-chars N]
   websearch mcp [--app-title T]                 an MCP server on stdio: tools search and fetch
+  websearch share                               copy this machine's SQLite file to DATABASE_URL's
+                                                PostgreSQL (accounts, usage, payments; pages to its log)
 
 Every command takes --data-dir, --database-url, --config, --log-level; serve takes --host, --port,
 --trust-proxy; search, fetch and mcp take --server and --key (or WEBSEARCH_URL, WEBSEARCH_API_KEY).
@@ -65,6 +68,9 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'mcp':
       await mcpCommand(rest);
+      return 0;
+    case 'share':
+      await shareCommand(rest);
       return 0;
     case undefined:
     case 'help':

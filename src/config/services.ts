@@ -142,7 +142,8 @@ function redactUrl(url: string): string {
   }
 }
 
-async function connect<T>(what: string, url: string, open: () => Promise<T>): Promise<T> {
+/** Opens a shared store, or throws StoreUnreachable saying why (without the URL's password). */
+export async function connect<T>(what: string, url: string, open: () => Promise<T>): Promise<T> {
   try {
     return await open();
   } catch (e) {

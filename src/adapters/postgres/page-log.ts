@@ -43,8 +43,14 @@ interface LogRow {
   searchable: boolean;
 }
 
-function toNewVersion(r: LogRow): NewVersion {
-  const v: NewVersion = { url: r.url, content: r.content!, acquiredAt: r.acquired_at, searchable: r.searchable };
+/** A version's columns as the log and the SQLite file hold them (searchable: a boolean there, 0 or 1 here). */
+export type VersionColumns = Pick<LogRow, 'url' | 'acquired_at' | 'published_at' | 'title' | 'description' | 'author' | 'lang'> & {
+  content: string;
+  searchable: boolean | number;
+};
+
+export function toNewVersion(r: VersionColumns): NewVersion {
+  const v: NewVersion = { url: r.url, content: r.content, acquiredAt: r.acquired_at, searchable: r.searchable === true || r.searchable === 1 };
   if (r.title !== null) v.title = r.title;
   if (r.description !== null) v.description = r.description;
   if (r.author !== null) v.author = r.author;
@@ -196,7 +202,7 @@ export class ReplicatedPageStore implements PageStore {
           // process, another origin, applies it.
           if (!this.stored.some(([first, last]) => r.seq >= first && r.seq <= last)) break;
         } else {
-          versions.push(toNewVersion(r));
+          versions.push(toNewVersion({ ...r, content: r.content! }));
         }
         upTo = r.seq;
       }

@@ -1,0 +1,98 @@
+/**
+ * `websearch share`: a service that ran on one machine's SQLite file moves to PostgreSQL, and a
+ * second machine on that database serves its keys, credits and pages.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, test } from 'node:test';
+import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
+import { AlreadyShared, copyFromSqlite } from '../../src/adapters/postgres/copy-from-sqlite.js';
+import { openDatabase } from '../../src/adapters/sqlite/database.js';
+import { createServices } from '../../src/config/services.js';
+import { loadSettings } from '../../src/config/settings.js';
+import { buildApp } from '../../src/http/app.js';
+import { freshPostgres, postgresUrl, skipUnless } from '../fixtures/backends.js';
+import { createFundedKey, createTestEnv, page, tempDir, TestClock } from '../helpers.js';
+
+describe('websearch share', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
+  test("a machine's accounts, usage and pages move to PostgreSQL; another machine serves them; a second copy is refused", async () => {
+    const dir = tempDir();
+    const pg = await freshPostgres();
+    const url = new URL(postgresUrl!);
+    url.searchParams.set('options', `-c search_path=${pg.schema}`);
+    const databaseUrl = url.toString();
+    const clock = new TestClock();
+    try {
+      // The one machine, as it ran before: SQLite only. A key, a charged search, two versions of a page.
+      const settings = loadSettings({ env: {}, flags: { dataDir: dir.path } });
+      const before = await createServices(settings, { clock });
+      const app = await buildApp(before, { logger: false });
+      await before.pages.putVersion(page('https://x.test/narwhal', { content: 'Narwhals have a long tusk.' }));
+      await before.pages.putVersion(page('https://x.test/narwhal', { content: 'Narwhals live in the Arctic.', acquiredAt: Date.parse('2026-02-01T00:00:00Z') }));
+      const { org, key } = await createFundedKey(before, 10 * KEYED_REQUEST_COST, 1000);
+      const search = async (a: typeof app, query: string) => {
+        const res = await a.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query } });
+        assert.equal(res.statusCode, 200, res.body);
+        return (res.json().results as { url: string; snippet: string }[]).map((r) => `${r.url} ${r.snippet}`);
+      };
+      assert.deepEqual(await search(app, 'narwhals arctic'), ['https://x.test/narwhal Narwhals live in the Arctic.']);
+      await app.close();
+      await before.close();
+
+      const db = openDatabase({ path: settings.sqlitePath });
+      const summary = await copyFromSqlite(db, pg.pool);
+      assert.deepEqual(summary, {
+        rows: { orgs: 1, api_keys: 1, ledger_entries: 2, reservations: 0, usage: 1, usage_outbox: 0, storefront_accounts: 0, x402_nonces: 0, payments: 0 },
+        released: 0,
+        versions: 2,
+      });
+      await assert.rejects(copyFromSqlite(db, pg.pool), AlreadyShared);
+      db.close();
+
+      // Another machine on the shared database, its data folder empty.
+      const other = await createTestEnv({ databaseUrl }, clock);
+      try {
+        assert.equal(await other.services.ledger.balance(org.id), 9 * KEYED_REQUEST_COST);
+        assert.deepEqual(
+          (await other.services.usage.list({ orgId: org.id, limit: 10 })).map((r) => [r.operation, r.status, r.costMicroUsd]),
+          [['search', 200, KEYED_REQUEST_COST]],
+        );
+        assert.equal(await other.services.sharedPages!.sync(), 2);
+        assert.deepEqual(
+          (await other.services.pages.history('https://x.test/narwhal')).map((v) => v.content),
+          ['Narwhals have a long tusk.', 'Narwhals live in the Arctic.'],
+        );
+        let found: string[] = [];
+        for (let i = 0; i < 50 && found.length === 0; i++, await sleep(100)) found = await search(other.app, 'narwhals arctic');
+        assert.deepEqual(found, ['https://x.test/narwhal Narwhals live in the Arctic.']);
+        assert.equal(await other.services.ledger.balance(org.id), 8 * KEYED_REQUEST_COST, 'charged on the shared balance');
+        // New usage rows get ids after the copied ones.
+        await other.services.usage.flush();
+        assert.equal((await other.services.usage.list({ orgId: org.id, limit: 10 })).length, 2);
+      } finally {
+        await other.close();
+      }
+
+      // The first machine itself, now on the shared database: its file has the log's versions already.
+      const same = await createServices(loadSettings({ env: {}, flags: { dataDir: dir.path, databaseUrl } }), { clock });
+      try {
+        assert.equal(await same.sharedPages!.sync(), 0);
+      } finally {
+        await same.close();
+      }
+
+      // The command: refused now, in one line, exit 1.
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'share', '--data-dir', dir.path], {
+        env: { ...process.env, DATABASE_URL: databaseUrl },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      assert.equal(r.status, 1, r.stderr);
+      assert.match(r.stderr, /^websearch: PostgreSQL already holds organizations, usage or payments/);
+    } finally {
+      await pg.drop();
+      dir.remove();
+    }
+  });
+});
