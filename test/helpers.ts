@@ -64,6 +64,13 @@ export async function createFundedKey(services: Services, microUsd: number, rate
   return { org, key, keyId: `key_${prefix}` };
 }
 
+/** Resolves once `check` holds; fails after `ms` (a deadline far below the service's own in the test). */
+export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  for (const end = Date.now() + ms; !(await check()); await new Promise((r) => setTimeout(r, 20))) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+  }
+}
+
 export function page(url: string, overrides: Partial<NewVersion> = {}): NewVersion {
   return {
     url,

@@ -10,8 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
-import { html, type Origin, startOrigin } from '../fixtures/origin.js';
-import { createFundedKey, createTestEnv, page, type TestEnv } from '../helpers.js';
+import { heldRoute, html, type Origin, startOrigin } from '../fixtures/origin.js';
+import { createFundedKey, createTestEnv, page, type TestEnv, until } from '../helpers.js';
 
 const MCP = ['--import', 'tsx', 'src/cli/main.ts', 'mcp'];
 
@@ -151,17 +151,12 @@ describe('websearch mcp', () => {
 describe('websearch mcp: a tool call the host cancels', () => {
   let env: TestEnv;
   let origin: Origin;
-  const held = { arrived: 0, hungUp: 0 };
+  const held = heldRoute();
 
   before(async () => {
     origin = await startOrigin({
       '/robots.txt': html('', 404),
-      '/held': (_req, res) => {
-        held.arrived++;
-        res.on('close', () => {
-          if (!res.writableEnded) held.hungUp++;
-        });
-      },
+      '/held': held.route,
     });
     env = await createTestEnv({ allowPrivateNetwork: true, fetchTimeoutMs: 30_000 });
     await env.app.listen({ host: '127.0.0.1', port: 0 });
@@ -170,12 +165,6 @@ describe('websearch mcp: a tool call the host cancels', () => {
     await env.close();
     await origin.close();
   });
-
-  const until = async (what: string, check: () => boolean | Promise<boolean>) => {
-    for (const end = Date.now() + 10_000; !(await check()); await new Promise((r) => setTimeout(r, 20))) {
-      if (Date.now() > end) assert.fail(`${what}: not within 10 s`);
-    }
-  };
 
   test('stops the service\'s work (its live fetch is closed), is not charged, and gets no answer; the session goes on', async () => {
     const { key, org } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
@@ -191,14 +180,14 @@ describe('websearch mcp: a tool call the host cancels', () => {
         () => 'answered',
         () => 'cancelled',
       );
-      await until('the live fetch reached the origin', () => held.arrived === 1);
+      await until('the live fetch reached the origin', () => held.arrived === 1, 10_000);
       cancel.abort('the user pressed stop');
       assert.equal(await outcome, 'cancelled');
-      await until('the service closed its request to the origin', () => held.hungUp === 1);
+      await until('the service closed its request to the origin', () => held.hungUp === 1, 10_000);
       await until('the request recorded', async () => {
         await env.services.usage.flush();
         return (await env.services.usage.list({ orgId: org.id, limit: 10 })).length > 0;
-      });
+      }, 10_000);
       const rows = await env.services.usage.list({ orgId: org.id, limit: 10 });
       assert.deepEqual(
         rows.map((r) => [r.operation, r.status, r.costMicroUsd]),

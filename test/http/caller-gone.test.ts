@@ -4,21 +4,12 @@
  * request is recorded as 499 client_closed_request. Over real sockets: inject cannot hang up.
  */
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
 import { LlmServer } from '../fixtures/llm-server.js';
-import { html, type Origin, startOrigin } from '../fixtures/origin.js';
-import { createFundedKey, createTestEnv, page, type TestEnv } from '../helpers.js';
-
-/** Resolves when `check` holds, fails after 5 s (every deadline of the service is 30 s here). */
-async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  for (const end = Date.now() + 5000; !(await check()); await sleep(20)) {
-    if (Date.now() > end) assert.fail(`${what}: not within 5 s`);
-  }
-}
+import { heldRoute, html, type Origin, startOrigin } from '../fixtures/origin.js';
+import { createFundedKey, createTestEnv, page, type TestEnv, until } from '../helpers.js';
 
 describe('a caller that hangs up', () => {
   const llm = new LlmServer();
@@ -26,19 +17,14 @@ describe('a caller that hangs up', () => {
   let env: TestEnv;
   let base: string;
   /** Requests to /held the origin got, and how many the service then closed before an answer. */
-  const held = { arrived: 0, hungUp: 0 };
+  const held = heldRoute();
   const log: { msg: string; reqId?: string; res?: { statusCode: number } }[] = [];
 
   before(async () => {
     await llm.start();
     origin = await startOrigin({
       '/robots.txt': html('', 404),
-      '/held': (_req, res: ServerResponse) => {
-        held.arrived++;
-        res.on('close', () => {
-          if (!res.writableEnded) held.hungUp++;
-        });
-      },
+      '/held': held.route,
     });
     env = await createTestEnv(
       {
@@ -85,7 +71,7 @@ describe('a caller that hangs up', () => {
   }
 
   test('a live fetch: the origin request is closed, nothing is charged, the row says 499', async () => {
-    const before = { ...held };
+    const before = { arrived: held.arrived, hungUp: held.hungUp };
     const { rows, balance } = await hangUp(`/v1/fetch?url=${encodeURIComponent(`${origin.url}/held`)}&live=true`, {}, () => held.arrived > before.arrived);
     await until('the service closed its request to the origin', () => held.hungUp > before.hungUp);
     assert.deepEqual(
@@ -99,7 +85,7 @@ describe('a caller that hangs up', () => {
   });
 
   test('realtime_content: its live fetches are closed, nothing is charged', async () => {
-    const before = { ...held };
+    const before = { arrived: held.arrived, hungUp: held.hungUp };
     const body = JSON.stringify({ query: 'herons shallow water', mode: 'realtime_content' });
     const { rows, balance } = await hangUp('/v1/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body }, () => held.arrived > before.arrived);
     await until('the service closed its request to the origin', () => held.hungUp > before.hungUp);
