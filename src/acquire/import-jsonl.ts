@@ -2,6 +2,10 @@
  * `websearch import file.jsonl`: one page per line, `{url, html | markdown, title?, description?,
  * author?, published_at?, acquired_at?, lang?}` (`lang` defaults to the HTML's, else a guess). Lines are validated first and written in batches, each
  * batch one transaction, so a bad line is skipped with its number and nothing is half-written.
+ *
+ * Given `read` (the reader threads' `readQueued`), HTML lines are extracted on those threads, with
+ * their limits of time and heap per page (and their check for bot challenges), up to `inFlight` at
+ * once, while this thread reads the next lines and writes batches, in the file's order.
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -13,6 +17,7 @@ import type { NewVersion, PageStore } from '../ports/page-store.js';
 import { extractHtml } from './extract/index.js';
 import type { PageMetadata } from './extract/metadata.js';
 import { parseLooseTime } from './html-time.js';
+import type { ReadPage } from './live-fetch.js';
 
 export interface ImportSummary {
   imported: number;
@@ -28,6 +33,10 @@ export interface ImportOptions {
   onProgress?: (summary: ImportSummary, lines: number) => void;
   /** At most this many failures are kept with their reasons (all are counted). */
   maxFailuresKept?: number;
+  /** Reads HTML lines as fetched pages (the reader threads' `readQueued`); extracted on this thread without it. */
+  read?: ReadPage;
+  /** HTML lines being read at once with `read` (default 8). */
+  inFlight?: number;
 }
 
 const FIELDS = new Set(['url', 'html', 'markdown', 'title', 'description', 'author', 'published_at', 'acquired_at', 'lang']);
@@ -78,8 +87,26 @@ function markdownPage(markdown: string): Partial<PageMetadata> & { content: stri
   return { content: markdown, title: markdownTitle(markdown) };
 }
 
+/** A line's fields, checked: its page still to be extracted (html) or taken as it is (markdown). */
+interface Line {
+  url: string;
+  html?: string;
+  markdown?: string;
+  acquiredAt: number;
+  title?: string;
+  description?: string;
+  author?: string;
+  publishedAt?: number;
+  lang?: string;
+}
+
 /** One JSONL line to a version; throws with the reason when the line is unusable. */
 export function lineToVersion(line: string, now: number): NewVersion {
+  return lineToPage(parseLine(line, now));
+}
+
+/** The line's fields; throws with the reason when one is wrong. */
+function parseLine(line: string, now: number): Line {
   let o: unknown;
   try {
     o = JSON.parse(line);
@@ -97,28 +124,44 @@ export function lineToVersion(line: string, now: number): NewVersion {
   const markdown = optionalText(rec, 'markdown');
   if (html === undefined && markdown === undefined) throw new Error('html or markdown is required');
   if (html !== undefined && markdown !== undefined) throw new Error('give html or markdown, not both');
-  const extracted: Partial<PageMetadata> & { content: string } = html !== undefined ? extractHtml(html, url) : markdownPage(markdown!);
-  if (!extracted.content.trim()) throw new Error('the page has no text content');
+  const l: Line = { url, acquiredAt: optionalTime(rec, 'acquired_at') ?? now };
+  if (html !== undefined) l.html = html;
+  if (markdown !== undefined) l.markdown = markdown;
+  const title = optionalText(rec, 'title');
+  const description = optionalText(rec, 'description');
+  const author = optionalText(rec, 'author');
+  const publishedAt = optionalTime(rec, 'published_at');
+  const lang = optionalText(rec, 'lang');
+  if (lang !== undefined && normalizeLangTag(lang) === undefined) throw new Error('lang must be a language tag such as en or pt-BR');
+  if (title !== undefined) l.title = title;
+  if (description !== undefined) l.description = description;
+  if (author !== undefined) l.author = author;
+  if (publishedAt !== undefined) l.publishedAt = publishedAt;
+  if (lang !== undefined) l.lang = lang;
+  return l;
+}
 
-  const version: NewVersion = {
-    url,
-    content: extracted.content,
-    acquiredAt: optionalTime(rec, 'acquired_at') ?? now,
-    searchable: true,
-  };
-  const title = optionalText(rec, 'title') ?? extracted.title;
-  const description = optionalText(rec, 'description') ?? extracted.description;
-  const author = optionalText(rec, 'author') ?? extracted.author;
-  const publishedAt = optionalTime(rec, 'published_at') ?? extracted.publishedAt;
+/** The version of a line and its extracted page: the line's own fields win over the page's. */
+function toVersion(l: Line, extracted: Partial<PageMetadata> & { content: string; passages?: Uint8Array }): NewVersion {
+  if (!extracted.content.trim()) throw new Error('the page has no text content');
+  const version: NewVersion = { url: l.url, content: extracted.content, acquiredAt: l.acquiredAt, searchable: true };
+  const title = l.title ?? extracted.title;
+  const description = l.description ?? extracted.description;
+  const author = l.author ?? extracted.author;
+  const publishedAt = l.publishedAt ?? extracted.publishedAt;
   if (title !== undefined) version.title = title;
   if (description !== undefined) version.description = description;
   if (author !== undefined) version.author = author;
   if (publishedAt !== undefined) version.publishedAt = publishedAt;
-  const declared = optionalText(rec, 'lang');
-  if (declared !== undefined && normalizeLangTag(declared) === undefined) throw new Error('lang must be a language tag such as en or pt-BR');
-  const lang = pageLanguage(declared ?? extracted.lang, extracted.content);
+  const lang = pageLanguage(l.lang ?? extracted.lang, extracted.content);
   if (lang !== undefined) version.lang = lang;
+  if (extracted.passages) version.passages = extracted.passages;
   return version;
+}
+
+/** A line's version, its page extracted on this thread. */
+function lineToPage(l: Line): NewVersion {
+  return toVersion(l, l.html !== undefined ? extractHtml(l.html, l.url) : markdownPage(l.markdown!));
 }
 
 export async function importJsonl(pages: PageStore, path: string, options: ImportOptions = {}): Promise<ImportSummary> {
@@ -136,6 +179,14 @@ export async function importJsonl(pages: PageStore, path: string, options: Impor
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let batch: NewVersion[] = [];
   let lineNo = 0;
+  const inFlight = options.read ? (options.inFlight ?? 8) : 1;
+  /** Lines on their way to versions, in the file's order (settled to a value: never an unhandled rejection). */
+  const pending: { line: number; version: Promise<{ version: NewVersion } | { error: Error }> }[] = [];
+  const settle = (p: Promise<NewVersion>) =>
+    p.then(
+      (version) => ({ version }),
+      (error: Error) => ({ error }),
+    );
   const flush = async () => {
     if (batch.length === 0) return;
     for (const outcome of await pages.putVersions(batch)) {
@@ -152,14 +203,33 @@ export async function importJsonl(pages: PageStore, path: string, options: Impor
       fail(lineNo, `line longer than ${MAX_LINE_CHARS} characters`);
       continue;
     }
+    let l: Line;
     try {
-      batch.push(lineToVersion(line, now()));
+      l = parseLine(line, now());
     } catch (e) {
       fail(lineNo, (e as Error).message);
       continue;
     }
-    if (batch.length >= batchSize) await flush();
+    const read = options.read;
+    const version =
+      l.html !== undefined && read
+        ? read({ requestedUrl: l.url, url: l.url, status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: Buffer.from(l.html), fetchedAt: l.acquiredAt }).then((page) =>
+            toVersion(l, page),
+          )
+        : Promise.resolve().then(() => lineToPage(l));
+    pending.push({ line: lineNo, version: settle(version) });
+    while (pending.length >= inFlight) await store();
   }
+  while (pending.length > 0) await store();
   await flush();
   return summary;
+
+  /** The oldest pending line, into the batch (or failed with its reason). */
+  async function store(): Promise<void> {
+    const p = pending.shift()!;
+    const outcome = await p.version;
+    if ('error' in outcome) return fail(p.line, outcome.error.message);
+    batch.push(outcome.version);
+    if (batch.length >= batchSize) await flush();
+  }
 }

@@ -34,6 +34,7 @@ export async function importCommand(argv: string[]): Promise<number> {
       if (!/\.jsonl(\.gz)?$/.test(file)) throw new UsageError(`${file}: import reads .jsonl, .jsonl.gz, .warc and .warc.gz files`);
       const started = Date.now();
       const summary = await importJsonl(services.pages, file, {
+        ...(services.reader ? { read: services.reader.readQueued } : {}),
         onProgress: (s, lines) => {
           const line = `${file}: ${lines} lines, ${s.imported} imported, ${s.unchanged} unchanged, ${s.failed} failed`;
           process.stderr.write(tty ? `\r${line}` : `${line}\n`);

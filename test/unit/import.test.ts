@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { importJsonl, markdownTitle } from '../../src/acquire/import-jsonl.js';
+import { ReaderPool } from '../../src/adapters/reader/reader-pool.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import type { StoredVersion } from '../../src/ports/page-store.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { tempDir } from '../helpers.js';
 
@@ -147,5 +149,53 @@ describe('JSONL import', () => {
     assert.equal(await lang('guess'), 'en');
     assert.equal(await lang('unsure'), undefined);
     assert.equal(await lang('ja'), 'ja');
+  });
+});
+
+describe('JSONL import on the reader threads', () => {
+  test('HTML lines are read there as on this thread, in the file order; a line over the time limit fails with its number', async () => {
+    const dir = tempDir();
+    const reader = new ReaderPool({ threads: 2, timeoutMs: 300, maxWaiting: 32, maxHeapMb: 256 });
+    const dbs = [openDatabase({ path: join(dir.path, 'inline.db') }), openDatabase({ path: join(dir.path, 'threads.db') })];
+    try {
+      const lines: object[] = [];
+      for (let i = 0; i < 30; i++) {
+        lines.push(
+          i % 3 === 0
+            ? { url: `https://r.test/${i}`, markdown: `# Note ${i}\n\nA note about the ${i}th heron.` }
+            : {
+                url: `https://r.test/${i}`,
+                html: `<html lang="de"><head><title>Seite ${i}</title><meta name="description" content="Reiher ${i}"></head><body><article><p>Der Reiher ${i} steht still im flachen Wasser und wartet auf Fische.</p></article></body></html>`,
+                ...(i === 4 ? { title: 'The line names its own title', lang: 'en' } : {}),
+              },
+        );
+        // A page that takes seconds to read: over the threads' 300 ms.
+        if (i === 10) lines.push({ url: 'https://r.test/huge', html: `<body>${'<p>ab</p>'.repeat(400_000)}</body>` });
+      }
+      const file = join(dir.path, 'pages.jsonl');
+      writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
+      const now = () => Date.parse('2026-05-05T00:00:00Z');
+      const [inlinePages, threadPages] = dbs.map((db) => new SqlitePageStore(db)) as [SqlitePageStore, SqlitePageStore];
+      const threaded = await importJsonl(threadPages, file, { now, read: reader.readQueued, inFlight: 4, batchSize: 7 });
+      assert.deepEqual({ imported: threaded.imported, failed: threaded.failed }, { imported: 30, failed: 1 });
+      assert.equal(threaded.failures[0]!.line, 12);
+      assert.match(threaded.failures[0]!.reason, /could not be read within 300 ms/);
+      assert.equal(reader.threadIds.length, 2, 'both threads read');
+
+      const inline = await importJsonl(inlinePages, file, { now });
+      assert.equal(inline.imported, 31, 'on this thread there is no time limit');
+      const fields = (v: StoredVersion | undefined) => v && [v.title, v.description, v.content, v.lang, v.acquiredAt];
+      for (let i = 0; i < 30; i++) {
+        const url = `https://r.test/${i}`;
+        assert.deepEqual(fields(await threadPages.latest(url)), fields(await inlinePages.latest(url)), url);
+      }
+      assert.deepEqual(fields(await threadPages.latest('https://r.test/4'))!.slice(0, 1), ['The line names its own title']);
+      assert.equal((await threadPages.latest('https://r.test/4'))!.lang, 'en');
+      assert.equal((await threadPages.latest('https://r.test/5'))!.lang, 'de');
+    } finally {
+      await reader.close();
+      for (const db of dbs) db.close();
+      dir.remove();
+    }
   });
 });
