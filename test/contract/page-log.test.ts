@@ -84,6 +84,12 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     const { rows } = await pg.pool.query<{ n: number; lo: number; hi: number }>('SELECT count(*)::int AS n, min(seq) AS lo, max(seq) AS hi FROM page_log');
     assert.equal(rows[0]!.hi - rows[0]!.lo + 1, rows[0]!.n, 'seqs without a gap');
     assert.equal((await new PgPageLog(pools.at(-1)!).after(0, 'another origin')).length, 200, 'one pull');
+    // A machine that stops while catching up ends between transactions, not at the end of the log.
+    const stopped = machine();
+    const catching = stopped.pages.sync();
+    await stopped.pages.stop();
+    assert.ok((await catching) < before + 750, 'stopped part-way');
+    assert.ok(stopped.local.logApplied() < rows[0]!.hi);
     const late = machine();
     assert.equal(await late.pages.sync(), before + 750);
     assert.equal((await late.pages.stats()).versions, versionsBefore + 750);
