@@ -14,6 +14,7 @@ import { normalizeLangTag, pageLanguage } from '../core/language.js';
 import { lineText } from '../core/passages.js';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
+import { looksBlocked } from './challenge.js';
 import { extractHtml } from './extract/index.js';
 import type { PageMetadata } from './extract/metadata.js';
 import { parseLooseTime } from './html-time.js';
@@ -159,9 +160,12 @@ function toVersion(l: Line, extracted: Partial<PageMetadata> & { content: string
   return version;
 }
 
-/** A line's version, its page extracted on this thread. */
+/** A line's version, its page extracted on this thread (refused as the reader threads refuse a bot challenge). */
 function lineToPage(l: Line): NewVersion {
-  return toVersion(l, l.html !== undefined ? extractHtml(l.html, l.url) : markdownPage(l.markdown!));
+  if (l.markdown !== undefined) return toVersion(l, markdownPage(l.markdown));
+  const page = extractHtml(l.html!, l.url);
+  if (looksBlocked(200, l.html!, page.content.length)) throw new Error('The page is a bot challenge or a login wall');
+  return toVersion(l, page);
 }
 
 export async function importJsonl(pages: PageStore, path: string, options: ImportOptions = {}): Promise<ImportSummary> {

@@ -171,19 +171,34 @@ describe('JSONL import on the reader threads', () => {
         );
         // A page that takes seconds to read: over the threads' 300 ms.
         if (i === 10) lines.push({ url: 'https://r.test/huge', html: `<body>${'<p>ab</p>'.repeat(400_000)}</body>` });
+        // A bot challenge saved as a page: refused either way.
+        if (i === 20) {
+          lines.push({
+            url: 'https://r.test/challenge',
+            html: '<html><head><title>Just a moment...</title></head><body><div id="cf-browser-verification">Checking your browser before accessing</div></body></html>',
+          });
+        }
       }
       const file = join(dir.path, 'pages.jsonl');
       writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
       const now = () => Date.parse('2026-05-05T00:00:00Z');
       const [inlinePages, threadPages] = dbs.map((db) => new SqlitePageStore(db)) as [SqlitePageStore, SqlitePageStore];
       const threaded = await importJsonl(threadPages, file, { now, read: reader.readQueued, inFlight: 4, batchSize: 7 });
-      assert.deepEqual({ imported: threaded.imported, failed: threaded.failed }, { imported: 30, failed: 1 });
-      assert.equal(threaded.failures[0]!.line, 12);
+      assert.deepEqual({ imported: threaded.imported, failed: threaded.failed }, { imported: 30, failed: 2 });
+      assert.deepEqual(
+        threaded.failures.map((f) => f.line),
+        [12, 23],
+      );
       assert.match(threaded.failures[0]!.reason, /could not be read within 300 ms/);
+      assert.match(threaded.failures[1]!.reason, /bot challenge/);
       assert.equal(reader.threadIds.length, 2, 'both threads read');
 
       const inline = await importJsonl(inlinePages, file, { now });
       assert.equal(inline.imported, 31, 'on this thread there is no time limit');
+      assert.deepEqual(
+        inline.failures.map((f) => [f.line, /bot challenge/.test(f.reason)]),
+        [[23, true]],
+      );
       const fields = (v: StoredVersion | undefined) => v && [v.title, v.description, v.content, v.lang, v.acquiredAt];
       for (let i = 0; i < 30; i++) {
         const url = `https://r.test/${i}`;
