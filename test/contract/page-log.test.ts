@@ -3,6 +3,7 @@
  * SQLite file of its own with a ReplicatedPageStore over one schema.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { connectPostgres, type PgPool } from '../../src/adapters/postgres/database.js';
 import { PgPageLog, ReplicatedPageStore } from '../../src/adapters/postgres/page-log.js';
@@ -10,7 +11,7 @@ import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import type { StoredVersion } from '../../src/ports/page-store.js';
 import { freshPostgres, postgresUrl, skipUnless } from '../fixtures/backends.js';
-import { page } from '../helpers.js';
+import { page, tempDir } from '../helpers.js';
 
 const at = (day: number) => Date.parse('2026-01-01T00:00:00Z') + day * 86_400_000;
 const timeline = (vs: StoredVersion[]) => vs.map((v) => `${new Date(v.acquiredAt).toISOString().slice(0, 10)} ${v.content}`);
@@ -37,7 +38,8 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     const pool = connectPostgres({ url: postgresUrl!, schema: pg.schema, maxConnections: 3 });
     pools.push(pool);
     const local = new SqlitePageStore(db);
-    return { db, local, pages: new ReplicatedPageStore(local, new PgPageLog(pool)) };
+    const errors: string[] = [];
+    return { db, local, pool, errors, pages: new ReplicatedPageStore(local, new PgPageLog(pool), (e) => errors.push(String(e))) };
   }
 
   test("a version stored on one machine is on the others once they sync, and a sync skips the machine's own", async () => {
@@ -128,5 +130,47 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     assert.deepEqual((await log.after(last, b.pages.origin)).map((r) => r.url), ['https://e.test/huge']);
     assert.equal(await b.pages.sync(), 5);
     assert.equal((await b.pages.latest('https://e.test/huge'))!.content.length, huge.length);
+  });
+
+  test('what no file could store never reaches the log; a row in it that cannot be stored is left out, not a stop for good', async () => {
+    const a = machine();
+    const b = machine();
+    await b.pages.sync();
+    const count = async () => (await pg.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM page_log')).rows[0]!.n;
+    const before = await count();
+    await assert.rejects(a.pages.putVersions([page('https://f.test/ok'), { ...page('https://f.test/x'), url: 'not a url' }]), TypeError);
+    assert.equal(await count(), before, 'nothing appended');
+    // Such a row all the same (written by another program): the sync reports it and goes on.
+    await new PgPageLog(a.pool).append([{ ...page('https://f.test/x'), url: 'not a url' }, page('https://f.test/after')], 'another program');
+    assert.equal(await b.pages.sync(), 2);
+    assert.equal((await b.pages.latest('https://f.test/after'))?.url, 'https://f.test/after');
+    assert.equal(b.errors.length, 1);
+    assert.match(b.errors[0]!, /could not be stored .*Invalid URL/);
+    assert.equal(await b.pages.sync(), 0);
+  });
+
+  test('a version in the log that its own file could not store (busy) is applied by the next sync', async () => {
+    const dir = tempDir();
+    try {
+      const path = join(dir.path, 'a.db');
+      const db = openDatabase({ path });
+      dbs.push(db);
+      db.pragma('busy_timeout = 50');
+      const a = machine(db);
+      await a.pages.sync();
+      const locker = openDatabase({ path });
+      locker.exec('BEGIN EXCLUSIVE');
+      try {
+        await assert.rejects(a.pages.putVersion(page('https://g.test/busy', { content: 'Stored once the file was free.' })), /locked|busy/);
+      } finally {
+        locker.exec('ROLLBACK');
+        locker.close();
+      }
+      assert.equal(await a.pages.latest('https://g.test/busy'), undefined);
+      assert.equal(await a.pages.sync(), 1);
+      assert.equal((await a.pages.latest('https://g.test/busy'))?.content, 'Stored once the file was free.');
+    } finally {
+      dir.remove();
+    }
   });
 });

@@ -130,8 +130,11 @@ export class PgPageLog {
  * file; reads come from the file. `sync` applies the other machines' writes.
  */
 export class ReplicatedPageStore implements PageStore {
-  /** This process's rows in the log: its sync skips them (they are in the file already). */
-  readonly origin = randomUUID();
+  /**
+   * This process's rows in the log: its sync skips them (they are in the file already). A new one
+   * after a version the file could not store: the sync then applies the old origin's rows too.
+   */
+  origin = randomUUID();
   /** Own rows stored in the file, as ranges of seqs (one per append), until a sync passes them. */
   private stored: [first: number, last: number][] = [];
   private syncing: Promise<number> | undefined;
@@ -150,9 +153,18 @@ export class ReplicatedPageStore implements PageStore {
   }
 
   async putVersions(versions: readonly NewVersion[]): Promise<PutOutcome[]> {
+    // What no file could store must not reach the log (every machine would meet it).
+    for (const v of versions) new URL(v.url);
     // The log first: a version this file has must be one every machine gets.
     const seqs = await this.log.append(versions, this.origin);
-    const outcomes = await this.local.putVersions(versions);
+    let outcomes: PutOutcome[];
+    try {
+      outcomes = await this.local.putVersions(versions);
+    } catch (e) {
+      // In the log, not in the file (busy, full): the sync is to apply them as another machine's.
+      this.origin = randomUUID();
+      throw e;
+    }
     if (seqs.length > 0) this.stored.push([seqs[0]!, seqs.at(-1)!]);
     return outcomes;
   }
@@ -212,7 +224,7 @@ export class ReplicatedPageStore implements PageStore {
         const part = todo.slice(i, i + APPLY_ROWS);
         const upTo = part.at(-1)!.seq;
         const versions = part.flatMap((t) => (t.version ? [t.version] : []));
-        await this.local.applyLog(versions, upTo);
+        for (const e of await this.local.applyLog(versions, upTo)) this.onSyncError(new Error(`a version from the page log could not be stored (rows up to seq ${upTo}): ${e.message}`));
         this.stored = this.stored.filter(([, last]) => last > upTo);
         applied += versions.length;
         await new Promise<void>((resolve) => setImmediate(resolve));

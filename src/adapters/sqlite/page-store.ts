@@ -181,13 +181,24 @@ export class SqlitePageStore implements PageStore {
    * Versions from the shared page log (adapters/postgres/page-log.ts), stored as `putVersions`
    * stores them, and the log's position `upTo`, in one transaction. Storing a version again changes
    * nothing, so a version this file has already (its own machine wrote it) costs only its lookup.
+   * A version that cannot be stored (each in a savepoint) is left out rather than stop the log
+   * there for good; the errors are returned.
    */
-  async applyLog(versions: readonly NewVersion[], upTo: number): Promise<void> {
+  async applyLog(versions: readonly NewVersion[], upTo: number): Promise<Error[]> {
     const passages = versions.map((v) => v.passages ?? buildPassages(v.content));
-    this.db
+    const one = this.db.transaction((v: NewVersion, k: number) => this.putOne(v, passages[k]));
+    return this.db
       .transaction(() => {
-        versions.forEach((v, k) => this.putOne(v, passages[k]));
+        const failed: Error[] = [];
+        versions.forEach((v, k) => {
+          try {
+            one(v, k);
+          } catch (e) {
+            failed.push(e as Error);
+          }
+        });
         this.stmts.setLogApplied.run(upTo);
+        return failed;
       })
       .immediate();
   }
