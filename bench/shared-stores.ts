@@ -6,7 +6,8 @@
  * - one machine: SQLite, reservations held in memory, limits counted in memory (the default);
  * - one machine, several workers: SQLite, reservations stored, limits in the SQLite file;
  * - several machines: PostgreSQL and Redis (URLs from the flags or TEST_POSTGRES_URL and
- *   TEST_REDIS_URL; a schema and key prefix of its own, dropped after).
+ *   TEST_REDIS_URL; a schema and key prefix of its own, dropped after);
+ * - several machines without Redis: PostgreSQL alone, rate limits counted in it.
  * One request at a time (p50, p99 in ms), then `--concurrency` at once (requests/s).
  */
 import { randomBytes } from 'node:crypto';
@@ -16,6 +17,7 @@ import { MemoryLimiterStore } from '../src/adapters/memory/limiter-store.js';
 import { PgAccountStore } from '../src/adapters/postgres/accounts.js';
 import { openPostgres } from '../src/adapters/postgres/database.js';
 import { PgLedger } from '../src/adapters/postgres/ledger.js';
+import { PgLimiterStore } from '../src/adapters/postgres/limiter-store.js';
 import { RedisLimiterStore } from '../src/adapters/redis/limiter-store.js';
 import { openRedis } from '../src/adapters/redis/redis.js';
 import { SqliteAccountStore } from '../src/adapters/sqlite/accounts.js';
@@ -102,6 +104,11 @@ try {
       accounts: new PgAccountStore(pool),
       ledger: new PgLedger(pool),
       limiter: new RedisLimiterStore(redis, `${schema}:`),
+    }),
+    await measure('PostgreSQL alone, limits in it (several machines, no Redis)', {
+      accounts: new PgAccountStore(pool),
+      ledger: new PgLedger(pool),
+      limiter: new PgLimiterStore(pool),
     }),
   ];
   console.log(`keyed request's store calls (key, rate limit, reserve, commit); ${requests} requests`);

@@ -35,6 +35,7 @@ import { SqliteUsageStore } from '../adapters/sqlite/usage-store.js';
 import { PgAccountStore, PgStorefrontAccountStore } from '../adapters/postgres/accounts.js';
 import { openPostgres, type PgPool } from '../adapters/postgres/database.js';
 import { PgLedger } from '../adapters/postgres/ledger.js';
+import { PgLimiterStore } from '../adapters/postgres/limiter-store.js';
 import { PgNonceStore, PgPaymentLog } from '../adapters/postgres/payments.js';
 import { PgUsageOutbox, PgUsageStore } from '../adapters/postgres/usage.js';
 import { PgPageLog, ReplicatedPageStore } from '../adapters/postgres/page-log.js';
@@ -250,13 +251,16 @@ export async function createServices(settings: Settings, options: ServiceOptions
   const stale = options.staleReservations ?? { afterMs: staleReservationMs(settings), everyMs: STALE_SWEEP_MS };
   await ledger.releaseStale(Date.now() - stale.afterMs);
   const staleSweep = sweepStaleReservations(ledger, stale, logs.log);
-  // Rate limits: counted in Redis for several machines, in the SQLite file for several processes of one, in memory for one.
+  // Rate limits: counted in Redis or else PostgreSQL for several machines, in the SQLite file for
+  // several processes of one, in memory for one.
   const keys = options.redisKeyPrefix ?? 'websearch:';
   const limiter: LimiterStore = redis
     ? new RedisLimiterStore(redis, `${keys}rl:`)
-    : settings.workers > 1
-      ? new SqliteLimiterStore(db)
-      : new MemoryLimiterStore();
+    : pool
+      ? new PgLimiterStore(pool)
+      : settings.workers > 1
+        ? new SqliteLimiterStore(db)
+        : new MemoryLimiterStore();
   const nonces: NonceStore = redis ? new RedisNonceStore(redis, `${keys}x402:`) : pool ? new PgNonceStore(pool) : new SqliteNonceStore(db);
   const sf = settings.storefront;
   const storefrontApi =

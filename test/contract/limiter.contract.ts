@@ -55,5 +55,19 @@ export function limiterContract(name: string, make: () => Promise<LimiterStore>)
         assert.equal((await s.consume([{ key: 'b', windowMs: 1000, limit: 1 }], 0)).allowed, true);
         assert.equal((await s.consume([{ key: 'a', windowMs: 1000, limit: 1 }], 0)).allowed, false);
       }));
+
+    test('requests at once, their windows named in either order: exactly the limit are counted, in every window', () =>
+      withStore(async (s) => {
+        const x = { key: 'x', windowMs: 1000, limit: 15 };
+        const y = { key: 'y', windowMs: 1000, limit: 100 };
+        const results = await Promise.all(Array.from({ length: 40 }, (_, i) => s.consume(i % 2 ? [x, y] : [y, x], 10)));
+        assert.equal(results.filter((r) => r.allowed).length, 15);
+        const after = await s.consume([x, y], 20);
+        assert.equal(after.allowed, false);
+        assert.deepEqual(
+          after.windows.map((w) => w.count),
+          [15, 15],
+        );
+      }));
   });
 }

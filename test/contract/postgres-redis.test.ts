@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { PgAccountStore, PgStorefrontAccountStore } from '../../src/adapters/postgres/accounts.js';
 import { PgLedger } from '../../src/adapters/postgres/ledger.js';
+import { PgLimiterStore } from '../../src/adapters/postgres/limiter-store.js';
 import { PgNonceStore, PgPaymentLog } from '../../src/adapters/postgres/payments.js';
 import { PgUsageOutbox, PgUsageStore } from '../../src/adapters/postgres/usage.js';
 import { connectPostgres, type PgPool } from '../../src/adapters/postgres/database.js';
@@ -57,6 +58,11 @@ describe('PostgreSQL', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
   nonceContract('postgres', async () => {
     const pg = await freshPostgres();
     return { nonces: new PgNonceStore(pg.pool), close: pg.drop };
+  });
+
+  limiterContract('postgres (without Redis)', async () => {
+    const pg = await freshPostgres();
+    return Object.assign(new PgLimiterStore(pg.pool), { close: pg.drop });
   });
 });
 

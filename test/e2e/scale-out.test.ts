@@ -109,6 +109,41 @@ describe('two machines on one PostgreSQL and one Redis', skipUnless(configured, 
   });
 });
 
+describe('two machines on PostgreSQL alone (no Redis)', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
+  test("rate limits count both machines' requests in PostgreSQL", async () => {
+    const pg = await freshPostgres();
+    const url = new URL(postgresUrl!);
+    url.searchParams.set('options', `-c search_path=${pg.schema}`);
+    const clock = new TestClock();
+    const flags = { databaseUrl: url.toString(), keylessPerSecond: 2 };
+    const a = await createTestEnv(flags, clock);
+    const b = await createTestEnv(flags, clock);
+    try {
+      await a.services.pages.putVersion(page('https://example.com/a', { content: 'Apples and pears.' }));
+      await b.services.sharedPages!.sync();
+      const { key } = await createFundedKey(a.services, 100 * KEYED_REQUEST_COST, 2);
+      const keyed = (env: TestEnv) => env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'apples' } });
+      assert.equal((await keyed(a)).statusCode, 200);
+      assert.equal((await keyed(b)).statusCode, 200);
+      const refused = await keyed(a);
+      assert.equal(refused.statusCode, 429);
+      assert.equal(refused.headers['x-ratelimit-remaining'], '0');
+      const publicSearch = (env: TestEnv) =>
+        env.app.inject({ method: 'POST', url: '/v1/search/public', headers: { 'x-service-title': 'app' }, payload: { query: 'apples' } });
+      assert.equal((await publicSearch(b)).statusCode, 200);
+      assert.equal((await publicSearch(a)).statusCode, 200);
+      assert.equal((await publicSearch(b)).statusCode, 429);
+      clock.advance(1000);
+      assert.equal((await keyed(b)).statusCode, 200, 'the next second');
+      assert.equal((await publicSearch(a)).statusCode, 200, 'the next second');
+    } finally {
+      await a.close();
+      await b.close();
+      await pg.drop();
+    }
+  });
+});
+
 /** A TCP relay to a server, to cut and restore: an outage without stopping the shared server. */
 async function relay(target: URL): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void> }> {
   const sockets = new Set<Socket>();

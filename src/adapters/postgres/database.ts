@@ -132,6 +132,29 @@ const MIGRATIONS: string[] = [
     written_at BIGINT NOT NULL
   );
   `,
+  `
+  -- Rate-limit windows of all machines when there is no Redis (limiter-store.ts). Unlogged: no
+  -- write-ahead log to flush for a count that is gone in a second anyway (a crash empties it).
+  CREATE UNLOGGED TABLE rate_windows (id TEXT PRIMARY KEY, count INTEGER NOT NULL, expires_at BIGINT NOT NULL);
+  CREATE INDEX rate_windows_expiry ON rate_windows(expires_at);
+  -- One request's windows checked and counted at once: all or none, as Redis's script does. Rows
+  -- are locked in id order, so two requests sharing windows never wait on each other in a cycle.
+  CREATE FUNCTION consume_rate_windows(ids TEXT[], limits INTEGER[], expires BIGINT[], OUT allowed BOOLEAN, OUT counts INTEGER[]) AS $$
+  BEGIN
+    INSERT INTO rate_windows (id, count, expires_at)
+      SELECT t.id, 0, t.expires FROM unnest(ids, expires) AS t(id, expires) ORDER BY t.id
+      ON CONFLICT (id) DO NOTHING;
+    PERFORM 1 FROM rate_windows WHERE id = ANY(ids) ORDER BY id FOR UPDATE;
+    SELECT bool_and(r.count < t.lim) INTO allowed
+      FROM unnest(ids, limits) AS t(id, lim) JOIN rate_windows r ON r.id = t.id;
+    IF allowed THEN
+      UPDATE rate_windows SET count = count + 1 WHERE id = ANY(ids);
+    END IF;
+    SELECT array_agg(r.count ORDER BY t.ord) INTO counts
+      FROM unnest(ids) WITH ORDINALITY AS t(id, ord) JOIN rate_windows r ON r.id = t.id;
+  END
+  $$ LANGUAGE plpgsql;
+  `,
 ];
 
 /** Any number: the advisory lock's key, one per application using the database. */
