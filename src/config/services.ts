@@ -345,7 +345,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
   let closed = false;
   const localPages = new SqlitePageStore(db);
   const sharedPages = pool
-    ? new ReplicatedPageStore(localPages, new PgPageLog(pool), (e) => logs.log('error', 'pages not synced from the shared page log', { err: String(e) }))
+    ? new ReplicatedPageStore(localPages, new PgPageLog(pool), logs.log)
     : undefined;
   return {
     settings,

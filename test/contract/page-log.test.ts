@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { connectPostgres, type PgPool } from '../../src/adapters/postgres/database.js';
 import { PgPageLog, ReplicatedPageStore } from '../../src/adapters/postgres/page-log.js';
@@ -11,7 +12,8 @@ import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import type { StoredVersion } from '../../src/ports/page-store.js';
 import { freshPostgres, postgresUrl, skipUnless } from '../fixtures/backends.js';
-import { page, tempDir } from '../helpers.js';
+import { relay } from '../fixtures/relay.js';
+import { page, tempDir, until } from '../helpers.js';
 
 const at = (day: number) => Date.parse('2026-01-01T00:00:00Z') + day * 86_400_000;
 const timeline = (vs: StoredVersion[]) => vs.map((v) => `${new Date(v.acquiredAt).toISOString().slice(0, 10)} ${v.content}`);
@@ -39,7 +41,7 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     pools.push(pool);
     const local = new SqlitePageStore(db);
     const errors: string[] = [];
-    return { db, local, pool, errors, pages: new ReplicatedPageStore(local, new PgPageLog(pool), (e) => errors.push(String(e))) };
+    return { db, local, pool, errors, pages: new ReplicatedPageStore(local, new PgPageLog(pool), (_level, msg, fields) => errors.push(`${msg}: ${JSON.stringify(fields)}`)) };
   }
 
   test("a version stored on one machine is on the others once they sync, and a sync skips the machine's own", async () => {
@@ -145,7 +147,7 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     assert.equal(await b.pages.sync(), 2);
     assert.equal((await b.pages.latest('https://f.test/after'))?.url, 'https://f.test/after');
     assert.equal(b.errors.length, 1);
-    assert.match(b.errors[0]!, /could not be stored .*Invalid URL/);
+    assert.match(b.errors[0]!, /could not be stored.*Invalid URL/);
     assert.equal(await b.pages.sync(), 0);
   });
 
@@ -171,6 +173,36 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
       assert.equal((await a.pages.latest('https://g.test/busy'))?.content, 'Stored once the file was free.');
     } finally {
       dir.remove();
+    }
+  });
+
+  test('a database away: one line when the syncs start failing, one when they resume, and the pages come', async () => {
+    const cut = await relay(new URL(postgresUrl!));
+    const db = openDatabase({ path: ':memory:' });
+    dbs.push(db);
+    const url = new URL(postgresUrl!);
+    url.port = String(cut.port);
+    const pool = connectPostgres({ url: url.toString(), schema: pg.schema, maxConnections: 2 });
+    pools.push(pool);
+    const lines: string[] = [];
+    // The sync's own state only (an earlier test's bad row is reported too, once).
+    const pages = new ReplicatedPageStore(new SqlitePageStore(db), new PgPageLog(pool), (level, msg) => {
+      if (/pages (not )?synced/.test(msg)) lines.push(`${level} ${msg}`);
+    });
+    try {
+      await pages.sync();
+      pages.start(20);
+      await cut.cut();
+      await sleep(400);
+      assert.deepEqual(lines, ['error pages not synced from the shared page log'], 'one line for some twenty failed syncs');
+      await machine().pages.putVersion(page('https://h.test/back', { content: 'Written while the other machine could not reach the database.' }));
+      await cut.restore();
+      await until('the syncs resume', () => lines.length === 2);
+      assert.equal(lines[1], 'info pages synced from the shared page log again');
+      await until('the page arrives', async () => (await pages.latest('https://h.test/back')) !== undefined);
+    } finally {
+      await pages.stop();
+      await cut.cut();
     }
   });
 });

@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
@@ -12,6 +11,7 @@ import { createServices, StoreUnreachable } from '../../src/config/services.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { html, startOrigin } from '../fixtures/origin.js';
 import { freshPostgres, postgresUrl, redisUrl, skipUnless } from '../fixtures/backends.js';
+import { relay } from '../fixtures/relay.js';
 import { createFundedKey, createTestEnv, page, tempDir, TestClock, type TestEnv } from '../helpers.js';
 
 const configured = postgresUrl && redisUrl ? postgresUrl : undefined;
@@ -143,39 +143,6 @@ describe('two machines on PostgreSQL alone (no Redis)', skipUnless(postgresUrl, 
     }
   });
 });
-
-/** A TCP relay to a server, to cut and restore: an outage without stopping the shared server. */
-async function relay(target: URL): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let server: Server;
-  let port = 0;
-  const listen = () =>
-    new Promise<void>((resolve) => {
-      server = createServer((inbound) => {
-        const outbound = connect(Number(target.port), target.hostname);
-        for (const s of [inbound, outbound]) {
-          sockets.add(s);
-          s.on('close', () => sockets.delete(s));
-          s.on('error', () => {});
-        }
-        inbound.pipe(outbound).pipe(inbound);
-      }).listen(port, '127.0.0.1', () => {
-        port = (server.address() as { port: number }).port;
-        resolve();
-      });
-    });
-  await listen();
-  return {
-    port,
-    async cut() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      });
-    },
-    restore: listen,
-  };
-}
 
 describe('a shared store that stops answering', skipUnless(configured, 'TEST_POSTGRES_URL and TEST_REDIS_URL'), () => {
   test('requests get 503 store_unavailable with Retry-After and are not charged; service resumes when it is back', async () => {

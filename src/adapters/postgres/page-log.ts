@@ -18,6 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
 import type { SqlitePageStore } from '../sqlite/page-store.js';
+import type { LogFn } from '../../core/log.js';
 import { inTransaction, type PgPool } from './database.js';
 
 /** Any number: the appenders' advisory lock, distinct from the migrations'. */
@@ -145,7 +146,7 @@ export class ReplicatedPageStore implements PageStore {
   constructor(
     private readonly local: SqlitePageStore,
     private readonly log: PgPageLog,
-    private readonly onSyncError: (e: unknown) => void = () => {},
+    private readonly say: LogFn = () => {},
   ) {}
 
   async putVersion(version: NewVersion): Promise<PutOutcome> {
@@ -224,7 +225,9 @@ export class ReplicatedPageStore implements PageStore {
         const part = todo.slice(i, i + APPLY_ROWS);
         const upTo = part.at(-1)!.seq;
         const versions = part.flatMap((t) => (t.version ? [t.version] : []));
-        for (const e of await this.local.applyLog(versions, upTo)) this.onSyncError(new Error(`a version from the page log could not be stored (rows up to seq ${upTo}): ${e.message}`));
+        for (const e of await this.local.applyLog(versions, upTo)) {
+          this.say('error', 'a version from the page log could not be stored', { upTo, err: e.message });
+        }
         this.stored = this.stored.filter(([, last]) => last > upTo);
         applied += versions.length;
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -237,7 +240,20 @@ export class ReplicatedPageStore implements PageStore {
   /** Syncs now and every `intervalMs` (the serving process of each machine). */
   start(intervalMs: number): void {
     if (this.timer) return;
-    const tick = () => void this.sync().catch(this.onSyncError);
+    // A database away for an hour is one line when the syncs start failing and one when they resume,
+    // not one a second.
+    let failing = false;
+    const tick = () =>
+      void this.sync().then(
+        () => {
+          if (failing) this.say('info', 'pages synced from the shared page log again');
+          failing = false;
+        },
+        (e: unknown) => {
+          if (!failing) this.say('error', 'pages not synced from the shared page log', { err: String(e) });
+          failing = true;
+        },
+      );
     this.timer = setInterval(tick, intervalMs);
     this.timer.unref();
     tick();
