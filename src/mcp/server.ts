@@ -25,6 +25,47 @@ const ERR = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, inv
 
 const WINDOW = 'A date (YYYY-MM-DD, the whole UTC day), a timestamp (ISO 8601, UTC unless an offset is given) or a relative delta such as 30d, 6mo, 1y, 2h, 15min.';
 
+/** What each tool answers as structured content (protocol 2025-06-18 on): the service's own response. */
+const OUTPUT_SCHEMAS = {
+  search: {
+    type: 'object',
+    properties: {
+      query: { type: 'string' },
+      results: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            title: { type: 'string' },
+            url: { type: 'string' },
+            description: { type: 'string' },
+            snippet: { type: 'string' },
+            published_at: { type: 'string', description: 'ISO 8601' },
+            acquired_at: { type: 'string', description: 'ISO 8601' },
+          },
+          required: ['title', 'url', 'description'],
+        },
+      },
+    },
+    required: ['query', 'results'],
+  },
+  fetch: {
+    type: 'object',
+    properties: {
+      url: { type: 'string' },
+      title: { type: 'string' },
+      description: { type: 'string' },
+      author: { type: 'string' },
+      published_at: { type: 'integer', description: 'Unix seconds' },
+      content: { type: 'string', description: 'Markdown, or the model\'s answer to prompt' },
+    },
+    required: ['url', 'content'],
+  },
+} as const;
+
+/** The first protocol version with structured tool output (outputSchema, structuredContent). */
+const STRUCTURED_SINCE = '2025-06-18';
+
 const TOOLS = [
   {
     name: 'search',
@@ -127,6 +168,8 @@ export function createMcpHandler(client: ToolClient, o: { server: string; versio
 
   /** Tool calls in progress, by request id, for notifications/cancelled. */
   const inProgress = new Map<string | number, AbortController>();
+  /** Whether the version agreed at initialize has structured tool output (a stdio server has one client). */
+  let structured = true;
 
   async function callTool(id: string | number, params: Record<string, unknown>): Promise<JsonRpcResponse | undefined> {
     const name = params.name;
@@ -138,11 +181,12 @@ export function createMcpHandler(client: ToolClient, o: { server: string; versio
     const cancel = new AbortController();
     inProgress.set(id, cancel);
     try {
-      const text =
-        name === 'search'
-          ? formatSearch(await client.search(args as unknown as SearchParams, cancel.signal))
-          : formatFetch(await client.fetch(args as unknown as FetchParams, cancel.signal));
-      return cancel.signal.aborted ? undefined : ok(id, { content: [{ type: 'text', text }] });
+      const answer =
+        name === 'search' ? await client.search(args as unknown as SearchParams, cancel.signal) : await client.fetch(args as unknown as FetchParams, cancel.signal);
+      const text = name === 'search' ? formatSearch(answer as SearchResponse) : formatFetch(answer as FetchResponse);
+      if (cancel.signal.aborted) return undefined;
+      // The text for the model to read; the same answer as data for a host that uses it.
+      return ok(id, { content: [{ type: 'text', text }], ...(structured ? { structuredContent: answer } : {}) });
     } catch (e) {
       return cancel.signal.aborted ? undefined : ok(id, { content: [{ type: 'text', text: failure(e, o.server) }], isError: true });
     } finally {
@@ -169,7 +213,8 @@ export function createMcpHandler(client: ToolClient, o: { server: string; versio
     switch (m.method) {
       case 'initialize': {
         const asked = params.protocolVersion;
-        const protocolVersion = (PROTOCOL_VERSIONS as readonly unknown[]).includes(asked) ? asked : PROTOCOL_VERSIONS[0];
+        const protocolVersion = (PROTOCOL_VERSIONS as readonly unknown[]).includes(asked) ? (asked as string) : PROTOCOL_VERSIONS[0];
+        structured = protocolVersion >= STRUCTURED_SINCE;
         return ok(id, {
           protocolVersion,
           capabilities: { tools: { listChanged: false } },
@@ -180,7 +225,7 @@ export function createMcpHandler(client: ToolClient, o: { server: string; versio
       case 'ping':
         return ok(id, {});
       case 'tools/list':
-        return ok(id, { tools: TOOLS });
+        return ok(id, { tools: structured ? TOOLS.map((t) => ({ ...t, outputSchema: OUTPUT_SCHEMAS[t.name] })) : TOOLS });
       case 'tools/call':
         return callTool(id, params);
       default:

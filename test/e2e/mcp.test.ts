@@ -15,7 +15,7 @@ import { createFundedKey, createTestEnv, page, type TestEnv, until } from '../he
 
 const MCP = ['--import', 'tsx', 'src/cli/main.ts', 'mcp'];
 
-type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
+type ToolResult = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
 
 describe('websearch mcp', () => {
   let env: TestEnv;
@@ -58,6 +58,9 @@ describe('websearch mcp', () => {
     );
     assert.deepEqual(tools[0]!.inputSchema.required, ['query']);
     assert.deepEqual(tools[1]!.inputSchema.required, ['url']);
+    // The SDK checks every structured answer below against these.
+    assert.deepEqual(tools[0]!.outputSchema?.required, ['query', 'results']);
+    assert.deepEqual(tools[1]!.outputSchema?.required, ['url', 'content']);
 
     const found = await call(client, 'search', { query: 'rust ownership memory', site: 'docs.example.org' });
     assert.equal(found.isError, undefined, found.content[0]!.text);
@@ -65,6 +68,13 @@ describe('websearch mcp', () => {
     assert.match(text, /^1\. Ownership in Rust\nhttps:\/\/docs\.example\.org\/ownership\n\(published 2025-02-03T00:00:00\.000Z, acquired /);
     assert.match(text, /Rust ownership rules keep memory safe/);
     assert.doesNotMatch(text, /other\.example\.com/, 'the site filter is passed on');
+    // The same answer as data: the service's own response.
+    const data = found.structuredContent as { query: string; results: { url: string; published_at?: string }[] };
+    assert.equal(data.query, 'rust ownership memory');
+    assert.deepEqual(
+      data.results.map((r) => [r.url, r.published_at]),
+      [['https://docs.example.org/ownership', '2025-02-03T00:00:00.000Z']],
+    );
 
     const none = await call(client, 'search', { query: 'lighthouse' });
     assert.equal(none.content[0]!.text, 'No results for "lighthouse".');
@@ -72,6 +82,35 @@ describe('websearch mcp', () => {
     const fetched = await call(client, 'fetch', { url: 'https://docs.example.org/ownership', max_chars: 20 });
     assert.equal(fetched.isError, undefined, fetched.content[0]!.text);
     assert.equal(fetched.content[0]!.text, '# Ownership in Rust\nURL: https://docs.example.org/ownership\nPublished: 2025-02-03T00:00:00.000Z\n\nRust ownership rules');
+    assert.deepEqual(fetched.structuredContent, {
+      url: 'https://docs.example.org/ownership',
+      title: 'Ownership in Rust',
+      content: 'Rust ownership rules',
+      published_at: Date.parse('2025-02-03T00:00:00Z') / 1000,
+    });
+  });
+
+  test('a client of an older protocol version (2025-03-26) gets neither output schemas nor structured content', async () => {
+    const child = spawn(process.execPath, MCP, { env: { ...process.env, WEBSEARCH_URL: url }, stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      const answers = async (n: number) => {
+        await until(`${n} answers`, () => out.split('\n').filter(Boolean).length >= n, 20_000);
+        return out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: number; result: Record<string, unknown> });
+      };
+      const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+      send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      send({ id: 2, method: 'tools/list' });
+      send({ id: 3, method: 'tools/call', params: { name: 'search', arguments: { query: 'rust ownership' } } });
+      const got = new Map((await answers(3)).map((a) => [a.id, a.result]));
+      assert.equal(got.get(1)!.protocolVersion, '2025-03-26');
+      assert.ok((got.get(2)!.tools as Record<string, unknown>[]).every((t) => t.outputSchema === undefined));
+      assert.equal(got.get(3)!.structuredContent, undefined);
+      assert.match((got.get(3)!.content as { text: string }[])[0]!.text, /^1\. Ownership in Rust/);
+    } finally {
+      child.kill();
+    }
   });
 
   test("failures are tool errors a model can read: the service's code, a wrong argument; an unknown tool is a protocol error", async () => {
