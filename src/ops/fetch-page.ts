@@ -2,6 +2,7 @@
 import { ServiceError } from '../core/errors.js';
 import { type FetchRequest, type FetchResponse, truncateChars } from '../core/requests.js';
 import { versionOf } from '../acquire/live-fetch.js';
+import type { LogSink } from '../core/log.js';
 import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
 import type { LlmExtractor } from '../ports/llm-extractor.js';
 import type { PageStore, StoredVersion } from '../ports/page-store.js';
@@ -9,6 +10,8 @@ import { shortDescription } from './snippet.js';
 
 export interface FetchDeps {
   pages: PageStore;
+  /** Where a live page that could not be stored is reported (the answer goes out all the same). */
+  logs?: Pick<LogSink, 'log'>;
   live?: LiveFetcher;
   /** Whether a live fetch of a URL not yet in the search index adds it (DESIGN: off by default). */
   liveFetchIndexes?: boolean;
@@ -63,7 +66,13 @@ export async function fetchPage(deps: FetchDeps, req: FetchRequest, meter: Meter
   if (req.live) {
     if (!deps.live) throw new ServiceError('not_implemented', 'live fetch is not configured on this server', { param: 'live' });
     const page = await deps.live.fetch(req.url, { signal });
-    await storeLivePage(deps, page, req.url);
+    try {
+      await storeLivePage(deps, page, req.url);
+    } catch (e) {
+      // Storing is what the fetch leaves behind, not what it answers: a store that is away (the
+      // shared database down) or full costs the index this version, not the caller the page.
+      deps.logs?.log('error', 'live page not stored', { url: page.url, err: String(e) });
+    }
     return answer(deps, req, page, meter, signal);
   }
   const version = await deps.pages.latest(req.url);

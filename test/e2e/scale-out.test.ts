@@ -240,6 +240,45 @@ describe('a request whose commit meets an outage', skipUnless(postgresUrl, 'TEST
   });
 });
 
+describe('a live fetch while PostgreSQL is away', skipUnless(configured, 'TEST_POSTGRES_URL and TEST_REDIS_URL'), () => {
+  test('answers the page all the same; the version it could not store is logged, and stored by the next fetch', async () => {
+    const pg = await freshPostgres();
+    const pgRelay = await relay(new URL(postgresUrl!));
+    const pgUrl = new URL(postgresUrl!);
+    pgUrl.port = String(pgRelay.port);
+    pgUrl.searchParams.set('options', `-c search_path=${pg.schema}`);
+    const origin = await startOrigin({
+      '/robots.txt': html('', 404),
+      '/otters': html('<article><p>Otters hold hands while they sleep, so as not to drift apart.</p></article>'),
+    });
+    const log: { msg: string; url?: string }[] = [];
+    const env = await createTestEnv(
+      { databaseUrl: pgUrl.toString(), redisUrl: redisUrl!, allowPrivateNetwork: true },
+      new TestClock(),
+      { redisKeyPrefix: `test:${randomBytes(6).toString('hex')}:` },
+      { logStream: { write: (line) => log.push(JSON.parse(line) as { msg: string; url?: string }) } },
+    );
+    const url = `${origin.url}/otters`;
+    const fetchLive = () => env.app.inject({ url: `/v1/fetch/public?url=${encodeURIComponent(url)}&live=true`, headers: { 'x-service-title': 'app' } });
+    try {
+      await pgRelay.cut();
+      const res = await fetchLive();
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(res.json().content, /Otters hold hands/);
+      assert.equal(await env.services.pages.latest(url), undefined, 'not stored');
+      assert.ok(log.some((l) => l.msg === 'live page not stored' && l.url === url));
+      await pgRelay.restore();
+      assert.equal((await fetchLive()).statusCode, 200);
+      assert.match((await env.services.pages.latest(url))!.content, /Otters hold hands/);
+    } finally {
+      await env.close();
+      await origin.close();
+      await pgRelay.cut();
+      await pg.drop();
+    }
+  });
+});
+
 describe('an unreachable PostgreSQL or Redis', () => {
   test('stops the start with the reason, never the password', async () => {
     const dir = tempDir();
