@@ -18,6 +18,7 @@ import { looksBlocked } from './challenge.js';
 import { extractHtml } from './extract/index.js';
 import type { PageMetadata } from './extract/metadata.js';
 import { parseLooseTime } from './html-time.js';
+import { InOrder } from './in-order.js';
 import type { ReadPage } from './live-fetch.js';
 
 export interface ImportSummary {
@@ -183,14 +184,6 @@ export async function importJsonl(pages: PageStore, path: string, options: Impor
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let batch: NewVersion[] = [];
   let lineNo = 0;
-  const inFlight = options.read ? (options.inFlight ?? 8) : 1;
-  /** Lines on their way to versions, in the file's order (settled to a value: never an unhandled rejection). */
-  const pending: { line: number; version: Promise<{ version: NewVersion } | { error: Error }> }[] = [];
-  const settle = (p: Promise<NewVersion>) =>
-    p.then(
-      (version) => ({ version }),
-      (error: Error) => ({ error }),
-    );
   const flush = async () => {
     if (batch.length === 0) return;
     for (const outcome of await pages.putVersions(batch)) {
@@ -200,6 +193,12 @@ export async function importJsonl(pages: PageStore, path: string, options: Impor
     batch = [];
     options.onProgress?.(summary, lineNo);
   };
+  /** Lines on their way to versions, by line number, into the batch in the file's order (or failed with their reason). */
+  const pending = new InOrder<NewVersion, number>(options.read ? (options.inFlight ?? 8) : 1, async (line, outcome) => {
+    if ('error' in outcome) return fail(line, (outcome.error as Error).message);
+    batch.push(outcome.value);
+    if (batch.length >= batchSize) await flush();
+  });
   for await (const line of lines) {
     lineNo++;
     if (line.trim() === '') continue;
@@ -221,19 +220,9 @@ export async function importJsonl(pages: PageStore, path: string, options: Impor
             toVersion(l, page),
           )
         : Promise.resolve().then(() => lineToPage(l));
-    pending.push({ line: lineNo, version: settle(version) });
-    while (pending.length >= inFlight) await store();
+    await pending.push(lineNo, version);
   }
-  while (pending.length > 0) await store();
+  await pending.drain();
   await flush();
   return summary;
-
-  /** The oldest pending line, into the batch (or failed with its reason). */
-  async function store(): Promise<void> {
-    const p = pending.shift()!;
-    const outcome = await p.version;
-    if ('error' in outcome) return fail(p.line, outcome.error.message);
-    batch.push(outcome.version);
-    if (batch.length >= batchSize) await flush();
-  }
 }

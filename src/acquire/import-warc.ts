@@ -14,6 +14,7 @@ import { ServiceError } from '../core/errors.js';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import type { LivePage } from '../ports/live-fetcher.js';
+import { InOrder } from './in-order.js';
 import { pageFromResponse, type ReadPage, versionOf } from './live-fetch.js';
 
 export interface WarcSummary {
@@ -36,7 +37,6 @@ interface Reading {
   record: number;
   url: string;
   acquiredAt: number;
-  page: Promise<{ page: LivePage } | { error: unknown }>;
 }
 
 export async function importWarc(
@@ -61,23 +61,21 @@ export async function importWarc(
     batch = [];
     options.onProgress?.(s);
   };
-  const reading: Reading[] = [];
-  /** The oldest page being read, stored (or counted as skipped or broken). */
-  const store = async () => {
-    const r = reading.shift()!;
-    const outcome = await r.page;
+  /** A page read, stored (or counted as skipped or broken). */
+  const reading = new InOrder<LivePage, Reading>(inFlight, async (r, outcome) => {
     if ('error' in outcome) {
       if (outcome.error instanceof ServiceError) s.skipped++;
       else broken(`record ${r.record} (${r.url}): ${(outcome.error as Error).message}`);
       return;
     }
-    if (!outcome.page.content.trim()) {
+    const page = outcome.value;
+    if (!page.content.trim()) {
       s.skipped++;
       return;
     }
-    batch.push(versionOf(outcome.page, { url: r.url, acquiredAt: r.acquiredAt, searchable: !outcome.page.noindex }));
+    batch.push(versionOf(page, { url: r.url, acquiredAt: r.acquiredAt, searchable: !page.noindex }));
     if (batch.length >= (options.batchSize ?? 200)) await flush();
-  };
+  });
   try {
     for await (const record of WARCParser.iterRecords(createReadStream(path))) {
       s.records++;
@@ -108,18 +106,12 @@ export async function importWarc(
         broken(`record ${s.records} (${url}): ${(e as Error).message}`);
         continue;
       }
-      // Settled to a value at once: a page that fails while older ones are stored is no unhandled rejection.
-      const page = read({ requestedUrl: url, url, status, headers, body, fetchedAt: acquiredAt }).then(
-        (page) => ({ page }),
-        (error: unknown) => ({ error }),
-      );
-      reading.push({ record: s.records, url, acquiredAt, page });
-      if (reading.length >= inFlight) await store();
+      await reading.push({ record: s.records, url, acquiredAt }, read({ requestedUrl: url, url, status, headers, body, fetchedAt: acquiredAt }));
     }
   } catch (e) {
     broken(`the file stops being readable after record ${s.records}: ${(e as Error).message}`);
   }
-  while (reading.length > 0) await store();
+  await reading.drain();
   await flush();
   return s;
 }
