@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../sqlite/database.js';
 import { SqliteLedger } from '../sqlite/ledger.js';
+import { SqlitePageStore } from '../sqlite/page-store.js';
 import { inTransaction, type PgPool } from './database.js';
 import { PgPageLog, toNewVersion, type VersionColumns } from './page-log.js';
 
@@ -91,7 +92,8 @@ export async function copyFromSqlite(db: Db, pool: PgPool, onProgress: (what: st
      FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id > ? ORDER BY v.id LIMIT ${CHUNK}`,
   );
   let versions = 0;
-  let contiguous = (db.prepare('SELECT seq FROM page_log_applied').pluck().get() as number) === 0;
+  const file = new SqlitePageStore(db);
+  let contiguous = file.logApplied() === 0;
   let last = 0;
   for (let after = 0; ; ) {
     const chunk = read.all(after);
@@ -103,6 +105,7 @@ export async function copyFromSqlite(db: Db, pool: PgPool, onProgress: (what: st
     after = chunk.at(-1)!.id;
     onProgress(`page versions: ${versions}`);
   }
-  if (contiguous && last > 0) db.prepare('UPDATE page_log_applied SET seq = max(seq, ?)').run(last);
+  // Applying nothing up to `last` records the position.
+  if (contiguous && last > 0) await file.applyLog([], last);
   return { rows, released, versions };
 }
