@@ -25,10 +25,7 @@ describe('two machines on one PostgreSQL and one Redis', skipUnless(configured, 
   before(async () => {
     const pg = await freshPostgres();
     drop = pg.drop;
-    // The machines' DATABASE_URL names the test's schema, as a deployment may name its own.
-    const url = new URL(postgresUrl!);
-    url.searchParams.set('options', `-c search_path=${pg.schema}`);
-    const flags = { databaseUrl: url.toString(), redisUrl: redisUrl!, keylessPerSecond: 2 };
+    const flags = { databaseUrl: pg.databaseUrl(), redisUrl: redisUrl!, keylessPerSecond: 2 };
     const options = { redisKeyPrefix: `test:${randomBytes(6).toString('hex')}:` };
     a = await createTestEnv(flags, clock, options);
     b = await createTestEnv(flags, clock, options);
@@ -112,10 +109,8 @@ describe('two machines on one PostgreSQL and one Redis', skipUnless(configured, 
 describe('two machines on PostgreSQL alone (no Redis)', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
   test("rate limits count both machines' requests in PostgreSQL", async () => {
     const pg = await freshPostgres();
-    const url = new URL(postgresUrl!);
-    url.searchParams.set('options', `-c search_path=${pg.schema}`);
     const clock = new TestClock();
-    const flags = { databaseUrl: url.toString(), keylessPerSecond: 2 };
+    const flags = { databaseUrl: pg.databaseUrl(), keylessPerSecond: 2 };
     const a = await createTestEnv(flags, clock);
     const b = await createTestEnv(flags, clock);
     try {
@@ -147,13 +142,10 @@ describe('two machines on PostgreSQL alone (no Redis)', skipUnless(postgresUrl, 
 describe('a shared store that stops answering', skipUnless(configured, 'TEST_POSTGRES_URL and TEST_REDIS_URL'), () => {
   test('requests get 503 store_unavailable with Retry-After and are not charged; service resumes when it is back', async () => {
     const pg = await freshPostgres();
-    const pgUrl = new URL(postgresUrl!);
     const pgRelay = await relay(new URL(postgresUrl!));
     const redisRelay = await relay(new URL(redisUrl!));
-    pgUrl.port = String(pgRelay.port);
-    pgUrl.searchParams.set('options', `-c search_path=${pg.schema}`);
     const env = await createTestEnv(
-      { databaseUrl: pgUrl.toString(), redisUrl: `redis://127.0.0.1:${redisRelay.port}` },
+      { databaseUrl: pg.databaseUrl(pgRelay.port), redisUrl: `redis://127.0.0.1:${redisRelay.port}` },
       new TestClock(),
       { redisKeyPrefix: `test:${randomBytes(6).toString('hex')}:` },
     );
@@ -198,9 +190,6 @@ describe('a request whose commit meets an outage', skipUnless(postgresUrl, 'TEST
   test('is not charged, and the sweep gives its reserved credit back once the database is back', async () => {
     const pg = await freshPostgres();
     const pgRelay = await relay(new URL(postgresUrl!));
-    const pgUrl = new URL(postgresUrl!);
-    pgUrl.port = String(pgRelay.port);
-    pgUrl.searchParams.set('options', `-c search_path=${pg.schema}`);
     let asked!: () => void;
     const originAsked = new Promise<void>((resolve) => (asked = resolve));
     let answer!: () => void;
@@ -212,7 +201,7 @@ describe('a request whose commit meets an outage', skipUnless(postgresUrl, 'TEST
         void answered.then(() => html('<article><p>Otters hold hands while they sleep, so as not to drift apart.</p></article>')(_q, r));
       },
     });
-    const env = await createTestEnv({ databaseUrl: pgUrl.toString(), allowPrivateNetwork: true }, new TestClock(), {
+    const env = await createTestEnv({ databaseUrl: pg.databaseUrl(pgRelay.port), allowPrivateNetwork: true }, new TestClock(), {
       staleReservations: { afterMs: 300, everyMs: 50 },
     });
     try {
@@ -244,16 +233,13 @@ describe('a live fetch while PostgreSQL is away', skipUnless(configured, 'TEST_P
   test('answers the page all the same; the version it could not store is logged, and stored by the next fetch', async () => {
     const pg = await freshPostgres();
     const pgRelay = await relay(new URL(postgresUrl!));
-    const pgUrl = new URL(postgresUrl!);
-    pgUrl.port = String(pgRelay.port);
-    pgUrl.searchParams.set('options', `-c search_path=${pg.schema}`);
     const origin = await startOrigin({
       '/robots.txt': html('', 404),
       '/otters': html('<article><p>Otters hold hands while they sleep, so as not to drift apart.</p></article>'),
     });
     const log: { msg: string; url?: string }[] = [];
     const env = await createTestEnv(
-      { databaseUrl: pgUrl.toString(), redisUrl: redisUrl!, allowPrivateNetwork: true },
+      { databaseUrl: pg.databaseUrl(pgRelay.port), redisUrl: redisUrl!, allowPrivateNetwork: true },
       new TestClock(),
       { redisKeyPrefix: `test:${randomBytes(6).toString('hex')}:` },
       { logStream: { write: (line) => log.push(JSON.parse(line) as { msg: string; url?: string }) } },

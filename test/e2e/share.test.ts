@@ -19,9 +19,7 @@ describe('websearch share', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => 
   test("a machine's accounts, usage and pages move to PostgreSQL; another machine serves them; a second copy is refused", async () => {
     const dir = tempDir();
     const pg = await freshPostgres();
-    const url = new URL(postgresUrl!);
-    url.searchParams.set('options', `-c search_path=${pg.schema}`);
-    const databaseUrl = url.toString();
+    const databaseUrl = pg.databaseUrl();
     const clock = new TestClock();
     try {
       // The one machine, as it ran before: SQLite only. A key, a charged search, two versions of a page.
