@@ -20,7 +20,7 @@
  * page); a query stem whose hash a page holds for another stem counts as found there. Either only
  * changes which sentence a snippet shows.
  */
-import { ANALYSIS_VERSION, cachedStem, scanWords, unicodeWords } from './text.js';
+import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords } from './text.js';
 
 /** Pages can be large; passages are looked for in the first part only. */
 export const SCAN_LIMIT = 200_000;
@@ -288,7 +288,9 @@ export function buildPassages(markdown: string, minLength = PASSAGE_INDEX_MIN): 
     if (ascii) add(lower === undefined ? text.slice(i, j).toLowerCase() : lower.slice(i, j));
     else for (const w of unicodeWords(text.slice(i, j))) add(w);
   };
-  for (; sentence < bounds.length / 2; sentence++) scanWords(text, visit, bounds[2 * sentence], bounds[2 * sentence + 1]);
+  // A compound's joined word is one of its sentence's words too (text.ts `compoundWord`).
+  const compound = (i: number, j: number) => add(compoundWord(text, i, j));
+  for (; sentence < bounds.length / 2; sentence++) scanWords(text, visit, bounds[2 * sentence], bounds[2 * sentence + 1], compound);
   const occurrences = new Map<number, number[]>();
   const hashOf = new Map<string, number>();
   for (const [word, list] of byWord) {

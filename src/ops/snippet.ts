@@ -13,7 +13,7 @@
  * stem to a query stem (see `SnippetQuery`). Both ways give the same snippet.
  */
 import { isHeadingAt, lineAt, lineText, PassageIndex, SCAN_LIMIT, type Segments, segment, startsBlock, stemHash } from '../core/passages.js';
-import { ASCII_WORD as SHARED_ASCII_WORD, asciiWordEnd, cachedStem, cutAtWord, joinsDigits, unicodeWords } from '../core/text.js';
+import { ASCII_WORD as SHARED_ASCII_WORD, asciiWordEnd, cachedStem, CompoundChain, compoundWord, cutAtWord, joinsDigits, unicodeWords } from '../core/text.js';
 
 const DESCRIPTION_LENGTH = 300;
 
@@ -87,6 +87,7 @@ function firstInSentence(last: Int32Array, stem: number, mark: number): number {
 export function bestSentence(text: string, bounds: readonly number[], query: SnippetQuery): number {
   // The sentence (+1) in which each query stem was last counted: distinct stems per sentence without a set.
   const last = new Int32Array(query.size);
+  const chain = new CompoundChain(text);
   let best = 0;
   let bestScore = -1;
   for (let s = 0; s < bounds.length; s += 2) {
@@ -94,6 +95,13 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
     const end = bounds[s + 1]!;
     let distinct = 0;
     let hits = 0;
+    // A compound's joined word counts as the index counts it (text.ts `compoundWord`).
+    const compound = () => {
+      const stem = query.index.get(cachedStem(compoundWord(text, chain.doneStart, chain.doneEnd)));
+      if (stem === undefined) return;
+      hits++;
+      distinct += firstInSentence(last, stem, mark);
+    };
     let i = bounds[s]!;
     while (i < end) {
       const c = text.charCodeAt(i);
@@ -103,23 +111,30 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
       }
       let j = i + 1;
       let ascii = c < 128;
+      let plain = true;
       for (; j < end; j++) {
         const d = text.charCodeAt(j);
         if (d < 128) {
-          if (ASCII_WORD[d] === 0 && !joinsDigits(text, j, end)) break; // 3.12 is one word
+          if (ASCII_WORD[d] === 0) {
+            if (!joinsDigits(text, j, end)) break; // 3.12 is one word
+            plain = false;
+          }
         } else {
           ascii = false;
         }
       }
       if (ascii) {
         const wordEnd = asciiWordEnd(text, i, j, end); // C++ is one word, a possessive's s none
+        if (wordEnd !== j) plain = false;
         if (wordEnd >= 0) j = wordEnd;
+        if (chain.word(i, j, plain)) compound();
         const stem = wordEnd < 0 ? -1 : query.asciiWord(text, i, j);
         if (stem >= 0) {
           hits++;
           distinct += firstInSentence(last, stem, mark);
         }
       } else {
+        if (chain.run(i, j)) compound();
         for (const w of unicodeWords(text.slice(i, j))) {
           const stem = query.index.get(cachedStem(w));
           if (stem === undefined) continue;
@@ -129,6 +144,7 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
       }
       i = j;
     }
+    if (chain.finish()) compound();
     const score = distinct * 10 + Math.min(hits, 5);
     if (score > bestScore) {
       bestScore = score;

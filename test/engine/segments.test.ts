@@ -217,7 +217,32 @@ describe('segments', () => {
     assert.deepEqual([...y.lengths], [...x.lengths]);
     assert.deepEqual(termsOf(y).sort(), termsOf(x).sort());
     for (const term of termsOf(x)) assert.deepEqual(postings(y, term), postings(x, term), term);
-    for (const term of ['東京', 'cafe', 'allcap', '~the', '~and']) assert.equal(termAt(x, termNumber(x, term)!), term);
+    for (const term of ['東京', 'cafe', 'allcap', '~the', '~and', 'email']) assert.equal(termAt(x, termNumber(x, term)!), term);
+    // A URL's hyphenated words are no compound (engine-index-store's `fieldsOf`).
+    assert.equal(termNumber(x, 'pathword'), undefined);
+    assert.notEqual(termNumber(x, 'path'), undefined);
+  });
+
+  test('a compound\'s joined word is a term of the document but no part of its length', () => {
+    const weights = { title: 3, description: 1, content: 1, url: 1 };
+    const row = (id: number, content: string) => ({
+      id,
+      url: 'https://post.test/page',
+      rev_host: 'test.post.',
+      title: null,
+      description: null,
+      content,
+      acquired_at: 0,
+      superseded_at: null,
+      published_at: null,
+      searchable: 1,
+    });
+    const hyphenated = analyse(row(1, 'Send an e-mail to the office.'), weights);
+    const apart = analyse(row(2, 'Send an e mail to the office.'), weights);
+    assert.equal(hyphenated.length, apart.length);
+    assert.equal(hyphenated.terms.get('email'), 1);
+    assert.equal(apart.terms.get('email'), undefined);
+    assert.deepEqual([...hyphenated.terms].filter(([t]) => t !== 'email'), [...apart.terms]);
   });
 
   test('every posting comes back as it was added: terms seen once, a few thousand times, and in every document', () => {

@@ -56,6 +56,12 @@ describe('search over HTTP', () => {
           'Python 3.11 is still supported by the projects and vendors that ship it, with security fixes and binary wheels for every platform that its users run today. Python 3.12 improves error messages.',
       }),
       page('https://py.test/311', { title: 'Release notes', content: 'Python 3.11 brought 12 new modules and faster startup.' }),
+      page('https://net.test/home', {
+        title: 'Routers',
+        content: 'Routers come in many sizes and shapes for homes and offices of every kind, and most of them sit on a shelf out of sight. Every room gets Wi-Fi from one router. Cables still run to the desk in the study, where the printer and the old computer stay plugged in all day.',
+      }),
+      page('https://post.test/office', { title: 'Office', content: 'Send an e-mail to the office.' }),
+      page('https://slug.test/bird-song-guide', { title: 'Guide', content: 'Nothing more.' }),
       page('https://dk.test/havn', {
         title: 'Havne',
         content: '# Havne\n\nHavnen ligger ved Øresund, og\nder er mange både.\n\n## Nyhavn\n\nNyhavn har gamle huse.\n- Kanaler\n- Både',
@@ -236,6 +242,18 @@ describe('search over HTTP', () => {
     const r = await search({ query: 'python 3.12', snippet_max_length: 180 });
     assert.deepEqual(r.body.results.map((x: { url: string }) => x.url), ['https://py.test/312', 'https://py.test/311']);
     assert.equal(r.body.results[0].snippet, 'Python 3.12 improves error messages.');
+  });
+
+  test('a page\'s hyphenated compound is found by its words joined (wifi finds Wi-Fi, email e-mail), and the snippet is its sentence', async () => {
+    assert.deepEqual(await urls({ query: 'wifi' }), ['https://net.test/home']);
+    assert.deepEqual(await urls({ query: 'WiFi' }), ['https://net.test/home']);
+    const r = await search({ query: 'wifi', snippet_max_length: 180 });
+    assert.match(r.body.results[0].snippet, /^Every room gets Wi-Fi from one router\. Cables/);
+    assert.deepEqual(await urls({ query: 'email' }), ['https://post.test/office']);
+    assert.deepEqual(await urls({ query: 'e-mail' }), ['https://post.test/office']);
+    // A URL's slug is no compound: its words are terms, not the slug joined.
+    assert.deepEqual(await urls({ query: 'birdsongguide' }), []);
+    assert.deepEqual(await urls({ query: 'guide' }), ['https://slug.test/bird-song-guide']);
   });
 
   test('a possessive\'s s is no word: a query holding one asks for the noun alone', async () => {

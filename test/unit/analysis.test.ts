@@ -1,11 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { indexTerms, markdownToText, queryTerms, scanWords, STOP_WORDS, stem, words } from '../../src/core/text.js';
+import { compoundTerms, indexTerms, markdownToText, queryTerms, scanWords, STOP_WORDS, stem, words } from '../../src/core/text.js';
 import { benchQuerySets, loadCorpus, rng } from '../../bench/scifact.js';
 import { sentenceBounds } from '../../src/core/passages.js';
 import { bestSentence, buildSnippet, fallbackDescription, SnippetQuery } from '../../src/ops/snippet.js';
 
 const reference = (text: string) => words(text).filter((w) => !STOP_WORDS.has(w)).map(stem);
+
+/**
+ * The joined words of the hyphenated compounds of `text`, found by a pattern: an independent
+ * statement of text.ts `compoundWord`'s rule (two to four runs of ASCII letters and digits joined
+ * by single hyphens, with a letter among them; on either side no word character, no word joined
+ * by a hyphen, no number's point or comma; not starting with a possessive's s).
+ */
+const COMPOUND_RE = /(?<![\p{L}\p{N}\p{M}]|[\p{L}\p{N}\p{M}]-|[0-9][.,](?=[0-9]))(?!(?<=[\p{L}\p{N}\p{M}]['’])[sS]-)[A-Za-z0-9]+(?:-[A-Za-z0-9]+){1,3}(?![\p{L}\p{N}\p{M}]|-[\p{L}\p{N}\p{M}]|(?<=[0-9])[.,][0-9]|\+\+|#)/gu;
+const referenceCompounds = (text: string) =>
+  [...text.matchAll(COMPOUND_RE)].map((m) => m[0]).filter((m) => /[A-Za-z]/.test(m)).map((m) => m.toLowerCase().replaceAll('-', ''));
+const referenceCompoundTerms = (text: string) => referenceCompounds(text).filter((w) => !STOP_WORDS.has(w)).map(stem);
+const sorted = (a: string[]) => [...a].sort();
 
 /** The words `scanWords` finds in `text` up to `to`, as it scans a sentence that ends there. */
 function scannedWords(text: string, to: number): string[] {
@@ -32,12 +44,50 @@ describe('indexTerms (the engine analysis)', () => {
       '',
       '!!!',
     ]) {
-      assert.deepEqual(indexTerms(text), reference(text), text);
+      assert.deepEqual(indexTerms(text, false), reference(text), text);
+      assert.deepEqual(compoundTerms(text), referenceCompoundTerms(text), text);
+      assert.deepEqual(sorted(indexTerms(text)), sorted([...reference(text), ...referenceCompoundTerms(text)]), text);
     }
   });
 
-  test('the same terms on the first 500 SciFact abstracts', () => {
-    for (const d of loadCorpus().slice(0, 500)) assert.deepEqual(indexTerms(`${d.title} ${d.text}`), reference(`${d.title} ${d.text}`), d.id);
+  test('the same terms on the first 500 SciFact abstracts, and the same compounds on all of them', () => {
+    const corpus = loadCorpus();
+    for (const d of corpus.slice(0, 500)) assert.deepEqual(indexTerms(`${d.title} ${d.text}`, false), reference(`${d.title} ${d.text}`), d.id);
+    let compounds = 0;
+    for (const d of corpus) {
+      const text = `${d.title} ${d.text}`;
+      const found = compoundTerms(text);
+      assert.deepEqual(found, referenceCompoundTerms(text), d.id);
+      compounds += found.length;
+    }
+    assert.ok(compounds > 30_000, `the abstracts exercise compounds (${compounds})`);
+  });
+});
+
+describe('hyphenated compounds', () => {
+  test('a page\'s compound is also its words joined; a longer chain, one without a letter or one holding another word is none', () => {
+    const joined = (text: string) => compoundTerms(text);
+    assert.deepEqual(joined('Send an e-mail over Wi-Fi.'), ['email', 'wifi']);
+    assert.deepEqual(joined('e-mails, state-of-the-art, X-ray'), ['email', 'stateoftheart', 'xrai']);
+    assert.deepEqual(joined('how-to-set-up-wi-fi'), []); // six words: a slug, not a compound
+    assert.deepEqual(joined('1990-2000 and 3.5-inch and 2,4-dinitro'), []); // no letter; a number's point or comma
+    assert.deepEqual(joined('naïve-bayes, NF-κB, C++-based, x-C++'), []); // a word outside plain ASCII in the chain
+    assert.deepEqual(joined("Kaposi's-sarcoma and ‘real-world’ data"), ['realworld']); // a possessive's s spoils; quotes do not
+    assert.deepEqual(joined('in-to'), []); // joined to a stop word
+    assert.deepEqual(joined('e - mail, e--mail, e-\nmail'), []); // one hyphen between two words, nothing else
+    // The words themselves are terms as before; the joined one comes after them.
+    assert.deepEqual(indexTerms('e-mail me'), ['e', 'mail', 'email', 'me']);
+  });
+
+  test('a query\'s compound asks for its words, not the joined word', () => {
+    assert.deepEqual(queryTerms('e-mail setup'), ['e', 'mail', 'setup']);
+    assert.deepEqual(queryTerms('email'), ['email']);
+  });
+
+  test('the snippet scan and the passage index count a compound\'s joined word in its sentence', () => {
+    const text = 'Our office has mail trays. You can e-mail the team. The desk is here.';
+    assert.equal(bestFor(text, 'email'), 2);
+    assert.equal(bestFor(text, 'wifi'), 0);
   });
 });
 
@@ -176,7 +226,8 @@ describe('snippet word filter', () => {
         let best = 0;
         let bestScore = -1;
         for (let s = 0; s < bounds.length; s += 2) {
-          const found = words(text.slice(bounds[s], bounds[s + 1])).map(stem).filter((w) => wanted.has(w));
+          const sentence = text.slice(bounds[s], bounds[s + 1]);
+          const found = [...words(sentence), ...referenceCompounds(sentence)].map(stem).filter((w) => wanted.has(w));
           const score = new Set(found).size * 10 + Math.min(found.length, 5);
           if (score > bestScore) [best, bestScore] = [s, score];
         }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { benchQuerySets, loadCorpus, rng, sentencesOf } from '../../bench/scifact.js';
 import { buildPassages, lineText, PASSAGE_INDEX_MIN, PassageIndex, SCAN_LIMIT, segment } from '../../src/core/passages.js';
-import { cutAtWord, queryTerms, stem } from '../../src/core/text.js';
+import { compoundWord, cutAtWord, queryTerms, scanWords, stem } from '../../src/core/text.js';
 import { fallbackDescription, pageSnippet, SnippetQuery } from '../../src/ops/snippet.js';
 
 const corpus = loadCorpus();
@@ -24,16 +24,27 @@ function page(seed: number, blocks: number): string {
   return out.join(r() < 0.5 ? '\n\n' : '\n');
 }
 
+/** The joined words of the hyphenated compounds of `text` (text.ts `compoundWord`), in order. */
+function joinedWords(text: string): string[] {
+  const out: string[] = [];
+  scanWords(text, () => {}, 0, text.length, (i, j) => out.push(compoundWord(text, i, j)));
+  return out;
+}
+
 describe('passage index', () => {
   test('a snippet and description by the index are those by scanning the page, for claims, short queries and titles, at several lengths', () => {
     const claims = benchQuerySets(300).flatMap(([, qs]) => qs);
     let compared = 0;
     let notFirst = 0;
+    let withCompounds = 0;
     for (let p = 0; p < 60; p++) {
       const md = page(p + 1, 10 + p * 3);
       const passages = buildPassages(md, 0);
       assert.ok(passages);
-      for (const q of [claims[p % claims.length]!, claims[(p * 7) % claims.length]!, corpus[p]!.title, 'straße äpfel café', 'the of', "s john's"]) {
+      // The joined words of two of the page's hyphenated compounds (`e-mail` asked for as `email`).
+      const joined = joinedWords(md).slice(-2).join(' ');
+      if (joined) withCompounds++;
+      for (const q of [claims[p % claims.length]!, claims[(p * 7) % claims.length]!, corpus[p]!.title, 'straße äpfel café', 'the of', "s john's", joined || 'x']) {
         const query = new SnippetQuery(queryTerms(q).map(stem));
         for (const max of [60, 200, 500, 2_000]) {
           const scanned = pageSnippet(md, undefined, query, max, true);
@@ -46,6 +57,7 @@ describe('passage index', () => {
       }
     }
     assert.ok(compared >= 1_000 && notFirst > compared / 4, `${notFirst} of ${compared} snippets are not the page's opening`);
+    assert.ok(withCompounds > 30, `${withCompounds} pages were asked for their compounds' joined words`);
   });
 
   test('a page in Japanese (no space after 。): the index gives the scan\'s snippet, the sentences joined as the page has them', () => {

@@ -18,7 +18,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import type { LogFn } from '../../core/log.js';
-import { ANALYSIS_VERSION, cachedStem, indexTerms, titleStopTerms } from '../../core/text.js';
+import { ANALYSIS_VERSION, cachedStem, compoundTerms, indexTerms, titleStopTerms } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { WebqlNode } from '../../core/webql.js';
@@ -172,13 +172,17 @@ interface Row {
 const COLUMNS = `v.id, p.url, p.rev_host, v.title, v.description, v.content, v.acquired_at, v.superseded_at,
   v.published_at, v.searchable`;
 
-/** A version's fields with their weights, in the order they are analysed, and whether the field's stop words are terms too (the title's: text.ts `stopTerm`). */
-export function fieldsOf(row: Row, w: EngineWeights): [string | null, number, boolean][] {
+/**
+ * A version's fields with their weights, in the order they are analysed, whether the field's stop
+ * words are terms too (the title's: text.ts `stopTerm`), and whether its hyphenated compounds are
+ * (text.ts `compoundWord`: every field's but the URL's, whose slugs would make a term of each).
+ */
+export function fieldsOf(row: Row, w: EngineWeights): [string | null, number, boolean, boolean][] {
   return [
-    [row.title, w.title, true],
-    [row.description, w.description, false],
-    [row.content, w.content, false],
-    [urlText(row.url), w.url, false],
+    [row.title, w.title, true, true],
+    [row.description, w.description, false, true],
+    [row.content, w.content, false, true],
+    [urlText(row.url), w.url, false, false],
   ];
 }
 
@@ -197,11 +201,13 @@ function metaOf(row: Row): Omit<SegmentDoc, 'terms' | 'length'> {
 export function analyse(row: Row, w: EngineWeights): SegmentDoc {
   const terms = new Map<string, number>();
   let length = 0;
-  for (const [text, weight, stops] of fieldsOf(row, w)) {
+  for (const [text, weight, stops, compounds] of fieldsOf(row, w)) {
     if (!text || weight === 0) continue;
-    const ts = indexTerms(text);
+    const ts = indexTerms(text, false);
     length += ts.length;
     for (const t of ts) terms.set(t, (terms.get(t) ?? 0) + weight);
+    // A compound's joined word is a term, but not part of the length (the words it joins are).
+    if (compounds) for (const t of compoundTerms(text)) terms.set(t, (terms.get(t) ?? 0) + weight);
     // A title's stop words are terms, but not part of its length: every other query scores as before.
     if (stops) for (const t of titleStopTerms(text)) terms.set(t, (terms.get(t) ?? 0) + weight);
   }

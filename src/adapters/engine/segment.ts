@@ -17,7 +17,7 @@
  */
 
 import { randomInt } from 'node:crypto';
-import { scanWords, STOP_WORDS, stem, stopTerm, unicodeWords } from '../../core/text.js';
+import { compoundWord, scanWords, STOP_WORDS, stem, stopTerm, unicodeWords } from '../../core/text.js';
 
 export const BLOCK = 128;
 
@@ -666,7 +666,7 @@ export class SegmentBuilder {
     for (const [term, tf] of d.terms) this.pool.add(this.termOf(term), doc, tf);
   }
 
-  /** Folded non-ASCII word -> its term's number (-1: a stop word): each distinct word is stemmed and looked up once per build. */
+  /** Folded non-ASCII word (or compound's joined word) -> its term's number (-1: a stop word): each distinct word is stemmed and looked up once per build. */
   private readonly wordTerms = new Map<string, number>();
   /** The same for ASCII words, found without making a string. */
   private readonly asciiWords = new AsciiWordTable<number>();
@@ -674,16 +674,29 @@ export class SegmentBuilder {
   private docLength = 0;
 
   /**
-   * Adds a document from the text of its fields, each with its weight and whether its stop words
-   * are terms too (engine-index-store's `fieldsOf`: the title's), analysed exactly as
-   * `indexTerms` does (so as `add` of what engine-index-store's `analyse` makes of it), but
-   * without a map of terms per document: frequencies gather in the pool's `pending` column.
+   * Adds a document from the text of its fields, each with its weight, whether its stop words
+   * are terms too (engine-index-store's `fieldsOf`: the title's) and whether its hyphenated
+   * compounds are, analysed exactly as `indexTerms` does (so as `add` of what
+   * engine-index-store's `analyse` makes of it), but without a map of terms per document:
+   * frequencies gather in the pool's `pending` column.
    */
-  addFields(meta: Omit<SegmentDoc, 'terms' | 'length'>, fields: readonly (readonly [string | null, number, boolean?])[]): void {
+  addFields(meta: Omit<SegmentDoc, 'terms' | 'length'>, fields: readonly (readonly [string | null, number, boolean?, boolean?])[]): void {
     const doc = this.versionIds.length;
     this.docLength = 0;
-    for (const [text, weight, stops] of fields) {
+    for (const [text, weight, stops, compounds] of fields) {
       if (!text || weight === 0) continue;
+      // A compound's joined word is a term but not part of the length (text.ts `compoundWord`).
+      const compound = compounds
+        ? (i: number, j: number) => {
+            const w = compoundWord(text, i, j);
+            let t = this.wordTerms.get(w);
+            if (t === undefined) {
+              t = this.termOfWord(w);
+              this.wordTerms.set(w, t);
+            }
+            if (t >= 0) this.gather(t, weight);
+          }
+        : undefined;
       scanWords(text, (i, j, ascii) => {
         if (!ascii) {
           for (const w of unicodeWords(text.slice(i, j))) {
@@ -705,7 +718,7 @@ export class SegmentBuilder {
         const t = this.asciiWords.values[e]!;
         if (t >= 0) this.count(t, weight);
         else if (stops) this.countStop(text.slice(i, j).toLowerCase(), weight);
-      });
+      }, 0, text.length, compound);
     }
     this.push(meta, this.docLength);
     const pool = this.pool;

@@ -127,7 +127,7 @@ function urlBits(stem: string): [number, number] {
  */
 export function urlMask(url: string): [number, number] {
   const mask: [number, number] = [0, 0];
-  for (const t of indexTerms(urlText(url))) {
+  for (const t of indexTerms(urlText(url), false)) {
     const [lo, hi] = urlBits(t);
     mask[0] |= lo;
     mask[1] |= hi;
@@ -322,7 +322,7 @@ class VersionWords {
   urlHas(stem: string): boolean {
     const url = (this.url ??= asciiOrNot(urlText(this.v.url)));
     if (url.ascii !== undefined && !url.ascii.includes(stem.slice(0, Math.max(1, stem.length - 1)))) return false;
-    this.urlStems ??= new Set(indexTerms(url.text));
+    this.urlStems ??= new Set(indexTerms(url.text, false));
     return this.urlStems.has(stem);
   }
 }
