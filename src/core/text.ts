@@ -248,8 +248,7 @@ function pushTerm(out: string[], w: string): void {
  * Unicode word pattern finds in it, to be folded.
  * Together they are exactly the words of `words()`, found faster. `from` and `to` scan a part of
  * `text` that starts and ends at a word boundary. `compound`, when given, is also called with the
- * bounds of each hyphenated compound (`compoundWord`), after its last word's visit and before the
- * next word's.
+ * bounds of each hyphenated compound (`compoundWord`), in order, each after its words' visits.
  */
 export function scanWords(
   text: string,
@@ -284,14 +283,14 @@ export function scanWords(
     if (ascii) {
       const end = asciiWordEnd(text, i, j, n);
       if (end < 0) {
-        if (chain?.word(i, j, false)) compound!(chain.doneStart, chain.doneEnd);
+        if (chain && nextToHyphen(text, i, j) && chain.word(i, j, false)) compound!(chain.doneStart, chain.doneEnd);
         i = j;
         continue;
       }
       if (end !== j) plain = false;
       j = end;
     }
-    if (chain && (ascii ? chain.word(i, j, plain) : chain.run(i, j))) compound!(chain.doneStart, chain.doneEnd);
+    if (chain && nextToHyphen(text, i, j) && (ascii ? chain.word(i, j, plain) : chain.run(i, j))) compound!(chain.doneStart, chain.doneEnd);
     visit(i, j, ascii);
     i = j;
   }
@@ -300,17 +299,25 @@ export function scanWords(
 
 /** The most words a hyphenated compound joins (`state-of-the-art`); a longer chain (a slug, a date range) is none. */
 const COMPOUND_MAX_PARTS = 4;
-const ASCII_LETTER_RE = /[A-Za-z]/;
 /** A run's first word when it is plain ASCII letters and digits (`CompoundChain.run`). */
 const PLAIN_FIRST_RE = /[A-Za-z0-9]+(?![\p{L}\p{N}\p{M}]|[.,][0-9])/uy;
 /** A run's last word when it is plain ASCII letters and digits. */
 const PLAIN_LAST_RE = /(?<![\p{L}\p{N}\p{M}]|[0-9][.,])[A-Za-z0-9]+$/u;
 
 /**
+ * Whether the word [i, j) of `text` is next to a hyphen: only such a word can start, extend or
+ * spoil a compound (`CompoundChain`), so the others need not be told of.
+ */
+export function nextToHyphen(text: string, i: number, j: number): boolean {
+  return text.charCodeAt(i - 1) === 45 || text.charCodeAt(j) === 45;
+}
+
+/**
  * The hyphenated compounds of a text whose words are scanned in order (`compoundWord`): told of
- * each word, it says when the words before made a compound that has just ended. A chain of
- * hyphenated words that holds any other word (`2,4-dicarboxylate`, `naïve-bayes`, `C++-based`,
- * `John's-`) is no compound, nor is a part of it.
+ * each word next to a hyphen (`nextToHyphen`; telling it of the others too changes nothing), it
+ * says when the words before made a compound that has just ended. A chain of hyphenated words
+ * that holds any other word (`2,4-dicarboxylate`, `naïve-bayes`, `C++-based`, `John's-`) is no
+ * compound, nor is a part of it.
  */
 export class CompoundChain {
   private start = 0;
@@ -381,9 +388,14 @@ export class CompoundChain {
     return ended;
   }
 
+  private hasLetter(): boolean {
+    for (let k = this.start; k < this.end; k++) if (isAsciiLetter(this.text.charCodeAt(k))) return true;
+    return false;
+  }
+
   /** The text (or the part scanned) ends: true when its last words made a compound. */
   finish(): boolean {
-    const ended = this.parts >= 2 && this.parts <= COMPOUND_MAX_PARTS && !this.spoilt && ASCII_LETTER_RE.test(this.text.slice(this.start, this.end));
+    const ended = this.parts >= 2 && this.parts <= COMPOUND_MAX_PARTS && !this.spoilt && this.hasLetter();
     if (ended) {
       this.doneStart = this.start;
       this.doneEnd = this.end;

@@ -13,7 +13,7 @@
  * stem to a query stem (see `SnippetQuery`). Both ways give the same snippet.
  */
 import { isHeadingAt, lineAt, lineText, PassageIndex, SCAN_LIMIT, type Segments, segment, startsBlock, stemHash } from '../core/passages.js';
-import { ASCII_WORD as SHARED_ASCII_WORD, asciiWordEnd, cachedStem, CompoundChain, compoundWord, cutAtWord, joinsDigits, unicodeWords } from '../core/text.js';
+import { ASCII_WORD as SHARED_ASCII_WORD, asciiWordEnd, cachedStem, CompoundChain, compoundWord, cutAtWord, joinsDigits, nextToHyphen, unicodeWords } from '../core/text.js';
 
 const DESCRIPTION_LENGTH = 300;
 
@@ -51,6 +51,28 @@ export class SnippetQuery {
 
   get size(): number {
     return this.index.size;
+  }
+
+  /**
+   * The index of the query stem the joined word of the compound text[i, j) stems to (text.ts
+   * `compoundWord`), or -1. As for a word, the joined word is made and stemmed only when it
+   * starts with a query stem's prefix (its hyphens skipped).
+   */
+  compound(text: string, i: number, j: number): number {
+    const candidates = this.prefixes[lower(text.charCodeAt(i))];
+    if (candidates === undefined) return -1;
+    for (const p of candidates) {
+      let k = 1;
+      let at = i + 1;
+      while (k < p.length && at < j) {
+        const c = text.charCodeAt(at++);
+        if (c === 45) continue;
+        if (lower(c) !== p.charCodeAt(k)) break;
+        k++;
+      }
+      if (k === p.length) return this.index.get(cachedStem(compoundWord(text, i, j))) ?? -1;
+    }
+    return -1;
   }
 
   /** The index of the query stem the ASCII word text[i, j) stems to, or -1. */
@@ -95,13 +117,6 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
     const end = bounds[s + 1]!;
     let distinct = 0;
     let hits = 0;
-    // A compound's joined word counts as the index counts it (text.ts `compoundWord`).
-    const compound = () => {
-      const stem = query.index.get(cachedStem(compoundWord(text, chain.doneStart, chain.doneEnd)));
-      if (stem === undefined) return;
-      hits++;
-      distinct += firstInSentence(last, stem, mark);
-    };
     let i = bounds[s]!;
     while (i < end) {
       const c = text.charCodeAt(i);
@@ -127,14 +142,28 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
         const wordEnd = asciiWordEnd(text, i, j, end); // C++ is one word, a possessive's s none
         if (wordEnd !== j) plain = false;
         if (wordEnd >= 0) j = wordEnd;
-        if (chain.word(i, j, plain)) compound();
+        // A compound's joined word counts as the index counts it (text.ts `compoundWord`); only a
+        // word next to a hyphen can start, extend or end one (`CompoundChain`).
+        if (nextToHyphen(text, i, j) && chain.word(i, j, plain)) {
+          const stem = query.compound(text, chain.doneStart, chain.doneEnd);
+          if (stem >= 0) {
+            hits++;
+            distinct += firstInSentence(last, stem, mark);
+          }
+        }
         const stem = wordEnd < 0 ? -1 : query.asciiWord(text, i, j);
         if (stem >= 0) {
           hits++;
           distinct += firstInSentence(last, stem, mark);
         }
       } else {
-        if (chain.run(i, j)) compound();
+        if (nextToHyphen(text, i, j) && chain.run(i, j)) {
+          const stem = query.compound(text, chain.doneStart, chain.doneEnd);
+          if (stem >= 0) {
+            hits++;
+            distinct += firstInSentence(last, stem, mark);
+          }
+        }
         for (const w of unicodeWords(text.slice(i, j))) {
           const stem = query.index.get(cachedStem(w));
           if (stem === undefined) continue;
@@ -144,7 +173,13 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
       }
       i = j;
     }
-    if (chain.finish()) compound();
+    if (chain.finish()) {
+      const stem = query.compound(text, chain.doneStart, chain.doneEnd);
+      if (stem >= 0) {
+        hits++;
+        distinct += firstInSentence(last, stem, mark);
+      }
+    }
     const score = distinct * 10 + Math.min(hits, 5);
     if (score > bestScore) {
       bestScore = score;

@@ -76,7 +76,8 @@ describe('hyphenated compounds', () => {
     assert.deepEqual(joined('in-to'), []); // joined to a stop word
     assert.deepEqual(joined('e - mail, e--mail, e-\nmail'), []); // one hyphen between two words, nothing else
     // The words themselves are terms as before; the joined one comes after them.
-    assert.deepEqual(indexTerms('e-mail me'), ['e', 'mail', 'email', 'me']);
+    assert.deepEqual(indexTerms('e-mail me'), ['e', 'mail', 'me', 'email']);
+    assert.deepEqual(indexTerms('e-mail - me-too'), ['e', 'mail', 'email', 'me', 'too', 'metoo']);
   });
 
   test('a query\'s compound asks for its words, not the joined word', () => {
