@@ -45,6 +45,7 @@ describe('webql search mode (keyed)', () => {
       page('https://ko.test/nalssi', { content: '오늘 서울의 날씨는 맑습니다.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://wiki.test/wiki/%E4%BA%AC%E9%83%BD', { title: 'Kyoto', content: 'The old capital.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://wiki.test/wiki/Stra%C3%9Fe', { title: 'Road', content: 'A road page.', acquiredAt: T('2025-01-01T00:00:00Z') }),
+      page('https://post.test/desk', { title: 'E-mail desk', content: 'Send an e-mail to the desk.', acquiredAt: T('2025-01-01T00:00:00Z') }),
     ]);
   });
   after(() => env.close());
@@ -72,6 +73,16 @@ describe('webql search mode (keyed)', () => {
   test('bare terms: every term must match', async () => {
     assert.deepEqual(await urls('garbage collector'), [GO, JAVA, DE, RUST].sort());
     assert.deepEqual(await urls('garbage ownership'), [RUST]);
+  });
+
+  test('a bare word finds a page\'s hyphenated compound by the words joined; a phrase or a field matches the words as written', async () => {
+    const DESK = 'https://post.test/desk';
+    assert.deepEqual(await urls('email'), [DESK]);
+    assert.deepEqual(await urls('e-mail'), [DESK]);
+    assert.deepEqual(await urls('"e-mail desk"'), [DESK]);
+    assert.deepEqual(await urls('title:e-mail'), [DESK]);
+    assert.deepEqual(await urls('title:email'), []);
+    assert.deepEqual(await urls('"email desk"'), []);
   });
 
   test('phrases match adjacent words in order only', async () => {
