@@ -10,7 +10,8 @@ describe('webql search mode (keyed)', () => {
   let orgId: string;
   before(async () => {
     env = await createTestEnv();
-    ({ key, org: { id: orgId } } = await createFundedKey(env.services, 10_000_000));
+    // A rate limit out of the way: the tests send many requests in a second, and limits have tests of their own.
+    ({ key, org: { id: orgId } } = await createFundedKey(env.services, 10_000_000, 1_000_000));
     await env.services.pages.putVersions([
       page('https://rust.test/book/ownership', {
         title: 'Ownership in Rust',
