@@ -25,6 +25,11 @@ export interface Ledger {
   credit(orgId: string, amount: number, note: string): Promise<number>;
   /** The balance available: credits less charges less this process's (or, shared, every process's) pending reservations. */
   balance(orgId: string): Promise<number | undefined>;
-  /** Releases stored reservations older than `olderThan` still pending (a crash between reserve and settle). */
+  /**
+   * Releases stored reservations older than `olderThan` still pending (a crash between reserve and
+   * settle), and, on a shared database, settles as not charged the reservations whose commit met a
+   * lost connection in this process (applied or not: the request was answered as failed). Returns
+   * how many it settled.
+   */
   releaseStale(olderThan: number): Promise<number>;
 }

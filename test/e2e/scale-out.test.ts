@@ -12,7 +12,7 @@ import { loadSettings } from '../../src/config/settings.js';
 import { html, startOrigin } from '../fixtures/origin.js';
 import { freshPostgres, postgresUrl, redisUrl, skipUnless } from '../fixtures/backends.js';
 import { relay } from '../fixtures/relay.js';
-import { createFundedKey, createTestEnv, page, tempDir, TestClock, type TestEnv } from '../helpers.js';
+import { createFundedKey, createTestEnv, page, tempDir, TestClock, type TestEnv, until } from '../helpers.js';
 
 const configured = postgresUrl && redisUrl ? postgresUrl : undefined;
 
@@ -187,7 +187,7 @@ describe('a shared store that stops answering', skipUnless(configured, 'TEST_POS
 });
 
 describe('a request whose commit meets an outage', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
-  test('is not charged, and the sweep gives its reserved credit back once the database is back', async () => {
+  test('is not charged, and its reserved credit comes back once the database is back', async () => {
     const pg = await freshPostgres();
     const pgRelay = await relay(new URL(postgresUrl!));
     let asked!: () => void;
@@ -202,7 +202,8 @@ describe('a request whose commit meets an outage', skipUnless(postgresUrl, 'TEST
       },
     });
     const env = await createTestEnv({ databaseUrl: pg.databaseUrl(pgRelay.port), allowPrivateNetwork: true }, new TestClock(), {
-      staleReservations: { afterMs: 300, everyMs: 50 },
+      // Not stale for ten minutes: the credit comes back as a commit of unknown outcome's (PgLedger settleUnknown).
+      staleReservations: { afterMs: 600_000, everyMs: 50 },
     });
     try {
       const { org, key } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
@@ -216,13 +217,75 @@ describe('a request whose commit meets an outage', skipUnless(postgresUrl, 'TEST
       assert.equal(res.statusCode, 503, res.body);
       assert.equal(res.json().code, 'store_unavailable');
       await pgRelay.restore();
-      assert.equal(await env.services.ledger.balance(org.id), 9 * KEYED_REQUEST_COST, 'still reserved just after');
-      let balance = 0;
-      for (let i = 0; i < 50 && balance !== 10 * KEYED_REQUEST_COST; i++, await sleep(100)) balance = (await env.services.ledger.balance(org.id))!;
-      assert.equal(balance, 10 * KEYED_REQUEST_COST, 'the sweep gave the reserved credit back');
+      await until('the reserved credit given back', async () => (await env.services.ledger.balance(org.id)) === 10 * KEYED_REQUEST_COST);
+      // The commit never reached the database: the reservation is released, and nothing was charged or refunded.
+      assert.deepEqual((await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [org.id])).rows.map((r) => r.state), ['released']);
+      assert.deepEqual((await pg.pool.query('SELECT kind FROM ledger_entries WHERE org_id = $1', [org.id])).rows.map((r) => r.kind), ['credit']);
     } finally {
       await env.close();
       await origin.close();
+      await pgRelay.cut();
+      await pg.drop();
+    }
+  });
+
+  test('a reservation its process left pending (it ended before settling) is given back by the sweep once stale', async () => {
+    const pg = await freshPostgres();
+    const env = await createTestEnv({ databaseUrl: pg.databaseUrl() }, new TestClock(), { staleReservations: { afterMs: 300, everyMs: 50 } });
+    try {
+      const { org } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
+      // As a process that died between reserve and settle leaves it: pending, in the shared database.
+      const held = await env.services.ledger.reserve(org.id, KEYED_REQUEST_COST, 'req_gone');
+      assert.ok(held.ok);
+      assert.equal(await env.services.ledger.balance(org.id), 9 * KEYED_REQUEST_COST);
+      await sleep(100);
+      assert.equal(await env.services.ledger.balance(org.id), 9 * KEYED_REQUEST_COST, 'not yet stale');
+      await until('the sweep gave it back', async () => (await env.services.ledger.balance(org.id)) === 10 * KEYED_REQUEST_COST);
+      assert.deepEqual((await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [org.id])).rows.map((r) => r.state), ['released']);
+    } finally {
+      await env.close();
+      await pg.drop();
+    }
+  });
+});
+
+describe('a commit the database applies as its connection is lost', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
+  test('answers 503 and is refunded once the database is back: the request that failed is not charged', async () => {
+    const pg = await freshPostgres();
+    const pgRelay = await relay(new URL(postgresUrl!));
+    // The sweep runs often, but only reservations of unknown outcome are settled by it here (none is stale).
+    const env = await createTestEnv({ databaseUrl: pg.databaseUrl(pgRelay.port) }, new TestClock(), {
+      staleReservations: { afterMs: 600_000, everyMs: 50 },
+    });
+    try {
+      const { org, key } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
+      // The commit statement reaches PostgreSQL, which applies it; its answer never comes back.
+      const committing = pgRelay.dropRepliesAfter("-amount, 'charge'");
+      const reply = env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'apples' } });
+      await committing;
+      await until('the charge applied', async () => {
+        const { rows } = await pg.pool.query("SELECT count(*)::int AS n FROM ledger_entries WHERE org_id = $1 AND kind = 'charge'", [org.id]);
+        return rows[0].n === 1;
+      });
+      await pgRelay.cut();
+      const res = await reply;
+      assert.equal(res.statusCode, 503, res.body);
+      assert.equal(res.json().code, 'store_unavailable');
+      assert.equal((await pg.pool.query('SELECT balance FROM orgs WHERE id = $1', [org.id])).rows[0].balance, 9 * KEYED_REQUEST_COST, 'charged as the connection went');
+      await pgRelay.restore();
+      await until('the charge given back', async () => (await env.services.ledger.balance(org.id)) === 10 * KEYED_REQUEST_COST);
+      const { rows: reservations } = await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [org.id]);
+      assert.deepEqual(reservations.map((r) => r.state), ['refunded']);
+      const { rows: entries } = await pg.pool.query('SELECT kind, amount FROM ledger_entries WHERE org_id = $1 ORDER BY id', [org.id]);
+      assert.deepEqual(entries.map((e) => `${e.kind} ${e.amount}`), [`credit ${10 * KEYED_REQUEST_COST}`, `charge ${-KEYED_REQUEST_COST}`, `refund ${KEYED_REQUEST_COST}`]);
+      // Settled once: later sweeps change nothing, and the key is served and charged as before.
+      await sleep(200);
+      assert.equal(await env.services.ledger.balance(org.id), 10 * KEYED_REQUEST_COST);
+      const next = await env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'apples' } });
+      assert.equal(next.statusCode, 200, next.body);
+      assert.equal(await env.services.ledger.balance(org.id), 9 * KEYED_REQUEST_COST);
+    } finally {
+      await env.close();
       await pgRelay.cut();
       await pg.drop();
     }

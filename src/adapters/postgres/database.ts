@@ -155,6 +155,14 @@ const MIGRATIONS: string[] = [
   END
   $$ LANGUAGE plpgsql;
   `,
+  `
+  -- A reservation whose commit met a lost connection is settled as not charged (ledger.ts
+  -- settleUnknown): 'refunded' when the commit had been applied after all, with a 'refund' entry.
+  ALTER TABLE reservations DROP CONSTRAINT reservations_state_check;
+  ALTER TABLE reservations ADD CONSTRAINT reservations_state_check CHECK (state IN ('pending', 'committed', 'released', 'refunded'));
+  ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_kind_check;
+  ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_kind_check CHECK (kind IN ('credit', 'charge', 'refund'));
+  `,
 ];
 
 /** Any number: the advisory lock's key, one per application using the database. */

@@ -7,13 +7,26 @@
  * The balance is taken by one conditional UPDATE (`balance >= amount`): PostgreSQL locks the row,
  * so concurrent reservations on any machine queue on it and never overdraw.
  */
+import { ServiceError } from '../../core/errors.js';
 import type { Ledger, Reservation } from '../../ports/ledger.js';
 import { newId } from '../sqlite/accounts.js';
 import { inTransaction, type PgPool } from './database.js';
 
 const SETTLE = "UPDATE reservations SET state = $1, settled_at = $2 WHERE id = $3 AND state = 'pending' RETURNING org_id, amount, reference";
 
+/** Reservations of unknown outcome remembered at most (a long outage under load); past it, a pending one is left to the stale sweep. */
+const UNKNOWN_MAX = 100_000;
+
 export class PgLedger implements Ledger {
+  /**
+   * Reservations whose commit met a lost connection: the statement may have been applied before
+   * the connection went, and no one can tell from here. The request was answered as failed (503),
+   * so `releaseStale` settles each as not charged once the database answers (`settleUnknown`).
+   * Kept in this process's memory: if it ends first, a pending one is released by the stale
+   * sweep, but an applied one stays charged.
+   */
+  private readonly unknown = new Set<string>();
+
   constructor(private readonly pool: PgPool) {}
 
   async reserve(orgId: string, amount: number, reference: string): Promise<Reservation> {
@@ -36,11 +49,17 @@ export class PgLedger implements Ledger {
 
   async commit(reservationId: string): Promise<boolean> {
     // One statement (one round trip): the reservation settles and its charge is entered, or neither.
-    await this.pool.query(
-      `WITH settled AS (${SETTLE})
-       INSERT INTO ledger_entries (org_id, amount, kind, reference, created_at) SELECT org_id, -amount, 'charge', reference, $2 FROM settled`,
-      ['committed', Date.now(), reservationId],
-    );
+    try {
+      await this.pool.query(
+        `WITH settled AS (${SETTLE})
+         INSERT INTO ledger_entries (org_id, amount, kind, reference, created_at) SELECT org_id, -amount, 'charge', reference, $2 FROM settled`,
+        ['committed', Date.now(), reservationId],
+      );
+    } catch (e) {
+      // Not the database's refusal (that rolls the statement back) but a lost or refused connection.
+      if (e instanceof ServiceError && e.code === 'store_unavailable' && this.unknown.size < UNKNOWN_MAX) this.unknown.add(reservationId);
+      throw e;
+    }
     return true;
   }
 
@@ -68,7 +87,42 @@ export class PgLedger implements Ledger {
     return rows[0]?.balance;
   }
 
+  /** Also settles, first, the reservations whose commit's outcome this process could not tell (`unknown`). */
   async releaseStale(olderThan: number): Promise<number> {
+    const settled = await this.settleUnknown();
+    return settled + (await this.releaseOld(olderThan));
+  }
+
+  /**
+   * Settles each reservation of unknown outcome as not charged: given back while still pending,
+   * refunded (state `refunded`, a `refund` entry) when its commit had been applied. The row is
+   * locked and read first, so a commit still running on the server is waited for, not missed.
+   * Stops at the first failure (the database still away), keeping what is left for the next sweep.
+   */
+  private async settleUnknown(): Promise<number> {
+    let settled = 0;
+    for (const id of [...this.unknown]) {
+      await inTransaction(this.pool, async (c) => {
+        const { rows } = await c.query<{ state: string; org_id: string; amount: number; reference: string }>(
+          'SELECT state, org_id, amount, reference FROM reservations WHERE id = $1 FOR UPDATE',
+          [id],
+        );
+        const r = rows[0];
+        if (r === undefined || (r.state !== 'pending' && r.state !== 'committed')) return;
+        const now = Date.now();
+        await c.query('UPDATE reservations SET state = $1, settled_at = $2 WHERE id = $3', [r.state === 'pending' ? 'released' : 'refunded', now, id]);
+        await c.query('UPDATE orgs SET balance = balance + $1 WHERE id = $2', [r.amount, r.org_id]);
+        if (r.state === 'committed') {
+          await c.query("INSERT INTO ledger_entries (org_id, amount, kind, reference, created_at) VALUES ($1, $2, 'refund', $3, $4)", [r.org_id, r.amount, r.reference, now]);
+        }
+        settled++;
+      });
+      this.unknown.delete(id);
+    }
+    return settled;
+  }
+
+  private async releaseOld(olderThan: number): Promise<number> {
     // One statement: the reservations settle and their organizations get the sums back, or nothing moves.
     // A reservation another machine settles meanwhile is locked by its UPDATE and skipped here once settled.
     const { rows } = await this.pool.query<{ released: number }>(
