@@ -168,8 +168,9 @@ export function staleReservationMs(settings: Settings): number {
 const STALE_SWEEP_MS = 60_000;
 
 /**
- * Gives back, every `everyMs`, the credit of reservations pending longer than `afterMs`: without it, a
- * commit that met an outage of the shared database would hold its credit until some machine restarts.
+ * Gives back, every `everyMs`, the credit of reservations pending longer than `afterMs` (without it,
+ * a reservation whose process ended before settling would hold its credit until some machine
+ * restarts), and of this process's reservations whose commit met an outage (`Ledger.releaseStale`).
  * Sweeps on several processes or machines are safe together: each reservation settles once.
  */
 function sweepStaleReservations(ledger: Ledger, o: { afterMs: number; everyMs: number }, log: LogSink['log']) {
@@ -179,9 +180,9 @@ function sweepStaleReservations(ledger: Ledger, o: { afterMs: number; everyMs: n
       .releaseStale(Date.now() - o.afterMs)
       .then(
         (released) => {
-          if (released > 0) log('warn', 'stale credit reservations released', { released });
+          if (released > 0) log('warn', 'credit reservations given back (stale, or their commit met an outage)', { released });
         },
-        (e: unknown) => log('error', 'stale credit reservations not released', { err: String(e) }),
+        (e: unknown) => log('error', 'credit reservations not given back', { err: String(e) }),
       )
       .finally(() => {
         running = undefined;
