@@ -88,7 +88,7 @@ export function accountingContract(name: string, make: () => Promise<AccountingS
         assert.equal((await sfa.getOrCreate('user-1')).plan, undefined);
       }));
 
-    test('usage: rows come back newest first, by organization, with every field', async () =>
+    test('usage: rows come back newest first (by the time of the request), by organization, with every field', async () =>
       withStores(async ({ usage }) => {
         const row = (i: number, orgId?: string): UsageEntry => ({
           at: 1_700_000_000_000 + i,
@@ -107,6 +107,14 @@ export function accountingContract(name: string, make: () => Promise<AccountingS
         await usage.record(row(5));
         await usage.flush();
         assert.equal((await usage.list({ limit: 10 })).length, 5);
+        // Rows written after newer ones (another machine's batch) are listed by the time of their request.
+        await usage.record(row(8, 'org_a'));
+        await usage.flush();
+        await usage.record(row(7, 'org_a'));
+        await usage.record(row(6));
+        await usage.flush();
+        assert.deepEqual(await usage.list({ limit: 3 }), [row(8, 'org_a'), row(7, 'org_a'), row(6)]);
+        assert.deepEqual(await usage.list({ orgId: 'org_a', limit: 3 }), [row(8, 'org_a'), row(7, 'org_a'), row(3, 'org_a')]);
       }));
 
     test('outbox: added once per request, leased to one claimer, retried when failed, done when sent', () =>

@@ -163,6 +163,13 @@ const MIGRATIONS: string[] = [
   ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_kind_check;
   ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_kind_check CHECK (kind IN ('credit', 'charge', 'refund'));
   `,
+  `
+  -- Usage is listed newest first by the time of the request (usage.ts), not by id: each machine
+  -- writes its rows in batches, so ids follow the order of the writes.
+  CREATE INDEX usage_org_at ON usage(org_id, at, id);
+  CREATE INDEX usage_at ON usage(at, id);
+  DROP INDEX usage_org;
+  `,
 ];
 
 /** Any number: the advisory lock's key, one per application using the database. */

@@ -30,11 +30,12 @@ export class PgUsageStore implements UsageStore {
     await this.pool.query(`INSERT INTO usage (${USAGE_COLUMNS}) VALUES ${tuples.join(', ')}`, values);
   }
 
+  /** Newest first by the request's time: machines write their rows in batches, so ids are not in time order. */
   async list(filter: { orgId?: string; limit: number }): Promise<UsageEntry[]> {
     await this.queue.flush();
     const { rows } = filter.orgId
-      ? await this.pool.query<UsageRow>('SELECT * FROM usage WHERE org_id = $1 ORDER BY id DESC LIMIT $2', [filter.orgId, filter.limit])
-      : await this.pool.query<UsageRow>('SELECT * FROM usage ORDER BY id DESC LIMIT $1', [filter.limit]);
+      ? await this.pool.query<UsageRow>('SELECT * FROM usage WHERE org_id = $1 ORDER BY at DESC, id DESC LIMIT $2', [filter.orgId, filter.limit])
+      : await this.pool.query<UsageRow>('SELECT * FROM usage ORDER BY at DESC, id DESC LIMIT $1', [filter.limit]);
     return rows.map(toUsageEntry);
   }
 }

@@ -256,6 +256,12 @@ ${FTS5_SCHEMA}
   CREATE TABLE page_log_applied (seq INTEGER NOT NULL);
   INSERT INTO page_log_applied (seq) VALUES (0);
   `,
+  `
+  -- Usage is listed newest first by the time of the request, not by the order rows were written
+  -- (each process writes its rows in batches, and several write to one file); usage_org_at serves a
+  -- listing by organization.
+  CREATE INDEX usage_at ON usage(at);
+  `,
 ];
 
 export interface OpenOptions {

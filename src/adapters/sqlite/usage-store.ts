@@ -16,8 +16,9 @@ export class SqliteUsageStore implements UsageStore {
   constructor(db: Db, onError: (e: unknown) => void = () => {}) {
     this.s = {
       insert: db.prepare(`INSERT INTO usage (${USAGE_COLUMNS}) VALUES (${USAGE_COLUMNS.split(',').map(() => '?').join(', ')})`),
-      byOrg: db.prepare<[string, number], UsageRow>('SELECT * FROM usage WHERE org_id = ? ORDER BY id DESC LIMIT ?'),
-      all: db.prepare<[number], UsageRow>('SELECT * FROM usage ORDER BY id DESC LIMIT ?'),
+      // By the request's time, newest first (rows of one batch, or of several processes, are not written in time order).
+      byOrg: db.prepare<[string, number], UsageRow>('SELECT * FROM usage WHERE org_id = ? ORDER BY at DESC, id DESC LIMIT ?'),
+      all: db.prepare<[number], UsageRow>('SELECT * FROM usage ORDER BY at DESC, id DESC LIMIT ?'),
     };
     const insertBatch = db.transaction((entries: readonly UsageEntry[]) => {
       for (const e of entries) this.s.insert.run(usageValues(e));
