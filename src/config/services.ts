@@ -190,12 +190,23 @@ function sweepStaleReservations(ledger: Ledger, o: { afterMs: number; everyMs: n
   }, o.everyMs);
   timer.unref();
   return {
+    /** Ends the sweeps; one more first if reservations of this process wait to be settled, for at most `FINAL_SWEEP_MS`. */
     async stop() {
       clearInterval(timer);
       await running;
+      if (!ledger.unsettled?.()) return;
+      let timeout: NodeJS.Timeout | undefined;
+      const last = ledger.releaseStale(Date.now() - o.afterMs).then(
+        (released) => log('warn', 'credit reservations given back before exit', { released }),
+        (e: unknown) => log('error', 'credit reservations not given back before exit: a commit that met an outage may stay charged', { err: String(e) }),
+      );
+      await Promise.race([last, new Promise<void>((resolve) => (timeout = setTimeout(resolve, FINAL_SWEEP_MS)))]);
+      clearTimeout(timeout);
     },
   };
 }
+/** How long a process that is stopping waits to settle its reservations of unknown outcome. */
+const FINAL_SWEEP_MS = 3_000;
 /**
  * Fetched pages a request may leave waiting for a reader thread (one more gets 503 server_busy).
  * Pages of usual size take milliseconds, so 32 wait well under a second; 32 of the largest (10 MB,

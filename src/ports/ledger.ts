@@ -32,4 +32,6 @@ export interface Ledger {
    * how many it settled.
    */
   releaseStale(olderThan: number): Promise<number>;
+  /** How many reservations of this process wait for `releaseStale` to settle them (a commit that met an outage); none when absent. */
+  unsettled?(): number;
 }

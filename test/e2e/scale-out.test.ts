@@ -292,6 +292,39 @@ describe('a commit the database applies as its connection is lost', skipUnless(p
   });
 });
 
+describe('a process stopping after a commit met an outage', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
+  test('settles it as it stops, before its next sweep would have', async () => {
+    const pg = await freshPostgres();
+    const pgRelay = await relay(new URL(postgresUrl!));
+    // No sweep comes in the test's time: only the last one, as the process stops.
+    const env = await createTestEnv({ databaseUrl: pg.databaseUrl(pgRelay.port) }, new TestClock(), {
+      staleReservations: { afterMs: 600_000, everyMs: 600_000 },
+    });
+    let closed = false;
+    try {
+      const { org, key } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
+      const committing = pgRelay.dropRepliesAfter("-amount, 'charge'");
+      const reply = env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'apples' } });
+      await committing;
+      await until('the charge applied', async () => {
+        const { rows } = await pg.pool.query("SELECT count(*)::int AS n FROM ledger_entries WHERE org_id = $1 AND kind = 'charge'", [org.id]);
+        return rows[0].n === 1;
+      });
+      await pgRelay.cut();
+      assert.equal((await reply).statusCode, 503);
+      await pgRelay.restore();
+      await env.close();
+      closed = true;
+      assert.deepEqual((await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [org.id])).rows.map((r) => r.state), ['refunded']);
+      assert.equal((await pg.pool.query('SELECT balance FROM orgs WHERE id = $1', [org.id])).rows[0].balance, 10 * KEYED_REQUEST_COST);
+    } finally {
+      if (!closed) await env.close();
+      await pgRelay.cut();
+      await pg.drop();
+    }
+  });
+});
+
 describe('a live fetch while PostgreSQL is away', skipUnless(configured, 'TEST_POSTGRES_URL and TEST_REDIS_URL'), () => {
   test('answers the page all the same; the version it could not store is logged, and stored by the next fetch', async () => {
     const pg = await freshPostgres();

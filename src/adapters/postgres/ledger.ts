@@ -87,6 +87,10 @@ export class PgLedger implements Ledger {
     return rows[0]?.balance;
   }
 
+  unsettled(): number {
+    return this.unknown.size;
+  }
+
   /** Also settles, first, the reservations whose commit's outcome this process could not tell (`unknown`). */
   async releaseStale(olderThan: number): Promise<number> {
     const settled = await this.settleUnknown();
