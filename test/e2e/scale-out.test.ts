@@ -9,9 +9,10 @@ import { after, before, describe, test } from 'node:test';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
 import { createServices, StoreUnreachable } from '../../src/config/services.js';
 import { loadSettings } from '../../src/config/settings.js';
+import type { PgPool } from '../../src/adapters/postgres/database.js';
 import { html, startOrigin } from '../fixtures/origin.js';
 import { freshPostgres, postgresUrl, redisUrl, skipUnless } from '../fixtures/backends.js';
-import { relay } from '../fixtures/relay.js';
+import { type Relay, relay } from '../fixtures/relay.js';
 import { createFundedKey, createTestEnv, page, tempDir, TestClock, type TestEnv, until } from '../helpers.js';
 
 const configured = postgresUrl && redisUrl ? postgresUrl : undefined;
@@ -249,6 +250,28 @@ describe('a request whose commit meets an outage', skipUnless(postgresUrl, 'TEST
   });
 });
 
+/**
+ * A keyed search whose commit PostgreSQL applies while its answer is lost (the relay drops the
+ * replies, then is cut): the request answers 503 store_unavailable, and the organization is charged
+ * in the database. Answers the organization and its key.
+ */
+async function searchWhoseCommitIsLost(env: TestEnv, pg: { pool: PgPool }, pgRelay: Relay): Promise<{ orgId: string; key: string }> {
+  const { org, key } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
+  const committing = pgRelay.dropRepliesAfter("-amount, 'charge'");
+  const reply = env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'apples' } });
+  await committing;
+  await until('the charge applied', async () => {
+    const { rows } = await pg.pool.query("SELECT count(*)::int AS n FROM ledger_entries WHERE org_id = $1 AND kind = 'charge'", [org.id]);
+    return rows[0].n === 1;
+  });
+  await pgRelay.cut();
+  const res = await reply;
+  assert.equal(res.statusCode, 503, res.body);
+  assert.equal(res.json().code, 'store_unavailable');
+  assert.equal((await pg.pool.query('SELECT balance FROM orgs WHERE id = $1', [org.id])).rows[0].balance, 9 * KEYED_REQUEST_COST, 'charged as the connection went');
+  return { orgId: org.id, key };
+}
+
 describe('a commit the database applies as its connection is lost', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
   test('answers 503 and is refunded once the database is back: the request that failed is not charged', async () => {
     const pg = await freshPostgres();
@@ -258,32 +281,20 @@ describe('a commit the database applies as its connection is lost', skipUnless(p
       staleReservations: { afterMs: 600_000, everyMs: 50 },
     });
     try {
-      const { org, key } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
       // The commit statement reaches PostgreSQL, which applies it; its answer never comes back.
-      const committing = pgRelay.dropRepliesAfter("-amount, 'charge'");
-      const reply = env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'apples' } });
-      await committing;
-      await until('the charge applied', async () => {
-        const { rows } = await pg.pool.query("SELECT count(*)::int AS n FROM ledger_entries WHERE org_id = $1 AND kind = 'charge'", [org.id]);
-        return rows[0].n === 1;
-      });
-      await pgRelay.cut();
-      const res = await reply;
-      assert.equal(res.statusCode, 503, res.body);
-      assert.equal(res.json().code, 'store_unavailable');
-      assert.equal((await pg.pool.query('SELECT balance FROM orgs WHERE id = $1', [org.id])).rows[0].balance, 9 * KEYED_REQUEST_COST, 'charged as the connection went');
+      const { orgId, key } = await searchWhoseCommitIsLost(env, pg, pgRelay);
       await pgRelay.restore();
-      await until('the charge given back', async () => (await env.services.ledger.balance(org.id)) === 10 * KEYED_REQUEST_COST);
-      const { rows: reservations } = await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [org.id]);
+      await until('the charge given back', async () => (await env.services.ledger.balance(orgId)) === 10 * KEYED_REQUEST_COST);
+      const { rows: reservations } = await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [orgId]);
       assert.deepEqual(reservations.map((r) => r.state), ['refunded']);
-      const { rows: entries } = await pg.pool.query('SELECT kind, amount FROM ledger_entries WHERE org_id = $1 ORDER BY id', [org.id]);
+      const { rows: entries } = await pg.pool.query('SELECT kind, amount FROM ledger_entries WHERE org_id = $1 ORDER BY id', [orgId]);
       assert.deepEqual(entries.map((e) => `${e.kind} ${e.amount}`), [`credit ${10 * KEYED_REQUEST_COST}`, `charge ${-KEYED_REQUEST_COST}`, `refund ${KEYED_REQUEST_COST}`]);
       // Settled once: later sweeps change nothing, and the key is served and charged as before.
       await sleep(200);
-      assert.equal(await env.services.ledger.balance(org.id), 10 * KEYED_REQUEST_COST);
+      assert.equal(await env.services.ledger.balance(orgId), 10 * KEYED_REQUEST_COST);
       const next = await env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'apples' } });
       assert.equal(next.statusCode, 200, next.body);
-      assert.equal(await env.services.ledger.balance(org.id), 9 * KEYED_REQUEST_COST);
+      assert.equal(await env.services.ledger.balance(orgId), 9 * KEYED_REQUEST_COST);
     } finally {
       await env.close();
       await pgRelay.cut();
@@ -302,21 +313,12 @@ describe('a process stopping after a commit met an outage', skipUnless(postgresU
     });
     let closed = false;
     try {
-      const { org, key } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
-      const committing = pgRelay.dropRepliesAfter("-amount, 'charge'");
-      const reply = env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'apples' } });
-      await committing;
-      await until('the charge applied', async () => {
-        const { rows } = await pg.pool.query("SELECT count(*)::int AS n FROM ledger_entries WHERE org_id = $1 AND kind = 'charge'", [org.id]);
-        return rows[0].n === 1;
-      });
-      await pgRelay.cut();
-      assert.equal((await reply).statusCode, 503);
+      const { orgId } = await searchWhoseCommitIsLost(env, pg, pgRelay);
       await pgRelay.restore();
       await env.close();
       closed = true;
-      assert.deepEqual((await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [org.id])).rows.map((r) => r.state), ['refunded']);
-      assert.equal((await pg.pool.query('SELECT balance FROM orgs WHERE id = $1', [org.id])).rows[0].balance, 10 * KEYED_REQUEST_COST);
+      assert.deepEqual((await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [orgId])).rows.map((r) => r.state), ['refunded']);
+      assert.equal((await pg.pool.query('SELECT balance FROM orgs WHERE id = $1', [orgId])).rows[0].balance, 10 * KEYED_REQUEST_COST);
     } finally {
       if (!closed) await env.close();
       await pgRelay.cut();
