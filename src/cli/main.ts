@@ -34,6 +34,8 @@ Usage:
   websearch mcp [--app-title T]                 an MCP server on stdio: tools search and fetch
   websearch share                               copy this machine's SQLite file to DATABASE_URL's
                                                 PostgreSQL (accounts, usage, payments; pages to its log)
+  websearch share prune [--unseen-days N]       delete the page log rows that every machine seen in
+                                                the last N days (7) has applied
 
 Every command takes --data-dir, --database-url, --config, --log-level; serve takes --host, --port,
 --trust-proxy; search, fetch and mcp take --server and --key (or WEBSEARCH_URL, WEBSEARCH_API_KEY).

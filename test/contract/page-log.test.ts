@@ -206,3 +206,98 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     }
   });
 });
+
+describe('pruning the page log', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
+  /** Machines over a schema of their own (a prune concerns every reader of the log), closed after `body`. */
+  async function withLog(body: (l: { machine: () => Machine; seqs: () => Promise<number[]>; log: PgPageLog; pool: PgPool }) => Promise<void>) {
+    const pg = await freshPostgres();
+    const dbs: Db[] = [];
+    const pools: PgPool[] = [];
+    const machine = (): Machine => {
+      const db = openDatabase({ path: ':memory:' });
+      dbs.push(db);
+      const pool = connectPostgres({ url: postgresUrl!, schema: pg.schema, maxConnections: 3 });
+      pools.push(pool);
+      const local = new SqlitePageStore(db);
+      const said: string[] = [];
+      const pages = new ReplicatedPageStore(local, new PgPageLog(pool), (level, msg) => said.push(`${level} ${msg}`));
+      return { db, local, pages, said };
+    };
+    const seqs = async () => (await pg.pool.query<{ seq: number }>('SELECT seq FROM page_log ORDER BY seq')).rows.map((r) => r.seq);
+    try {
+      await body({ machine, seqs, log: new PgPageLog(pg.pool), pool: pg.pool });
+    } finally {
+      for (const db of dbs) db.close();
+      for (const p of pools) await p.end();
+      await pg.drop();
+    }
+  }
+  interface Machine {
+    db: Db;
+    local: SqlitePageStore;
+    pages: ReplicatedPageStore;
+    said: string[];
+  }
+  const lately = () => Date.now() - 86_400_000;
+
+  test('deletes what every machine seen lately has applied, and no more; seqs go on after the pruned rows', () =>
+    withLog(async ({ machine, seqs, log }) => {
+      const a = machine();
+      const b = machine();
+      await a.pages.putVersions([1, 2, 3].map((d) => page('https://p.test/a', { content: `v${d}`, acquiredAt: at(d) })));
+      // Each sync says where its file stood as it began: twice, and both have said they applied all three.
+      for (const m of [a, b, a, b]) await m.pages.sync();
+      const c = machine();
+      await c.pages.sync(); // c said 0, then applied the three
+      assert.deepEqual(await log.prune(lately()), { floor: 0, deleted: 0, readers: 3, forgotten: 0 }, 'c had not said it applied them');
+      await c.pages.sync();
+      assert.deepEqual(await log.prune(lately()), { floor: 3, deleted: 3, readers: 3, forgotten: 0 });
+      assert.deepEqual(await seqs(), []);
+      // The log is empty, but a seq is never given twice: the next row comes after the pruned ones.
+      await a.pages.putVersion(page('https://p.test/a', { content: 'v4', acquiredAt: at(4) }));
+      assert.deepEqual(await seqs(), [4]);
+      assert.equal(await b.pages.sync(), 1);
+      assert.deepEqual(timeline(await b.pages.history('https://p.test/a')), ['2026-01-02 v1', '2026-01-03 v2', '2026-01-04 v3', '2026-01-05 v4']);
+      for (const m of [a, b, c]) assert.deepEqual(m.said, [], m.said.join('; '));
+    }));
+
+  test('a new machine, or one away longer than the prune allowed for, is told once that it is behind and applies nothing', () =>
+    withLog(async ({ machine, seqs, log, pool }) => {
+      const a = machine();
+      const away = machine();
+      await a.pages.putVersion(page('https://q.test/a', { content: 'one', acquiredAt: at(1) }));
+      for (const m of [a, away, a, away]) await m.pages.sync();
+      await a.pages.putVersion(page('https://q.test/a', { content: 'two', acquiredAt: at(2) }));
+      await a.pages.sync();
+      await a.pages.sync();
+      // `away` stops syncing; a day later its place is old news.
+      await pool.query('UPDATE page_log_readers SET seen_at = 0 WHERE id = $1', [away.local.logReader()]);
+      const pruned = await log.prune(lately());
+      assert.ok(pruned.forgotten >= 1 && pruned.floor >= (await seqs()).length, JSON.stringify(pruned));
+      const fresh = machine();
+      for (const m of [away, fresh]) {
+        assert.equal(await m.pages.sync(), 0);
+        assert.equal(await m.pages.sync(), 0);
+        assert.deepEqual(m.said, ["error this machine's pages are behind the pruned page log: it cannot catch up from it; start it from a copy of another machine's data folder"]);
+      }
+      assert.equal(await fresh.pages.latest('https://q.test/a'), undefined);
+      // Behind, they do not hold pruning back: they were not recorded as readers.
+      const { rows } = await pool.query<{ id: string }>('SELECT id FROM page_log_readers');
+      assert.ok(!rows.some((r) => r.id === away.local.logReader() || r.id === fresh.local.logReader()));
+    }));
+
+  test('a copy of a data folder reports under its own name once it falls behind the folder it was copied from', () =>
+    withLog(async ({ machine, pool }) => {
+      const a = machine();
+      await a.pages.putVersions([1, 2].map((d) => page('https://r.test/a', { content: `v${d}`, acquiredAt: at(d) })));
+      await a.pages.sync();
+      await a.pages.sync();
+      const copy = machine();
+      copy.db.prepare('UPDATE page_log_reader SET id = ?').run(a.local.logReader());
+      assert.equal(await copy.pages.sync(), 2, 'the copy catches up');
+      assert.notEqual(copy.local.logReader(), a.local.logReader(), 'it reported 0 under a name that had said more: it took its own');
+      assert.deepEqual(copy.said, ["info this data folder is a copy of another machine's; it now reports its place in the page log as its own"]);
+      const { rows } = await pool.query<{ id: string; applied: number }>('SELECT id, applied FROM page_log_readers WHERE id = ANY($1) ORDER BY applied', [[a.local.logReader(), copy.local.logReader()]]);
+      assert.deepEqual(rows.map((r) => r.id === a.local.logReader() ? 'a' : 'copy'), ['copy', 'a']);
+    }));
+});

@@ -88,6 +88,22 @@ describe('websearch share', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => 
       });
       assert.equal(r.status, 1, r.stderr);
       assert.match(r.stderr, /^websearch: PostgreSQL already holds organizations, usage or payments/);
+
+      // Pruning the page log: the rows both files have said they applied (test/contract/page-log.test.ts has the rules).
+      const prune = (...args: string[]) =>
+        spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'share', 'prune', ...args], {
+          env: { ...process.env, DATABASE_URL: databaseUrl },
+          encoding: 'utf8',
+          timeout: 30_000,
+        });
+      const pruned = prune('--json');
+      assert.equal(pruned.status, 0, pruned.stderr);
+      const result = JSON.parse(pruned.stdout) as { floor: number; deleted: number; readers: number; forgotten: number };
+      assert.equal(result.readers, 2);
+      assert.equal(result.deleted, result.floor);
+      const refused = prune('--unseen-days', '0');
+      assert.equal(refused.status, 2);
+      assert.match(refused.stderr, /--unseen-days must be a number of days/);
     } finally {
       await pg.drop();
       dir.remove();

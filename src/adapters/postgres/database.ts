@@ -170,6 +170,13 @@ const MIGRATIONS: string[] = [
   CREATE INDEX usage_at ON usage(at, id);
   DROP INDEX usage_org;
   `,
+  `
+  -- The page log's readers (page-log.ts): each machine's file, how far it has applied the log and
+  -- when it last said so; and the seq up to which rows have been pruned (websearch share prune).
+  CREATE TABLE page_log_readers (id TEXT PRIMARY KEY, applied BIGINT NOT NULL, seen_at BIGINT NOT NULL);
+  CREATE TABLE page_log_floor (seq BIGINT NOT NULL);
+  INSERT INTO page_log_floor (seq) VALUES (0);
+  `,
 ];
 
 /** Any number: the advisory lock's key, one per application using the database. */

@@ -14,6 +14,14 @@
  * The position each file has applied is in that file (`page_log_applied`); the machine's serving
  * process syncs (one per machine: with `serve --workers N`, the worker that saves the index), and
  * other commands (import, crawl) only append and store.
+ *
+ * Each sync also says how far its file has applied the log (`page_log_readers`, under the file's
+ * own name), so `websearch share prune` can delete the rows every machine seen lately has applied
+ * (`prune`); it records how far it pruned (`page_log_floor`). A file behind that floor (a machine
+ * away longer than the prune allowed for, or a new empty one) cannot catch up from the log: its
+ * sync says so and applies nothing, and the machine is to start from a copy of another's data
+ * folder. A copy reports under its original's name until it reports a position below the one
+ * recorded (the two have parted): it then takes a name of its own.
  */
 import { randomUUID } from 'node:crypto';
 import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
@@ -30,6 +38,8 @@ const PULL_BYTES = 16 * 2 ** 20;
 const APPEND_ROWS = 500;
 /** Rows applied by one transaction of the file: the serving thread is held for no longer (~5 ms for 3 kB pages). */
 const APPLY_ROWS = 25;
+/** Rows deleted by one statement of a prune: appends and pulls are not held up for long. */
+const PRUNE_ROWS = 10_000;
 
 interface LogRow {
   seq: number;
@@ -70,7 +80,8 @@ export class PgPageLog {
     if (versions.length === 0) return [];
     return inTransaction(this.pool, async (c) => {
       await c.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
-      const { rows } = await c.query<{ top: number }>('SELECT coalesce(max(seq), 0) AS top FROM page_log');
+      // After the highest row, or after the pruned ones when a prune took every row: a seq is never given twice.
+      const { rows } = await c.query<{ top: number }>('SELECT greatest(coalesce(max(seq), 0), (SELECT seq FROM page_log_floor)) AS top FROM page_log');
       const first = rows[0]!.top + 1;
       const now = Date.now();
       for (let i = 0; i < versions.length; i += APPEND_ROWS) {
@@ -124,6 +135,48 @@ export class PgPageLog {
     );
     return rows;
   }
+
+  /**
+   * Records that the file `reader` has applied the log up to `applied`, unless it is behind the
+   * floor (it cannot catch up, and must not hold back pruning), or the position recorded for that
+   * name is beyond it (another file of the same name, a copy, has gone further): `reported` false
+   * then. Answers the floor too (the rows up to it are pruned).
+   */
+  async report(reader: string, applied: number, now: number): Promise<{ reported: boolean; floor: number }> {
+    const { rows } = await this.pool.query<{ reported: number; floor: number }>(
+      `WITH f AS (SELECT seq FROM page_log_floor), r AS (
+         INSERT INTO page_log_readers (id, applied, seen_at) SELECT $1, $2, $3 WHERE $2 >= (SELECT seq FROM f)
+         ON CONFLICT (id) DO UPDATE SET applied = EXCLUDED.applied, seen_at = EXCLUDED.seen_at WHERE page_log_readers.applied <= EXCLUDED.applied
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM r)::int AS reported, (SELECT seq FROM f) AS floor`,
+      [reader, applied, now],
+    );
+    return { reported: rows[0]!.reported === 1, floor: rows[0]!.floor };
+  }
+
+  /**
+   * Deletes the rows every reader seen since `seenSince` has applied, and forgets the readers not
+   * seen since (they are behind the floor if they come back). The floor is raised first, under the
+   * appenders' lock, then the rows go in batches. Answers the new floor, the rows deleted, and the
+   * readers kept and forgotten.
+   */
+  async prune(seenSince: number): Promise<{ floor: number; deleted: number; readers: number; forgotten: number }> {
+    const { floor, readers, forgotten } = await inTransaction(this.pool, async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+      const gone = await c.query('DELETE FROM page_log_readers WHERE seen_at < $1', [seenSince]);
+      const { rows } = await c.query<{ lowest: number | null; readers: number }>('SELECT min(applied) AS lowest, count(*)::int AS readers FROM page_log_readers');
+      const { lowest, readers: kept } = rows[0]!;
+      const raised = await c.query<{ seq: number }>('UPDATE page_log_floor SET seq = greatest(seq, $1) RETURNING seq', [lowest ?? 0]);
+      return { floor: raised.rows[0]!.seq, readers: kept, forgotten: gone.rowCount ?? 0 };
+    });
+    let deleted = 0;
+    for (;;) {
+      const { rowCount } = await this.pool.query('DELETE FROM page_log WHERE seq IN (SELECT seq FROM page_log WHERE seq <= $1 ORDER BY seq LIMIT $2)', [floor, PRUNE_ROWS]);
+      deleted += rowCount ?? 0;
+      if (!rowCount) return { floor, deleted, readers, forgotten };
+    }
+  }
 }
 
 /**
@@ -142,6 +195,8 @@ export class ReplicatedPageStore implements PageStore {
   private timer: NodeJS.Timeout | undefined;
   /** Set by `stop`: a sync in progress ends after the transaction it is in. */
   private stopping = false;
+  /** The file was behind the pruned log at the last sync (said once, not every second). */
+  private behind = false;
 
   constructor(
     private readonly local: SqlitePageStore,
@@ -207,6 +262,25 @@ export class ReplicatedPageStore implements PageStore {
 
   private async pull(): Promise<number> {
     let applied = 0;
+    const position = this.local.logApplied();
+    const { reported, floor } = await this.log.report(this.local.logReader(), position, Date.now());
+    if (!reported && position >= floor) {
+      // A copy of another machine's file, now behind it: it reports under a name of its own.
+      const reader = this.local.renewLogReader();
+      this.say('info', "this data folder is a copy of another machine's; it now reports its place in the page log as its own", { reader });
+      await this.log.report(reader, position, Date.now());
+    }
+    if (position < floor) {
+      if (!this.behind) {
+        this.say('error', "this machine's pages are behind the pruned page log: it cannot catch up from it; start it from a copy of another machine's data folder", {
+          applied: position,
+          pruned: floor,
+        });
+      }
+      this.behind = true;
+      return 0;
+    }
+    this.behind = false;
     while (!this.stopping) {
       const rows = await this.log.after(this.local.logApplied(), this.origin);
       // The rows to apply, in order: another machine's with its version, our own without (it is stored).

@@ -262,6 +262,13 @@ ${FTS5_SCHEMA}
   -- listing by organization.
   CREATE INDEX usage_at ON usage(at);
   `,
+  `
+  -- With DATABASE_URL=postgres://...: this file's name among the page log's readers (page-log.ts),
+  -- under which it says how far it has applied the log. A copy of the file takes a new one when
+  -- it falls behind the file it was copied from.
+  CREATE TABLE page_log_reader (id TEXT NOT NULL);
+  INSERT INTO page_log_reader (id) VALUES (lower(hex(randomblob(8))));
+  `,
 ];
 
 export interface OpenOptions {

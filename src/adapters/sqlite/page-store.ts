@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { buildPassages, PASSAGE_INDEX_MIN, PASSAGES_FORMAT } from '../../core/passages.js';
 import { reverseHost } from '../../core/url.js';
 import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
@@ -112,6 +112,8 @@ export class SqlitePageStore implements PageStore {
       setPassagesFilled: db.prepare<[number]>('UPDATE passages_filled SET format = ?'),
       logApplied: db.prepare<[], number>('SELECT seq FROM page_log_applied').pluck(),
       setLogApplied: db.prepare<[number]>('UPDATE page_log_applied SET seq = max(seq, ?)'),
+      logReader: db.prepare<[], string>('SELECT id FROM page_log_reader').pluck(),
+      setLogReader: db.prepare<[string]>('UPDATE page_log_reader SET id = ?'),
       counts: db.prepare<[], { pages: number; versions: number }>(
         'SELECT (SELECT count(*) FROM pages) AS pages, (SELECT count(*) FROM versions) AS versions',
       ),
@@ -206,6 +208,18 @@ export class SqlitePageStore implements PageStore {
   /** How far this file has applied the shared page log (0: not at all). */
   logApplied(): number {
     return this.stmts.logApplied.get()!;
+  }
+
+  /** This file's name among the page log's readers (a copy of the file has the same until it takes a new one). */
+  logReader(): string {
+    return this.stmts.logReader.get()!;
+  }
+
+  /** Gives this file a new name among the page log's readers, and answers it. */
+  renewLogReader(): string {
+    const id = randomBytes(8).toString('hex');
+    this.stmts.setLogReader.run(id);
+    return id;
   }
 
   async latest(url: string): Promise<StoredVersion | undefined> {
