@@ -38,6 +38,8 @@ const PULL_BYTES = 16 * 2 ** 20;
 const APPEND_ROWS = 500;
 /** Rows applied by one transaction of the file: the serving thread is held for no longer (~5 ms for 3 kB pages). */
 const APPLY_ROWS = 25;
+/** How often a machine's sync reports its file's place in the log: one write a minute or so, not one a second. */
+const REPORT_MS = 30_000;
 /** Rows deleted by one statement of a prune: appends and pulls are not held up for long. */
 const PRUNE_ROWS = 10_000;
 
@@ -197,11 +199,15 @@ export class ReplicatedPageStore implements PageStore {
   private stopping = false;
   /** The file was behind the pruned log at the last sync (said once, not every second). */
   private behind = false;
+  /** When this file's place in the log was last reported (0: not yet; the first sync does). */
+  private reportedAt = 0;
 
   constructor(
     private readonly local: SqlitePageStore,
     private readonly log: PgPageLog,
     private readonly say: LogFn = () => {},
+    /** How often a sync reports the file's place (a prune waits for the last report). */
+    private readonly reportEveryMs = REPORT_MS,
   ) {}
 
   async putVersion(version: NewVersion): Promise<PutOutcome> {
@@ -260,29 +266,48 @@ export class ReplicatedPageStore implements PageStore {
     return this.syncing;
   }
 
-  private async pull(): Promise<number> {
-    let applied = 0;
+  /**
+   * Says how far this file has applied the log (`PgPageLog.report`), as a copy under a name of its
+   * own if it has parted from its original; false when the file is behind the pruned log.
+   */
+  private async report(): Promise<boolean> {
     const position = this.local.logApplied();
-    const { reported, floor } = await this.log.report(this.local.logReader(), position, Date.now());
-    if (!reported && position >= floor) {
-      // A copy of another machine's file, now behind it: it reports under a name of its own.
+    const now = Date.now();
+    const { reported, floor } = await this.log.report(this.local.logReader(), position, now);
+    this.reportedAt = now;
+    if (position < floor) return this.fellBehind(position, floor);
+    if (!reported) {
       const reader = this.local.renewLogReader();
       this.say('info', "this data folder is a copy of another machine's; it now reports its place in the page log as its own", { reader });
-      await this.log.report(reader, position, Date.now());
+      await this.log.report(reader, position, now);
     }
-    if (position < floor) {
-      if (!this.behind) {
-        this.say('error', "this machine's pages are behind the pruned page log: it cannot catch up from it; start it from a copy of another machine's data folder", {
-          applied: position,
-          pruned: floor,
-        });
-      }
-      this.behind = true;
-      return 0;
+    return true;
+  }
+
+  /** The file cannot catch up from the log (its next rows are pruned): said once, not at every sync. */
+  private fellBehind(applied: number, pruned: number): false {
+    if (!this.behind) {
+      this.say('error', "this machine's pages are behind the pruned page log: it cannot catch up from it; start it from a copy of another machine's data folder", {
+        applied,
+        pruned,
+      });
     }
-    this.behind = false;
+    this.behind = true;
+    return false;
+  }
+
+  private async pull(): Promise<number> {
+    let applied = 0;
+    if (Date.now() - this.reportedAt >= this.reportEveryMs && !(await this.report())) return 0;
     while (!this.stopping) {
-      const rows = await this.log.after(this.local.logApplied(), this.origin);
+      const position = this.local.logApplied();
+      const rows = await this.log.after(position, this.origin);
+      // The log has no gaps but the pruned rows: a first row past the next one means they are gone.
+      if (rows.length > 0 && rows[0]!.seq > position + 1) {
+        this.fellBehind(position, rows[0]!.seq - 1);
+        return applied;
+      }
+      this.behind = false;
       // The rows to apply, in order: another machine's with its version, our own without (it is stored).
       const todo: { seq: number; version?: NewVersion }[] = [];
       for (const r of rows) {
