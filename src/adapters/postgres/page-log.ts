@@ -15,8 +15,8 @@
  * process syncs (one per machine: with `serve --workers N`, the worker that saves the index), and
  * other commands (import, crawl) only append and store.
  *
- * Each sync also says how far its file has applied the log (`page_log_readers`, under the file's
- * own name), so `websearch share prune` can delete the rows every machine seen lately has applied
+ * Every 30 s a sync also says how far its file has applied the log (`page_log_readers`, under the
+ * file's own name), so `websearch share prune` can delete the rows every machine seen lately has applied
  * (`prune`); it records how far it pruned (`page_log_floor`). A file behind that floor (a machine
  * away longer than the prune allowed for, or a new empty one) cannot catch up from the log: its
  * sync says so and applies nothing, and the machine is to start from a copy of another's data
@@ -38,7 +38,7 @@ const PULL_BYTES = 16 * 2 ** 20;
 const APPEND_ROWS = 500;
 /** Rows applied by one transaction of the file: the serving thread is held for no longer (~5 ms for 3 kB pages). */
 const APPLY_ROWS = 25;
-/** How often a machine's sync reports its file's place in the log: one write a minute or so, not one a second. */
+/** How often a machine's sync reports its file's place in the log: a write every 30 s, not one a second. */
 const REPORT_MS = 30_000;
 /** Rows deleted by one statement of a prune: appends and pulls are not held up for long. */
 const PRUNE_ROWS = 10_000;
