@@ -35,6 +35,7 @@ import { SqliteUsageStore } from '../adapters/sqlite/usage-store.js';
 import { PgAccountStore, PgStorefrontAccountStore } from '../adapters/postgres/accounts.js';
 import { openPostgres, type PgPool } from '../adapters/postgres/database.js';
 import { PgLedger } from '../adapters/postgres/ledger.js';
+import { SqliteUnsettledList } from '../adapters/sqlite/unsettled-reservations.js';
 import { PgLimiterStore } from '../adapters/postgres/limiter-store.js';
 import { PgNonceStore, PgPaymentLog } from '../adapters/postgres/payments.js';
 import { PgUsageOutbox, PgUsageStore } from '../adapters/postgres/usage.js';
@@ -114,7 +115,7 @@ function accountingStores(db: Db, pool: PgPool | undefined, settings: Settings, 
     return {
       accounts: new PgAccountStore(pool),
       storefrontAccounts: new PgStorefrontAccountStore(pool),
-      ledger: new PgLedger(pool),
+      ledger: new PgLedger(pool, new SqliteUnsettledList(db)),
       usage: new PgUsageStore(pool, onUsageError),
       outbox: new PgUsageOutbox(pool),
       payments: new PgPaymentLog(pool),

@@ -178,6 +178,7 @@ describe('migration 10 (the FTS5 index goes)', () => {
       db.exec('DROP TABLE page_log_applied'); // migration 15's
       db.exec('DROP INDEX usage_at'); // migration 16's
       db.exec('DROP TABLE page_log_reader'); // migration 17's
+      db.exec('DROP TABLE unsettled_reservations'); // migration 18's
       db.pragma('user_version = 9');
       db.close();
 

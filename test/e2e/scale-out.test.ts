@@ -4,12 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
 import { createServices, StoreUnreachable } from '../../src/config/services.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { PgPool } from '../../src/adapters/postgres/database.js';
+import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { html, startOrigin } from '../fixtures/origin.js';
 import { freshPostgres, postgresUrl, redisUrl, skipUnless } from '../fixtures/backends.js';
 import { type Relay, relay } from '../fixtures/relay.js';
@@ -323,6 +325,37 @@ describe('a process stopping after a commit met an outage', skipUnless(postgresU
       if (!closed) await env.close();
       await pgRelay.cut();
       await pg.drop();
+    }
+  });
+});
+
+describe('a process that ends before it can settle a commit that met an outage', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
+  test("leaves it in the machine's file, and the next process there settles it as it starts", async () => {
+    const pg = await freshPostgres();
+    const pgRelay = await relay(new URL(postgresUrl!));
+    const dataDir = tempDir();
+    // No sweep comes in the test's time, and the last one, as the process ends, meets the outage.
+    const sweeps = { staleReservations: { afterMs: 600_000, everyMs: 600_000 } };
+    const first = await createTestEnv({ databaseUrl: pg.databaseUrl(pgRelay.port), dataDir: dataDir.path }, new TestClock(), sweeps);
+    let next: TestEnv | undefined;
+    try {
+      const { orgId } = await searchWhoseCommitIsLost(first, pg, pgRelay);
+      await first.close();
+      const file = openDatabase({ path: join(dataDir.path, 'websearch.db') });
+      try {
+        assert.equal(file.prepare('SELECT count(*) AS n FROM unsettled_reservations').pluck().get(), 1, 'kept in the file');
+      } finally {
+        file.close();
+      }
+      next = await createTestEnv({ databaseUrl: pg.databaseUrl(), dataDir: dataDir.path }, new TestClock(), sweeps);
+      assert.deepEqual((await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [orgId])).rows.map((r) => r.state), ['refunded']);
+      assert.equal(await next.services.ledger.balance(orgId), 10 * KEYED_REQUEST_COST);
+      assert.equal(next.services.ledger.unsettled?.(), 0);
+    } finally {
+      await next?.close();
+      await pgRelay.cut();
+      await pg.drop();
+      dataDir.remove();
     }
   });
 });

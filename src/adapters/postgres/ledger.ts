@@ -17,17 +17,29 @@ const SETTLE = "UPDATE reservations SET state = $1, settled_at = $2 WHERE id = $
 /** Reservations of unknown outcome remembered at most (a long outage under load); past it, a pending one is left to the stale sweep. */
 const UNKNOWN_MAX = 100_000;
 
+/** Where a process keeps the reservations of unknown outcome beyond its memory (this machine's SQLite file). */
+export interface UnsettledList {
+  add(id: string): void;
+  remove(id: string): void;
+  all(): string[];
+}
+
 export class PgLedger implements Ledger {
   /**
    * Reservations whose commit met a lost connection: the statement may have been applied before
    * the connection went, and no one can tell from here. The request was answered as failed (503),
    * so `releaseStale` settles each as not charged once the database answers (`settleUnknown`).
-   * Kept in this process's memory: if it ends first, a pending one is released by the stale
-   * sweep, but an applied one stays charged.
+   * Also kept in `kept` (the machine's file) when given, and taken from it at start: a
+   * process killed before settling them leaves them to the next one.
    */
   private readonly unknown = new Set<string>();
 
-  constructor(private readonly pool: PgPool) {}
+  constructor(
+    private readonly pool: PgPool,
+    private readonly kept?: UnsettledList,
+  ) {
+    for (const id of kept?.all() ?? []) this.unknown.add(id);
+  }
 
   async reserve(orgId: string, amount: number, reference: string): Promise<Reservation> {
     if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError('amount must be a positive integer');
@@ -57,7 +69,10 @@ export class PgLedger implements Ledger {
       );
     } catch (e) {
       // Not the database's refusal (that rolls the statement back) but a lost or refused connection.
-      if (e instanceof ServiceError && e.code === 'store_unavailable' && this.unknown.size < UNKNOWN_MAX) this.unknown.add(reservationId);
+      if (e instanceof ServiceError && e.code === 'store_unavailable' && this.unknown.size < UNKNOWN_MAX) {
+        this.unknown.add(reservationId);
+        this.kept?.add(reservationId);
+      }
       throw e;
     }
     return true;
@@ -122,6 +137,7 @@ export class PgLedger implements Ledger {
         settled++;
       });
       this.unknown.delete(id);
+      this.kept?.remove(id);
     }
     return settled;
   }

@@ -269,6 +269,12 @@ ${FTS5_SCHEMA}
   CREATE TABLE page_log_reader (id TEXT NOT NULL);
   INSERT INTO page_log_reader (id) VALUES (lower(hex(randomblob(8))));
   `,
+  `
+  -- With DATABASE_URL=postgres://...: the credit reservations whose commit met an outage, until a
+  -- sweep settles them as not charged (postgres/ledger.ts): kept here so that a process killed
+  -- first leaves them to the next one on this machine.
+  CREATE TABLE unsettled_reservations (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+  `,
 ];
 
 export interface OpenOptions {
