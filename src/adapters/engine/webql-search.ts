@@ -87,6 +87,14 @@ const PAGES_PER_READ = 64;
 type TextNode = Extract<WebqlNode, { kind: 'text' }>;
 
 /**
+ * The terms the engine indexes for a URL's text (`urlText`): its words, a slug's hyphenated words
+ * not joined as a page's compounds are (engine-index-store's `fieldsOf` says the same).
+ */
+export function urlTerms(text: string): string[] {
+  return indexTerms(text, false);
+}
+
+/**
  * The text of a URL that the engine indexes (engine-index-store's `fieldsOf`): without its scheme,
  * an internationalized host in its own letters (xn--wgv71a119e.jp is 日本語.jp) and each run of
  * percent-escapes that is UTF-8 decoded (/wiki/Stra%C3%9Fe is /wiki/Straße), so a URL's words are
@@ -127,7 +135,7 @@ function urlBits(stem: string): [number, number] {
  */
 export function urlMask(url: string): [number, number] {
   const mask: [number, number] = [0, 0];
-  for (const t of indexTerms(urlText(url), false)) {
+  for (const t of urlTerms(urlText(url))) {
     const [lo, hi] = urlBits(t);
     mask[0] |= lo;
     mask[1] |= hi;
@@ -322,7 +330,7 @@ class VersionWords {
   urlHas(stem: string): boolean {
     const url = (this.url ??= asciiOrNot(urlText(this.v.url)));
     if (url.ascii !== undefined && !url.ascii.includes(stem.slice(0, Math.max(1, stem.length - 1)))) return false;
-    this.urlStems ??= new Set(indexTerms(url.text, false));
+    this.urlStems ??= new Set(urlTerms(url.text));
     return this.urlStems.has(stem);
   }
 }
