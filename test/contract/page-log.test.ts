@@ -11,7 +11,7 @@ import { PgPageLog, ReplicatedPageStore } from '../../src/adapters/postgres/page
 import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import type { StoredVersion } from '../../src/ports/page-store.js';
-import { freshPostgres, postgresUrl, skipUnless } from '../fixtures/backends.js';
+import { type FreshPostgres, freshPostgres, postgresUrl, skipUnless } from '../fixtures/backends.js';
 import { relay } from '../fixtures/relay.js';
 import { page, tempDir, until } from '../helpers.js';
 
@@ -19,7 +19,7 @@ const at = (day: number) => Date.parse('2026-01-01T00:00:00Z') + day * 86_400_00
 const timeline = (vs: StoredVersion[]) => vs.map((v) => `${new Date(v.acquiredAt).toISOString().slice(0, 10)} ${v.content}`);
 
 describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
-  let pg: Awaited<ReturnType<typeof freshPostgres>>;
+  let pg: FreshPostgres;
   const dbs: Db[] = [];
   const pools: PgPool[] = [];
   before(async () => {

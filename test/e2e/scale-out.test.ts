@@ -10,10 +10,9 @@ import { after, before, describe, test } from 'node:test';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
 import { createServices, StoreUnreachable } from '../../src/config/services.js';
 import { loadSettings } from '../../src/config/settings.js';
-import type { PgPool } from '../../src/adapters/postgres/database.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { html, startOrigin } from '../fixtures/origin.js';
-import { freshPostgres, postgresUrl, redisUrl, skipUnless } from '../fixtures/backends.js';
+import { type FreshPostgres, freshPostgres, postgresUrl, redisUrl, skipUnless } from '../fixtures/backends.js';
 import { type Relay, relay } from '../fixtures/relay.js';
 import { createFundedKey, createTestEnv, page, tempDir, TestClock, type TestEnv, until } from '../helpers.js';
 
@@ -222,7 +221,7 @@ describe('a request whose commit meets an outage', skipUnless(postgresUrl, 'TEST
       await pgRelay.restore();
       await until('the reserved credit given back', async () => (await env.services.ledger.balance(org.id)) === 10 * KEYED_REQUEST_COST);
       // The commit never reached the database: the reservation is released, and nothing was charged or refunded.
-      assert.deepEqual((await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [org.id])).rows.map((r) => r.state), ['released']);
+      assert.deepEqual(await reservationStates(pg, org.id), ['released']);
       assert.deepEqual((await pg.pool.query('SELECT kind FROM ledger_entries WHERE org_id = $1', [org.id])).rows.map((r) => r.kind), ['credit']);
     } finally {
       await env.close();
@@ -244,7 +243,7 @@ describe('a request whose commit meets an outage', skipUnless(postgresUrl, 'TEST
       await sleep(100);
       assert.equal(await env.services.ledger.balance(org.id), 9 * KEYED_REQUEST_COST, 'not yet stale');
       await until('the sweep gave it back', async () => (await env.services.ledger.balance(org.id)) === 10 * KEYED_REQUEST_COST);
-      assert.deepEqual((await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [org.id])).rows.map((r) => r.state), ['released']);
+      assert.deepEqual(await reservationStates(pg, org.id), ['released']);
     } finally {
       await env.close();
       await pg.drop();
@@ -257,7 +256,7 @@ describe('a request whose commit meets an outage', skipUnless(postgresUrl, 'TEST
  * replies, then is cut): the request answers 503 store_unavailable, and the organization is charged
  * in the database. Answers the organization and its key.
  */
-async function searchWhoseCommitIsLost(env: TestEnv, pg: { pool: PgPool }, pgRelay: Relay): Promise<{ orgId: string; key: string }> {
+async function searchWhoseCommitIsLost(env: TestEnv, pg: FreshPostgres, pgRelay: Relay): Promise<{ orgId: string; key: string }> {
   const { org, key } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
   const committing = pgRelay.dropRepliesAfter("-amount, 'charge'");
   const reply = env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'apples' } });
@@ -274,90 +273,100 @@ async function searchWhoseCommitIsLost(env: TestEnv, pg: { pool: PgPool }, pgRel
   return { orgId: org.id, key };
 }
 
+/** A schema of its own, reached through a relay the test cuts and restores; both go after `body`. */
+async function withRelayedPostgres(body: (pg: FreshPostgres, pgRelay: Relay) => Promise<void>): Promise<void> {
+  const pg = await freshPostgres();
+  const pgRelay = await relay(new URL(postgresUrl!));
+  try {
+    await body(pg, pgRelay);
+  } finally {
+    await pgRelay.cut();
+    await pg.drop();
+  }
+}
+
+/** The states of an organization's credit reservations, read in the database itself. */
+async function reservationStates(pg: FreshPostgres, orgId: string): Promise<string[]> {
+  return (await pg.pool.query<{ state: string }>('SELECT state FROM reservations WHERE org_id = $1', [orgId])).rows.map((r) => r.state);
+}
+
 describe('a commit the database applies as its connection is lost', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
-  test('answers 503 and is refunded once the database is back: the request that failed is not charged', async () => {
-    const pg = await freshPostgres();
-    const pgRelay = await relay(new URL(postgresUrl!));
-    // The sweep runs often, but only reservations of unknown outcome are settled by it here (none is stale).
-    const env = await createTestEnv({ databaseUrl: pg.databaseUrl(pgRelay.port) }, new TestClock(), {
-      staleReservations: { afterMs: 600_000, everyMs: 50 },
-    });
-    try {
-      // The commit statement reaches PostgreSQL, which applies it; its answer never comes back.
-      const { orgId, key } = await searchWhoseCommitIsLost(env, pg, pgRelay);
-      await pgRelay.restore();
-      await until('the charge given back', async () => (await env.services.ledger.balance(orgId)) === 10 * KEYED_REQUEST_COST);
-      const { rows: reservations } = await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [orgId]);
-      assert.deepEqual(reservations.map((r) => r.state), ['refunded']);
-      const { rows: entries } = await pg.pool.query('SELECT kind, amount FROM ledger_entries WHERE org_id = $1 ORDER BY id', [orgId]);
-      assert.deepEqual(entries.map((e) => `${e.kind} ${e.amount}`), [`credit ${10 * KEYED_REQUEST_COST}`, `charge ${-KEYED_REQUEST_COST}`, `refund ${KEYED_REQUEST_COST}`]);
-      // Settled once: later sweeps change nothing, and the key is served and charged as before.
-      await sleep(200);
-      assert.equal(await env.services.ledger.balance(orgId), 10 * KEYED_REQUEST_COST);
-      const next = await env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'apples' } });
-      assert.equal(next.statusCode, 200, next.body);
-      assert.equal(await env.services.ledger.balance(orgId), 9 * KEYED_REQUEST_COST);
-    } finally {
-      await env.close();
-      await pgRelay.cut();
-      await pg.drop();
-    }
-  });
+  test('answers 503 and is refunded once the database is back: the request that failed is not charged', () =>
+    withRelayedPostgres(async (pg, pgRelay) => {
+      // The sweep runs often, but only reservations of unknown outcome are settled by it here (none is stale).
+      const env = await createTestEnv({ databaseUrl: pg.databaseUrl(pgRelay.port) }, new TestClock(), {
+        staleReservations: { afterMs: 600_000, everyMs: 50 },
+      });
+      try {
+        // The commit statement reaches PostgreSQL, which applies it; its answer never comes back.
+        const { orgId, key } = await searchWhoseCommitIsLost(env, pg, pgRelay);
+        await pgRelay.restore();
+        await until('the charge given back', async () => (await env.services.ledger.balance(orgId)) === 10 * KEYED_REQUEST_COST);
+        assert.deepEqual(await reservationStates(pg, orgId), ['refunded']);
+        const { rows: entries } = await pg.pool.query('SELECT kind, amount FROM ledger_entries WHERE org_id = $1 ORDER BY id', [orgId]);
+        assert.deepEqual(entries.map((e) => `${e.kind} ${e.amount}`), [`credit ${10 * KEYED_REQUEST_COST}`, `charge ${-KEYED_REQUEST_COST}`, `refund ${KEYED_REQUEST_COST}`]);
+        // Settled once: later sweeps change nothing, and the key is served and charged as before.
+        await sleep(200);
+        assert.equal(await env.services.ledger.balance(orgId), 10 * KEYED_REQUEST_COST);
+        const next = await env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: 'apples' } });
+        assert.equal(next.statusCode, 200, next.body);
+        assert.equal(await env.services.ledger.balance(orgId), 9 * KEYED_REQUEST_COST);
+      } finally {
+        await env.close();
+      }
+    }));
 });
 
 describe('a process stopping after a commit met an outage', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
-  test('settles it as it stops, before its next sweep would have', async () => {
-    const pg = await freshPostgres();
-    const pgRelay = await relay(new URL(postgresUrl!));
-    // No sweep comes in the test's time: only the last one, as the process stops.
-    const env = await createTestEnv({ databaseUrl: pg.databaseUrl(pgRelay.port) }, new TestClock(), {
-      staleReservations: { afterMs: 600_000, everyMs: 600_000 },
-    });
-    let closed = false;
-    try {
-      const { orgId } = await searchWhoseCommitIsLost(env, pg, pgRelay);
-      await pgRelay.restore();
-      await env.close();
-      closed = true;
-      assert.deepEqual((await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [orgId])).rows.map((r) => r.state), ['refunded']);
-      assert.equal((await pg.pool.query('SELECT balance FROM orgs WHERE id = $1', [orgId])).rows[0].balance, 10 * KEYED_REQUEST_COST);
-    } finally {
-      if (!closed) await env.close();
-      await pgRelay.cut();
-      await pg.drop();
-    }
-  });
+  test('settles it as it stops, before its next sweep would have', () =>
+    withRelayedPostgres(async (pg, pgRelay) => {
+      // No sweep comes in the test's time: only the last one, as the process stops.
+      const env = await createTestEnv({ databaseUrl: pg.databaseUrl(pgRelay.port) }, new TestClock(), {
+        staleReservations: { afterMs: 600_000, everyMs: 600_000 },
+      });
+      let closed = false;
+      try {
+        const { orgId } = await searchWhoseCommitIsLost(env, pg, pgRelay);
+        await pgRelay.restore();
+        await env.close();
+        closed = true;
+        assert.deepEqual(await reservationStates(pg, orgId), ['refunded']);
+        assert.equal((await pg.pool.query('SELECT balance FROM orgs WHERE id = $1', [orgId])).rows[0].balance, 10 * KEYED_REQUEST_COST);
+      } finally {
+        if (!closed) await env.close();
+      }
+    }));
 });
 
 describe('a process that ends before it can settle a commit that met an outage', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
-  test("leaves it in the machine's file, and the next process there settles it as it starts", async () => {
-    const pg = await freshPostgres();
-    const pgRelay = await relay(new URL(postgresUrl!));
-    const dataDir = tempDir();
-    // No sweep comes in the test's time, and the last one, as the process ends, meets the outage.
-    const sweeps = { staleReservations: { afterMs: 600_000, everyMs: 600_000 } };
-    const first = await createTestEnv({ databaseUrl: pg.databaseUrl(pgRelay.port), dataDir: dataDir.path }, new TestClock(), sweeps);
-    let next: TestEnv | undefined;
-    try {
-      const { orgId } = await searchWhoseCommitIsLost(first, pg, pgRelay);
-      await first.close();
-      const file = openDatabase({ path: join(dataDir.path, 'websearch.db') });
+  test("leaves it in the machine's file, and the next process there settles it as it starts", () =>
+    withRelayedPostgres(async (pg, pgRelay) => {
+      const dataDir = tempDir();
+      // No sweep comes in the test's time, and the last one, as the process ends, meets the outage.
+      const sweeps = { staleReservations: { afterMs: 600_000, everyMs: 600_000 } };
+      const first = await createTestEnv({ databaseUrl: pg.databaseUrl(pgRelay.port), dataDir: dataDir.path }, new TestClock(), sweeps);
+      let firstClosed = false;
+      let next: TestEnv | undefined;
       try {
-        assert.equal(file.prepare('SELECT count(*) AS n FROM unsettled_reservations').pluck().get(), 1, 'kept in the file');
+        const { orgId } = await searchWhoseCommitIsLost(first, pg, pgRelay);
+        await first.close();
+        firstClosed = true;
+        const file = openDatabase({ path: join(dataDir.path, 'websearch.db') });
+        try {
+          assert.equal(file.prepare('SELECT count(*) AS n FROM unsettled_reservations').pluck().get(), 1, 'kept in the file');
+        } finally {
+          file.close();
+        }
+        next = await createTestEnv({ databaseUrl: pg.databaseUrl(), dataDir: dataDir.path }, new TestClock(), sweeps);
+        assert.deepEqual(await reservationStates(pg, orgId), ['refunded']);
+        assert.equal(await next.services.ledger.balance(orgId), 10 * KEYED_REQUEST_COST);
+        assert.equal(next.services.ledger.unsettled?.(), 0);
       } finally {
-        file.close();
+        if (!firstClosed) await first.close();
+        await next?.close();
+        dataDir.remove();
       }
-      next = await createTestEnv({ databaseUrl: pg.databaseUrl(), dataDir: dataDir.path }, new TestClock(), sweeps);
-      assert.deepEqual((await pg.pool.query('SELECT state FROM reservations WHERE org_id = $1', [orgId])).rows.map((r) => r.state), ['refunded']);
-      assert.equal(await next.services.ledger.balance(orgId), 10 * KEYED_REQUEST_COST);
-      assert.equal(next.services.ledger.unsettled?.(), 0);
-    } finally {
-      await next?.close();
-      await pgRelay.cut();
-      await pg.drop();
-      dataDir.remove();
-    }
-  });
+    }));
 });
 
 describe('a live fetch while PostgreSQL is away', skipUnless(configured, 'TEST_POSTGRES_URL and TEST_REDIS_URL'), () => {
