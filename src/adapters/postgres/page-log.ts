@@ -25,7 +25,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
-import type { SqlitePageStore } from '../sqlite/page-store.js';
+import { type SqlitePageStore, withOptionalColumns } from '../sqlite/page-store.js';
 import type { LogFn } from '../../core/log.js';
 import { inTransaction, type PgPool } from './database.js';
 
@@ -65,13 +65,7 @@ export type VersionColumns = Pick<LogRow, 'url' | 'acquired_at' | 'published_at'
 };
 
 export function toNewVersion(r: VersionColumns): NewVersion {
-  const v: NewVersion = { url: r.url, content: r.content, acquiredAt: r.acquired_at, searchable: r.searchable === true || r.searchable === 1 };
-  if (r.title !== null) v.title = r.title;
-  if (r.description !== null) v.description = r.description;
-  if (r.author !== null) v.author = r.author;
-  if (r.published_at !== null) v.publishedAt = r.published_at;
-  if (r.lang !== null) v.lang = r.lang;
-  return v;
+  return withOptionalColumns({ url: r.url, content: r.content, acquiredAt: r.acquired_at, searchable: r.searchable === true || r.searchable === 1 }, r);
 }
 
 export class PgPageLog {

@@ -34,15 +34,31 @@ const VERSION_COLUMNS = `v.id, p.url, p.host, v.acquired_at, v.published_at, v.t
   v.content, v.content_hash, v.searchable, v.lang`;
 
 function toVersion(row: VersionRow): StoredVersion {
-  const v: StoredVersion = {
-    id: row.id,
-    url: row.url,
-    host: row.host,
-    content: row.content,
-    acquiredAt: row.acquired_at,
-    contentHash: row.content_hash,
-    searchable: row.searchable === 1,
-  };
+  return withOptionalColumns(
+    {
+      id: row.id,
+      url: row.url,
+      host: row.host,
+      content: row.content,
+      acquiredAt: row.acquired_at,
+      contentHash: row.content_hash,
+      searchable: row.searchable === 1,
+    },
+    row,
+  );
+}
+
+/** A version row's optional columns (null in the row: left out), as the file and the shared page log name them. */
+export interface OptionalColumns {
+  title: string | null;
+  description: string | null;
+  author: string | null;
+  published_at: number | null;
+  lang: string | null;
+}
+
+/** Sets on `v` the optional fields a row holds; answers `v`. */
+export function withOptionalColumns<V extends NewVersion>(v: V, row: OptionalColumns): V {
   if (row.title !== null) v.title = row.title;
   if (row.description !== null) v.description = row.description;
   if (row.author !== null) v.author = row.author;
