@@ -119,3 +119,40 @@ test('a kicker, a dateline and a copyright line are trimmed; a page of short lin
   const ja = ['困った挙げ句、色々調べた結果、別の方法でこの設定を変更することにしました。この手順は、Windows10での操作方法です。スタートメニューからプログラムを探します。', 'これでようやく元の操作性を取り戻せました。'];
   assert.deepEqual(body(ja.map((l) => `<p>${l}</p>`).join('')), ja, '。 ends a sentence');
 });
+
+test('each metadata source is the first of its kind in the page, found in one walk; the base and the links too', () => {
+  const page = extractHtml(
+    `<html lang="EN-GB"><head><base href="https://cdn.test/b/"><base href="https://other.test/">
+<title>Tide tables | Harbour</title><title>Second title</title>
+<link rel="stylesheet" href="/s.css"><link rel="canonical" href="/tides"><link rel="canonical" href="/other">
+<meta name="description" content="  When the sea  comes in. "><meta property="og:description" content="og">
+<script type="application/ld+json">{"@graph":[{"datePublished":"2024-03-01T10:00:00Z"}]}</script>
+<script type="application/ld+json">{"author":{"name":"Not this one"}}</script></head>
+<body><div class="byline">By Mary Anning</div><span rel="author">Someone else</span>
+<h1>First heading</h1><h1>Second heading</h1><time datetime="2020-01-01">old</time>
+<article><p>${'The tide comes in twice a day, and the table says when. '.repeat(5)}<a href="x">one</a> <a href="/y" rel="nofollow">two</a> <a href="x#frag">three</a></p></article></body></html>`,
+    'https://a.test/page',
+  );
+  assert.equal(page.title, 'Tide tables');
+  assert.equal(page.description, 'When the sea comes in.');
+  assert.equal(page.author, 'Not this one', 'JSON-LD before a byline element');
+  assert.equal(page.publishedAt, Date.parse('2024-03-01T10:00:00Z'));
+  assert.equal(page.canonicalUrl, 'https://a.test/tides');
+  assert.equal(page.lang, 'en-gb');
+  assert.deepEqual(page.links, ['https://cdn.test/b/x'], 'the first base; nofollow left out; the same page once');
+  const noLd = extractHtml('<html><body><p class="x">a</p><div class="post-author">By Mary Anning</div><span rel="author">Someone else</span><h1>Only heading</h1><time datetime="2020-01-01T00:00:00Z">then</time><time datetime="2021-01-01T00:00:00Z">later</time></body></html>', 'https://a.test/');
+  assert.equal(noLd.author, 'Mary Anning');
+  assert.equal(noLd.title, 'Only heading');
+  assert.equal(noLd.publishedAt, Date.parse('2020-01-01T00:00:00Z'));
+});
+
+test('text is measured with its whitespace folded: Unicode spaces fold, zero-width and other characters count', () => {
+  // Two candidate blocks; the one counted longer wins. Each holds 150 letters in words; A pads them
+  // with Unicode spaces (which fold to one), B with zero-width spaces (which are characters).
+  const words = Array.from({ length: 30 }, () => 'tides').join('\u2003\u3000\u00a0 ');
+  const zw = Array.from({ length: 30 }, () => 'waves').join('\u200b\u200b\u200b ');
+  const html = `<html><body><div><p>${words}</p></div><div><p>${zw}</p></div></body></html>`;
+  const { content } = extractHtml(html, 'https://a.test/');
+  assert.match(content, /waves/);
+  assert.ok(!content.includes('tides'), content.slice(0, 80));
+});

@@ -1,6 +1,7 @@
 /** HTML -> main content as markdown, with metadata and outgoing links (RawPage -> ExtractedPage). */
 import { normalizeUrl } from '../../core/url.js';
-import { attr, findAll, findFirst, parseHtml, remove, textOf } from './dom.js';
+import type { Element } from 'domhandler';
+import { attr, findFirst, isElement, parseHtml, remove, textOf, walk } from './dom.js';
 import { findMainContent, prune } from './main-content.js';
 import { toMarkdown } from './markdown.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
@@ -14,10 +15,17 @@ export interface ExtractedPage extends PageMetadata {
 export function extractHtml(html: string, pageUrl: string): ExtractedPage {
   const doc = parseHtml(html);
   const meta = extractMetadata(doc, pageUrl);
+  // One walk for the base and the links (each a walk of its own took long on a page of a million elements).
+  let baseEl: Element | undefined;
+  const anchors: Element[] = [];
+  walk(doc, (n) => {
+    if (!isElement(n)) return;
+    if (n.name === 'a' && n.attribs.href !== undefined) anchors.push(n);
+    else if (n.name === 'base' && n.attribs.href !== undefined) baseEl ??= n;
+  });
   const base = (() => {
-    const el = findFirst(doc, (e) => e.name === 'base' && attr(e, 'href') !== undefined);
     try {
-      return el ? new URL(attr(el, 'href')!, pageUrl).toString() : pageUrl;
+      return baseEl ? new URL(attr(baseEl, 'href')!, pageUrl).toString() : pageUrl;
     } catch {
       return pageUrl;
     }
@@ -25,7 +33,7 @@ export function extractHtml(html: string, pageUrl: string): ExtractedPage {
   const links: string[] = [];
   if (!meta.nofollow) {
     const seen = new Set<string>();
-    for (const a of findAll(doc, (e) => e.name === 'a' && attr(e, 'href') !== undefined)) {
+    for (const a of anchors) {
       if (/\bnofollow\b/i.test(attr(a, 'rel') ?? '')) continue;
       let abs: string | undefined;
       try {

@@ -6,7 +6,7 @@
  * bottom-up, so the whole pass is linear in the page.
  */
 import type { AnyNode, Document, Element } from 'domhandler';
-import { attr, children, findAll, isElement, isText, remove, textOf, walk } from './dom.js';
+import { attr, children, findAll, findFirst, isElement, isText, remove, textOf, walk } from './dom.js';
 
 const DROP_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
@@ -23,6 +23,11 @@ const BLOCK = new Set([
   'address', 'article', 'aside', 'blockquote', 'dd', 'div', 'dl', 'dt', 'fieldset', 'figure', 'footer', 'form',
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'ul',
 ]);
+
+/** What is scored as a paragraph (with a div or section that holds no block). */
+const SCORED = new Set(['p', 'pre', 'td', 'blockquote']);
+/** What the content is cleaned of when its statistics say chrome. */
+const CLEANED = new Set(['div', 'section', 'ul', 'ol', 'table', 'figure', 'p', 'dl', 'header', 'span']);
 
 interface Stats {
   chars: number;
@@ -49,9 +54,10 @@ function classWeight(el: Element): number {
 /** Removes what is never content. Keeps the body even when its class looks unlikely. */
 export function prune(doc: Document): void {
   const doomed: AnyNode[] = [];
+  const headers: Element[] = [];
   // Class names lie sometimes: never prune, by class alone, something holding much of the page's text.
-  const pageChars = textOf(doc).replace(/\s+/g, ' ').length;
-  const bigShare = (n: Element) => textOf(n).replace(/\s+/g, ' ').length > pageChars * 0.3;
+  let pageChars: number | undefined;
+  const bigShare = (n: Element) => textOf(n).replace(/\s+/g, ' ').length > (pageChars ??= textOf(doc).replace(/\s+/g, ' ').length) * 0.3;
   walk(doc, (n) => {
     if (n.type === 'comment' || n.type === 'directive') {
       doomed.push(n);
@@ -60,24 +66,26 @@ export function prune(doc: Document): void {
     if (!isElement(n)) return;
     const name = n.name;
     if (name === 'html' || name === 'body') return;
-    const role = attr(n, 'role');
-    const style = attr(n, 'style') ?? '';
-    const h = hint(n);
+    const a = n.attribs;
+    const role = a.role;
+    const style = a.style;
     if (
       DROP_TAGS.has(name) ||
       (role !== undefined && DROP_ROLES.test(role)) ||
-      attr(n, 'hidden') !== undefined ||
-      attr(n, 'aria-hidden') === 'true' ||
-      /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style) ||
-      (name !== 'article' && name !== 'main' && UNLIKELY.test(h) && !MAYBE.test(h) && !bigShare(n))
+      a.hidden !== undefined ||
+      a['aria-hidden'] === 'true' ||
+      (style !== undefined && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style)) ||
+      // (Without a class or an id there is nothing for the class patterns to match.)
+      (name !== 'article' && name !== 'main' && (a.class !== undefined || a.id !== undefined) && unlikely(hint(n)) && !bigShare(n))
     ) {
       doomed.push(n);
       return false;
     }
+    if (name === 'header') headers.push(n);
   });
   for (const n of doomed) remove(n);
   // A page header outside the article is chrome; one inside it often holds the headline only.
-  for (const h of findAll(doc, (el) => el.name === 'header')) {
+  for (const h of headers) {
     let p = h.parent;
     let inContent = false;
     while (p) {
@@ -88,16 +96,51 @@ export function prune(doc: Document): void {
   }
 }
 
-function computeStats(root: AnyNode, stats: Map<AnyNode, Stats>): Stats {
+const unlikely = (h: string) => UNLIKELY.test(h) && !MAYBE.test(h);
+
+/** Adds a text's characters (its whitespace runs folded to one space, its ends trimmed) and commas to `s`, without copying it. */
+function addText(data: string, s: Stats): void {
+  let chars = 0;
+  let gap = false; // whitespace since the last character counted
+  for (let i = 0; i < data.length; i++) {
+    const c = data.charCodeAt(i);
+    if (isSpace(c)) {
+      gap = true;
+      continue;
+    }
+    if (gap && chars > 0) chars++;
+    gap = false;
+    chars++;
+    if (c === 0x2c || c === 0xff0c || c === 0x3001) s.commas++; // , ， 、
+  }
+  s.chars += chars;
+}
+
+/** JavaScript's \s (the characters `trim` and `/\s+/` take). */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** Each element's text statistics, bottom-up; `explicit` gets the elements marked as the article's body, in document order. */
+function computeStats(root: AnyNode, stats: Map<AnyNode, Stats>, explicit: Element[]): Stats {
   const s: Stats = { chars: 0, linkChars: 0, commas: 0, paragraphs: 0, images: 0, listItems: 0 };
   if (isText(root)) {
-    const t = root.data.replace(/\s+/g, ' ');
-    s.chars = t.trim().length;
-    s.commas = (t.match(/[,，、]/g) ?? []).length;
+    addText(root.data, s);
     return s;
   }
-  for (const c of children(root)) {
-    const cs = computeStats(c, stats);
+  const element = isElement(root);
+  if (element && root.attribs.itemprop !== undefined && /articleBody/i.test(root.attribs.itemprop)) explicit.push(root);
+  const kids = children(root);
+  for (let i = 0; i < kids.length; i++) {
+    const c = kids[i]!;
+    // A text adds to its parent's counts directly: no statistics of its own are kept.
+    if (isText(c)) {
+      addText(c.data, s);
+      continue;
+    }
+    const cs = computeStats(c, stats, explicit);
     s.chars += cs.chars;
     s.linkChars += cs.linkChars;
     s.commas += cs.commas;
@@ -105,7 +148,7 @@ function computeStats(root: AnyNode, stats: Map<AnyNode, Stats>): Stats {
     s.images += cs.images;
     s.listItems += cs.listItems;
   }
-  if (isElement(root)) {
+  if (element) {
     if (root.name === 'a') s.linkChars = s.chars;
     else if (root.name === 'p') s.paragraphs++;
     else if (root.name === 'img') s.images++;
@@ -158,7 +201,7 @@ function cleanContent(root: Element, stats: Map<AnyNode, Stats>): void {
   const doomed: Element[] = [];
   walk(root, (n) => {
     if (n === root || !isElement(n)) return;
-    if (!['div', 'section', 'ul', 'ol', 'table', 'figure', 'p', 'dl', 'header', 'span'].includes(n.name)) return;
+    if (!CLEANED.has(n.name)) return;
     const s = stats.get(n);
     if (!s) return;
     const weight = classWeight(n);
@@ -195,10 +238,10 @@ export interface MainContent {
 
 export function findMainContent(doc: Document): MainContent {
   const stats = new Map<AnyNode, Stats>();
-  computeStats(doc, stats);
-  const body = (findAll(doc, (el) => el.name === 'body')[0] ?? doc) as Element;
+  const explicit: Element[] = [];
+  computeStats(doc, stats, explicit);
+  const body = (findFirst(doc, (el) => el.name === 'body') ?? doc) as Element;
 
-  const explicit = findAll(doc, (el) => /articleBody/i.test(attr(el, 'itemprop') ?? ''));
   const explicitChars = explicit.reduce((n, el) => n + (stats.get(el)?.chars ?? 0), 0);
   if (explicit.length > 0 && explicitChars >= 250) {
     for (const el of explicit) cleanContent(el, stats);
@@ -212,7 +255,7 @@ export function findMainContent(doc: Document): MainContent {
   };
   walk(body, (n) => {
     if (!isElement(n)) return;
-    const scorable = ['p', 'pre', 'td', 'blockquote'].includes(n.name) || ((n.name === 'div' || n.name === 'section') && !hasBlockChild(n));
+    const scorable = SCORED.has(n.name) || ((n.name === 'div' || n.name === 'section') && !hasBlockChild(n));
     if (!scorable) return;
     const s = stats.get(n)!;
     if (s.chars < 25) return;

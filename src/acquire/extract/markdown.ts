@@ -28,13 +28,16 @@ const holdsBlock = new WeakMap<Element, boolean>();
 
 /**
  * Whether an element that is not a block itself (an unknown `<block>`, a custom element, a `<span>`
- * or `<font>` around paragraphs) holds one: its paragraphs stay paragraphs. Remembered per element,
- * so nested inline elements cost one pass, not one per level.
+ * or `<font>` around paragraphs) holds one: its paragraphs stay paragraphs. Remembered per element
+ * that holds elements, so nested inline elements cost one pass, not one per level.
  */
 function containsBlock(el: Element): boolean {
+  const kids = children(el);
+  // An element of text alone (most are) is answered without being remembered.
+  if (!kids.some(isElement)) return false;
   let known = holdsBlock.get(el);
   if (known === undefined) {
-    known = children(el).some((c) => isElement(c) && (BLOCKS.has(c.name) || containsBlock(c)));
+    known = kids.some((c) => isElement(c) && (BLOCKS.has(c.name) || containsBlock(c)));
     holdsBlock.set(el, known);
   }
   return known;
@@ -147,12 +150,15 @@ function blocks(nodes: AnyNode[], base: string): string[] {
   const out: string[] = [];
   let buffer = '';
   const flush = () => {
-    const t = buffer
-      .split('\n')
-      .map((l) => l.trim())
-      .join('\n')
-      .replace(/\n{2,}/g, '\n')
-      .trim();
+    // A run of one line (most are) is only trimmed.
+    const t = !buffer.includes('\n')
+      ? buffer.trim()
+      : buffer
+          .split('\n')
+          .map((l) => l.trim())
+          .join('\n')
+          .replace(/\n{2,}/g, '\n')
+          .trim();
     if (t) out.push(t);
     buffer = '';
   };

@@ -9,7 +9,7 @@
  */
 import type { Document, Element } from 'domhandler';
 import { parseLooseTime } from '../html-time.js';
-import { attr, findAll, findFirst, textOf } from './dom.js';
+import { attr, isElement, textOf, walk } from './dom.js';
 
 export interface PageMetadata {
   title?: string;
@@ -27,9 +27,9 @@ const clean = (s: string | undefined) => {
   return t ? t : undefined;
 };
 
-function jsonLdNodes(doc: Document): Record<string, unknown>[] {
+function jsonLdNodes(scripts: readonly Element[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  for (const script of findAll(doc, (el) => el.name === 'script' && /ld\+json/i.test(attr(el, 'type') ?? ''))) {
+  for (const script of scripts) {
     try {
       // textOf leaves script contents out on purpose; JSON-LD is exactly such content.
       const raw = script.children.map((c) => ('data' in c ? String(c.data) : '')).join('');
@@ -70,8 +70,57 @@ function ldAuthor(nodes: Record<string, unknown>[]): string | undefined {
   return undefined;
 }
 
+/** The elements metadata comes from, each the first in document order but the lists. */
+interface Sources {
+  metas: Element[];
+  ldScripts: Element[];
+  title?: Element;
+  h1?: Element;
+  byline?: Element;
+  time?: Element;
+  canonical?: Element;
+  html?: Element;
+}
+
+/** One walk over the page for every source (a page of a million elements took a walk per source). */
+function findSources(doc: Document): Sources {
+  const s: Sources = { metas: [], ldScripts: [] };
+  walk(doc, (n) => {
+    if (!isElement(n)) return;
+    const a = n.attribs;
+    switch (n.name) {
+      case 'meta':
+        s.metas.push(n);
+        break;
+      case 'script':
+        if (/ld\+json/i.test(a.type ?? '')) s.ldScripts.push(n);
+        break;
+      case 'title':
+        s.title ??= n;
+        break;
+      case 'h1':
+        s.h1 ??= n;
+        break;
+      case 'time':
+        if (a.datetime !== undefined) s.time ??= n;
+        break;
+      case 'link':
+        if (/\bcanonical\b/i.test(a.rel ?? '')) s.canonical ??= n;
+        break;
+      case 'html':
+        s.html ??= n;
+        break;
+    }
+    if (!s.byline && (a.class !== undefined || a.rel !== undefined || a.itemprop !== undefined) && /\b(byline|author)\b/i.test(`${a.class ?? ''} ${a.rel ?? ''} ${a.itemprop ?? ''}`)) {
+      s.byline = n;
+    }
+  });
+  return s;
+}
+
 export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
-  const metas = findAll(doc, (el) => el.name === 'meta');
+  const found = findSources(doc);
+  const metas = found.metas;
   const meta = (...keys: string[]): string | undefined => {
     for (const k of keys) {
       const el = metas.find((m) => (attr(m, 'property') ?? attr(m, 'name') ?? attr(m, 'itemprop'))?.toLowerCase() === k.toLowerCase());
@@ -80,23 +129,23 @@ export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
     }
     return undefined;
   };
-  const ld = jsonLdNodes(doc);
-  const titleEl = findFirst(doc, (el) => el.name === 'title');
-  const h1 = findFirst(doc, (el) => el.name === 'h1');
+  const ld = jsonLdNodes(found.ldScripts);
+  const titleEl = found.title;
+  const h1 = found.h1;
   const docTitle = clean(titleEl ? textOf(titleEl) : undefined)?.replace(/\s+[|\-–—·:]\s+[^|\-–—·:]{2,40}$/, '');
 
   const metaAuthor = meta('author', 'article:author', 'parsely-author', 'sailthru.author', 'dc.creator');
-  const byline = findFirst(doc, (el) => /\b(byline|author)\b/i.test(`${attr(el, 'class') ?? ''} ${attr(el, 'rel') ?? ''} ${attr(el, 'itemprop') ?? ''}`));
+  const byline = found.byline;
   const author = (metaAuthor && !/^https?:/.test(metaAuthor) ? metaAuthor : undefined) ?? ldAuthor(ld) ?? clean(byline ? textOf(byline) : undefined)?.replace(/^by\s+/i, '').slice(0, 200);
 
-  const timeEl = findFirst(doc, (el) => el.name === 'time' && attr(el, 'datetime') !== undefined);
+  const timeEl = found.time;
   const publishedAt = parseLooseTime(
     meta('article:published_time', 'og:published_time', 'datePublished', 'pubdate', 'publishdate', 'date', 'dc.date.issued', 'dc.date', 'sailthru.date', 'parsely-pub-date') ??
       ldString(ld, 'datePublished') ??
       (timeEl ? attr(timeEl, 'datetime') : undefined),
   );
 
-  const canonicalEl = findFirst(doc, (el) => el.name === 'link' && /\bcanonical\b/i.test(attr(el, 'rel') ?? ''));
+  const canonicalEl = found.canonical;
   let canonicalUrl: string | undefined;
   try {
     const href = canonicalEl ? attr(canonicalEl, 'href') : undefined;
@@ -104,7 +153,7 @@ export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
   } catch {
     // an unusable canonical link is ignored
   }
-  const htmlEl = findFirst(doc, (el) => el.name === 'html');
+  const htmlEl = found.html;
   const robots = `${meta('robots') ?? ''},${meta('googlebot') ?? ''}`.toLowerCase();
 
   const out: PageMetadata = {
@@ -113,7 +162,7 @@ export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
     author: clean(author),
     publishedAt,
     canonicalUrl,
-    lang: clean(htmlEl ? attr(htmlEl as Element, 'lang') : undefined)?.toLowerCase(),
+    lang: clean(htmlEl ? attr(htmlEl, 'lang') : undefined)?.toLowerCase(),
     noindex: /\b(noindex|none)\b/.test(robots),
     nofollow: /\b(nofollow|none)\b/.test(robots),
   };
