@@ -19,9 +19,10 @@ import { stemmer } from 'stemmer';
  * dropped (`isPossessiveS`). 8: a title's stop words are indexed as title terms (`stopTerm`).
  * 9: `C++`, `C#` and `F#` are words (`signedEnd`). 10: a `.` or `,` between ASCII digits is
  * inside the word (`3.12`, `192.168.0.1`, `1,000`: `joinsDigits`). 11: a hyphenated compound's
- * words joined are a term too (`compoundWord`: `e-mail` is also `email`).
+ * words joined are a term too (`compoundWord`: `e-mail` is also `email`). 12: a number grouped
+ * by thousands is its digits (`stem`: `1,000` is `1000`).
  */
-export const ANALYSIS_VERSION = 11;
+export const ANALYSIS_VERSION = 12;
 
 /** Lucene's EnglishAnalyzer default stop set. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -162,8 +163,18 @@ export function words(text: string, pairsOnly = false): string[] {
   return out;
 }
 
+/** A number grouped by thousands with commas (`1,000`, `12,500.75`); `1,2` and `1,23,456` are not. */
+const GROUPED_RE = /^\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
+
+/**
+ * The term of a word: an English word's Porter stem; a number grouped by thousands its digits
+ * without the commas, so `1000` finds `$1,000` and `1,000` finds `1000`; any other word itself.
+ * Either way a term but for its last character is a prefix of its word once a number's commas
+ * are skipped (the snippet scan and webql's sieves rely on it; the analysis test holds it).
+ */
 export function stem(word: string): string {
-  return /^[a-z]+$/.test(word) ? stemmer(word) : word;
+  if (/^[a-z]+$/.test(word)) return stemmer(word);
+  return word.includes(',') && GROUPED_RE.test(word) ? word.replaceAll(',', '') : word;
 }
 
 const stemCache = new Map<string, string>();

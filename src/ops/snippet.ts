@@ -22,9 +22,10 @@ const lower = (c: number) => (c >= 65 && c <= 90 ? c | 0x20 : c);
 /**
  * The query's stems, prepared once per search. A Porter stem keeps its word's first character
  * and, but for its last character, is a prefix of its word (its rules only rewrite a suffix, and
- * only the stem's final letter can be one the word does not have there: happy -> happi); the test
- * suite checks this over the whole SciFact vocabulary. So an ASCII word is stemmed only when it
- * starts with one of these prefixes, and the words that are stemmed are exactly matched.
+ * only the stem's final letter can be one the word does not have there: happy -> happi), and a
+ * number's term is its digits (`1,000` -> `1000`); the test suite checks this over the whole
+ * SciFact vocabulary. So an ASCII word is stemmed only when it starts with one of these prefixes
+ * (a number's commas skipped), and the words that are stemmed are exactly matched.
  */
 export class SnippetQuery {
   /** stem -> its index, for distinct counting. */
@@ -40,7 +41,9 @@ export class SnippetQuery {
       this.index.set(s, this.index.size);
       const c = s.charCodeAt(0);
       if (c >= 128) continue; // only words outside ASCII stem to it, and the Unicode path stems them all
-      (this.prefixes[c] ??= []).push(s.slice(0, Math.max(1, s.length - 1)));
+      // Commas are skipped on both sides: `1,000`'s term is `1000`, and `0,0005` is its own.
+      const bare = s.includes(',') ? s.replaceAll(',', '') : s;
+      (this.prefixes[c] ??= []).push(bare.slice(0, Math.max(1, bare.length - 1)));
     }
   }
 
@@ -75,14 +78,24 @@ export class SnippetQuery {
     return -1;
   }
 
-  /** The index of the query stem the ASCII word text[i, j) stems to, or -1. */
+  /**
+   * The index of the query stem the ASCII word text[i, j) stems to, or -1. A number's commas are
+   * skipped (`1,000` stems to `1000`: text.ts `stem`); in an ASCII word a comma is only ever
+   * between digits.
+   */
   asciiWord(text: string, i: number, j: number): number {
     const candidates = this.prefixes[lower(text.charCodeAt(i))];
     if (candidates === undefined) return -1;
     for (const p of candidates) {
       if (p.length > j - i) continue;
       let k = 1;
-      while (k < p.length && lower(text.charCodeAt(i + k)) === p.charCodeAt(k)) k++;
+      let at = i + 1;
+      while (k < p.length && at < j) {
+        const c = text.charCodeAt(at++);
+        if (c === 44) continue;
+        if (lower(c) !== p.charCodeAt(k)) break;
+        k++;
+      }
       if (k === p.length) return this.index.get(cachedStem(text.slice(i, j).toLowerCase())) ?? -1;
     }
     return -1;

@@ -62,6 +62,12 @@ describe('search over HTTP', () => {
       }),
       page('https://post.test/office', { title: 'Office', content: 'Send an e-mail to the office.' }),
       page('https://slug.test/bird-song-guide', { title: 'Guide', content: 'Nothing more.' }),
+      page('https://shop.test/laptop', {
+        title: 'Laptops',
+        content: 'Laptops come in every size and colour, from small netbooks for school to large workstations for designers and engineers. The best one costs $1,000 this year. Prices fall again after the new models come out in the spring.',
+      }),
+      page('https://shop.test/phone', { title: 'Phones', content: 'A good phone costs 1000 euros.' }),
+      page('https://shop.test/decimal', { title: 'Prices', content: 'A coffee costs 1,00 euro in Rome.' }),
       page('https://dk.test/havn', {
         title: 'Havne',
         content: '# Havne\n\nHavnen ligger ved Øresund, og\nder er mange både.\n\n## Nyhavn\n\nNyhavn har gamle huse.\n- Kanaler\n- Både',
@@ -254,6 +260,17 @@ describe('search over HTTP', () => {
     // A URL's slug is no compound: its words are terms, not the slug joined.
     assert.deepEqual(await urls({ query: 'birdsongguide' }), []);
     assert.deepEqual(await urls({ query: 'guide' }), ['https://slug.test/bird-song-guide']);
+  });
+
+  test('a number grouped by thousands is its digits: 1000 finds $1,000 and 1,000 finds 1000, and the snippet is its sentence', async () => {
+    const both = ['https://shop.test/laptop', 'https://shop.test/phone'];
+    assert.deepEqual(await urls({ query: '1000' }), both);
+    assert.deepEqual(await urls({ query: '1,000' }), both);
+    const r = await search({ query: '1000', snippet_max_length: 180 });
+    const laptop = r.body.results.find((x: { url: string }) => x.url === 'https://shop.test/laptop');
+    assert.match(laptop.snippet, /^The best one costs \$1,000 this year\./);
+    // A comma that does not group thousands stays in the word.
+    assert.deepEqual(await urls({ query: '1,00' }), ['https://shop.test/decimal']);
   });
 
   test('a possessive\'s s is no word: a query holding one asks for the noun alone', async () => {

@@ -47,6 +47,8 @@ describe('webql search mode (keyed)', () => {
       page('https://wiki.test/wiki/%E4%BA%AC%E9%83%BD', { title: 'Kyoto', content: 'The old capital.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://wiki.test/wiki/Stra%C3%9Fe', { title: 'Road', content: 'A road page.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://post.test/desk', { title: 'E-mail desk', content: 'Send an e-mail to the desk.', acquiredAt: T('2025-01-01T00:00:00Z') }),
+      page('https://shop.test/price', { title: 'Laptops under 1,000', content: 'Good laptops cost 1,000 dollars now.', acquiredAt: T('2025-01-01T00:00:00Z') }),
+      page('https://shop.test/bargains/1,500', { title: 'Deals', content: 'Desktops on sale.', acquiredAt: T('2025-01-01T00:00:00Z') }),
     ]);
   });
   after(() => env.close());
@@ -84,6 +86,17 @@ describe('webql search mode (keyed)', () => {
     assert.deepEqual(await urls('title:e-mail'), [DESK]);
     assert.deepEqual(await urls('title:email'), []);
     assert.deepEqual(await urls('"email desk"'), []);
+  });
+
+  test('a number grouped by thousands is its digits in bare words, phrases and fields', async () => {
+    const PRICE = 'https://shop.test/price';
+    assert.deepEqual(await urls('1000'), [PRICE]);
+    assert.deepEqual(await urls('"1000 dollars"'), [PRICE]);
+    assert.deepEqual(await urls('"1,000 dollars"'), [PRICE]);
+    assert.deepEqual(await urls('title:1000'), [PRICE]);
+    assert.deepEqual(await urls('"1000 euros"'), []);
+    // A number in the URL alone is answered as any word in the URL alone is.
+    assert.deepEqual(await urls('1500'), await urls('bargains'));
   });
 
   test('phrases match adjacent words in order only', async () => {

@@ -329,7 +329,8 @@ class VersionWords {
    */
   urlHas(stem: string): boolean {
     const url = (this.url ??= asciiOrNot(urlText(this.v.url)));
-    if (url.ascii !== undefined && !url.ascii.includes(stem.slice(0, Math.max(1, stem.length - 1)))) return false;
+    // (A number's word may group its digits with commas; its term does not.)
+    if (url.ascii !== undefined && !/[0-9]/.test(stem) && !url.ascii.includes(stem.slice(0, Math.max(1, stem.length - 1)))) return false;
     this.urlStems ??= new Set(urlTerms(url.text));
     return this.urlStems.has(stem);
   }
@@ -391,7 +392,8 @@ const sieves = new WeakMap<readonly string[], RegExp | null>();
 /**
  * A pattern that an ASCII text holding the phrase always matches: its words in order, separated
  * by what separates words, each starting with its stem but for the stem's last character (so is
- * every word of that stem, the analysis test holds Porter to it) or being its stop word. Most
+ * every word of that stem, the analysis test holds Porter to it; a number's commas allowed
+ * between its digits) or being its stop word. Most
  * texts that lack the phrase fail it at once, without a word being made. None when a key is not
  * plain ASCII letters and digits.
  */
@@ -402,7 +404,10 @@ function sieveOf(phrase: readonly string[]): RegExp | undefined {
       const stop = key.startsWith(' ');
       const word = stop ? key.slice(1) : key;
       if (!/^[a-z0-9]+$/.test(word)) return undefined;
-      return stop ? `${word}(?![a-z0-9])` : `${word.slice(0, Math.max(1, word.length - 1))}[a-z0-9]*`;
+      if (stop) return `${word}(?![a-z0-9])`;
+      const start = word.slice(0, Math.max(1, word.length - 1));
+      // A number's term is its digits, and its word may group them (`1,000` is `1000`: text.ts `stem`).
+      return /[0-9]/.test(start) ? `${[...start].join(',?')}[a-z0-9,]*` : `${start}[a-z0-9]*`;
     });
     sieve = parts.every((p) => p !== undefined) ? new RegExp(`(?<![a-z0-9])${parts.join('[^a-z0-9]+')}`, 'i') : null;
     sieves.set(phrase, sieve);
