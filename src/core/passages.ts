@@ -24,8 +24,11 @@ import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords } f
 
 /** Pages can be large; passages are looked for in the first part only. */
 export const SCAN_LIMIT = 200_000;
-/** Bumped when `segment` or the layout changes. 2: sentences also end at 。！？. */
-const PASSAGES_LAYOUT = 2;
+/**
+ * Bumped when `segment` or the layout changes. 2: sentences also end at 。！？. 3: not inside a quote
+ * the sentence goes on from (「本当？」と聞いた。).
+ */
+const PASSAGES_LAYOUT = 3;
 /**
  * The layout and the analysis of the words (text.ts ANALYSIS_VERSION), so that a change of either
  * leaves an index of another format unread (the page is scanned instead) until `websearch import`
@@ -89,6 +92,7 @@ const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c 
 const isWideTerminator = (c: number) => c === 0x3002 || c === 0xff01 || c === 0xff1f;
 /** Closing brackets and quotes that stay with the sentence a wide terminator ends (「...。」). */
 const isWideClose = (c: number) => c === 0x300d || c === 0x300f || c === 0x3011 || c === 0xff09;
+const isHiragana = (c: number) => c >= 0x3041 && c <= 0x309f;
 
 /** The first of 。！？ at or after `from`, or -1: by `indexOf`, which answers at once for a string of one-byte characters. */
 function nextWide(text: string, from: number): number {
@@ -103,7 +107,8 @@ function nextWide(text: string, from: number): number {
 /**
  * Sentence bounds of `text` (whitespace already folded to single spaces): a sentence ends after a
  * run of . ! ? that is followed by a space or the end, or after a run holding 。！？ (Chinese and
- * Japanese put no space after them) and the closing brackets that follow it. Returns [start0, end0,
+ * Japanese put no space after them) and the closing brackets that follow it, unless a hiragana
+ * follows those brackets (a quote the sentence goes on from: 「本当？」と聞いた。). Returns [start0, end0,
  * start1, end1, ...], trimmed, in order; sentences are separated by the one space between them, or
  * by none after 。！？. Terminators are found with `indexOf`, the next of each kind kept until
  * passed: a loop over every character took four times as long on the search benchmark's
@@ -131,7 +136,12 @@ export function sentenceBounds(text: string): number[] {
       if (isWideTerminator(c)) ends = true;
       else if (!isTerminator(c)) break;
     }
-    if (ends) while (j < n && isWideClose(text.charCodeAt(j))) j++;
+    if (ends) {
+      const closed = j;
+      while (j < n && isWideClose(text.charCodeAt(j))) j++;
+      // A quote the sentence goes on from (「本当？」と聞いた。: と, って, が... are hiragana) ends nothing.
+      if (j > closed && j < n && isHiragana(text.charCodeAt(j))) ends = false;
+    }
     if (ends || j === n || isSpace(text.charCodeAt(j))) {
       bounds.push(start, j);
       start = j;

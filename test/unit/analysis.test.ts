@@ -275,12 +275,18 @@ describe('sentenceBounds', () => {
     assert.deepEqual(sentenceBounds('  '), []);
   });
 
-  test('。！？ end a sentence without a space after them, with the closing brackets that follow', () => {
-    const text = '東京は晴れです。明日は雨！「本当？」と聞いた。 Then English. 最後';
-    const b = sentenceBounds(text);
-    const parts: string[] = [];
-    for (let i = 0; i < b.length; i += 2) parts.push(text.slice(b[i], b[i + 1]));
-    assert.deepEqual(parts, ['東京は晴れです。', '明日は雨！', '「本当？」', 'と聞いた。', 'Then English.', '最後']);
+  test('。！？ end a sentence without a space after them, with the closing brackets that follow, unless the sentence goes on after the quote', () => {
+    const parts = (text: string) => {
+      const b = sentenceBounds(text);
+      const out: string[] = [];
+      for (let i = 0; i < b.length; i += 2) out.push(text.slice(b[i], b[i + 1]));
+      return out;
+    };
+    assert.deepEqual(parts('東京は晴れです。明日は雨！「本当？」と聞いた。 Then English. 最後'), ['東京は晴れです。', '明日は雨！', '「本当？」と聞いた。', 'Then English.', '最後']);
+    // A quote that is a sentence of its own: followed by another quote, kanji, katakana, a space or the end.
+    assert.deepEqual(parts('「はい。」「いいえ。」田中さんは笑った。『ノー！』カナ。「終わり。」'), ['「はい。」', '「いいえ。」', '田中さんは笑った。', '『ノー！』', 'カナ。', '「終わり。」']);
+    // Without a closing bracket, a terminator before hiragana still ends the sentence.
+    assert.deepEqual(parts('雨です。それから晴れ。'), ['雨です。', 'それから晴れ。']);
   });
 });
 

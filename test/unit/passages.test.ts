@@ -83,6 +83,18 @@ describe('passage index', () => {
     assert.ok(top.length > 25 && !top.includes(' '), top);
   });
 
+  test('a quote the sentence goes on from is inside the sentence, by the index as by the scan', () => {
+    const filler = Array.from({ length: 300 }, (_, i) => `文${i}です。`).join('');
+    const md = `${filler}
+
+${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
+    assert.ok(md.length >= PASSAGE_INDEX_MIN);
+    const query = new SnippetQuery(queryTerms('田中').map(stem));
+    const scanned = pageSnippet(md, undefined, query, 15);
+    assert.deepEqual(pageSnippet(md, buildPassages(md)!, query, 15), scanned);
+    assert.equal(scanned.snippet, '「本当？」と田中さんは聞いた。');
+  });
+
   test('a snippet joins lines by a newline where a block starts (paragraph, heading, list item), by a space within a paragraph', () => {
     const md = [
       '# København',
