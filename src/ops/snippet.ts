@@ -19,6 +19,25 @@ const DESCRIPTION_LENGTH = 300;
 
 const lower = (c: number) => (c >= 65 && c <= 90 ? c | 0x20 : c);
 
+const HYPHEN = 45;
+const COMMA = 44;
+
+/**
+ * Whether text[i, j), lowercased and its `skip` characters left out, starts with `prefix`, whose
+ * first character the caller has matched.
+ */
+function startsWith(text: string, i: number, j: number, prefix: string, skip: number): boolean {
+  let k = 1;
+  let at = i + 1;
+  while (k < prefix.length && at < j) {
+    const c = text.charCodeAt(at++);
+    if (c === skip) continue;
+    if (lower(c) !== prefix.charCodeAt(k)) return false;
+    k++;
+  }
+  return k === prefix.length;
+}
+
 /**
  * The query's stems, prepared once per search. A Porter stem keeps its word's first character
  * and, but for its last character, is a prefix of its word (its rules only rewrite a suffix, and
@@ -65,15 +84,7 @@ export class SnippetQuery {
     const candidates = this.prefixes[lower(text.charCodeAt(i))];
     if (candidates === undefined) return -1;
     for (const p of candidates) {
-      let k = 1;
-      let at = i + 1;
-      while (k < p.length && at < j) {
-        const c = text.charCodeAt(at++);
-        if (c === 45) continue;
-        if (lower(c) !== p.charCodeAt(k)) break;
-        k++;
-      }
-      if (k === p.length) return this.index.get(cachedStem(compoundWord(text, i, j))) ?? -1;
+      if (startsWith(text, i, j, p, HYPHEN)) return this.index.get(cachedStem(compoundWord(text, i, j))) ?? -1;
     }
     return -1;
   }
@@ -87,16 +98,7 @@ export class SnippetQuery {
     const candidates = this.prefixes[lower(text.charCodeAt(i))];
     if (candidates === undefined) return -1;
     for (const p of candidates) {
-      if (p.length > j - i) continue;
-      let k = 1;
-      let at = i + 1;
-      while (k < p.length && at < j) {
-        const c = text.charCodeAt(at++);
-        if (c === 44) continue;
-        if (lower(c) !== p.charCodeAt(k)) break;
-        k++;
-      }
-      if (k === p.length) return this.index.get(cachedStem(text.slice(i, j).toLowerCase())) ?? -1;
+      if (p.length <= j - i && startsWith(text, i, j, p, COMMA)) return this.index.get(cachedStem(text.slice(i, j).toLowerCase())) ?? -1;
     }
     return -1;
   }
