@@ -6,7 +6,7 @@
  * bottom-up, so the whole pass is linear in the page.
  */
 import type { AnyNode, Document, Element } from 'domhandler';
-import { attr, children, findAll, findFirst, isElement, isText, remove, textOf, walk } from './dom.js';
+import { attr, children, findAll, findFirst, isElement, isText, remove, walk } from './dom.js';
 
 const DROP_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
@@ -57,7 +57,7 @@ export function prune(doc: Document): void {
   const headers: Element[] = [];
   // Class names lie sometimes: never prune, by class alone, something holding much of the page's text.
   let pageChars: number | undefined;
-  const bigShare = (n: Element) => textOf(n).replace(/\s+/g, ' ').length > (pageChars ??= textOf(doc).replace(/\s+/g, ' ').length) * 0.3;
+  const bigShare = (n: Element) => foldedLength(n) > (pageChars ??= foldedLength(doc)) * 0.3;
   walk(doc, (n) => {
     if (n.type === 'comment' || n.type === 'directive') {
       doomed.push(n);
@@ -114,6 +114,31 @@ function addText(data: string, s: Stats): void {
     if (c === 0x2c || c === 0xff0c || c === 0x3001) s.commas++; // , ， 、
   }
   s.chars += chars;
+}
+
+/** The length of `textOf(n)` with each run of whitespace folded to one space, counted without making the text. */
+function foldedLength(n: AnyNode): number {
+  let length = 0;
+  let space = false; // the last character counted was a space
+  const visit = (m: AnyNode) => {
+    if (isText(m)) {
+      const data = m.data;
+      for (let i = 0; i < data.length; i++) {
+        if (!isSpace(data.charCodeAt(i))) {
+          length++;
+          space = false;
+        } else if (!space) {
+          length++;
+          space = true;
+        }
+      }
+    } else if (m.type === 'tag' || m.type === 'root' || m.type === 'cdata') {
+      const kids = children(m);
+      for (let i = 0; i < kids.length; i++) visit(kids[i]!);
+    }
+  };
+  visit(n);
+  return length;
 }
 
 /** JavaScript's \s (the characters `trim` and `/\s+/` take). */
