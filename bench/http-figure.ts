@@ -32,7 +32,7 @@ import type { EngineIndexStore } from '../src/adapters/engine/engine-index-store
 import { KEYED_REQUEST_COST } from '../src/access/keyed/keyed-tier.js';
 import { createServices, type ServiceOptions, type Services } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
-import { queryTerms } from '../src/core/text.js';
+import { queryReadings } from '../src/core/text.js';
 import { buildApp } from '../src/http/app.js';
 import { type Cell, cellOf, median } from './scifact.js';
 import { createFundedKey } from '../test/helpers.js';
@@ -177,7 +177,7 @@ export async function httpFigure(
     const lat: number[] = [];
     for (const q of queries) {
       const t = performance.now();
-      await search({ terms: queryTerms(q), limit: 10 });
+      await search({ ...queryReadings(q), limit: 10 });
       lat.push(performance.now() - t);
     }
     return lat;

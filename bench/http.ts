@@ -16,7 +16,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { IndexHit, IndexQuery } from '../src/ports/index-store.js';
-import { queryTerms } from '../src/core/text.js';
+import { queryReadings } from '../src/core/text.js';
 import { describeHttpFigure, httpFigure, type HttpTier, openServedIndex } from './http-figure.js';
 import { benchQuerySets, computeFor } from './scifact.js';
 
@@ -44,8 +44,8 @@ for (const [set, qs] of benchQuerySets(Number(values.queries))) {
     // The hits of each query as the API asks for them (its first 2,000 characters, ten results).
     const hits = new Map<string, IndexHit[]>();
     for (const q of qs) {
-      const terms = queryTerms(q.slice(0, 2000));
-      hits.set(terms.join(' '), await search.call(engine, { terms, limit: 10 }));
+      const readings = queryReadings(q.slice(0, 2000));
+      hits.set(readings.terms.join(' '), await search.call(engine, { ...readings, limit: 10 }));
     }
     engine.search = async (query: IndexQuery) => {
       computeFor(standIn);

@@ -503,15 +503,55 @@ export function titleStopTerms(text: string): string[] {
 /**
  * Distinct query terms: folded, stop words removed, in first-seen order; Han, kana and Hangul as
  * pairs (`pushWords`). A query of stop words alone asks for them as a title's (`stopTerm`). A
- * hyphenated compound is its words (`e-mail` asks for `e` and `mail`), not their joined word too:
- * a page's compounds are indexed joined (`compoundWord`), but asking for the joined word as well
- * favoured pages that hyphenate over those that write the words apart (`T cells` for `T-cell`):
- * SciFact's train nDCG@10 fell from 0.7079 to 0.7036 (docs/BENCHMARKS.md).
+ * hyphenated compound is its words (`e-mail` asks for `e` and `mail`); `joinedQueryTerms` reads it
+ * the other way.
  */
 export function queryTerms(query: string): string[] {
   const all = words(query, true);
   const kept = all.filter((w) => !STOP_WORDS.has(w));
   return [...new Set(kept.length > 0 ? kept : all.map(stopTerm))];
+}
+
+/**
+ * The query's terms with each hyphenated compound read as its joined word (`compoundWord`:
+ * `e-mail` asks for `email`, not `e` and `mail`), or undefined when the query has no compound. A
+ * search scores a page by the better of this reading and `queryTerms`' (IndexQuery
+ * `alternative`), so `e-mail` finds a page that writes only `email` while one that writes
+ * `e mail` or `T cells` still counts as the words: asking for both readings' terms at once
+ * favoured pages that hyphenate (`T-cell` scored as t, cell and tcell) and lowered SciFact's
+ * train nDCG@10 from 0.7079 to 0.7036; the better of the two raised it to 0.7100
+ * (docs/BENCHMARKS.md).
+ */
+export function joinedQueryTerms(query: string): string[] | undefined {
+  let joined = '';
+  let at = 0;
+  scanWords(query, () => {}, 0, query.length, (i, j) => {
+    joined += query.slice(at, i) + query.slice(i, j).replaceAll('-', '');
+    at = j;
+  });
+  return at === 0 ? undefined : queryTerms(joined + query.slice(at));
+}
+
+/** A standard query's terms and, when it has a hyphenated compound, its other reading (IndexQuery `terms` and `alternative`). */
+export function queryReadings(query: string): { terms: string[]; alternative?: string[] } {
+  const alternative = joinedQueryTerms(query);
+  return alternative ? { terms: queryTerms(query), alternative } : { terms: queryTerms(query) };
+}
+
+/**
+ * The best `k` of a query's two readings' hits (IndexQuery `alternative`), a page scoring the better
+ * of its two scores; ranked as the engine ranks (score descending, then version id). Exact when
+ * each list is its reading's top k, the second allowed to leave out what scores below the first's
+ * k-th: a page in the top k by the better score is in the top k of the reading that gives it.
+ */
+export function bestOfReadings<H extends { versionId: number; score: number }>(a: readonly H[], b: readonly H[], k: number): H[] {
+  const best = new Map<number, H>();
+  for (const h of a) best.set(h.versionId, h);
+  for (const h of b) {
+    const seen = best.get(h.versionId);
+    if (seen === undefined || h.score > seen.score) best.set(h.versionId, h);
+  }
+  return [...best.values()].sort((x, y) => y.score - x.score || x.versionId - y.versionId).slice(0, k);
 }
 
 /** Whitespace to fold: a run of two or more, or one character that is not a space. */

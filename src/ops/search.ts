@@ -1,6 +1,6 @@
 /** The search operation, tier-blind: a validated request in, the spec's response out. */
 import type { SearchRequest, SearchResponse, SearchResult } from '../core/requests.js';
-import { cachedStem, queryTerms, termWord } from '../core/text.js';
+import { cachedStem, queryReadings, termWord } from '../core/text.js';
 import { toIso } from '../core/time.js';
 import { parseWebql, positiveWords } from '../core/webql.js';
 import type { IndexStore } from '../ports/index-store.js';
@@ -60,9 +60,11 @@ function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: numbe
 export async function search(deps: SearchDeps, req: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
   // A webql syntax error is a 400 here, after the tier admitted the call; the tier releases the reservation.
   const webql = req.mode === 'webql' ? parseWebql(req.query, req.queryOffset) : undefined;
-  const terms = webql ? positiveWords(webql) : queryTerms(req.query);
+  // A hyphenated compound is also read as its joined word: a page scores the better reading.
+  const { terms, alternative } = webql ? { terms: positiveWords(webql), alternative: undefined } : queryReadings(req.query);
   const hits = await deps.index.search({
     terms,
+    ...(alternative && { alternative }),
     ...(webql && { webql }),
     site: req.site,
     acquiredAfter: req.acquiredAfter,
@@ -74,7 +76,7 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   });
   const versions = await deps.pages.getVersions(hits.slice(0, req.maxResults).map((h) => h.versionId));
   // The engine stemmed the same terms just now; a title's stop word is looked for in the text as the word it is.
-  const query = new SnippetQuery(terms.map((t) => cachedStem(termWord(t))));
+  const query = new SnippetQuery([...terms, ...(alternative ?? [])].map((t) => cachedStem(termWord(t))));
   const results = versions.map((v) => toResult(v, query, req.snippetMaxLength));
   if (req.mode === 'realtime_content') await refresh(deps, results, query, req.snippetMaxLength, signal);
   return { query: req.query, results };

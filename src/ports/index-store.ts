@@ -5,6 +5,12 @@ export interface IndexQuery {
   /** Analysed query terms (core/text.ts queryTerms): folded, stop words removed (a query of them alone: as a title's, `stopTerm`). */
   terms: string[];
   /**
+   * The same query read another way (core/text.ts `joinedQueryTerms`: its hyphenated compounds as
+   * joined words): a page then scores the better of its scores for `terms` and for these, and the
+   * hits are the best `limit` by that score.
+   */
+  alternative?: string[];
+  /**
    * A webql expression (core/webql.ts); when present it decides what matches and `terms` is unused.
    * Ranking is BM25 over the expression's text items; an expression whose top level has no text
    * item (only fields, or only OR groups mixing text and fields) lists the newest versions first.

@@ -9,7 +9,7 @@ import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.j
 import { mergeHits, SharedFloor } from '../../src/adapters/engine/engine.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
-import { queryTerms } from '../../src/core/text.js';
+import { queryReadings, queryTerms } from '../../src/core/text.js';
 import type { IndexQuery } from '../../src/ports/index-store.js';
 import { loadCorpus, loadQueries } from '../../bench/scifact.js';
 import { scifactVersion } from '../fixtures/scifact-pages.js';
@@ -74,6 +74,23 @@ describe('engine rank safety on SciFact', () => {
 
   test('top 100, no filter', async () => {
     await compare({}, 100);
+  });
+
+  test('a query with a hyphenated compound, a page scoring its better reading: exactly the top k of both readings scored in full', async () => {
+    const compounds = queries.filter((q) => queryReadings(q).alternative !== undefined);
+    assert.ok(compounds.length > 100, `${compounds.length} queries hold a compound`);
+    const year = { publishedAfter: Date.parse('2020-01-01T00:00:00Z'), publishedBefore: Date.parse('2020-12-31T23:59:59Z') };
+    let fromJoined = 0;
+    for (const [extra, limit] of [[{}, 10], [{}, 100], [year, 10]] as const) {
+      for (const q of compounds) {
+        const query: IndexQuery = { ...queryReadings(q), limit, ...extra };
+        const pruned = await index.search(query);
+        assert.deepEqual(pruned, index.exhaustiveSearch(query), q);
+        const words = index.exhaustiveSearch({ terms: query.terms, limit, ...extra });
+        if (pruned.some((h, i) => h.versionId !== words[i]?.versionId)) fromJoined++;
+      }
+    }
+    assert.ok(fromJoined > 20, `the joined reading changed ${fromJoined} lists`);
   });
 
   test('top 10 with a one-year published window and with a site filter', async () => {

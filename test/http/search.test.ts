@@ -61,6 +61,11 @@ describe('search over HTTP', () => {
         content: 'Routers come in many sizes and shapes for homes and offices of every kind, and most of them sit on a shelf out of sight. Every room gets Wi-Fi from one router. Cables still run to the desk in the study, where the printer and the old computer stay plugged in all day.',
       }),
       page('https://post.test/office', { title: 'Office', content: 'Send an e-mail to the office.' }),
+      page('https://post.test/inbox', {
+        title: 'Inbox',
+        content: 'The inbox holds messages from many people and lists, sorted by date, with the newest first and the oldest at the end. Your email inbox is full. Old messages can be moved to an archive folder or deleted to make room.',
+      }),
+      page('https://post.test/letters', { title: 'Letters', content: 'A letter comes by mail to the e desk.' }),
       page('https://slug.test/bird-song-guide', { title: 'Guide', content: 'Nothing more.' }),
       page('https://shop.test/laptop', {
         title: 'Laptops',
@@ -250,13 +255,16 @@ describe('search over HTTP', () => {
     assert.equal(r.body.results[0].snippet, 'Python 3.12 improves error messages.');
   });
 
-  test('a page\'s hyphenated compound is found by its words joined (wifi finds Wi-Fi, email e-mail), and the snippet is its sentence', async () => {
+  test('a page\'s hyphenated compound is found by its words joined (wifi finds Wi-Fi, email e-mail), a query\'s by either reading, and the snippet is its sentence', async () => {
     assert.deepEqual(await urls({ query: 'wifi' }), ['https://net.test/home']);
     assert.deepEqual(await urls({ query: 'WiFi' }), ['https://net.test/home']);
     const r = await search({ query: 'wifi', snippet_max_length: 180 });
     assert.match(r.body.results[0].snippet, /^Every room gets Wi-Fi from one router\. Cables/);
-    assert.deepEqual(await urls({ query: 'email' }), ['https://post.test/office']);
-    assert.deepEqual(await urls({ query: 'e-mail' }), ['https://post.test/office']);
+    assert.deepEqual(await urls({ query: 'email' }), ['https://post.test/inbox', 'https://post.test/office']);
+    // A query's compound is read both ways, a page scoring the better: as its words and as the words joined.
+    const r2 = await search({ query: 'e-mail', snippet_max_length: 180 });
+    assert.deepEqual(r2.body.results.map((x: { url: string }) => x.url), ['https://post.test/office', 'https://post.test/letters', 'https://post.test/inbox']);
+    assert.match(r2.body.results[2].snippet, /^Your email inbox is full\./);
     // A URL's slug is no compound: its words are terms, not the slug joined.
     assert.deepEqual(await urls({ query: 'birdsongguide' }), []);
     assert.deepEqual(await urls({ query: 'guide' }), ['https://slug.test/bird-song-guide']);

@@ -18,7 +18,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import type { LogFn } from '../../core/log.js';
-import { ANALYSIS_VERSION, cachedStem, compoundTerms, indexTerms, titleStopTerms } from '../../core/text.js';
+import { ANALYSIS_VERSION, bestOfReadings, cachedStem, compoundTerms, indexTerms, titleStopTerms } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { WebqlNode } from '../../core/webql.js';
@@ -1135,17 +1135,28 @@ export class EngineIndexStore implements IndexStore {
     await this.open();
     this.refresh();
     if (q.webql) return this.searchWebql(q, q.webql);
-    const terms = q.terms.map(cachedStem);
     const stats = this.statistics();
     const filter = this.filter(q);
+    const hits = await this.searchTerms(stats, q.terms.map(cachedStem), filter, q.limit);
+    if (!q.alternative) return hits;
+    // The other reading's pages count only where they beat the k-th of this one's (a page's score is
+    // the better of the two), so its search starts from that floor and prunes all the rest.
+    const floor = new SharedFloor();
+    if (hits.length === q.limit) floor.raise(hits[q.limit - 1]!.score);
+    const other = await this.searchTerms(stats, q.alternative.map(cachedStem), filter, q.limit, floor);
+    return bestOfReadings(hits, other, q.limit);
+  }
+
+  /** The top `limit` for `terms` (stemmed), split over the helper thread when that pays; `floor` (a bound on the k-th score) when given. */
+  private async searchTerms(stats: Statistics, terms: string[], filter: EngineFilter, limit: number, floor?: SharedFloor): Promise<IndexHit[]> {
     const helper = this.helperForSplit();
-    if (!helper || this.work(stats, terms) < this.splitWork) return searchTopK(this.segments, stats, terms, filter, q.limit);
+    if (!helper || this.work(stats, terms) < this.splitWork) return searchTopK(this.segments, stats, terms, filter, limit, undefined, floor);
     // The upper half of every segment on the helper, the lower half here, with a shared floor.
     const segments = this.segments;
     const cut = Math.ceil(this.largest / 2);
-    const floor = new SharedFloor();
-    const theirs = helper.search(segments, stats, terms, filter, q.limit, [cut, NO_MORE], floor);
-    const mine = searchTopK(segments, stats, terms, filter, q.limit, [0, cut], floor);
+    floor ??= new SharedFloor();
+    const theirs = helper.search(segments, stats, terms, filter, limit, [cut, NO_MORE], floor);
+    const mine = searchTopK(segments, stats, terms, filter, limit, [0, cut], floor);
     let upper: IndexHit[];
     try {
       upper = await theirs;
@@ -1154,9 +1165,9 @@ export class EngineIndexStore implements IndexStore {
       // The helper failed this search (an error it answered: said here), or is gone (said once, and
       // not asked again): its half here.
       if (!helper.broken) this.log('error', 'search helper failed a search; its half ran on the serving thread', { err: String(e) });
-      upper = searchTopK(segments, stats, terms, filter, q.limit, [cut, NO_MORE]);
+      upper = searchTopK(segments, stats, terms, filter, limit, [cut, NO_MORE], floor);
     }
-    return mergeHits([mine, upper], q.limit);
+    return mergeHits([mine, upper], limit);
   }
 
   /** A search's expected work, for whether to split it: its terms' postings and a tenth of the largest segment. */
@@ -1195,9 +1206,12 @@ export class EngineIndexStore implements IndexStore {
     return searchTopK(this.segments, this.statistics(), q.terms.map(cachedStem), this.filter(q), q.limit, range, floor);
   }
 
-  /** Every match scored, for tests and the benchmark: the reference `search` must equal. */
+  /** Every match scored (of both readings, with `alternative`), for tests and the benchmark: the reference `search` must equal. */
   exhaustiveSearch(q: IndexQuery): IndexHit[] {
     this.refresh();
-    return exhaustive(this.segments, this.statistics(), q.terms.map(cachedStem), this.filter(q), q.limit);
+    const stats = this.statistics();
+    const filter = this.filter(q);
+    const hits = exhaustive(this.segments, stats, q.terms.map(cachedStem), filter, q.limit);
+    return q.alternative ? bestOfReadings(hits, exhaustive(this.segments, stats, q.alternative.map(cachedStem), filter, q.limit), q.limit) : hits;
   }
 }

@@ -5,6 +5,7 @@
  * (the index-store contract, webql's result sets) and as a peer in the benchmarks. The product's
  * database has no FTS5 table (migration 10 dropped it): this store adds its own.
  */
+import { bestOfReadings } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { WebqlNode } from '../../core/webql.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
@@ -165,6 +166,10 @@ export class SqliteIndexStore implements IndexStore {
 
   async search(q: IndexQuery): Promise<IndexHit[]> {
     if (q.limit <= 0) return [];
+    if (q.alternative && !q.webql) {
+      const { alternative, ...one } = q;
+      return bestOfReadings(await this.search(one), await this.search({ ...one, terms: alternative }), q.limit);
+    }
     const where = ['v.searchable = 1'];
     const params: unknown[] = [];
     let match: string | undefined;
