@@ -481,8 +481,9 @@ export interface EngineOptions {
  * The other reading's distinct stems (IndexQuery `alternative`) in the order they are summed: those
  * it shares with the first reading in the first's order, then its own. A page holding none of its
  * own then scores no more by it than by the first to the last bit (each partial sum is one of the
- * first's with terms left out, and rounding is monotonic), as in exact arithmetic; summed in
- * another order, such a page scored 2 ulp above its first reading on SciFact.
+ * first's with terms left out, and rounding is monotonic), as in exact arithmetic, so the better
+ * reading of such a page is always the first; summed in another order, one scored 2 ulp above it
+ * on SciFact.
  */
 export function readingOrder(first: readonly string[], other: readonly string[]): string[] {
   const mine = new Set(other);
@@ -1154,35 +1155,21 @@ export class EngineIndexStore implements IndexStore {
     const terms = q.terms.map(cachedStem);
     const hits = await this.searchTerms(segments, stats, terms, filter, q.limit);
     if (!q.alternative) return hits;
-    return bestOfReadings(hits, await this.otherReading(segments, stats, terms, readingOrder(terms, q.alternative.map(cachedStem)), filter, hits, q.limit), q.limit);
+    // The other reading's pages count only where they reach the k-th of this one's (a page's score
+    // is the better of the two), so its search starts from that floor and prunes the rest.
+    const floor = new SharedFloor();
+    if (hits.length === q.limit) floor.raise(hits[q.limit - 1]!.score);
+    const other = await this.searchTerms(segments, stats, readingOrder(terms, q.alternative.map(cachedStem)), filter, q.limit, floor);
+    return bestOfReadings(hits, other, q.limit);
   }
 
-  /**
-   * The pages the other reading of a query (IndexQuery `alternative`, stemmed: `other`) may rank
-   * above the first's hits (`first`, the top `limit` for `terms`), with their scores by it. A page
-   * holding none of the other reading's own words (those not among `terms`: a compound's joined
-   * word) scores no more by it than by the first reading, whose terms hold the rest, so only the
-   * pages holding one are scored: each such word leads a walk over its pages, the other terms
-   * looked up on them (`allMatches` with it required), and those below the first's k-th are left out.
-   */
-  private async otherReading(segments: readonly SearchableSegment[], stats: Statistics, terms: readonly string[], other: string[], filter: EngineFilter, first: readonly IndexHit[], limit: number): Promise<IndexHit[]> {
-    const floor = first.length === limit ? first[limit - 1]!.score : -Infinity;
-    const scored = new Map<number, number>();
-    for (const word of other.filter((t) => !terms.includes(t))) {
-      const request = { terms: other, scored: other.length, probed: 0, everyDoc: false, required: [word], keep: () => true };
-      const m = await allMatches(segments, stats, filter, request, turn, this.matchStep);
-      for (let i = 0; i < m.count; i++) if (m.scores[i]! >= floor) scored.set(m.versionIds[i]!, m.scores[i]!);
-    }
-    return [...scored].map(([versionId, score]) => ({ versionId, score }));
-  }
-
-  /** The top `limit` for `terms` (stemmed), split over the helper thread when that pays. */
-  private async searchTerms(segments: readonly SearchableSegment[], stats: Statistics, terms: string[], filter: EngineFilter, limit: number): Promise<IndexHit[]> {
+  /** The top `limit` for `terms` (stemmed), split over the helper thread when that pays; `floor` (a bound on the k-th score) when given. */
+  private async searchTerms(segments: readonly SearchableSegment[], stats: Statistics, terms: string[], filter: EngineFilter, limit: number, floor?: SharedFloor): Promise<IndexHit[]> {
     const helper = this.helperForSplit();
-    if (!helper || this.work(stats, terms) < this.splitWork) return searchTopK(segments, stats, terms, filter, limit);
+    if (!helper || this.work(stats, terms) < this.splitWork) return searchTopK(segments, stats, terms, filter, limit, undefined, floor);
     // The upper half of every segment on the helper, the lower half here, with a shared floor.
     const cut = Math.ceil(this.largest / 2);
-    const floor = new SharedFloor();
+    floor ??= new SharedFloor();
     const theirs = helper.search(segments, stats, terms, filter, limit, [cut, NO_MORE], floor);
     const mine = searchTopK(segments, stats, terms, filter, limit, [0, cut], floor);
     let upper: IndexHit[];
@@ -1193,7 +1180,7 @@ export class EngineIndexStore implements IndexStore {
       // The helper failed this search (an error it answered: said here), or is gone (said once, and
       // not asked again): its half here.
       if (!helper.broken) this.log('error', 'search helper failed a search; its half ran on the serving thread', { err: String(e) });
-      upper = searchTopK(segments, stats, terms, filter, limit, [cut, NO_MORE]);
+      upper = searchTopK(segments, stats, terms, filter, limit, [cut, NO_MORE], floor);
     }
     return mergeHits([mine, upper], limit);
   }
