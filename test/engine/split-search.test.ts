@@ -12,7 +12,7 @@ import type { SearchableSegment } from '../../src/adapters/engine/engine.js';
 import { isShared, type SegmentData } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
-import { queryTerms } from '../../src/core/text.js';
+import { queryReadings, queryTerms } from '../../src/core/text.js';
 import type { IndexQuery } from '../../src/ports/index-store.js';
 import { loadCorpus, loadQueries } from '../../bench/scifact.js';
 import { scifactVersion } from '../fixtures/scifact-pages.js';
@@ -72,6 +72,19 @@ describe('a search split between two threads', () => {
     const { split, asked } = await compareAll();
     assert.equal(index.segmentCount, 2);
     assert.equal(split, asked);
+  });
+
+  test('a query with a compound, read both ways: each reading split, the joined one from the first\'s k-th score, equals both scored in full', async () => {
+    const compounds = queries.filter((q) => queryReadings(q).alternative !== undefined);
+    assert.ok(compounds.length > 100);
+    const before = index.splitSearches;
+    for (const extra of [{}, year]) {
+      for (const q of compounds) {
+        const query: IndexQuery = { ...queryReadings(q), limit: 10, ...extra };
+        assert.deepEqual(await index.search(query), index.exhaustiveSearch(query), q);
+      }
+    }
+    assert.equal(index.splitSearches - before, 4 * compounds.length, 'both readings of every query were split');
   });
 
   test('searches asked at once each get their own answer', async () => {
