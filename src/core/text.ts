@@ -169,12 +169,22 @@ const GROUPED_RE = /^\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
 /**
  * The term of a word: an English word's Porter stem; a number grouped by thousands its digits
  * without the commas, so `1000` finds `$1,000` and `1,000` finds `1000`; any other word itself.
- * Either way a term but for its last character is a prefix of its word once a number's commas
- * are skipped (the snippet scan and webql's sieves rely on it; the analysis test holds it).
+ * Either way every word of a term starts with its `termPrefix` once the word's commas are skipped
+ * (the snippet scan and webql's sieves rely on it; the analysis test holds it).
  */
 export function stem(word: string): string {
   if (/^[a-z]+$/.test(word)) return stemmer(word);
   return word.includes(',') && GROUPED_RE.test(word) ? word.replaceAll(',', '') : word;
+}
+
+/**
+ * What every word of `term` starts with, its commas left out (`stem`): the term but for its last
+ * character, which Porter may have rewritten (happy -> happi), commas dropped (`1,000` is `1000`,
+ * `0,0005` its own); a one-character term itself.
+ */
+export function termPrefix(term: string): string {
+  const bare = term.includes(',') ? term.replaceAll(',', '') : term;
+  return bare.slice(0, Math.max(1, bare.length - 1));
 }
 
 const stemCache = new Map<string, string>();
@@ -468,7 +478,7 @@ export function compoundTerms(text: string): string[] {
  * by one hyphen. Its words stay words of their own; the joined one is a term of the page beside
  * them (not counted in its length, as Lucene leaves out a token stacked on another), so `email`
  * finds a page that writes `e-mail`, and `wifi` one that writes `Wi-Fi`. A query's compound is
- * read as its words (`queryTerms`).
+ * read both as its words and as this word (`queryReadings`).
  */
 export function compoundWord(text: string, start: number, end: number): string {
   return text.slice(start, end).toLowerCase().replaceAll('-', '');
@@ -523,10 +533,11 @@ export function queryTerms(query: string): string[] {
  * (docs/BENCHMARKS.md).
  */
 export function joinedQueryTerms(query: string): string[] | undefined {
+  if (!query.includes('-')) return undefined;
   let joined = '';
   let at = 0;
   scanWords(query, () => {}, 0, query.length, (i, j) => {
-    joined += query.slice(at, i) + query.slice(i, j).replaceAll('-', '');
+    joined += query.slice(at, i) + compoundWord(query, i, j);
     at = j;
   });
   return at === 0 ? undefined : queryTerms(joined + query.slice(at));

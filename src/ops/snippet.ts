@@ -13,7 +13,7 @@
  * stem to a query stem (see `SnippetQuery`). Both ways give the same snippet.
  */
 import { isHeadingAt, lineAt, lineText, PassageIndex, SCAN_LIMIT, type Segments, segment, startsBlock, stemHash } from '../core/passages.js';
-import { ASCII_WORD as SHARED_ASCII_WORD, asciiWordEnd, cachedStem, CompoundChain, compoundWord, cutAtWord, joinsDigits, nextToHyphen, unicodeWords } from '../core/text.js';
+import { ASCII_WORD as SHARED_ASCII_WORD, asciiWordEnd, cachedStem, CompoundChain, compoundWord, cutAtWord, joinsDigits, nextToHyphen, termPrefix, unicodeWords } from '../core/text.js';
 
 const DESCRIPTION_LENGTH = 300;
 
@@ -60,9 +60,7 @@ export class SnippetQuery {
       this.index.set(s, this.index.size);
       const c = s.charCodeAt(0);
       if (c >= 128) continue; // only words outside ASCII stem to it, and the Unicode path stems them all
-      // Commas are skipped on both sides: `1,000`'s term is `1000`, and `0,0005` is its own.
-      const bare = s.includes(',') ? s.replaceAll(',', '') : s;
-      (this.prefixes[c] ??= []).push(bare.slice(0, Math.max(1, bare.length - 1)));
+      (this.prefixes[c] ??= []).push(termPrefix(s));
     }
   }
 

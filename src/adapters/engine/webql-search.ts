@@ -29,7 +29,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { domainToUnicode } from 'node:url';
 import { stemHash } from '../../core/passages.js';
-import { cachedStem, indexTerms, scanWords, STOP_WORDS, unicodeWords, words } from '../../core/text.js';
+import { cachedStem, indexTerms, scanWords, STOP_WORDS, termPrefix, unicodeWords, words } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
@@ -330,7 +330,7 @@ class VersionWords {
   urlHas(stem: string): boolean {
     const url = (this.url ??= asciiOrNot(urlText(this.v.url)));
     // (A number's word may group its digits with commas; its term does not.)
-    if (url.ascii !== undefined && !/[0-9]/.test(stem) && !url.ascii.includes(stem.slice(0, Math.max(1, stem.length - 1)))) return false;
+    if (url.ascii !== undefined && !/[0-9]/.test(stem) && !url.ascii.includes(termPrefix(stem))) return false;
     this.urlStems ??= new Set(urlTerms(url.text));
     return this.urlStems.has(stem);
   }
@@ -405,7 +405,7 @@ function sieveOf(phrase: readonly string[]): RegExp | undefined {
       const word = stop ? key.slice(1) : key;
       if (!/^[a-z0-9]+$/.test(word)) return undefined;
       if (stop) return `${word}(?![a-z0-9])`;
-      const start = word.slice(0, Math.max(1, word.length - 1));
+      const start = termPrefix(word);
       // A number's term is its digits, and its word may group them (`1,000` is `1000`: text.ts `stem`).
       return /[0-9]/.test(start) ? `${[...start].join(',?')}[a-z0-9,]*` : `${start}[a-z0-9]*`;
     });
