@@ -1,5 +1,5 @@
 /**
- * npm run bench:extract [-- --only ours|readability-jsdom|readability-linkedom] [--show ID] [--dump DIR]
+ * npm run bench:extract [-- --only ours|readability-jsdom|readability-linkedom] [--show ID] [--dump DIR] [--heavy] [--stages]
  *
  * Main-content extraction on ../shared/data/article-extraction-benchmark (181 pages), with the metric
  * its SOURCE.md defines (upstream evaluate.py): tokens are Unicode \w+ runs, case-sensitive; each text
@@ -9,6 +9,7 @@
  * extract + markdown; the html is decompressed beforehand), measured in the same run for each tool.
  * Then the time ours takes for a page nested 100,000 levels deep and for a 10 MB page. `--heavy`
  * also reads four pages of a million or so elements on a reader thread with a 512 and a 1024 MiB heap.
+ * `--stages` times ours stage by stage instead (below), and exits.
  * `--dump DIR` writes our markdown of each page to DIR/ID.md (run at two commits, `diff -rq`
  * counts the pages a change moves).
  */
@@ -20,12 +21,17 @@ import { gunzipSync } from 'node:zlib';
 import { Readability } from '@mozilla/readability';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { parseHTML } from 'linkedom';
+import { parseHtml } from '../src/acquire/extract/dom.js';
 import { extractHtml } from '../src/acquire/extract/index.js';
+import { findMainContent, prune } from '../src/acquire/extract/main-content.js';
+import { toMarkdown } from '../src/acquire/extract/markdown.js';
+import { extractMetadata } from '../src/acquire/extract/metadata.js';
 import { ReaderPool } from '../src/adapters/reader/reader-pool.js';
 import { markdownToText } from '../src/core/text.js';
+import { median } from './scifact.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'shared', 'data', 'article-extraction-benchmark');
-const { values } = parseArgs({ options: { only: { type: 'string' }, show: { type: 'string' }, worst: { type: 'string' }, dump: { type: 'string' }, heavy: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { only: { type: 'string' }, show: { type: 'string' }, worst: { type: 'string' }, dump: { type: 'string' }, heavy: { type: 'boolean', default: false }, stages: { type: 'boolean', default: false } } });
 
 const truth = JSON.parse(readFileSync(join(DIR, 'ground-truth.json'), 'utf8')) as Record<string, { articleBody: string; url?: string }>;
 const pages = readdirSync(join(DIR, 'html'))
@@ -78,6 +84,42 @@ const tools: Record<string, (html: string, url: string) => string> = {
     return new Readability(dom.window.document).parse()?.textContent ?? '';
   },
 };
+
+// --stages: where ours spends its time, stage by stage (those `extractHtml` runs, its link list
+// aside): over the 181 pages (the median of five passes after one to warm up), and over one page of
+// 1,100,000 `<p>ab</p>` (one pass); then it exits. Copied into a worktree of an older commit, it
+// times that commit's stages the same way.
+if (values.stages) {
+  const stages = ['parse', 'metadata', 'prune', 'main content', 'markdown'];
+  const timeStages = (html: string, url: string, into: number[]) => {
+    let t = performance.now();
+    const lap = (k: number) => {
+      const now = performance.now();
+      into[k]! += now - t;
+      t = now;
+    };
+    const doc = parseHtml(html);
+    lap(0);
+    extractMetadata(doc, url);
+    lap(1);
+    prune(doc);
+    lap(2);
+    const { nodes } = findMainContent(doc);
+    lap(3);
+    toMarkdown(nodes, url);
+    lap(4);
+  };
+  const passes = Array.from({ length: 6 }, () => {
+    const into = stages.map(() => 0);
+    for (const p of pages) timeStages(p.html, p.url, into);
+    return into;
+  }).slice(1);
+  const heavy = stages.map(() => 0);
+  timeStages(`<html><body>${'<p>ab</p>'.repeat(1_100_000)}</body></html>`, 'https://example.com/', heavy);
+  console.log('| stage | the 181 pages, ms (median of five passes) | a page of 1,100,000 `<p>ab</p>`, ms |\n|---|---|---|');
+  stages.forEach((name, k) => console.log(`| ${name} | ${median(passes.map((p) => p[k]!)).toFixed(1)} | ${heavy[k]!.toFixed(0)} |`));
+  process.exit(0);
+}
 
 if (values.show) {
   const p = pages.find((x) => x.id.startsWith(values.show!))!;
