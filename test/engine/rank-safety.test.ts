@@ -80,8 +80,10 @@ describe('engine rank safety on SciFact', () => {
     const compounds = queries.filter((q) => queryReadings(q).alternative !== undefined);
     assert.ok(compounds.length > 100, `${compounds.length} queries hold a compound`);
     const year = { publishedAfter: Date.parse('2020-01-01T00:00:00Z'), publishedBefore: Date.parse('2020-12-31T23:59:59Z') };
+    // Ten days: few documents in the window, which then lead the traversal.
+    const days = { publishedAfter: Date.parse('2020-06-01T00:00:00Z'), publishedBefore: Date.parse('2020-06-10T23:59:59Z') };
     let fromJoined = 0;
-    for (const [extra, limit] of [[{}, 10], [{}, 100], [year, 10]] as const) {
+    for (const [extra, limit] of [[{}, 10], [{}, 100], [year, 10], [days, 10], [{ site: 'h3.scifact.test' }, 10]] as const) {
       for (const q of compounds) {
         const query: IndexQuery = { ...queryReadings(q), limit, ...extra };
         const pruned = await index.search(query);

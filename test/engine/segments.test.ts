@@ -169,6 +169,19 @@ describe('segments', () => {
       }
     }
     assert.ok(hits > 5000, `hits compared: ${hits}`);
+    // With `required`, exactly the top k of the documents holding one of the last terms (those a
+    // query's other reading alone has), whichever lists are rare or dense, led by the window or not.
+    const holds: Record<string, (doc: number) => boolean> = { bunched: (d) => d % 2000 < 300 || d % 13 === 0, even: (d) => d % 3 === 0, rare: (d) => d % 101 === 0, u7: (d) => d % 50 === 7 };
+    let dropped = 0;
+    for (const filter of filters) {
+      for (const [q, required] of [[['bunched', 'rare'], 1], [['rare', 'bunched'], 1], [['bunched', 'even', 'rare'], 2], [['even', 'u7', 'bunched'], 1], [['rare', 'u7', 'even'], 2]] as const) {
+        const all = exhaustive(s, stats, q, filter, n);
+        const holding = all.filter((h) => q.slice(-required).some((t) => holds[t]!(h.versionId - 1)));
+        dropped += all.length - holding.length;
+        for (const k of [1, 10, 1000]) assert.deepEqual(searchTopK(s, stats, q, filter, k, undefined, undefined, required), holding.slice(0, k), `${q.join(' ')} required ${required} ${JSON.stringify(filter)} top ${k}`);
+      }
+    }
+    assert.ok(dropped > 1000, `documents without a required term: ${dropped}`);
     // The dense lists' bitsets (engine.ts `Members`) were made by those searches, each exactly its list.
     const m = s[0]!.members;
     const seg = segs[0]!;

@@ -1155,23 +1155,32 @@ export class EngineIndexStore implements IndexStore {
     const terms = q.terms.map(cachedStem);
     const hits = await this.searchTerms(segments, stats, terms, filter, q.limit);
     if (!q.alternative) return hits;
-    // The other reading's pages count only where they reach the k-th of this one's (a page's score
-    // is the better of the two), so its search starts from that floor and prunes the rest.
+    // A page's score is the better of its two readings'. One holding none of the other reading's own
+    // words (a compound's joined word) scores no more by it than by the first (`readingOrder`), so
+    // only pages holding one are searched, and only where they reach the k-th of the first reading:
+    // the search starts from that floor.
+    const other = readingOrder(terms, q.alternative.map(cachedStem));
+    const first = new Set(terms);
+    const own = other.filter((t) => !first.has(t)).length;
+    if (own === 0) return hits;
     const floor = new SharedFloor();
     if (hits.length === q.limit) floor.raise(hits[q.limit - 1]!.score);
-    const other = await this.searchTerms(segments, stats, readingOrder(terms, q.alternative.map(cachedStem)), filter, q.limit, floor);
-    return bestOfReadings(hits, other, q.limit);
+    return bestOfReadings(hits, await this.searchTerms(segments, stats, other, filter, q.limit, floor, own), q.limit);
   }
 
-  /** The top `limit` for `terms` (stemmed), split over the helper thread when that pays; `floor` (a bound on the k-th score) when given. */
-  private async searchTerms(segments: readonly SearchableSegment[], stats: Statistics, terms: string[], filter: EngineFilter, limit: number, floor?: SharedFloor): Promise<IndexHit[]> {
+  /**
+   * The top `limit` for `terms` (stemmed), split over the helper thread when that pays; `floor` (a
+   * bound on the k-th score) when given; of the pages holding one of the last `required` terms when
+   * that is above 0 (searchTopK).
+   */
+  private async searchTerms(segments: readonly SearchableSegment[], stats: Statistics, terms: string[], filter: EngineFilter, limit: number, floor?: SharedFloor, required = 0): Promise<IndexHit[]> {
     const helper = this.helperForSplit();
-    if (!helper || this.work(stats, terms) < this.splitWork) return searchTopK(segments, stats, terms, filter, limit, undefined, floor);
+    if (!helper || this.work(stats, terms, required) < this.splitWork) return searchTopK(segments, stats, terms, filter, limit, undefined, floor, required);
     // The upper half of every segment on the helper, the lower half here, with a shared floor.
     const cut = Math.ceil(this.largest / 2);
     floor ??= new SharedFloor();
-    const theirs = helper.search(segments, stats, terms, filter, limit, [cut, NO_MORE], floor);
-    const mine = searchTopK(segments, stats, terms, filter, limit, [0, cut], floor);
+    const theirs = helper.search(segments, stats, terms, filter, limit, [cut, NO_MORE], floor, required);
+    const mine = searchTopK(segments, stats, terms, filter, limit, [0, cut], floor, required);
     let upper: IndexHit[];
     try {
       upper = await theirs;
@@ -1180,15 +1189,16 @@ export class EngineIndexStore implements IndexStore {
       // The helper failed this search (an error it answered: said here), or is gone (said once, and
       // not asked again): its half here.
       if (!helper.broken) this.log('error', 'search helper failed a search; its half ran on the serving thread', { err: String(e) });
-      upper = searchTopK(segments, stats, terms, filter, limit, [cut, NO_MORE], floor);
+      upper = searchTopK(segments, stats, terms, filter, limit, [cut, NO_MORE], floor, required);
     }
     return mergeHits([mine, upper], limit);
   }
 
-  /** A search's expected work, for whether to split it: its terms' postings and a tenth of the largest segment. */
-  private work(stats: Statistics, terms: readonly string[]): number {
+  /** A search's expected work, for whether to split it: the postings of its terms (of the last `required`, the lists it reads, when above 0) and a tenth of the largest segment. */
+  private work(stats: Statistics, terms: readonly string[], required = 0): number {
     let postings = 0;
-    for (const t of new Set(terms)) postings += stats.df(t);
+    const distinct = [...new Set(terms)];
+    for (const t of required > 0 ? distinct.slice(-required) : distinct) postings += stats.df(t);
     return postings + this.largest / 10;
   }
 

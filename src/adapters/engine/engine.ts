@@ -716,6 +716,11 @@ function begin(stats: Statistics, terms: readonly string[], k: number): { top: T
  * time, as Lucene's BooleanScorer does), and the documents found are completed from the other
  * lists only while they can still make it. A narrow published window instead leads: its
  * documents are visited one by one and the lists probed from the highest block bound down.
+ *
+ * With `required` (> 0), only documents holding one of the last `required` distinct terms are
+ * ranked (the words only a query's other reading has: a page without them scores no more by it
+ * than by the first). Those lists are then always the essential ones, so the others are only
+ * probed at their documents.
  */
 export function searchTopK(
   segments: readonly SearchableSegment[],
@@ -725,12 +730,15 @@ export function searchTopK(
   k: number,
   range: DocRange = WHOLE,
   floor?: SharedFloor,
+  required = 0,
 ): EngineHit[] {
   const [lo, hi] = range;
   const started = begin(stats, terms, k);
   if (!started) return [];
   const { top, q } = started;
   const m = q.length;
+  // Slots from `requiredFrom` on are the terms a document must hold one of.
+  const requiredFrom = required > 0 ? m - required : m;
   for (const sseg of segments) {
     const { data: seg, normOf, lengthCode: code, ub: ubCache, gone } = sseg;
     const accept = compileFilter(sseg, filter);
@@ -766,8 +774,15 @@ export function searchTopK(
     }
     const n = cursors.length;
     if (n === 0) continue;
-    // Order by upper bound ascending; cumulative bounds for the non-essential test.
-    const order = [...Array(n).keys()].sort((a, b) => ub[a]! - ub[b]!);
+    // Order by upper bound ascending (the required terms' lists last); cumulative bounds for the non-essential test.
+    // The lists before `optional` (those of terms not required) are never essential, and a document
+    // holding none of the others is dropped; 0 without required terms.
+    let optional = 0;
+    if (required > 0) {
+      for (let i = 0; i < n; i++) if (slots[i]! < requiredFrom) optional++;
+      if (optional === n) continue; // no document here holds a required term
+    }
+    const order = [...Array(n).keys()].sort((a, b) => Number(slots[a]! >= requiredFrom) - Number(slots[b]! >= requiredFrom) || ub[a]! - ub[b]!);
     const cs = order.map((i) => cursors[i]!);
     const ubs = order.map((i) => ub[i]!);
     const sl = order.map((i) => slots[i]!);
@@ -792,8 +807,8 @@ export function searchTopK(
     // costs less than reading the lists, they lead (measured on the benchmark: a visit costs about
     // as much as reading 64 postings; a one-month window over 1M documents never leads, a day does).
     const pub = publishedSet(seg, filter.publishedAfter, filter.publishedBefore);
-    let postingCount = 0;
-    for (const c of cs) postingCount += c.postings;
+    let postingCount = 0; // of the lists candidates come from
+    for (let i = optional; i < n; i++) postingCount += cs[i]!.postings;
     // Every candidate below is in the window's bitset when there is one: then a filter of a
     // published window alone is the `gone` bit, not `accept` (four reads from 8 MB columns per
     // candidate: a quarter of a short, one-year query's time).
@@ -814,6 +829,10 @@ export function searchTopK(
         let hit = false;
         for (let i = n - 1; i >= 0; i--) {
           tfOf[i] = 0;
+          if (i < optional && !hit) {
+            pruned = true; // none of the required terms
+            break;
+          }
           const rest = i > 0 ? cum[i - 1]! : 0;
           if (partial + cum[i]! < bar) {
             pruned = true;
@@ -850,7 +869,7 @@ export function searchTopK(
       }
       continue;
     }
-    let firstEssential = 0;
+    let firstEssential = optional;
     while (firstEssential < n && slack(cum[firstEssential]!) < threshold) firstEssential++;
 
     // Under half the segment in the window: postings outside it are not even added up.
@@ -883,7 +902,8 @@ export function searchTopK(
       const we = Math.min(ws + WINDOW, hi);
       // Each list's bound in the window: the largest block maximum among its blocks overlapping it.
       let winFirst = firstEssential;
-      if (threshold > -Infinity) {
+      // (Needed before the threshold is set when lists are never essential: what they may add is `rest` below.)
+      if (threshold > -Infinity || optional > 0) {
         let sum = 0;
         for (let i = 0; i < n; i++) {
           const c = cs[i]!;

@@ -71,7 +71,7 @@ export class SearchHelper {
     this.post({ type: 'publish', parts: segments.map((s) => ({ id: this.ids.get(s.data)!, gone: s.gone })), avgLength });
   }
 
-  /** `searchTopK` of the published parts over `range`, on the helper thread. */
+  /** `searchTopK` of the published parts over `range` (`required` as there), on the helper thread. */
   search(
     segments: readonly SearchableSegment[],
     stats: Statistics,
@@ -80,6 +80,7 @@ export class SearchHelper {
     k: number,
     range: DocRange,
     floor: SharedFloor,
+    required = 0,
   ): Promise<EngineHit[]> {
     const distinct = [...new Set(terms)];
     const ask = this.nextAsk++;
@@ -98,6 +99,7 @@ export class SearchHelper {
       k,
       range,
       floor: floor.bits.buffer as SharedArrayBuffer,
+      required,
     });
     return answer;
   }

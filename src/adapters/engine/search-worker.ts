@@ -25,6 +25,8 @@ export type ToHelper =
       k: number;
       range: DocRange;
       floor: SharedArrayBuffer;
+      /** searchTopK's `required`. */
+      required: number;
     };
 
 export type FromHelper = { ask: number; hits: EngineHit[] } | { ask: number; error: string };
@@ -81,7 +83,7 @@ if (parentPort) {
       try {
         const df = new Map(m.terms.map((t, j) => [t, m.df[j]!]));
         const stats = { docCount: m.docCount, avgLength: m.avgLength, df: (t: string) => df.get(t) ?? 0 };
-        const hits = searchTopK(parts, stats, m.terms, m.filter, m.k, m.range, new SharedFloor(m.floor));
+        const hits = searchTopK(parts, stats, m.terms, m.filter, m.k, m.range, new SharedFloor(m.floor), m.required);
         port.postMessage({ ask: m.ask, hits } satisfies FromHelper);
       } catch (e) {
         port.postMessage({ ask: m.ask, error: String(e) } satisfies FromHelper);
