@@ -533,14 +533,20 @@ export function queryTerms(query: string): string[] {
  * (docs/BENCHMARKS.md).
  */
 export function joinedQueryTerms(query: string): string[] | undefined {
-  if (!query.includes('-')) return undefined;
+  const joined = joinedCompounds(query);
+  return joined === undefined ? undefined : queryTerms(joined);
+}
+
+/** `text` with each hyphenated compound written as its joined word (`compoundWord`: `send e-mail` is `send email`), or undefined when it has none. */
+export function joinedCompounds(text: string): string | undefined {
+  if (!text.includes('-')) return undefined;
   let joined = '';
   let at = 0;
-  scanWords(query, () => {}, 0, query.length, (i, j) => {
-    joined += query.slice(at, i) + compoundWord(query, i, j);
+  scanWords(text, () => {}, 0, text.length, (i, j) => {
+    joined += text.slice(at, i) + compoundWord(text, i, j);
     at = j;
   });
-  return at === 0 ? undefined : queryTerms(joined + query.slice(at));
+  return at === 0 ? undefined : joined + text.slice(at);
 }
 
 /** A standard query's terms and, when it has a hyphenated compound, its other reading (IndexQuery `terms` and `alternative`). */

@@ -9,12 +9,13 @@
  *   value   := '"' words '"' | word
  *   FIELD   := site | title | intitle | url | inurl | lang    (case-insensitive; intitle is title)
  *
- * A word that analyses into several words (`e-mail`) is a phrase. Positions in errors are
- * 0-based character offsets into the query as sent.
+ * A word that analyses into several words is a phrase; a bare word's hyphenated compound is read
+ * both ways (`e-mail`: the phrase "e mail" OR `email`). Positions in errors are 0-based character
+ * offsets into the query as sent.
  */
 import { ServiceError } from './errors.js';
 import { LANG_TAG_RE } from './language.js';
-import { words } from './text.js';
+import { joinedCompounds, words } from './text.js';
 import { parseSiteFilter } from './url.js';
 
 export type WebqlNode =
@@ -171,6 +172,7 @@ class Parser {
         return inner;
       }
       case 'word':
+        return bareWord(t.text);
       case 'phrase':
         return textNode(t.text);
       case 'field':
@@ -219,6 +221,18 @@ type TextNode = Extract<WebqlNode, { kind: 'text' }>;
 function textNode(text: string): TextNode | undefined {
   const w = words(text);
   return w.length === 0 ? undefined : { kind: 'text', words: w };
+}
+
+/**
+ * A bare word, read both ways when it holds a hyphenated compound, as a standard query's is: its
+ * words side by side, or the compound's words joined (`e-mail` finds "e mail", "e-mail" and
+ * `email`). A phrase or a field keeps the words as written.
+ */
+function bareWord(text: string): WebqlNode | undefined {
+  const node = textNode(text);
+  const joined = node && joinedCompounds(text);
+  const other = joined === undefined ? undefined : textNode(joined);
+  return other ? { kind: 'or', children: [node!, other] } : node;
 }
 
 /** Parses a webql query; throws 400 invalid_parameter with the position on a syntax error. */

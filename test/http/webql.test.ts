@@ -47,6 +47,8 @@ describe('webql search mode (keyed)', () => {
       page('https://wiki.test/wiki/%E4%BA%AC%E9%83%BD', { title: 'Kyoto', content: 'The old capital.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://wiki.test/wiki/Stra%C3%9Fe', { title: 'Road', content: 'A road page.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://post.test/desk', { title: 'E-mail desk', content: 'Send an e-mail to the desk.', acquiredAt: T('2025-01-01T00:00:00Z') }),
+      page('https://post.test/inbox', { title: 'Inbox', content: 'Read your email once a day.', acquiredAt: T('2025-01-01T00:00:00Z') }),
+      page('https://post.test/letters', { title: 'Letters', content: 'The letter e of the mail, an e mail.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://shop.test/price', { title: 'Laptops under 1,000', content: 'Good laptops cost 1,000 dollars now.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://shop.test/bargains/1,500', { title: 'Deals', content: 'Desktops on sale.', acquiredAt: T('2025-01-01T00:00:00Z') }),
     ]);
@@ -78,14 +80,26 @@ describe('webql search mode (keyed)', () => {
     assert.deepEqual(await urls('garbage ownership'), [RUST]);
   });
 
-  test('a bare word finds a page\'s hyphenated compound by the words joined; a phrase or a field matches the words as written', async () => {
+  test('a bare word finds a page\'s hyphenated compound by the words joined, and reads its own compound both ways; a phrase or a field matches the words as written', async () => {
     const DESK = 'https://post.test/desk';
-    assert.deepEqual(await urls('email'), [DESK]);
-    assert.deepEqual(await urls('e-mail'), [DESK]);
+    const INBOX = 'https://post.test/inbox';
+    const LETTERS = 'https://post.test/letters';
+    assert.deepEqual(await urls('email'), [DESK, INBOX]);
+    // `e-mail` is "e mail" (side by side: not `e` and `mail` apart) or `email`.
+    assert.deepEqual(await urls('e-mail'), [DESK, INBOX, LETTERS]);
+    assert.deepEqual(await urls('"e mail"'), [DESK, LETTERS]);
+    assert.deepEqual(await urls('e-mail -desk'), [INBOX, LETTERS]);
+    assert.deepEqual(await urls('e-mail -e-mail'), []);
+    assert.deepEqual(await urls('desk OR e-mail'), [DESK, INBOX, LETTERS]);
     assert.deepEqual(await urls('"e-mail desk"'), [DESK]);
+    assert.deepEqual(await urls('"e-mail"'), [DESK, LETTERS]);
     assert.deepEqual(await urls('title:e-mail'), [DESK]);
     assert.deepEqual(await urls('title:email'), []);
     assert.deepEqual(await urls('"email desk"'), []);
+    // The snippet is the sentence with either reading.
+    const r = await webql('e-mail');
+    const snippets = Object.fromEntries((r.body.results as { url: string; snippet: string }[]).map((x) => [x.url, x.snippet]));
+    assert.match(snippets[INBOX]!, /Read your email once a day/);
   });
 
   test('a number grouped by thousands is its digits in bare words, phrases and fields', async () => {

@@ -25,9 +25,12 @@ describe('webql parser', () => {
     assert.deepEqual(parseWebql('café'), t('cafe'));
   });
 
-  test('quoted phrases, and words that analyse into several words, are phrases', () => {
+  test('quoted phrases, and words that analyse into several words, are phrases; a bare word\'s compound is also read joined', () => {
     assert.deepEqual(parseWebql('"garbage collector" go'), { kind: 'and', children: [t('garbage', 'collector'), t('go')] });
-    assert.deepEqual(parseWebql('e-mail'), t('e', 'mail'));
+    assert.deepEqual(parseWebql('"e-mail"'), t('e', 'mail'));
+    assert.deepEqual(parseWebql('e-mail'), { kind: 'or', children: [t('e', 'mail'), t('email')] });
+    assert.deepEqual(parseWebql('x86_64'), t('x86', '64'));
+    assert.deepEqual(parseWebql('title:e-mail'), { kind: 'text', words: ['e', 'mail'], field: 'title' });
   });
 
   test('OR binds tighter than the implicit AND', () => {
@@ -51,7 +54,8 @@ describe('webql parser', () => {
       ],
     });
     // A hyphen inside a word is not an exclusion.
-    assert.deepEqual(parseWebql('well-known'), t('well', 'known'));
+    assert.deepEqual(parseWebql('well-known'), { kind: 'or', children: [t('well', 'known'), t('wellknown')] });
+    assert.deepEqual(parseWebql('a -well-known'), { kind: 'and', children: [t('a'), { kind: 'not', child: { kind: 'or', children: [t('well', 'known'), t('wellknown')] } }] });
   });
 
   test('fields: site, title (or intitle), url, inurl, lang; names are case-insensitive', () => {
