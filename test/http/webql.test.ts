@@ -47,7 +47,11 @@ describe('webql search mode (keyed)', () => {
       page('https://wiki.test/wiki/%E4%BA%AC%E9%83%BD', { title: 'Kyoto', content: 'The old capital.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://wiki.test/wiki/Stra%C3%9Fe', { title: 'Road', content: 'A road page.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://post.test/desk', { title: 'E-mail desk', content: 'Send an e-mail to the desk.', acquiredAt: T('2025-01-01T00:00:00Z') }),
-      page('https://post.test/inbox', { title: 'Inbox', content: 'Read your email once a day.', acquiredAt: T('2025-01-01T00:00:00Z') }),
+      page('https://post.test/inbox', {
+        title: 'Inbox',
+        content: `${'Plan the morning around quiet work before any meeting starts. '.repeat(12)}Read your email once a day.`,
+        acquiredAt: T('2025-01-01T00:00:00Z'),
+      }),
       page('https://post.test/letters', { title: 'Letters', content: 'The letter e of the mail, an e mail.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://shop.test/price', { title: 'Laptops under 1,000', content: 'Good laptops cost 1,000 dollars now.', acquiredAt: T('2025-01-01T00:00:00Z') }),
       page('https://shop.test/bargains/1,500', { title: 'Deals', content: 'Desktops on sale.', acquiredAt: T('2025-01-01T00:00:00Z') }),
@@ -96,7 +100,7 @@ describe('webql search mode (keyed)', () => {
     assert.deepEqual(await urls('title:e-mail'), [DESK]);
     assert.deepEqual(await urls('title:email'), []);
     assert.deepEqual(await urls('"email desk"'), []);
-    // The snippet is the sentence with either reading.
+    // The snippet is the sentence of the joined reading, at the end of a page longer than a snippet.
     const r = await webql('e-mail');
     const snippets = Object.fromEntries((r.body.results as { url: string; snippet: string }[]).map((x) => [x.url, x.snippet]));
     assert.match(snippets[INBOX]!, /Read your email once a day/);
