@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { after, before, describe, test } from 'node:test';
-import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
-import type { SearchableSegment } from '../../src/adapters/engine/engine.js';
+import { EngineIndexStore, readingOrder } from '../../src/adapters/engine/engine-index-store.js';
+import { type DocRange, NO_MORE, type SearchableSegment, SharedFloor, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
 import { isShared, type SegmentData } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
-import { queryReadings, queryTerms } from '../../src/core/text.js';
+import { cachedStem, queryReadings, queryTerms } from '../../src/core/text.js';
 import type { IndexQuery } from '../../src/ports/index-store.js';
 import { loadCorpus, loadQueries } from '../../bench/scifact.js';
 import { scifactVersion } from '../fixtures/scifact-pages.js';
@@ -85,6 +85,25 @@ describe('a search split between two threads', () => {
       }
     }
     assert.equal(index.splitSearches - before, 4 * compounds.length, 'both readings of every query were split');
+  });
+
+  test('the helper ranks only the documents holding a required term, as this thread does', async () => {
+    const helper = Reflect.get(index, 'helper') as { search: (...a: unknown[]) => Promise<unknown> };
+    const segments = Reflect.get(index, 'segments') as SearchableSegment[];
+    const stats = (Reflect.get(index, 'statistics') as () => Statistics).call(index);
+    let differs = 0;
+    for (const q of queries.filter((x) => queryReadings(x).alternative !== undefined)) {
+      const { terms, alternative } = queryReadings(q);
+      const first = terms.map(cachedStem);
+      const other = readingOrder(first, alternative!.map(cachedStem));
+      const own = other.filter((t) => !first.includes(t)).length;
+      for (const range of [[0, 1300], [1300, NO_MORE]] as DocRange[]) {
+        const mine = searchTopK(segments, stats, other, {}, 10, range, new SharedFloor(), own);
+        assert.deepEqual(await helper.search(segments, stats, other, {}, 10, range, new SharedFloor(), own), mine, q);
+        if (JSON.stringify(mine) !== JSON.stringify(searchTopK(segments, stats, other, {}, 10, range))) differs++;
+      }
+    }
+    assert.ok(differs > 50, `lists that required changed: ${differs}`);
   });
 
   test('searches asked at once each get their own answer', async () => {
