@@ -774,9 +774,9 @@ export function searchTopK(
     }
     const n = cursors.length;
     if (n === 0) continue;
-    // Order by upper bound ascending (the required terms' lists last); cumulative bounds for the non-essential test.
-    // The lists before `optional` (those of terms not required) are never essential, and a document
-    // holding none of the others is dropped; 0 without required terms.
+    // Order by upper bound ascending, the lists of terms not required first (`optional` of them, 0
+    // without required terms: never essential, and a document holding none of the others is
+    // dropped); cumulative bounds for the non-essential test.
     let optional = 0;
     if (required > 0) {
       for (let i = 0; i < n; i++) if (slots[i]! < requiredFrom) optional++;
