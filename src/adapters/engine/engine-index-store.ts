@@ -1223,7 +1223,8 @@ export class EngineIndexStore implements IndexStore {
 
   /**
    * One part of a search: the documents [lo, hi) of each segment (engine.ts `DocRange`). Parts
-   * that cover every document, merged by `mergeHits`, give exactly `search`'s hits (not webql);
+   * that cover every document, merged by `mergeHits`, give exactly `search`'s hits for `q.terms`
+   * (not webql, and not `alternative`: the first reading alone);
    * parts that share a `floor` prune with each other's thresholds.
    */
   searchPart(q: IndexQuery, range: DocRange, floor?: SharedFloor): IndexHit[] {
