@@ -1,8 +1,8 @@
 /**
  * npm run bench:engine-passes [-- --size 1000000 --queries 300 --set short --window "one-month window" --passes 6]
  *
- * Our engine alone on one cell of bench:search (a query set and a published window), pass after
- * pass in one process: each pass's p50, p99 and slowest query, then the five queries slowest at
+ * Our engine alone on one cell of bench:search (a query set and a published window), each query
+ * read as a search reads it (a compound both ways: `queryReadings`), pass after pass in one process: each pass's p50, p99 and slowest query, then the five queries slowest at
  * their median over the passes. bench:search times a cell in three
  * rounds; this shows how much a cell's tail moves with this machine's moment when nothing else
  * changes. Uses the segments bench:search cached in bench/.cache.
@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { queryTerms } from '../src/core/text.js';
+import { queryReadings } from '../src/core/text.js';
 import { openServedIndex } from './http-figure.js';
 import { BENCH_WINDOWS, benchQuerySets, percentile } from './scifact.js';
 
@@ -33,7 +33,7 @@ for (let pass = 1; pass <= Number(values.passes); pass++) {
   const lat: number[] = [];
   for (const [i, q] of queries.entries()) {
     const t = performance.now();
-    await engine.search({ terms: queryTerms(q), limit: 10, ...window });
+    await engine.search({ ...queryReadings(q), limit: 10, ...window });
     lat.push(performance.now() - t);
     perQuery[i]!.push(lat.at(-1)!);
   }
