@@ -27,7 +27,7 @@ import { allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, m
 import { SearchHelper } from './search-helper.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from '../worker.js';
-import { narrowerSite, searchWebql, urlMask, urlText, type WebqlVersion } from './webql-search.js';
+import { narrowerSite, searchWebql, urlMask, urlText, type WebqlDeps, type WebqlVersion } from './webql-search.js';
 import { concatSegments, docOf, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termNumber } from './segment.js';
 
 export interface EngineWeights {
@@ -1104,45 +1104,47 @@ export class EngineIndexStore implements IndexStore {
 
   /** A webql query: candidates from the segments, checked against the stored versions (webql-search.ts). */
   private searchWebql(q: IndexQuery, node: WebqlNode): Promise<IndexHit[]> {
+    return searchWebql(this.webqlDeps(q, node), node, q.limit);
+  }
+
+  /** What webql-search asks of the segments and the store for `q` (its filters, narrowed by a top-level `site:` of `node`). */
+  private webqlDeps(q: IndexQuery, node: WebqlNode): WebqlDeps {
     const stats = this.statistics();
     const filter = this.filter(q);
     const site = narrowerSite(node, filter.revSite);
     if (site !== undefined) filter.revSite = site;
-    return searchWebql(
-      {
-        matches: (request) => allMatches(this.segments, stats, filter, request, turn, this.matchStep),
-        read: (ids, withText) => (withText ? this.stmts.webqlText : this.stmts.webqlFields).all(JSON.stringify(ids)),
-        inLanguage: (tag, max) => {
-          const found = this.stmts.inLanguage.all(tag, `${tag}-`, prefixEnd(`${tag}-`)!, max + 1);
-          return found.length > max ? undefined : new Set(found);
-        },
-        underUrl: (prefixes, max) => {
-          const found = new Set<number>();
-          for (const prefix of prefixes) {
-            const end = prefixEnd(prefix);
-            if (end === undefined) return undefined;
-            for (const id of this.stmts.underUrl.all(prefix, end, max + 1 - found.size)) found.add(id);
-            if (found.size > max) return undefined;
-          }
-          return found;
-        },
-        inUrl: async (text) => {
-          const lower = text.toLowerCase();
-          const pattern = `%${lower.replace(/[\\%_]/g, '\\$&')}%`;
-          const scan = /[ik\u0080-\uffff]/.test(lower) ? this.stmts.inUrlOrWide : this.stmts.inUrl;
-          const last = this.stmts.lastPage.get() ?? 0;
-          const found = new Set<number>();
-          for (let from = 0; from <= last; from += this.urlScanStep) {
-            if (from > 0) await turn();
-            for (const id of scan.all(from, from + this.urlScanStep, pattern)) found.add(id);
-          }
-          return found;
-        },
-        pages: () => this.stmts.lastPage.get() ?? 0,
+    return {
+      matches: (request) => allMatches(this.segments, stats, filter, request, turn, this.matchStep),
+      df: (stem) => stats.df(stem),
+      read: (ids, withText) => (withText ? this.stmts.webqlText : this.stmts.webqlFields).all(JSON.stringify(ids)),
+      inLanguage: (tag, max) => {
+        const found = this.stmts.inLanguage.all(tag, `${tag}-`, prefixEnd(`${tag}-`)!, max + 1);
+        return found.length > max ? undefined : new Set(found);
       },
-      node,
-      q.limit,
-    );
+      underUrl: (prefixes, max) => {
+        const found = new Set<number>();
+        for (const prefix of prefixes) {
+          const end = prefixEnd(prefix);
+          if (end === undefined) return undefined;
+          for (const id of this.stmts.underUrl.all(prefix, end, max + 1 - found.size)) found.add(id);
+          if (found.size > max) return undefined;
+        }
+        return found;
+      },
+      inUrl: async (text) => {
+        const lower = text.toLowerCase();
+        const pattern = `%${lower.replace(/[\\%_]/g, '\\$&')}%`;
+        const scan = /[ik\u0080-\uffff]/.test(lower) ? this.stmts.inUrlOrWide : this.stmts.inUrl;
+        const last = this.stmts.lastPage.get() ?? 0;
+        const found = new Set<number>();
+        for (let from = 0; from <= last; from += this.urlScanStep) {
+          if (from > 0) await turn();
+          for (const id of scan.all(from, from + this.urlScanStep, pattern)) found.add(id);
+        }
+        return found;
+      },
+      pages: () => this.stmts.lastPage.get() ?? 0,
+    };
   }
 
   async search(q: IndexQuery): Promise<IndexHit[]> {

@@ -1157,6 +1157,11 @@ export interface MatchRequest {
   everyDoc: boolean;
   /** Terms every match holds, walked together from the rarest instead of visiting every posting of each. */
   required: readonly string[];
+  /**
+   * Terms of which every match holds one (webql's `e-mail`: `mail` or `email`): when given, only
+   * their postings bring candidates, and the other terms are looked up at them.
+   */
+  leads?: readonly string[];
   /** Whether a candidate that holds these terms (bit j: `terms[j]`, for the first 31) is kept. */
   keep(held: number): boolean;
 }
@@ -1284,9 +1289,11 @@ export async function allMatches(
   const walked = m.terms.slice(0, m.terms.length - m.probed);
   const bound = m.everyDoc
     ? documents
-    : m.required.length > 0
-      ? Math.min(...m.required.map((t) => stats.df(t)))
-      : walked.reduce((n, t) => n + stats.df(t), 0);
+    : Math.min(
+        m.required.length > 0 ? Math.min(...m.required.map((t) => stats.df(t))) : Infinity,
+        m.leads !== undefined ? m.leads.reduce((n, t) => n + stats.df(t), 0) : Infinity,
+        m.required.length > 0 || m.leads !== undefined ? Infinity : walked.reduce((n, t) => n + stats.df(t), 0),
+      );
   const out = new Matches(Math.min(documents, bound));
   const scratch = new MatchScratch();
   let sinceTurn = 0;
@@ -1294,7 +1301,7 @@ export async function allMatches(
     const accept = compileFilter(sseg, filter);
     if (!accept) continue;
     out.runs.push({ start: out.count, seg: sseg.data });
-    const next = !m.everyDoc && m.required.length > 0 ? allOf(sseg, q, accept, m, out) : anyOf(sseg, q, accept, m, out, scratch, step);
+    const next = !m.everyDoc && (m.required.length > 0 || m.leads !== undefined) ? allOf(sseg, q, accept, m, out) : anyOf(sseg, q, accept, m, out, scratch, step);
     if (next === undefined) continue;
     const n = sseg.data.docCount;
     for (let lo = 0; lo < n; lo += step) {
@@ -1395,10 +1402,15 @@ function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
   const need = cursors.filter((c, j) => required[j]);
   if (need.some((c) => c === undefined)) return undefined;
   for (const c of cursors) c?.start();
-  const lead = (need as Cursor[]).reduce((a, b) => (b.postings < a.postings ? b : a));
+  // The lists that bring candidates: `leads`' (a match holds one), else the rarest required one.
+  const leads =
+    m.leads !== undefined ? cursors.filter((c, j): c is Cursor => c !== undefined && m.leads!.includes(q.terms[j]!)) : [(need as Cursor[]).reduce((a, b) => (b.postings < a.postings ? b : a))];
+  if (leads.length === 0) return undefined;
+  const lead = leads.length === 1 ? leads[0] : undefined;
   return (hi) => {
-    for (; lead.doc < hi; lead.next()) {
-      const doc = lead.doc;
+    for (;; lead !== undefined ? lead.next() : nextAll(leads)) {
+      const doc = lead !== undefined ? lead.doc : firstDoc(leads);
+      if (doc >= hi) break;
       if (!accept(doc)) continue;
       let held = 0;
       let score = 0;
@@ -1420,4 +1432,17 @@ function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
       if (all && m.keep(held)) out.add(seg, doc, score, held);
     }
   };
+}
+
+/** The lowest document any of `cursors` is at. */
+function firstDoc(cursors: readonly Cursor[]): number {
+  let doc = NO_MORE;
+  for (const c of cursors) if (c.doc < doc) doc = c.doc;
+  return doc;
+}
+
+/** Moves past the lowest document the cursors at it. */
+function nextAll(cursors: readonly Cursor[]): void {
+  const doc = firstDoc(cursors);
+  for (const c of cursors) if (c.doc === doc) c.next();
 }

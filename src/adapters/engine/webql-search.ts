@@ -49,6 +49,8 @@ export interface WebqlVersion {
 export interface WebqlDeps {
   /** The engine's candidates (`allMatches`, which lets the event loop turn as it goes). */
   matches(request: MatchRequest): Promise<Matches>;
+  /** The documents that hold a stem. */
+  df(stem: string): number;
   /** The versions of these ids that still exist, in any order. */
   read(ids: readonly number[], withText: boolean): WebqlVersion[];
   /** The ids of the versions whose language is `tag` or under it (`en`: `en-gb`), or undefined when there are more than `max`. */
@@ -187,6 +189,47 @@ function requiredStems(node: WebqlNode): string[] {
     }
     default:
       return [];
+  }
+}
+
+/**
+ * Stems of which every match holds one, and their postings together: of a text item its rarest
+ * word, of an AND its cheapest item's, of an OR every item's (`e-mail`, `"e mail" OR email`:
+ * `mail` or `email`); undefined when a match may hold none (an exclusion, a field but `title:`, an
+ * item of stop words alone).
+ */
+function leadStems(node: WebqlNode, df: (stem: string) => number): { stems: string[]; postings: number } | undefined {
+  switch (node.kind) {
+    case 'text': {
+      let best: string | undefined;
+      let postings = Infinity;
+      for (const s of indexedStems(node)) {
+        const d = df(s);
+        if (d < postings) [best, postings] = [s, d];
+      }
+      return best === undefined ? undefined : { stems: [best], postings };
+    }
+    case 'and': {
+      let best: ReturnType<typeof leadStems>;
+      for (const c of node.children) {
+        const l = leadStems(c, df);
+        if (l !== undefined && (best === undefined || l.postings < best.postings)) best = l;
+      }
+      return best;
+    }
+    case 'or': {
+      const stems = new Set<string>();
+      let postings = 0;
+      for (const c of node.children) {
+        const l = leadStems(c, df);
+        if (l === undefined) return undefined;
+        for (const s of l.stems) stems.add(s);
+        postings += l.postings;
+      }
+      return { stems: [...stems], postings };
+    }
+    default:
+      return undefined;
   }
 }
 
@@ -428,17 +471,21 @@ function urlPrefixes(prefix: string): string[] {
   return /^https?:\/\//i.test(prefix) ? [prefix] : [`http://${prefix}`, `https://${prefix}`];
 }
 
-/** Whether the stored version matches the expression. */
-function matches(node: WebqlNode, w: VersionWords, plans: Plans): boolean {
+/**
+ * Whether the stored version matches the expression; a text item lacking one of its indexed words
+ * (`held`, as in `decide`) is false without a scan of the text (an OR's other reading of a compound).
+ */
+function matches(node: WebqlNode, w: VersionWords, plans: Plans, held: number): boolean {
   switch (node.kind) {
     case 'and':
-      return node.children.every((c) => matches(c, w, plans));
+      return node.children.every((c) => matches(c, w, plans, held));
     case 'or':
-      return node.children.some((c) => matches(c, w, plans));
+      return node.children.some((c) => matches(c, w, plans, held));
     case 'not':
-      return !matches(node.child, w, plans);
+      return !matches(node.child, w, plans, held);
     case 'text': {
-      const { phrase } = plans.get(node)!;
+      const { phrase, need } = plans.get(node)!;
+      if ((held & need) !== need) return false;
       return node.field === 'title' ? hasPhrase(w.v.title, phrase) : FIELDS.some((f) => hasPhrase(w.v[f], phrase));
     }
     case 'site':
@@ -492,7 +539,7 @@ function decide(node: WebqlNode, w: VersionWords | undefined, held: number, lo: 
       return w !== undefined && !w.urlHas(word) ? true : undefined;
     }
     default:
-      return w === undefined ? undefined : matches(node, w, plans);
+      return w === undefined ? undefined : matches(node, w, plans, held);
   }
 }
 
@@ -569,7 +616,15 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const terms = itemStems(node, [...positive], true);
   const plans = planTexts(node, terms);
   const keep = mayMatch(node, plans);
-  const found = await deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc: keep(0), required: requiredStems(node), keep });
+  const everyDoc = keep(0);
+  // Candidates from the stems every match holds one of, when they have fewer postings than all the
+  // positive words and than the rarest word every match holds: an OR of items of several words (a
+  // bare compound read both ways) then walks one word of each item, not all of them.
+  const required = requiredStems(node);
+  const lead = everyDoc ? undefined : leadStems(node, deps.df);
+  const walked = required.length > 0 ? Math.min(...required.map(deps.df)) : positive.reduce((n, s) => n + deps.df(s), 0);
+  const leads = lead !== undefined && lead.postings < walked ? lead.stems : undefined;
+  const found = await deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc, required, keep, ...(leads && { leads }) });
   const { versionIds: ids, scores, acquiredAt, held } = found;
   // A top-level lang: that fewer versions have than there are candidates keeps only those (looked
   // up by language), so a language few candidates have is not found out by reading them all.
@@ -628,7 +683,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       if (d === undefined) {
         const w = rows.get(id);
         if (!w) continue; // gone since the segments were built
-        d = matches(node, w, plans);
+        d = matches(node, w, plans, held[i]!);
       }
       if (!d) continue;
       hits.push({ versionId: id, score: scores[i]! });
