@@ -94,9 +94,7 @@ describe('a search split between two threads', () => {
     let differs = 0;
     for (const q of queries.filter((x) => queryReadings(x).alternative !== undefined)) {
       const { terms, alternative } = queryReadings(q);
-      const first = terms.map(cachedStem);
-      const other = readingOrder(first, alternative!.map(cachedStem));
-      const own = other.filter((t) => !first.includes(t)).length;
+      const { terms: other, own } = readingOrder(terms.map(cachedStem), alternative!.map(cachedStem));
       for (const range of [[0, 1300], [1300, NO_MORE]] as DocRange[]) {
         const mine = searchTopK(segments, stats, other, {}, 10, range, new SharedFloor(), own);
         assert.deepEqual(await helper.search(segments, stats, other, {}, 10, range, new SharedFloor(), own), mine, q);

@@ -483,12 +483,13 @@ export interface EngineOptions {
  * own then scores no more by it than by the first to the last bit (each partial sum is one of the
  * first's with terms left out, and rounding is monotonic), as in exact arithmetic, so the better
  * reading of such a page is always the first; summed in another order, one scored 2 ulp above it
- * on SciFact.
+ * on SciFact. `own`: how many are its own (the last ones).
  */
-export function readingOrder(first: readonly string[], other: readonly string[]): string[] {
+export function readingOrder(first: readonly string[], other: readonly string[]): { terms: string[]; own: number } {
   const mine = new Set(other);
   const shared = [...new Set(first)].filter((t) => mine.has(t));
-  return [...shared, ...[...mine].filter((t) => !shared.includes(t))];
+  const own = [...mine].filter((t) => !shared.includes(t));
+  return { terms: [...shared, ...own], own: own.length };
 }
 
 export class EngineIndexStore implements IndexStore {
@@ -1162,12 +1163,10 @@ export class EngineIndexStore implements IndexStore {
     // only pages holding one are searched, and only where they reach the k-th of the first reading:
     // the search starts from that floor.
     const other = readingOrder(terms, q.alternative.map(cachedStem));
-    const first = new Set(terms);
-    const own = other.filter((t) => !first.has(t)).length;
-    if (own === 0) return hits;
+    if (other.own === 0) return hits;
     const floor = new SharedFloor();
     if (hits.length === q.limit) floor.raise(hits[q.limit - 1]!.score);
-    return bestOfReadings(hits, await this.searchTerms(segments, stats, other, filter, q.limit, floor, own), q.limit);
+    return bestOfReadings(hits, await this.searchTerms(segments, stats, other.terms, filter, q.limit, floor, other.own), q.limit);
   }
 
   /**
@@ -1242,6 +1241,6 @@ export class EngineIndexStore implements IndexStore {
     const terms = q.terms.map(cachedStem);
     const hits = exhaustive(this.segments, stats, terms, filter, q.limit);
     if (!q.alternative) return hits;
-    return bestOfReadings(hits, exhaustive(this.segments, stats, readingOrder(terms, q.alternative.map(cachedStem)), filter, q.limit), q.limit);
+    return bestOfReadings(hits, exhaustive(this.segments, stats, readingOrder(terms, q.alternative.map(cachedStem)).terms, filter, q.limit), q.limit);
   }
 }

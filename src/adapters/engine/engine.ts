@@ -1158,8 +1158,8 @@ export interface MatchRequest {
   /** Terms every match holds, walked together from the rarest instead of visiting every posting of each. */
   required: readonly string[];
   /**
-   * Terms of which every match holds one (webql's `e-mail`: `mail` or `email`): when given, only
-   * their postings bring candidates, and the other terms are looked up at them.
+   * Terms of which every match holds one (webql's `e-mail`: `mail` or `email`): when they have
+   * fewer postings than the usual way, only theirs bring candidates, the other terms looked up at them.
    */
   leads?: readonly string[];
   /** Whether a candidate that holds these terms (bit j: `terms[j]`, for the first 31) is kept. */
@@ -1283,25 +1283,22 @@ export async function allMatches(
   step = MATCH_STEP,
 ): Promise<Matches> {
   const q = queryTermsOf(stats, m.terms);
-  // No more matches than documents, nor than the postings that bring candidates: of the rarest
-  // required term when some are required, else of every term walked.
+  // Candidates come from the rarest required term when some are required, else from every term
+  // walked, unless the leads have fewer postings; there are no more matches than documents, nor
+  // than the postings of either way.
   const documents = segments.reduce((n, s) => n + s.data.docCount, 0);
-  const walked = m.terms.slice(0, m.terms.length - m.probed);
-  const bound = m.everyDoc
-    ? documents
-    : Math.min(
-        m.required.length > 0 ? Math.min(...m.required.map((t) => stats.df(t))) : Infinity,
-        m.leads !== undefined ? m.leads.reduce((n, t) => n + stats.df(t), 0) : Infinity,
-        m.required.length > 0 || m.leads !== undefined ? Infinity : walked.reduce((n, t) => n + stats.df(t), 0),
-      );
-  const out = new Matches(Math.min(documents, bound));
+  const postings = (terms: readonly string[]) => terms.reduce((n, t) => n + stats.df(t), 0);
+  const usual = m.required.length > 0 ? Math.min(...m.required.map((t) => stats.df(t))) : postings(m.terms.slice(0, m.terms.length - m.probed));
+  const viaLeads = m.leads !== undefined ? postings(m.leads) : Infinity;
+  const leads = !m.everyDoc && viaLeads < usual ? m.leads : undefined;
+  const out = new Matches(Math.min(documents, m.everyDoc ? documents : Math.min(usual, viaLeads)));
   const scratch = new MatchScratch();
   let sinceTurn = 0;
   for (const sseg of segments) {
     const accept = compileFilter(sseg, filter);
     if (!accept) continue;
     out.runs.push({ start: out.count, seg: sseg.data });
-    const next = !m.everyDoc && (m.required.length > 0 || m.leads !== undefined) ? allOf(sseg, q, accept, m, out) : anyOf(sseg, q, accept, m, out, scratch, step);
+    const next = !m.everyDoc && (m.required.length > 0 || leads !== undefined) ? allOf(sseg, q, accept, m, out, leads) : anyOf(sseg, q, accept, m, out, scratch, step);
     if (next === undefined) continue;
     const n = sseg.data.docCount;
     for (let lo = 0; lo < n; lo += step) {
@@ -1392,10 +1389,11 @@ function anyOf(
 }
 
 /**
- * `allMatches` in one segment when some terms are required: the rarest leads, the rest are advanced
- * to its documents. Undefined when a required term is not in the segment.
+ * `allMatches` in one segment when some terms are required or `leads` are taken: the rarest
+ * required term leads, or the leads together, and the rest are advanced to their documents.
+ * Undefined when a required term, or every lead, is not in the segment.
  */
-function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, accept: (doc: number) => boolean, m: MatchRequest, out: Matches): MatchStep | undefined {
+function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, accept: (doc: number) => boolean, m: MatchRequest, out: Matches, leadTerms: readonly string[] | undefined): MatchStep | undefined {
   const { data: seg, normOf, lengthCode: code } = sseg;
   const cursors = q.terms.map((term) => termCursor(seg, termNumber(seg, term)));
   const required = q.terms.map((term) => m.required.includes(term));
@@ -1404,13 +1402,11 @@ function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
   for (const c of cursors) c?.start();
   // The lists that bring candidates: `leads`' (a match holds one), else the rarest required one.
   const leads =
-    m.leads !== undefined ? cursors.filter((c, j): c is Cursor => c !== undefined && m.leads!.includes(q.terms[j]!)) : [(need as Cursor[]).reduce((a, b) => (b.postings < a.postings ? b : a))];
+    leadTerms !== undefined ? cursors.filter((c, j): c is Cursor => c !== undefined && leadTerms.includes(q.terms[j]!)) : [(need as Cursor[]).reduce((a, b) => (b.postings < a.postings ? b : a))];
   if (leads.length === 0) return undefined;
   const lead = leads.length === 1 ? leads[0] : undefined;
   return (hi) => {
-    for (;; lead !== undefined ? lead.next() : nextAll(leads)) {
-      const doc = lead !== undefined ? lead.doc : firstDoc(leads);
-      if (doc >= hi) break;
+    for (let doc = lead !== undefined ? lead.doc : firstDoc(leads); doc < hi; doc = lead !== undefined ? (lead.next(), lead.doc) : pastDoc(leads, doc)) {
       if (!accept(doc)) continue;
       let held = 0;
       let score = 0;
@@ -1441,8 +1437,8 @@ function firstDoc(cursors: readonly Cursor[]): number {
   return doc;
 }
 
-/** Moves past the lowest document the cursors at it. */
-function nextAll(cursors: readonly Cursor[]): void {
-  const doc = firstDoc(cursors);
+/** Moves the cursors at `doc`, the lowest, past it: the lowest document any is at then. */
+function pastDoc(cursors: readonly Cursor[], doc: number): number {
   for (const c of cursors) if (c.doc === doc) c.next();
+  return firstDoc(cursors);
 }

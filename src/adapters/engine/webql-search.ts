@@ -617,14 +617,10 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const plans = planTexts(node, terms);
   const keep = mayMatch(node, plans);
   const everyDoc = keep(0);
-  // Candidates from the stems every match holds one of, when they have fewer postings than all the
-  // positive words and than the rarest word every match holds: an OR of items of several words (a
-  // bare compound read both ways) then walks one word of each item, not all of them.
-  const required = requiredStems(node);
-  const lead = everyDoc ? undefined : leadStems(node, deps.df);
-  const walked = required.length > 0 ? Math.min(...required.map(deps.df)) : positive.reduce((n, s) => n + deps.df(s), 0);
-  const leads = lead !== undefined && lead.postings < walked ? lead.stems : undefined;
-  const found = await deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc, required, keep, ...(leads && { leads }) });
+  // The stems every match holds one of: where they have fewer postings than the usual way, an OR
+  // of items of several words (a bare compound read both ways) walks one word of each item.
+  const leads = everyDoc ? undefined : leadStems(node, deps.df)?.stems;
+  const found = await deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc, required: requiredStems(node), keep, ...(leads && { leads }) });
   const { versionIds: ids, scores, acquiredAt, held } = found;
   // A top-level lang: that fewer versions have than there are candidates keeps only those (looked
   // up by language), so a language few candidates have is not found out by reading them all.
