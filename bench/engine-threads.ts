@@ -7,7 +7,8 @@
  * the helper thread (search-helper.ts), which reads the same segments in shared memory, the lower
  * half on this one at the same time, the halves pruning with the higher of their thresholds
  * (`SharedFloor`) and their top 10s merged (`mergeHits`). The two ways take turns query by query
- * (who goes first rotating too); the first pass warms up and is not timed. Every split answer is
+ * (who goes first rotating too); the first pass warms up and is not timed. A query is read as a
+ * search reads it: a hyphenated compound both ways (text.ts `queryReadings`). Every split answer is
  * checked against the one-thread answer (the run stops at a difference). Each cell says how many
  * searches were split (`serve` splits those with enough work: engine-index-store.ts SPLIT_WORK);
  * `--every` splits all of them, and the last table gives, by the postings of the query's terms,
@@ -22,7 +23,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { IndexHit, IndexQuery } from '../src/ports/index-store.js';
-import { cachedStem, queryTerms } from '../src/core/text.js';
+import { cachedStem, queryReadings } from '../src/core/text.js';
 import { openServedIndex } from './http-figure.js';
 import { BENCH_WINDOWS, benchQuerySets, median, percentile } from './scifact.js';
 
@@ -56,10 +57,12 @@ try {
     for (const [win, window] of BENCH_WINDOWS) {
       const lat = { one: [] as number[], split: [] as number[] };
       const mine = qs.map(() => ({ one: [] as number[], split: [] as number[] }));
+      // Both readings of a query's compounds, as a search reads them (ops/search.ts).
+      const readings = qs.map(queryReadings);
       const splitBefore = two.engine.splitSearches;
       for (let pass = 0; pass < passes; pass++) {
         for (const [i, q] of qs.entries()) {
-          const query: IndexQuery = { terms: queryTerms(q), limit: 10, ...window };
+          const query: IndexQuery = { ...readings[i]!, limit: 10, ...window };
           const hits = {} as Record<keyof typeof WAYS, IndexHit[]>;
           for (let w = 0; w < names.length; w++) {
             const way = names[(i + pass + w) % names.length]!;
@@ -75,8 +78,9 @@ try {
         }
       }
       const splitShare = (two.engine.splitSearches - splitBefore) / (passes * qs.length);
-      qs.forEach((q, i) => {
-        const postings = [...new Set(queryTerms(q).map(cachedStem))].reduce((n, t) => n + stats.df(t), 0);
+      qs.forEach((_, i) => {
+        const { terms, alternative = [] } = readings[i]!;
+        const postings = [...new Set([...terms, ...alternative].map(cachedStem))].reduce((n, t) => n + stats.df(t), 0);
         perQuery.push({ postings, one: median(mine[i]!.one), split: median(mine[i]!.split) });
       });
       const p = (way: keyof typeof WAYS, at: number) => percentile(sorted(lat[way]), at);
