@@ -296,7 +296,7 @@ export function buildPassages(markdown: string, minLength = PASSAGE_INDEX_MIN): 
   const lower = lowered.length === text.length ? lowered : undefined;
   const visit = (i: number, j: number, ascii: boolean) => {
     if (ascii) add(lower === undefined ? text.slice(i, j).toLowerCase() : lower.slice(i, j));
-    else for (const w of unicodeWords(text.slice(i, j))) add(w);
+    else for (const w of unicodeWords(text, i, j)) add(w);
   };
   // A compound's joined word is one of its sentence's words too (text.ts `compoundWord`).
   const compound = (i: number, j: number) => add(compoundWord(text, i, j));

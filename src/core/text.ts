@@ -20,9 +20,13 @@ import { stemmer } from 'stemmer';
  * 9: `C++`, `C#` and `F#` are words (`signedEnd`). 10: a `.` or `,` between ASCII digits is
  * inside the word (`3.12`, `192.168.0.1`, `1,000`: `joinsDigits`). 11: a hyphenated compound's
  * words joined are a term too (`compoundWord`: `e-mail` is also `email`). 12: a number grouped
- * by thousands is its digits (`stem`: `1,000` is `1000`).
+ * by thousands is its digits (`stem`: `1,000` is `1000`). 13: where a run of word characters
+ * holds one outside ASCII, a possessive's s at its start is dropped (`cell's\u00a0...`:
+ * `unicodeWords` reads the run with the text before it) and a `C++` at its end is one word
+ * (`—C++`: `wideRunEnd`), as `words()` always read them; the engine's terms, snippets and
+ * webql's phrases had read `s` and `c`.
  */
-export const ANALYSIS_VERSION = 12;
+export const ANALYSIS_VERSION = 13;
 
 /** Lucene's EnglishAnalyzer default stop set. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -148,9 +152,13 @@ function isPossessiveS(text: string, i: number): boolean {
   return b < 128 ? ASCII_WORD[b] === 1 : WIDE_WORD_END_RE.test(text.slice(Math.max(0, i - 3), i - 1));
 }
 
-/** The words of the word pattern's matches in `text`, a possessive's s left out. */
-function pushMatches(out: string[], text: string, pairsOnly: boolean): void {
-  for (const m of text.matchAll(WORD_RE)) if (m[0].length !== 1 || !isPossessiveS(text, m.index)) pushWords(out, m[0], pairsOnly);
+/**
+ * The words of the word pattern's matches in text[start, end), a possessive's s left out (told
+ * from the characters before it in `text`, which may lie before `start`).
+ */
+function pushMatches(out: string[], text: string, pairsOnly: boolean, start = 0, end = text.length): void {
+  const part = start === 0 && end === text.length ? text : text.slice(start, end);
+  for (const m of part.matchAll(WORD_RE)) if (m[0].length !== 1 || !isPossessiveS(text, start + m.index)) pushWords(out, m[0], pairsOnly);
 }
 
 /**
@@ -258,6 +266,15 @@ export function asciiWordEnd(text: string, i: number, j: number, n: number): num
   return end - i === 1 && isPossessiveS(text, i) ? -1 : end;
 }
 
+/**
+ * The end of a run of word characters that holds one outside ASCII, ending at `j` (scanned up to
+ * `n`): past the signs of its last word when that is one ASCII letter with them (`—C++`, as
+ * `signedEnd` says), else `j`. `scanWords` and the snippet scan cut such runs by it.
+ */
+export function wideRunEnd(text: string, j: number, n: number): number {
+  return j < n && isAsciiLetter(text.charCodeAt(j - 1)) && !isWordCharAt(text, j - 2, true) ? signedEnd(text, j - 1, n) : j;
+}
+
 function pushTerm(out: string[], w: string): void {
   if (!STOP_WORDS.has(w)) out.push(cachedStem(w));
 }
@@ -310,6 +327,8 @@ export function scanWords(
       }
       if (end !== j) plain = false;
       j = end;
+    } else {
+      j = wideRunEnd(text, j, n);
     }
     if (chain && nextToHyphen(text, i, j) && (ascii ? chain.word(i, j, plain) : chain.run(i, j))) compound!(chain.doneStart, chain.doneEnd);
     visit(i, j, ascii);
@@ -436,12 +455,13 @@ function isWordCharAt(text: string, i: number, before = false): boolean {
 const WORD_CHAR_RE = /^[\p{L}\p{N}\p{M}]/u;
 
 /**
- * The folded words of a run `scanWords` reported as not ASCII. A possessive's s is told within the
- * run: its apostrophe (’) is inside it, and a run never starts just after a word's character.
+ * The folded words of the run text[start, end) that `scanWords` reported as not ASCII. A
+ * possessive's s is told from `text`: the run may start with it, after an ASCII apostrophe
+ * (`cell's\u00a0...`, the no-break space making the run not ASCII).
  */
-export function unicodeWords(run: string): string[] {
+export function unicodeWords(text: string, start = 0, end = text.length): string[] {
   const out: string[] = [];
-  pushMatches(out, run, false);
+  pushMatches(out, text, false, start, end);
   return out;
 }
 
@@ -455,7 +475,7 @@ export function indexTerms(text: string, compounds = true): string[] {
     text,
     (i, j, ascii) => {
       if (ascii) pushTerm(out, text.slice(i, j).toLowerCase());
-      else for (const w of unicodeWords(text.slice(i, j))) pushTerm(out, w);
+      else for (const w of unicodeWords(text, i, j)) pushTerm(out, w);
     },
     0,
     text.length,

@@ -13,7 +13,7 @@
  * stem to a query stem (see `SnippetQuery`). Both ways give the same snippet.
  */
 import { isHeadingAt, lineAt, lineText, PassageIndex, SCAN_LIMIT, type Segments, segment, startsBlock, stemHash } from '../core/passages.js';
-import { ASCII_WORD as SHARED_ASCII_WORD, asciiWordEnd, cachedStem, CompoundChain, compoundWord, cutAtWord, joinsDigits, nextToHyphen, termPrefix, unicodeWords } from '../core/text.js';
+import { ASCII_WORD as SHARED_ASCII_WORD, asciiWordEnd, cachedStem, CompoundChain, compoundWord, cutAtWord, joinsDigits, nextToHyphen, termPrefix, unicodeWords, wideRunEnd } from '../core/text.js';
 
 const DESCRIPTION_LENGTH = 300;
 
@@ -170,6 +170,7 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
           distinct += firstInSentence(last, stem, mark);
         }
       } else {
+        j = wideRunEnd(text, j, end); // —C++ ends with the word C++
         if (nextToHyphen(text, i, j) && chain.run(i, j)) {
           const stem = query.compound(text, chain.doneStart, chain.doneEnd);
           if (stem >= 0) {
@@ -177,7 +178,7 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
             distinct += firstInSentence(last, stem, mark);
           }
         }
-        for (const w of unicodeWords(text.slice(i, j))) {
+        for (const w of unicodeWords(text, i, j)) {
           const stem = query.index.get(cachedStem(w));
           if (stem === undefined) continue;
           hits++;

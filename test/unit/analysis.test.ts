@@ -39,6 +39,8 @@ describe('indexTerms (the engine analysis)', () => {
       '東京の天気。iPhone用ケース 𠮷野家 ภาษาไทยง่าย किताब पढ़ो re\u0301sume\u0301 كِتَابٌ 서울 날씨 ＲＵＮＮＩＮＧ ｶﾀｶﾅ',
       'tab\tseparated\nlines\r\nand\u00a0nbsp',
       "John's café's JOHN'S 1990's 's s x 's o'clock 𠮷’s 東京's नगर's",
+      "cell's\u00a0cell’s, Alzheimer's—disease, John'S é, x's\u00a0s, 's\u00a0a",
+      '1000—C++ é—C# éC++ —C++é —C+ —c++11 β—F#. —C#',
       'C++ and C# and F#; c++11, C++é C++— C++٣ C++\u0301 i++ 1++ ab++ C+ C+++ x#y A#, é#, \u0301c++ John\'s# (C++) c#',
       'Python 3.12, 192.168.0.1, 1,000,000; v8.1a é3.12 a.1 1.a 1..2 .5 5. 1,2, 3.12. 東京3.5 ３.５ ٣.٤ 1.5C++ 1.5\u0301 2.\u03015 1990.s 1.e',
       '',
@@ -257,6 +259,39 @@ describe('snippet word filter', () => {
       }
     });
     assert.ok(compared > 1000 && differing === 0);
+  });
+
+  test('the filtered scan picks the same sentence on made-up text of possessives, signs, numbers, accents and other scripts', () => {
+    const random = rng(31);
+    const pick = <T>(from: readonly T[]): T => from[Math.floor(random() * from.length)]!;
+    const vocabulary = [
+      'insulin', 'cell', 'cells', "cell's", 'cell\u2019s', 's', "'s", 'it', 'C++', 'c', 'C#', '1,000', '1000', '3.12', 'e-mail',
+      'email', 'mail', 'café', 'cafe', 'Åland', 'β', 'βcell', 'cellβ', '細胞', 'ß', 'ss', 'ｆｉｌｅ', 'file', 'wi-fi',
+    ];
+    const separators = [' ', ' ', ' ', ', ', ' - ', '-', '\u2014', '\u00a0', "'", '\u2019'];
+    let compared = 0;
+    for (let t = 0; t < 1500; t++) {
+      const sentences = Array.from({ length: 2 + Math.floor(random() * 4) }, () => {
+        let sentence = pick(vocabulary);
+        for (let k = 1 + Math.floor(random() * 6); k > 0; k--) sentence += pick(separators) + pick(vocabulary);
+        return sentence;
+      });
+      const text = `${sentences.join('. ')}.`;
+      const bounds = sentenceBounds(text);
+      const wanted = new Set(Array.from({ length: 1 + Math.floor(random() * 3) }, () => queryTerms(pick(vocabulary)).map(stem)).flat());
+      if (wanted.size === 0) continue;
+      let best = 0;
+      let bestScore = -1;
+      for (let b = 0; b < bounds.length; b += 2) {
+        const sentence = text.slice(bounds[b], bounds[b + 1]);
+        const found = [...words(sentence), ...referenceCompounds(sentence)].map(stem).filter((w) => wanted.has(w));
+        const score = new Set(found).size * 10 + Math.min(found.length, 5);
+        if (score > bestScore) [best, bestScore] = [b, score];
+      }
+      assert.equal(bestSentence(text, bounds, new SnippetQuery([...wanted])), best, `${JSON.stringify(text)}: ${[...wanted].join(' ')}`);
+      compared++;
+    }
+    assert.ok(compared > 1000, `${compared}`);
   });
 
   test('the scan counts no possessive\'s s, as words() finds none', () => {

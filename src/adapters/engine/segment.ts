@@ -699,7 +699,7 @@ export class SegmentBuilder {
         : undefined;
       scanWords(text, (i, j, ascii) => {
         if (!ascii) {
-          for (const w of unicodeWords(text.slice(i, j))) {
+          for (const w of unicodeWords(text, i, j)) {
             let t = this.wordTerms.get(w);
             if (t === undefined) {
               t = this.termOfWord(w);

@@ -424,7 +424,7 @@ export function hasPhrase(text: string, phrase: readonly string[]): boolean {
       const c = text.charCodeAt(i);
       step(c >= 65 && c <= 90 ? c | 0x20 : c, () => text.slice(i, j).toLowerCase());
     } else {
-      for (const w of unicodeWords(text.slice(i, j))) step(w.charCodeAt(0), () => w);
+      for (const w of unicodeWords(text, i, j)) step(w.charCodeAt(0), () => w);
     }
   });
   return found;
