@@ -10,7 +10,7 @@ import { loadCorpus, rng } from '../../bench/scifact.js';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { Matches } from '../../src/adapters/engine/engine.js';
 import { prefixEnd, type SegmentData } from '../../src/adapters/engine/segment.js';
-import { hasPhrase, searchWebql, type WebqlDeps, wordKey } from '../../src/adapters/engine/webql-search.js';
+import { ASCII_MAKERS, hasPhrase, searchWebql, type WebqlDeps, wordKey } from '../../src/adapters/engine/webql-search.js';
 import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
@@ -195,6 +195,61 @@ describe('hasPhrase (stems only words that start as the stem they must equal)', 
       }
     }
     assert.ok(present > checked * 0.3 && present < checked * 0.9, `${present} of ${checked} present: both answers are exercised`);
+  });
+
+  test('the same answer on made-up texts of what analysis treats apart: possessives, signs, numbers, accents, marks, other scripts', () => {
+    const random = rng(29);
+    const hasByEveryStem = (text: string, phrase: string[]) => {
+      const stems = words(text).map(wordKey);
+      return stems.some((_, i) => phrase.every((p, k) => stems[i + k] === p));
+    };
+    // Words, and what may stand between them, that the analysis reads otherwise than as written.
+    const vocabulary = [
+      'insulin', 'Insulin', 'INSULIN', 'increases', 'increased', 'cell', 'cells', "cell's", "Cell'S", 'cell\u2019s', 'cell\uff07s', "it's", 'it',
+      'the', 'of', 'C++', 'c', 'C#', '1,000', '1000', '3.12', '3', 'e-mail', 'mail', 'café', 'cafe', 'cafe\u0301', 'über', 'uber',
+      'Åland', '\u212Aelvin', 'kelvin', 'ﬁle', 'file', 'ｆｉｌｅ', 'ｶﬁle', 'β', 'βcell', 'cellβ', '細胞', 'ß', 'ss', 's', "'s", 'İnsulin',
+      'ภาษาcell', '𝐜ell',
+    ];
+    const separators = [' ', ' ', ' ', ', ', '. ', ' - ', '-', '\u2014', '\u00a0', ' (', ') ', '\n\n', "'", '\u2019', ' \u00e9 '];
+    const pick = <T>(from: readonly T[]): T => from[Math.floor(random() * from.length)]!;
+    let present = 0;
+    let checked = 0;
+    for (let t = 0; t < 4000; t++) {
+      const length = 3 + Math.floor(random() * 10);
+      let text = pick(vocabulary);
+      for (let k = 1; k < length; k++) text += pick(separators) + pick(vocabulary);
+      const ws = words(text);
+      if (ws.length === 0) continue;
+      const n = 1 + Math.floor(random() * 3);
+      const at = Math.floor(random() * Math.max(1, ws.length - n + 1));
+      // Most phrases are the text's own words in order; the others any words of the vocabulary.
+      const own = random() < 0.6;
+      const phrase = Array.from({ length: n }, (_, k) => wordKey(own ? (ws[at + k] ?? ws[0]!) : (words(pick(vocabulary))[0] ?? 'cell')));
+      const expected = hasByEveryStem(text, phrase);
+      assert.equal(hasPhrase(text, phrase), expected, `${JSON.stringify(text)}: ${JSON.stringify(phrase)}`);
+      if (expected) present++;
+      checked++;
+    }
+    assert.ok(present > checked * 0.3 && present < checked * 0.9, `${present} of ${checked} present: both answers are exercised`);
+  });
+
+  test('ASCII_MAKERS holds every character outside ASCII that the analysis reads into an ASCII word or drops from one', () => {
+    let makers = 0;
+    for (let c = 0x80; c <= 0xffff; c++) {
+      const char = String.fromCharCode(c);
+      // Between two ASCII letters, the character separates them or stays in a word that is not ASCII.
+      const ws = c >= 0xd800 && c <= 0xdfff ? [] : words(`q${char}q`);
+      const apart = ws.length === 2 && ws[0] === 'q' && ws[1] === 'q';
+      const kept = ws.join('').replace(/[^a-z0-9]/g, '') === 'qq' && ws.every((w) => w === 'q' || /[\u0080-\u{10ffff}]/u.test(w));
+      if (apart || kept) continue;
+      makers++;
+      assert.ok(ASCII_MAKERS.test(char), `U+${c.toString(16)} ${JSON.stringify(words(`q${char}q`))}`);
+    }
+    // The accented Latin letters, the marks, the surrogates and more; the class holds a few others.
+    assert.ok(makers > 2500, `${makers}`);
+    assert.equal(ASCII_MAKERS.test('2 × 3 ÷ 4'), false, 'between the Latin letters, the signs are not held');
+    assert.equal(ASCII_MAKERS.test('β µ — ’ “ ” \u00a0 東京 ภาษา ж'), false);
+    assert.ok(ASCII_MAKERS.test('a 𝐜 b') && ASCII_MAKERS.test('a \ud835 b'), 'beyond the first plane, paired or not');
   });
 });
 
