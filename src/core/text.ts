@@ -24,7 +24,8 @@ import { stemmer } from 'stemmer';
  * holds one outside ASCII, a possessive's s at its start is dropped (`cell's\u00a0...`:
  * `unicodeWords` reads the run with the text before it) and a `C++` at its end is one word
  * (`—C++`: `wideRunEnd`), as `words()` always read them; the engine's terms, snippets and
- * webql's phrases had read `s` and `c`.
+ * webql's phrases had read `s` and `c`. Such a `C#` joined to a hyphenated chain spoils it as
+ * an ASCII one does (`—C#-state-of-the-art` is no compound).
  */
 export const ANALYSIS_VERSION = 13;
 
@@ -415,8 +416,10 @@ export class CompoundChain {
     }
     ended = this.finish() || ended;
     this.previousEnd = -2;
-    if (j > i && isWordCharAt(text, j - 1, true)) {
-      const last = PLAIN_LAST_RE.exec(text.slice(i, j));
+    // The run may end with a letter's signs (`—C#`: `wideRunEnd`), a word joined to what follows but not plain.
+    const signed = j > i && (text.charCodeAt(j - 1) === 43 || text.charCodeAt(j - 1) === 35);
+    if (signed || (j > i && isWordCharAt(text, j - 1, true))) {
+      const last = signed ? null : PLAIN_LAST_RE.exec(text.slice(i, j));
       const plain = last !== null && !(last[0].length === 1 && isPossessiveS(text, j - 1));
       this.start = plain ? j - last[0].length : j - 1;
       this.end = j;

@@ -11,9 +11,11 @@ const reference = (text: string) => words(text).filter((w) => !STOP_WORDS.has(w)
  * The joined words of the hyphenated compounds of `text`, found by a pattern: an independent
  * statement of text.ts `compoundWord`'s rule (two to four runs of ASCII letters and digits joined
  * by single hyphens, with a letter among them; on either side no word character, no word joined
- * by a hyphen, no number's point or comma; not starting with a possessive's s).
+ * by a hyphen, no number's point or comma; not starting with a possessive's s; not ending in a
+ * letter that is a word with the signs after it, as `F#` in `Wi-F#`, nor joined to such a word,
+ * as in `C++-Wi-Fi`).
  */
-const COMPOUND_RE = /(?<![\p{L}\p{N}\p{M}]|[\p{L}\p{N}\p{M}]-|[0-9][.,](?=[0-9]))(?!(?<=[\p{L}\p{N}\p{M}]['’])[sS]-)[A-Za-z0-9]+(?:-[A-Za-z0-9]+){1,3}(?![\p{L}\p{N}\p{M}]|-[\p{L}\p{N}\p{M}]|(?<=[0-9])[.,][0-9]|\+\+|#)/gu;
+const COMPOUND_RE = /(?<![\p{L}\p{N}\p{M}]|[\p{L}\p{N}\p{M}]-|[0-9][.,](?=[0-9])|(?<![\p{L}\p{N}\p{M}])[A-Za-z](?:\+\+|#)-)(?!(?<=[\p{L}\p{N}\p{M}]['’])[sS]-)[A-Za-z0-9]+(?:-[A-Za-z0-9]+){1,3}(?![\p{L}\p{N}\p{M}]|-[\p{L}\p{N}\p{M}]|(?<=[0-9])[.,][0-9]|(?<=-[A-Za-z])(?:\+\+|#)(?!\p{L}))/gu;
 const referenceCompounds = (text: string) =>
   [...text.matchAll(COMPOUND_RE)].map((m) => m[0]).filter((m) => /[A-Za-z]/.test(m)).map((m) => m.toLowerCase().replaceAll('-', ''));
 const referenceCompoundTerms = (text: string) => referenceCompounds(text).filter((w) => !STOP_WORDS.has(w)).map(stem);
@@ -49,6 +51,23 @@ describe('indexTerms (the engine analysis)', () => {
       assert.deepEqual(indexTerms(text, false), reference(text), text);
       assert.deepEqual(compoundTerms(text), referenceCompoundTerms(text), text);
       assert.deepEqual(sorted(indexTerms(text)), sorted([...reference(text), ...referenceCompoundTerms(text)]), text);
+    }
+  });
+
+  test('the same terms and compounds on made-up text of what the analysis treats apart', () => {
+    const random = rng(37);
+    const pick = <T>(from: readonly T[]): T => from[Math.floor(random() * from.length)]!;
+    const vocabulary = [
+      'cell', "cell's", 'cell\u2019s', "Cell'S", 's', "'s", 'it', 'The', 'C++', 'c', 'C#', 'F#', 'x#y', '1,000', '12,500.75', '3.12', '1.5',
+      'e-mail', 'Wi-Fi', 'state-of-the-art', 'café', 'cafe\u0301', 'Åland', '\u212Aelvin', 'İnsulin', 'ﬁle', 'ｆｉｌｅ', 'ｶﬁle', 'β',
+      'βcell', 'cellβ', '東京', '細胞s', 'ภาษาไทย', 'ภาษาcell', '서울의', 'ß', 'Straße', '𝐜ell', '🎉', 'किताब', 'نَص',
+    ];
+    const separators = [' ', ' ', ' ', ', ', '. ', '-', ' - ', '\u2014', '\u2010', '\u00a0', "'", '\u2019', '+', '#', '.', ',', '_', '/', '\n'];
+    for (let t = 0; t < 3000; t++) {
+      let text = pick(vocabulary);
+      for (let k = 1 + Math.floor(random() * 8); k > 0; k--) text += pick(separators) + pick(vocabulary);
+      assert.deepEqual(indexTerms(text, false), reference(text), JSON.stringify(text));
+      assert.deepEqual(compoundTerms(text), referenceCompoundTerms(text), JSON.stringify(text));
     }
   });
 
