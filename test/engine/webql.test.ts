@@ -171,13 +171,15 @@ describe('webql on the engine, against the FTS5 reference', () => {
   });
 });
 
+/** Whether `text` holds `phrase` (its words' keys), every word of the text stemmed. */
+function hasByEveryStem(text: string, phrase: readonly string[]): boolean {
+  const stems = words(text).map(wordKey);
+  return stems.some((_, i) => phrase.every((p, k) => stems[i + k] === p));
+}
+
 describe('hasPhrase (stems only words that start as the stem they must equal)', () => {
   test('the same answer as stemming every word, on SciFact abstracts with phrases found in them and made up', () => {
     const random = rng(11);
-    const hasByEveryStem = (text: string, phrase: string[]) => {
-      const stems = words(text).map(wordKey);
-      return stems.some((_, i) => phrase.every((p, k) => stems[i + k] === p));
-    };
     let present = 0;
     let checked = 0;
     for (const d of loadCorpus().slice(0, 400)) {
@@ -199,10 +201,6 @@ describe('hasPhrase (stems only words that start as the stem they must equal)', 
 
   test('the same answer on made-up texts of what analysis treats apart: possessives, signs, numbers, accents, marks, other scripts', () => {
     const random = rng(29);
-    const hasByEveryStem = (text: string, phrase: string[]) => {
-      const stems = words(text).map(wordKey);
-      return stems.some((_, i) => phrase.every((p, k) => stems[i + k] === p));
-    };
     // Words, and what may stand between them, that the analysis reads otherwise than as written.
     const vocabulary = [
       'insulin', 'Insulin', 'INSULIN', 'increases', 'increased', 'cell', 'cells', "cell's", "Cell'S", 'cell\u2019s', 'cell\uff07s', "it's", 'it',

@@ -28,6 +28,22 @@ function scannedWords(text: string, to: number): string[] {
   return out;
 }
 
+/**
+ * The snippet scan's choice made the slow way: each sentence's words and compounds stemmed, ten
+ * points per distinct stem wanted plus one per occurrence up to five, the first best.
+ */
+function referenceBestSentence(text: string, bounds: readonly number[], wanted: ReadonlySet<string>): number {
+  let best = 0;
+  let bestScore = -1;
+  for (let b = 0; b < bounds.length; b += 2) {
+    const sentence = text.slice(bounds[b], bounds[b + 1]);
+    const found = [...words(sentence), ...referenceCompounds(sentence)].map(stem).filter((w) => wanted.has(w));
+    const score = new Set(found).size * 10 + Math.min(found.length, 5);
+    if (score > bestScore) [best, bestScore] = [b, score];
+  }
+  return best;
+}
+
 /** The sentence (its index in the bounds) whose words the snippet scan finds best for `query`. */
 const bestFor = (text: string, query: string) => bestSentence(text, sentenceBounds(text), new SnippetQuery(queryTerms(query).map(stem)));
 
@@ -263,14 +279,7 @@ describe('snippet word filter', () => {
       // A claim, its short form, and the document's own title: queries that do and do not match.
       for (const q of [claims[i % claims.length]!, claims[(i * 7) % claims.length]!, d.title]) {
         const wanted = new Set(stemsOf(q));
-        let best = 0;
-        let bestScore = -1;
-        for (let s = 0; s < bounds.length; s += 2) {
-          const sentence = text.slice(bounds[s], bounds[s + 1]);
-          const found = [...words(sentence), ...referenceCompounds(sentence)].map(stem).filter((w) => wanted.has(w));
-          const score = new Set(found).size * 10 + Math.min(found.length, 5);
-          if (score > bestScore) [best, bestScore] = [s, score];
-        }
+        const best = referenceBestSentence(text, bounds, wanted);
         const got = bestSentence(text, bounds, new SnippetQuery([...wanted]));
         compared++;
         if (got !== best) differing++;
@@ -299,14 +308,7 @@ describe('snippet word filter', () => {
       const bounds = sentenceBounds(text);
       const wanted = new Set(Array.from({ length: 1 + Math.floor(random() * 3) }, () => queryTerms(pick(vocabulary)).map(stem)).flat());
       if (wanted.size === 0) continue;
-      let best = 0;
-      let bestScore = -1;
-      for (let b = 0; b < bounds.length; b += 2) {
-        const sentence = text.slice(bounds[b], bounds[b + 1]);
-        const found = [...words(sentence), ...referenceCompounds(sentence)].map(stem).filter((w) => wanted.has(w));
-        const score = new Set(found).size * 10 + Math.min(found.length, 5);
-        if (score > bestScore) [best, bestScore] = [b, score];
-      }
+      const best = referenceBestSentence(text, bounds, wanted);
       assert.equal(bestSentence(text, bounds, new SnippetQuery([...wanted])), best, `${JSON.stringify(text)}: ${[...wanted].join(' ')}`);
       compared++;
     }
