@@ -60,6 +60,34 @@ describe('passage index', () => {
     assert.ok(withCompounds > 30, `${withCompounds} pages were asked for their compounds' joined words`);
   });
 
+  test('a snippet by the index is the scan\'s on made-up pages of possessives, signs, numbers, compounds, accents and other scripts', () => {
+    const r = rng(17);
+    const pick = <T>(from: readonly T[]): T => from[Math.floor(r() * from.length)]!;
+    const vocabulary = [
+      'insulin', 'cell', "cell's", 'cell\u2019s', 's', "'s", 'it', 'C++', 'c', 'C#', '1,000', '1000', '3.12', 'e-mail', 'email',
+      'wi-fi', 'state-of-the-art', 'café', 'cafe\u0301', 'Åland', 'β', 'βcell', '細胞', 'ß', 'ss', 'ｆｉｌｅ', 'file', 'ภาษาไทย',
+    ];
+    const separators = [' ', ' ', ' ', ', ', ' - ', '-', '\u2014', '\u00a0', "'", '\u2019'];
+    const sentence = () => {
+      let out = pick(vocabulary);
+      for (let k = 2 + Math.floor(r() * 8); k > 0; k--) out += pick(separators) + pick(vocabulary);
+      return `${out}.`;
+    };
+    let compared = 0;
+    for (let p = 0; p < 40; p++) {
+      const md = Array.from({ length: 5 + Math.floor(r() * 30) }, () => Array.from({ length: 1 + Math.floor(r() * 4) }, sentence).join(' ')).join(r() < 0.5 ? '\n\n' : '\n');
+      const passages = buildPassages(md, 0)!;
+      for (let t = 0; t < 10; t++) {
+        const query = new SnippetQuery(Array.from({ length: 1 + Math.floor(r() * 3) }, () => queryTerms(pick(vocabulary)).map(stem)).flat());
+        if (query.size === 0) continue;
+        const scanned = pageSnippet(md, undefined, query, 200, true);
+        assert.deepEqual(pageSnippet(md, passages, query, 200, true), scanned, `page ${p}: ${[...query.index.keys()].join(' ')}`);
+        compared++;
+      }
+    }
+    assert.ok(compared > 300, `${compared}`);
+  });
+
   test('a page in Japanese (no space after 。): the index gives the scan\'s snippet, the sentences joined as the page has them', () => {
     const r = rng(11);
     const bits = ['東京の天気は晴れ', '大阪では雨が降る', '京都の寺を訪ねた', '新しい研究が発表された', '猫が庭で寝ている', 'データベースの索引'];
