@@ -214,6 +214,9 @@ export function analyse(row: Row, w: EngineWeights): SegmentDoc {
   return { ...metaOf(row), terms, length };
 }
 
+type WebqlRow = [number, string, string, string | null, string, string, string];
+const webqlVersion = ([id, url, revHost, lang, title, description, content]: WebqlRow): WebqlVersion => ({ id, url, revHost, lang, title, description, content });
+
 /** webql's read of a batch of candidates (a JSON array of version ids), with the text columns given. */
 const webqlRows = (texts: string) =>
   `SELECT v.id, p.url, p.rev_host AS revHost, v.lang, ${texts} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (SELECT value FROM json_each(?))`;
@@ -564,8 +567,8 @@ export class EngineIndexStore implements IndexStore {
       byId: db.prepare<[number], Row>(BY_ID_SQL),
       stateById: db.prepare<[number], VersionState>('SELECT searchable, acquired_at, superseded_at FROM versions WHERE id = ?'),
       // A batch of webql candidates, with their texts or without (webql-search.ts reads them only when its check needs them).
-      webqlText: db.prepare<[string], WebqlVersion>(webqlRows("coalesce(v.title, '') AS title, coalesce(v.description, '') AS description, v.content")),
-      webqlFields: db.prepare<[string], WebqlVersion>(webqlRows("'' AS title, '' AS description, '' AS content")),
+      webqlText: db.prepare<[string], WebqlRow>(webqlRows("coalesce(v.title, '') AS title, coalesce(v.description, '') AS description, v.content")).raw(true),
+      webqlFields: db.prepare<[string], WebqlRow>(webqlRows("'' AS title, '' AS description, '' AS content")).raw(true),
       // Served by versions_lang (migration 11): the tag itself, then the tags under it (from `en-` up to its `prefixEnd`, `en.`).
       inLanguage: db
         .prepare<[string, string, string, number], number>('SELECT id FROM versions WHERE lang IS NOT NULL AND (lang = ? OR (lang > ? AND lang < ?)) LIMIT ?')
@@ -1117,7 +1120,7 @@ export class EngineIndexStore implements IndexStore {
     return {
       matches: (request) => allMatches(this.segments, stats, filter, request, turn, this.matchStep),
       df: (stem) => stats.df(stem),
-      read: (ids, withText) => (withText ? this.stmts.webqlText : this.stmts.webqlFields).all(JSON.stringify(ids)),
+      read: (ids, withText) => (withText ? this.stmts.webqlText : this.stmts.webqlFields).all(JSON.stringify(ids)).map(webqlVersion),
       inLanguage: (tag, max) => {
         const found = this.stmts.inLanguage.all(tag, `${tag}-`, prefixEnd(`${tag}-`)!, max + 1);
         return found.length > max ? undefined : new Set(found);
