@@ -205,7 +205,14 @@ describe('segments', () => {
 
   test('addFields (the build path) indexes exactly what add(analyse(row)) does', () => {
     const weights = { title: 3, description: 2, content: 1, url: 1 };
-    const odd = ['Ünïcode Café RÉSUMÉ naïve', 'MiXeD CaSe The AND stop WORDS', '東京 x86_64 C++ e-mail 3.14', '', 'ALLCAPS allcaps AllCaps'];
+    const odd = [
+      'Ünïcode Café RÉSUMÉ naïve',
+      'MiXeD CaSe The AND stop WORDS',
+      '東京 x86_64 C++ e-mail 3.14',
+      '',
+      'ALLCAPS allcaps AllCaps',
+      "Cell's\u00a0wall—C#-state-of-the-art 1000—C++ Wi-Fi# 1,000 ｶﬁle 𝐜ell İnsulin \u212Aelvin it's",
+    ];
     const rows = corpus.slice(0, 1500).map((d, i) => ({
       id: i + 1,
       url: `https://Host${i % 7}.test/${d.id}/Path-Words`,
