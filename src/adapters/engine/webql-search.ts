@@ -435,14 +435,16 @@ export function hasPhrase(text: string, phrase: readonly string[]): boolean {
  * what is not a run of ASCII letters and digits in the text: letters that folding or lowercase
  * turns into ASCII ones (é, İ, the Kelvin sign), marks that folding drops (a decomposed accent),
  * the halfwidth and fullwidth forms (beside one, a whole word is read in NFKC, so a ligature
- * there becomes ASCII letters), and surrogates (what lies beyond the first plane is not looked at
- * here). Any other character outside ASCII separates words or stays in the word it is in, which
- * is then no ASCII word. So in a text without these, the analysis's ASCII words are its runs of ASCII
- * letters and digits, which is what a phrase's sieve reads. The test suite derives these from
- * `words()` over every UTF-16 code unit and checks that the class holds them; it holds a few
- * more, so that it is 13 ranges: as the 38 ranges of exactly them it took 5 us to test a
- * page of 1,200 characters, as these 0.7 us. The marks come first: after a letter in a class, a
- * mark reads as part of it (the linter's no-misleading-character-class).
+ * there becomes ASCII letters), and surrogates (what lies beyond the first plane is not looked
+ * at here). Any other character outside ASCII separates words or stays in the word it is in,
+ * which is then no ASCII word. So in a text without these, the analysis's ASCII words are its
+ * runs of ASCII letters and digits, which is what a phrase's sieve reads.
+ *
+ * The test suite derives these characters from `words()` over every UTF-16 code unit and checks
+ * that the class holds them. It holds a few more, to be 13 ranges: the 38 ranges of exactly
+ * those took 5 us to test a page of 1,200 characters, these take 0.7 us. The marks come first:
+ * after a letter in a class, a mark reads as part of it (the linter's
+ * no-misleading-character-class).
  */
 export const ASCII_MAKERS = /[\u0300-\u036f\u0591-\u05c7\u064b-\u0670\u1ab0-\u1aeb\u20d0-\u20f0\ufe20-\ufe2f\u1dc0-\u1eff\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u212a-\u212b\uff00-\uffef\ud800-\udfff]/;
 
