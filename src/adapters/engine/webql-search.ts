@@ -250,53 +250,36 @@ export function narrowerSite(node: WebqlNode, requested: string | undefined): st
   return undefined;
 }
 
-/** Whether a node is text alone: terms, phrases, their groups and exclusions, no field. */
-function textOnly(node: WebqlNode): boolean {
+/** The items of an expression (text, site, url, inurl, lang), under its groups and exclusions. */
+function leaves(node: WebqlNode): Exclude<WebqlNode, { kind: 'and' | 'or' | 'not' }>[] {
   switch (node.kind) {
-    case 'text':
-      return node.field === undefined;
     case 'not':
-      return textOnly(node.child);
+      return leaves(node.child);
     case 'and':
     case 'or':
-      return node.children.every(textOnly);
+      return node.children.flatMap(leaves);
     default:
-      return false;
+      return [node];
   }
+}
+
+/** Whether a node is text alone: terms, phrases, their groups and exclusions, no field. */
+function textOnly(node: WebqlNode): boolean {
+  return leaves(node).every((item) => item.kind === 'text' && item.field === undefined);
 }
 
 /** Whether a node has a text item, and whether it has one that only the stored text can ever find true (`decide`). */
 function textItems(node: WebqlNode): { any: boolean; undecidable: boolean } {
-  switch (node.kind) {
-    case 'text':
-      return { any: true, undecidable: node.field !== undefined || node.words.length !== 1 || STOP_WORDS.has(node.words[0]!) };
-    case 'not':
-      return textItems(node.child);
-    case 'and':
-    case 'or': {
-      const parts = node.children.map(textItems);
-      return { any: parts.some((p) => p.any), undecidable: parts.some((p) => p.undecidable) };
-    }
-    default:
-      return { any: false, undecidable: false };
-  }
+  const texts = leaves(node).filter((item) => item.kind === 'text');
+  return {
+    any: texts.length > 0,
+    undecidable: texts.some((t) => t.field !== undefined || t.words.length !== 1 || STOP_WORDS.has(t.words[0]!)),
+  };
 }
 
 /** Whether some item of the expression is decided on the page's URL: `site:`, `url:`, `inurl:`. */
 function looksAtUrl(node: WebqlNode): boolean {
-  switch (node.kind) {
-    case 'site':
-    case 'url':
-    case 'inurl':
-      return true;
-    case 'not':
-      return looksAtUrl(node.child);
-    case 'and':
-    case 'or':
-      return node.children.some(looksAtUrl);
-    default:
-      return false;
-  }
+  return leaves(node).some((item) => item.kind === 'site' || item.kind === 'url' || item.kind === 'inurl');
 }
 
 /** What the checks need of a text item, made once per search (`planTexts`). */
