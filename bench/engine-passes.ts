@@ -2,10 +2,11 @@
  * npm run bench:engine-passes [-- --size 1000000 --queries 300 --set short --window "one-month window" --passes 6]
  *
  * Our engine alone on one cell of bench:search (a query set and a published window), each query
- * read as a search reads it (a compound both ways: `queryReadings`), pass after pass in one process: each pass's p50, p99 and slowest query, then the five queries slowest at
- * their median over the passes. bench:search times a cell in three
- * rounds; this shows how much a cell's tail moves with this machine's moment when nothing else
- * changes. Uses the segments bench:search cached in bench/.cache.
+ * read as a search reads it (a compound both ways: `queryReadings`), pass after pass in one
+ * process: each pass's p50, p99 and slowest query, then the five queries slowest at their median
+ * over the passes. bench:search times a cell in three rounds; this shows how much a cell's tail
+ * moves with this machine's moment when nothing else changes. Uses the segments bench:search
+ * cached in bench/.cache.
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';

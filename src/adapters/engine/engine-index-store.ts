@@ -217,12 +217,14 @@ export function analyse(row: Row, w: EngineWeights): SegmentDoc {
 type WebqlRow = [number, string, string, string | null, string, string, string];
 const webqlVersion = ([id, url, revHost, lang, title, description, content]: WebqlRow): WebqlVersion => ({ id, url, revHost, lang, title, description, content });
 
-/** webql's read of a batch of candidates (a JSON array of version ids), with the text columns given. */
-const webqlRows = (texts: string) =>
-  `SELECT v.id, p.url, p.rev_host AS revHost, v.lang, ${texts} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (SELECT value FROM json_each(?))`;
-/** The same with the texts and without the page's URL (a third of the time at 1M: no lookup in `pages`). */
-const WEBQL_TEXTS_SQL = `SELECT v.id, '' AS url, '' AS revHost, v.lang, coalesce(v.title, '') AS title, coalesce(v.description, '') AS description, v.content
-  FROM versions v WHERE v.id IN (SELECT value FROM json_each(?))`;
+/**
+ * webql's read of a batch of candidates (a JSON array of version ids), with their texts or with
+ * them empty, and with the page's URL or without it (then empty: no lookup in `pages`, a third of
+ * a read with the texts at 1M).
+ */
+const webqlRows = (withText: boolean, withUrl: boolean) =>
+  `SELECT v.id, ${withUrl ? 'p.url, p.rev_host' : "'', ''"}, v.lang, ${withText ? "coalesce(v.title, ''), coalesce(v.description, ''), v.content" : "'', '', ''"}
+   FROM versions v ${withUrl ? 'JOIN pages p ON p.id = v.page_id ' : ''}WHERE v.id IN (SELECT value FROM json_each(?))`;
 /**
  * The versions of the pages in a span of ids whose URL is LIKE a pattern (`inurl:`, escaped with a
  * backslash), or, with `orWide`, any URL outside ASCII. CROSS JOIN keeps SQLite to the pages' span
@@ -570,9 +572,9 @@ export class EngineIndexStore implements IndexStore {
       byId: db.prepare<[number], Row>(BY_ID_SQL),
       stateById: db.prepare<[number], VersionState>('SELECT searchable, acquired_at, superseded_at FROM versions WHERE id = ?'),
       // A batch of webql candidates, with their texts or without (webql-search.ts reads them only when its check needs them).
-      webqlText: db.prepare<[string], WebqlRow>(webqlRows("coalesce(v.title, '') AS title, coalesce(v.description, '') AS description, v.content")).raw(true),
-      webqlFields: db.prepare<[string], WebqlRow>(webqlRows("'' AS title, '' AS description, '' AS content")).raw(true),
-      webqlTexts: db.prepare<[string], WebqlRow>(WEBQL_TEXTS_SQL).raw(true),
+      webqlText: db.prepare<[string], WebqlRow>(webqlRows(true, true)).raw(true),
+      webqlFields: db.prepare<[string], WebqlRow>(webqlRows(false, true)).raw(true),
+      webqlTexts: db.prepare<[string], WebqlRow>(webqlRows(true, false)).raw(true),
       // Served by versions_lang (migration 11): the tag itself, then the tags under it (from `en-` up to its `prefixEnd`, `en.`).
       inLanguage: db
         .prepare<[string, string, string, number], number>('SELECT id FROM versions WHERE lang IS NOT NULL AND (lang = ? OR (lang > ? AND lang < ?)) LIMIT ?')

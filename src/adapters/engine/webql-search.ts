@@ -52,8 +52,9 @@ export interface WebqlDeps {
   /** The documents that hold a stem. */
   df(stem: string): number;
   /**
-   * The versions of these ids that still exist, in any order. Without `withUrl` (asked only with
-   * `withText`), `url` and `revHost` are empty: the page is not looked up.
+   * The versions of these ids that still exist, in any order. A read with the texts but not
+   * `withUrl` leaves `url` and `revHost` empty (the page is not looked up); one without the texts
+   * is for the URL and language, and reads the URL whatever `withUrl` says.
    */
   read(ids: readonly number[], withText: boolean, withUrl: boolean): WebqlVersion[];
   /** The ids of the versions whose language is `tag` or under it (`en`: `en-gb`), or undefined when there are more than `max`. */
@@ -687,7 +688,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     const decided = batch.map((i, k) => decide(node, undefined, held[i]!, masks[k]![0], masks[k]![1], plans));
     const rows = new Map<number, VersionWords>();
     const readRows = (ks: number[], withText: boolean) => {
-      if (ks.length > 0) for (const v of deps.read(ks.map((k) => ids[batch[k]!]!), withText, withUrl || !withText)) rows.set(v.id, new VersionWords(v));
+      if (ks.length > 0) for (const v of deps.read(ks.map((k) => ids[batch[k]!]!), withText, withUrl)) rows.set(v.id, new VersionWords(v));
     };
     const unread = [...batch.keys()].filter((k) => decided[k] === undefined);
     readBeforeScan -= unread.length;
