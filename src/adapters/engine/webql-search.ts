@@ -445,10 +445,9 @@ export function hasPhrase(text: string, phrase: readonly string[]): boolean {
  * runs of ASCII letters and digits, which is what a phrase's sieve reads.
  *
  * The test suite derives these characters from `words()` over every UTF-16 code unit and checks
- * that the class holds them. It holds a few more, to be 13 ranges: the 38 ranges of exactly
- * those took 5 us to test a page of 1,200 characters, these take 0.7 us. The marks come first:
- * after a letter in a class, a mark reads as part of it (the linter's
- * no-misleading-character-class).
+ * that the class holds them. It holds a few more, to be 13 ranges, which test a page several
+ * times faster than the 38 ranges of exactly those (timed ad hoc). The marks come first: after a
+ * letter in a class, a mark reads as part of it (the linter's no-misleading-character-class).
  */
 export const ASCII_MAKERS = /[\u0300-\u036f\u0591-\u05c7\u064b-\u0670\u1ab0-\u1aeb\u20d0-\u20f0\ufe20-\ufe2f\u1dc0-\u1eff\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u212a-\u212b\uff00-\uffef\ud800-\udfff]/;
 
