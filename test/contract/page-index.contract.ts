@@ -206,6 +206,29 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         );
       }));
 
+    test('a capture at an instant that has a version, of the content that came next, follows that version: the latest is what search finds', () =>
+      withStores(async ({ pages, index }) => {
+        const url = 'https://a.test/p';
+        const [t1, t2] = [T('2026-01-01T00:00:00Z'), T('2026-02-01T00:00:00Z')];
+        await pages.putVersion(page(url, { content: 'guava a', acquiredAt: t1 }));
+        await pages.putVersion(page(url, { content: 'guava b', acquiredAt: t2 }));
+        await pages.putVersion(page(url, { content: 'guava c', acquiredAt: t1 }));
+        // `b` came next; moved back to t1 it would come before `c`, stored later at that instant.
+        await pages.putVersion(page(url, { content: 'guava b', acquiredAt: t1 }));
+        assert.deepEqual(
+          (await pages.history(url)).map((v) => [v.content, v.acquiredAt]),
+          [['guava a', t1], ['guava c', t1], ['guava b', t1], ['guava b', t2]],
+        );
+        const latest = await pages.latest(url);
+        assert.deepEqual((await index.search({ terms: ['guava'], limit: 10 })).map((h) => h.versionId), [latest!.id]);
+        const at = async (t: number) => {
+          const hits = await index.search({ terms: ['guava'], limit: 10, queryTime: t });
+          return (await pages.getVersions(hits.map((h) => h.versionId))).map((v) => [v.content, v.acquiredAt]);
+        };
+        assert.deepEqual(await at(t1), [['guava b', t1]]);
+        assert.deepEqual(await at(t2), [['guava b', t2]]);
+      }));
+
     test('versions that are not searchable never appear in results', () =>
       withStores(async ({ pages, index }) => {
         await pages.putVersion(page('https://a.test/private', { content: 'secret token', searchable: false }));

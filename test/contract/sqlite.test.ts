@@ -203,6 +203,49 @@ describe('migration 10 (the FTS5 index goes)', () => {
   });
 });
 
+describe('migration 19 (timelines mended)', () => {
+  test('each version of a page a capture at a taken instant broke lives until the next by time, then id; others are left alone', async () => {
+    const dir = tempDir();
+    try {
+      const path = `${dir.path}/old.db`;
+      const [t1, t2] = [Date.parse('2026-01-01T00:00:00Z'), Date.parse('2026-02-01T00:00:00Z')];
+      let db = openDatabase({ path });
+      let pages = new SqlitePageStore(db);
+      await pages.putVersions([
+        page('https://a.test/p', { content: 'guava a', acquiredAt: t1 }),
+        page('https://a.test/p', { content: 'guava b', acquiredAt: t2 }),
+        page('https://a.test/p', { content: 'guava c', acquiredAt: t1 }),
+        page('https://a.test/q', { content: 'guava q', acquiredAt: t1 }),
+        page('https://a.test/q', { content: 'guava r', acquiredAt: t2 }),
+      ]);
+      // What an earlier release stored for a capture of `b` at t1: `b` moved back there, before `c`.
+      db.prepare("UPDATE versions SET acquired_at = ?, superseded_at = NULL WHERE content = 'guava b'").run(t1);
+      db.prepare("UPDATE versions SET superseded_at = ? WHERE content = 'guava c'").run(t1);
+      db.pragma('user_version = 18');
+      db.close();
+
+      db = openDatabase({ path });
+      pages = new SqlitePageStore(db);
+      try {
+        const timeline = async (url: string) => (await pages.history(url)).map((v) => [v.content, v.acquiredAt]);
+        const supersededAt = (content: string) => db.prepare<[string], number | null>('SELECT superseded_at FROM versions WHERE content = ?').pluck().get(content);
+        assert.deepEqual(await timeline('https://a.test/p'), [['guava a', t1], ['guava b', t1], ['guava c', t1]]);
+        assert.deepEqual(['guava a', 'guava b', 'guava c'].map(supersededAt), [t1, t1, null]);
+        assert.deepEqual(['guava q', 'guava r'].map(supersededAt), [t2, null]);
+        // The latest (fetch) is what search finds.
+        const engine = await new EngineIndexStore(db).open();
+        const hits = await engine.search({ terms: ['guava'], limit: 10 });
+        assert.deepEqual(hits.map((h) => h.versionId).sort(), [(await pages.latest('https://a.test/p'))!.id, (await pages.latest('https://a.test/q'))!.id].sort());
+        await engine.close();
+      } finally {
+        db.close();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+});
+
 describe('sqlite crawl frontier', () => {
   test('due pages: shallowest first, then the longest due; not before next_at; read in index order, not sorted', async () => {
     const { db, close } = sqlite();

@@ -275,6 +275,19 @@ ${FTS5_SCHEMA}
   -- first leaves them to the next one on this machine.
   CREATE TABLE unsettled_reservations (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
   `,
+  `
+  -- Each version lives until the next of its page by time, then id (page-store.ts putOne). Before,
+  -- a capture at an instant that already had a version, of the content that came next, moved that
+  -- next version back to the instant, where it came before the versions stored there later: the
+  -- page's latest (fetch) and its version alive now (search) could differ. Only pages with two
+  -- versions at one instant can have been touched, found on versions_page_time alone.
+  UPDATE versions SET superseded_at = t.next_at
+  FROM (
+    SELECT id, lead(acquired_at) OVER (PARTITION BY page_id ORDER BY acquired_at, id) AS next_at FROM versions
+    WHERE page_id IN (SELECT page_id FROM versions GROUP BY page_id, acquired_at HAVING count(*) > 1)
+  ) AS t
+  WHERE versions.id = t.id AND versions.superseded_at IS NOT t.next_at;
+  `,
 ];
 
 export interface OpenOptions {

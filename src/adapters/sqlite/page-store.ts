@@ -156,7 +156,9 @@ export class SqlitePageStore implements PageStore {
       return { status: 'unchanged', version: toVersion({ ...prev, searchable: prev.searchable || Number(v.searchable) }) };
     }
     const next = s.after.get(page.id, v.acquiredAt);
-    if (next && next.content_hash === hash) {
+    // Versions at one instant follow one another by id, so the next version cannot move back to an
+    // instant that already has one (it would come before it there): a capture at that instant is stored.
+    if (next && next.content_hash === hash && !(prev && prev.acquired_at === v.acquiredAt)) {
       // An older capture of the content that came next: that version simply existed earlier.
       s.moveEarlier.run(v.acquiredAt, next.id);
       if (prev) s.supersede.run(v.acquiredAt, prev.id);
