@@ -15,6 +15,8 @@ export function normalizeUrl(raw: string): string | undefined {
   u.password = '';
   // WHATWG URL already lowercases the host, removes default ports and resolves dot segments.
   if (u.hostname.endsWith('.')) u.hostname = u.hostname.slice(0, -1);
+  // A host with an empty label (`a..b`, `a..`) names nothing DNS can answer for.
+  if (u.hostname.split('.').includes('')) return undefined;
   return u.toString();
 }
 

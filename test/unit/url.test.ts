@@ -1,0 +1,49 @@
+/**
+ * A page's identity (core/url.ts normalizeUrl): on made-up URLs of the parts that have more than one
+ * spelling (cases, trailing dots, default ports, dot segments, escapes, internationalized hosts,
+ * credentials, fragments), the normal form is its own normal form and names the same resource, and
+ * a host with an empty label is refused.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { rng } from '../../bench/scifact.js';
+import { normalizeUrl, parseSiteFilter } from '../../src/core/url.js';
+
+describe('normalizeUrl', () => {
+  test('the normal form of made-up URLs is its own normal form, and the same scheme, host, port, path and query', () => {
+    const random = rng(11);
+    const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+    const labels = ['example', 'EXAMPLE', 'Sub', 'bücher', 'xn--bcher-kva', 'a-b', '%41b', 'a%2Eb', 'a1', '7z'];
+    let refused = 0;
+    for (let n = 0; n < 5_000; n++) {
+      const scheme = pick(['http', 'https', 'HTTP', 'Https']);
+      // Only the ending `..` leaves an empty label (a%2Eb is a.b).
+      const ending = pick(['', '', '.', '..', '.com', '.COM.']);
+      const host = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(labels)).join('.') + ending;
+      const port = pick(['', '', ':80', ':443', ':8080', ':0080']);
+      const credentials = pick(['', '', 'user@', 'user:pass@']);
+      const path = Array.from({ length: Math.floor(random() * 4) }, () => pick(['a', 'B', '.', '..', '%2e', '%7E', 'ü', ' ', ''])).join('/');
+      const raw = `${pick(['', ' '])}${scheme}://${credentials}${host}${port}/${path}${pick(['', '?q=1', '?Q=%41', '?'])}${pick(['', '#top', '#'])}`;
+      const normal = normalizeUrl(raw);
+      assert.equal(normal === undefined, ending === '..', raw);
+      if (normal === undefined) {
+        refused++;
+        continue;
+      }
+      assert.equal(normalizeUrl(normal), normal, raw);
+      const [a, b] = [new URL(raw.trim()), new URL(normal)];
+      assert.equal(b.hash, '', raw);
+      assert.equal(b.username + b.password, '', raw);
+      assert.ok(!b.hostname.endsWith('.') && !b.hostname.split('.').includes(''), raw);
+      assert.equal(b.hostname, a.hostname.replace(/\.$/, ''), raw);
+      assert.deepEqual([b.protocol, b.port, b.pathname, b.search], [a.protocol, a.port, a.pathname, a.search], raw);
+    }
+    assert.ok(refused > 100 && refused < 2_500, `${refused} refused`);
+  });
+
+  test('a host with an empty label names nothing: refused', () => {
+    for (const raw of ['http://example.com../', 'http://a..b.com/', 'http://./', 'https://a.b.c.../p']) assert.equal(normalizeUrl(raw), undefined, raw);
+    assert.equal(normalizeUrl('http://Example.COM.:80/a/../b?x#y'), 'http://example.com/b?x');
+    assert.equal(parseSiteFilter('a..b.com'), undefined);
+  });
+});
