@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
+import { rng } from '../../bench/scifact.js';
 import type { AccountStore } from '../../src/ports/accounts.js';
 import type { Ledger } from '../../src/ports/ledger.js';
 
@@ -151,6 +152,61 @@ export function ledgerContract(name: string, seen: ReservationsSeen, make: Ledge
         assert.equal(await l.balance(org), 4000);
         assert.equal(await other.balance(org), 4000);
       }));
+
+    test('made-up runs of credits, reservations, commits and releases, some at once: each balance is credits less charges less what is held', async () => {
+      const s = await make();
+      try {
+        const random = rng(3);
+        const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+        const orgs = await Promise.all(['one', 'two', 'three'].map(async (name) => (await s.accounts.createOrg(name)).id));
+        const model = new Map(orgs.map((org) => [org, { credits: 0, charged: 0 }]));
+        const reservations: { id: string; org: string; amount: number; state: 'held' | 'charged' | 'released' }[] = [];
+        const other = s.another();
+        const held = (org: string) => reservations.filter((r) => r.org === org && r.state === 'held').reduce((sum, r) => sum + r.amount, 0);
+        for (let round = 0; round < 60; round++) {
+          // A few operations at once, none on the same reservation (their order would matter).
+          const chosen = new Set<string>();
+          const ops = Array.from({ length: 1 + Math.floor(random() * 4) }, async () => {
+            const r = random();
+            const org = pick(orgs);
+            if (r < 0.2) {
+              const amount = 1 + Math.floor(random() * 5000);
+              await s.ledger.credit(org, amount, 'top-up');
+              model.get(org)!.credits += amount;
+            } else if (r < 0.6) {
+              const amount = 1 + Math.floor(random() * 3000);
+              const got = await s.ledger.reserve(org, amount, `r${round}`);
+              if (got.ok) reservations.push({ id: got.id, org, amount, state: 'held' });
+              else assert.ok(got.balance < amount && got.balance >= 0, `refused ${amount} with ${got.balance} available`);
+            } else if (reservations.length > 0) {
+              const res = pick(reservations);
+              if (chosen.has(res.id)) return;
+              chosen.add(res.id);
+              if (r < 0.85) {
+                assert.equal(await s.ledger.commit(res.id), true, 'one process: a commit always finds its reservation covered');
+                if (res.state === 'held') {
+                  res.state = 'charged';
+                  model.get(res.org)!.charged += res.amount;
+                }
+              } else {
+                await s.ledger.release(res.id);
+                if (res.state === 'held') res.state = 'released';
+              }
+            }
+          });
+          await Promise.all(ops);
+          for (const org of orgs) {
+            const { credits, charged } = model.get(org)!;
+            assert.equal(await s.ledger.balance(org), credits - charged - held(org), `round ${round}`);
+            // Another process sees the charges, and the reservations only where they are stored for all.
+            assert.equal(await other.balance(org), credits - charged - (seen === 'by every process' ? held(org) : 0), `round ${round}, another process`);
+          }
+        }
+        assert.ok(reservations.some((r) => r.state === 'charged') && reservations.some((r) => r.state === 'released') && reservations.some((r) => r.state === 'held'));
+      } finally {
+        await s.close();
+      }
+    });
 
     test('bad amounts and unknown organizations are refused', () =>
       withLedger(async (l, org) => {

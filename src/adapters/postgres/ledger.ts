@@ -16,6 +16,8 @@ const SETTLE = "UPDATE reservations SET state = $1, settled_at = $2 WHERE id = $
 
 /** Reservations of unknown outcome remembered at most (a long outage under load); past it, a pending one is left to the stale sweep. */
 const UNKNOWN_MAX = 100_000;
+/** Statements a reservation is tried in while its refusals report a balance that covers it (`reserve`). */
+const RESERVE_ATTEMPTS = 3;
 
 /** Where a process keeps the reservations of unknown outcome beyond its memory (this machine's SQLite file). */
 export interface UnsettledList {
@@ -44,7 +46,17 @@ export class PgLedger implements Ledger {
   async reserve(orgId: string, amount: number, reference: string): Promise<Reservation> {
     if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError('amount must be a positive integer');
     const id = newId('res');
-    // One statement: the balance is taken and the reservation written together, or neither.
+    for (let attempt = 1; ; attempt++) {
+      const got = await this.reserveOnce(id, orgId, amount, reference);
+      // A refusal reports the balance read in the statement's snapshot, from before a reservation
+      // that took it meanwhile (the refusal saw that one): one that seems to cover the amount is
+      // tried again, and the next statement sees what the other took.
+      if (got.ok || got.balance < amount || attempt === RESERVE_ATTEMPTS) return got;
+    }
+  }
+
+  /** One statement: the balance is taken and the reservation written together, or neither. */
+  private async reserveOnce(id: string, orgId: string, amount: number, reference: string): Promise<Reservation> {
     const { rows } = await this.pool.query<{ taken: boolean; balance: number | null }>(
       `WITH taken AS (
          UPDATE orgs SET balance = balance - $2 WHERE id = $1 AND balance >= $2 RETURNING id
