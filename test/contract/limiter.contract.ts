@@ -1,6 +1,7 @@
 /** The limiter store contract: atomic all-or-nothing counting over fixed windows. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { rng } from '../../bench/scifact.js';
 import type { LimiterStore } from '../../src/ports/limiter-store.js';
 
 export function limiterContract(name: string, make: () => Promise<LimiterStore>): void {
@@ -54,6 +55,31 @@ export function limiterContract(name: string, make: () => Promise<LimiterStore>)
         assert.equal((await s.consume([{ key: 'a', windowMs: 1000, limit: 1 }], 0)).allowed, true);
         assert.equal((await s.consume([{ key: 'b', windowMs: 1000, limit: 1 }], 0)).allowed, true);
         assert.equal((await s.consume([{ key: 'a', windowMs: 1000, limit: 1 }], 0)).allowed, false);
+      }));
+
+    test('made-up runs of requests over keys, windows and limits as time goes on: every answer is a fixed-window count\'s', () =>
+      withStore(async (s) => {
+        const random = rng(5);
+        const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+        const counts = new Map<string, number>();
+        let now = 1_700_000_000_123;
+        for (let n = 0; n < 600; n++) {
+          // Now and then exactly at the start of a window, or a millisecond before one.
+          const edge = pick([1000, 5000, 60_000]);
+          if (random() < 0.2) now = now - (now % edge) + edge - pick([0, 1]);
+          else now += pick([0, 1, 7, 250, 999, 1000, 4000]);
+          const keys = [...new Set(Array.from({ length: 1 + Math.floor(random() * 2) }, () => pick(['org:a', 'org:b', 'ip:1'])))];
+          const windows = keys.flatMap((key) => [...new Set([pick([1000, 5000]), pick([1000, 60_000])])].map((windowMs) => ({ key, windowMs, limit: pick([2, 3, 5]) })));
+          const slots = windows.map((w) => {
+            const start = now - (now % w.windowMs);
+            return { id: `${w.key} ${w.windowMs} ${start}`, resetAt: start + w.windowMs };
+          });
+          const allowed = windows.every((w, j) => (counts.get(slots[j]!.id) ?? 0) < w.limit);
+          if (allowed) for (const slot of slots) counts.set(slot.id, (counts.get(slot.id) ?? 0) + 1);
+          const got = await s.consume(windows, now);
+          const expected = windows.map((w, j) => ({ limit: w.limit, count: counts.get(slots[j]!.id) ?? 0, resetAt: slots[j]!.resetAt }));
+          assert.deepEqual(got, { allowed, windows: expected }, `request ${n} at ${now}: ${JSON.stringify(windows)}`);
+        }
       }));
 
     test('requests at once, their windows named in either order: exactly the limit are counted, in every window', () =>
