@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { rng } from '../../bench/scifact.js';
 import { describe, test } from 'node:test';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { MemoryLimiterStore } from '../../src/adapters/memory/limiter-store.js';
@@ -8,7 +9,7 @@ import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
 import { SqliteLimiterStore } from '../../src/adapters/sqlite/limiter-store.js';
 import { SqliteLedger } from '../../src/adapters/sqlite/ledger.js';
-import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import { contentHash, SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { fillPassagesInBackground } from '../../src/adapters/sqlite/passages-fill.js';
 import { SqliteNonceStore, SqlitePaymentLog } from '../../src/adapters/sqlite/payments.js';
 import { SqliteUsageOutbox } from '../../src/adapters/sqlite/usage-outbox.js';
@@ -179,6 +180,8 @@ describe('migration 10 (the FTS5 index goes)', () => {
       db.exec('DROP INDEX usage_at'); // migration 16's
       db.exec('DROP TABLE page_log_reader'); // migration 17's
       db.exec('DROP TABLE unsettled_reservations'); // migration 18's
+      db.exec('DROP TABLE captures'); // migration 19's
+      db.exec('ALTER TABLE versions DROP COLUMN first_searchable');
       db.pragma('user_version = 9');
       db.close();
 
@@ -203,8 +206,56 @@ describe('migration 10 (the FTS5 index goes)', () => {
   });
 });
 
-describe('migration 19 (timelines mended)', () => {
-  test('each version of a page a capture at a taken instant broke lives until the next by time, then id; others are left alone', async () => {
+describe('a page\'s timeline is its captures\'', () => {
+  test('made-up captures stored in any order, some again, end as the same timeline: each run of one content from its first capture', async () => {
+    const dir = tempDir();
+    try {
+      const random = rng(9);
+      const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+      const T0 = Date.parse('2026-01-01T00:00:00Z');
+      const urls = ['https://a.test/1', 'https://a.test/2', 'https://b.test/1'];
+      for (let round = 0; round < 40; round++) {
+        // Few instants and contents: runs of one content, captures at one instant, contents coming back.
+        const captures = Array.from({ length: 2 + Math.floor(random() * 12) }, () =>
+          page(pick(urls), { content: pick(['kiwi', 'mango', 'papaya']), acquiredAt: T0 + Math.floor(random() * 6) * 1000, searchable: random() < 0.8 }),
+        );
+        const timelines: string[] = [];
+        for (let order = 0; order < 3; order++) {
+          const db = openDatabase({ path: `${dir.path}/r${round}-${order}.db` });
+          const pages = new SqlitePageStore(db);
+          const shuffled = [...captures, ...captures.filter(() => random() < 0.2)].sort(() => random() - 0.5);
+          for (const v of shuffled) await pages.putVersion(v);
+          const lines: string[] = [];
+          for (const url of urls) {
+            // The timeline expected: the captures by time (then content hash), a run of one content a version.
+            const mine = captures.filter((c) => c.url === url).map((c) => ({ ...c, hash: contentHash(c) }));
+            mine.sort((a, b) => a.acquiredAt - b.acquiredAt || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+            const runs: { content: string; acquiredAt: number; searchable: boolean }[] = [];
+            mine.forEach((c, i) => {
+              if (i === 0 || c.hash !== mine[i - 1]!.hash) runs.push({ content: c.content, acquiredAt: c.acquiredAt, searchable: false });
+              if (c.searchable) runs.at(-1)!.searchable = true;
+            });
+            const history = await pages.history(url);
+            assert.deepEqual(history.map((v) => [v.content, v.acquiredAt, v.searchable]), runs.map((r) => [r.content, r.acquiredAt, r.searchable]), `${url}, order ${order}`);
+            const supersededAt = db.prepare<[number], number | null>('SELECT superseded_at FROM versions WHERE id = ?').pluck();
+            assert.deepEqual(history.map((v) => supersededAt.get(v.id)), runs.map((r, i) => runs[i + 1]?.acquiredAt ?? null), `${url}, order ${order}`);
+            assert.equal((await pages.latest(url))?.id, history.at(-1)?.id);
+            lines.push(JSON.stringify(history.map((v) => [v.content, v.acquiredAt, v.searchable])));
+          }
+          timelines.push(lines.join('\n'));
+          db.close();
+        }
+        assert.equal(timelines[1], timelines[0], `round ${round}`);
+        assert.equal(timelines[2], timelines[0], `round ${round}`);
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+});
+
+describe('migration 19 (timelines are their captures\')', () => {
+  test('a page\'s versions at one instant follow one another by content hash, each until the next; other pages are left alone', async () => {
     const dir = tempDir();
     try {
       const path = `${dir.path}/old.db`;
@@ -218,24 +269,29 @@ describe('migration 19 (timelines mended)', () => {
         page('https://a.test/q', { content: 'guava q', acquiredAt: t1 }),
         page('https://a.test/q', { content: 'guava r', acquiredAt: t2 }),
       ]);
-      // What an earlier release stored for a capture of `b` at t1: `b` moved back there, before `c`.
+      // What an earlier release stored for a capture of `b` at t1: `b` moved back there, its versions
+      // at t1 in the order of their ids, each but the last superseded at t1.
       db.prepare("UPDATE versions SET acquired_at = ?, superseded_at = NULL WHERE content = 'guava b'").run(t1);
-      db.prepare("UPDATE versions SET superseded_at = ? WHERE content = 'guava c'").run(t1);
+      db.prepare("UPDATE versions SET superseded_at = ? WHERE content IN ('guava a', 'guava c')").run(t1);
+      db.exec('DROP TABLE captures');
+      db.exec('ALTER TABLE versions DROP COLUMN first_searchable');
       db.pragma('user_version = 18');
       db.close();
 
       db = openDatabase({ path });
       pages = new SqlitePageStore(db);
       try {
-        const timeline = async (url: string) => (await pages.history(url)).map((v) => [v.content, v.acquiredAt]);
-        const supersededAt = (content: string) => db.prepare<[string], number | null>('SELECT superseded_at FROM versions WHERE content = ?').pluck().get(content);
-        assert.deepEqual(await timeline('https://a.test/p'), [['guava a', t1], ['guava b', t1], ['guava c', t1]]);
-        assert.deepEqual(['guava a', 'guava b', 'guava c'].map(supersededAt), [t1, t1, null]);
-        assert.deepEqual(['guava q', 'guava r'].map(supersededAt), [t2, null]);
+        const history = await pages.history('https://a.test/p');
+        assert.deepEqual(history.map((v) => v.contentHash), history.map((v) => v.contentHash).sort());
+        const supersededAt = db.prepare<[number], number | null>('SELECT superseded_at FROM versions WHERE id = ?').pluck();
+        assert.deepEqual(history.map((v) => supersededAt.get(v.id)), [t1, t1, null]);
+        const other = await pages.history('https://a.test/q');
+        assert.deepEqual(other.map((v) => [v.content, supersededAt.get(v.id)]), [['guava q', t2], ['guava r', null]]);
         // The latest (fetch) is what search finds.
         const engine = await new EngineIndexStore(db).open();
         const hits = await engine.search({ terms: ['guava'], limit: 10 });
-        assert.deepEqual(hits.map((h) => h.versionId).sort(), [(await pages.latest('https://a.test/p'))!.id, (await pages.latest('https://a.test/q'))!.id].sort());
+        assert.deepEqual(hits.map((h) => h.versionId).sort(), [history.at(-1)!.id, other.at(-1)!.id].sort());
+        assert.equal((await pages.latest('https://a.test/p'))!.id, history.at(-1)!.id);
         await engine.close();
       } finally {
         db.close();

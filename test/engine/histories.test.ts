@@ -14,7 +14,7 @@ import { rng } from '../../bench/scifact.js';
 import { EngineIndexStore, type EngineOptions } from '../../src/adapters/engine/engine-index-store.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
-import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import { contentHash, SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { parseWebql } from '../../src/core/webql.js';
 import type { NewVersion } from '../../src/ports/page-store.js';
 import type { IndexQuery } from '../../src/ports/index-store.js';
@@ -88,13 +88,17 @@ function history(seed: number, name: string, options: EngineOptions): void {
     };
     const ids = (hits: { versionId: number }[]) => hits.map((h) => h.versionId).sort((a, b) => a - b);
     const steps: string[] = [];
-    const searchable = db.prepare<[number], number>('SELECT searchable FROM versions WHERE id = ?').pluck();
+    /** The version a capture of a URL at an instant, of a content, falls in: the last one at or before it. */
+    const holding = db.prepare<[string, number, number, string], { content_hash: string; searchable: number }>(
+      `SELECT v.content_hash, v.searchable FROM versions v JOIN pages p ON p.id = v.page_id
+       WHERE p.url = ? AND (v.acquired_at < ? OR (v.acquired_at = ? AND v.content_hash <= ?)) ORDER BY v.acquired_at DESC, v.content_hash DESC LIMIT 1`,
+    );
     const timeline = db.prepare<[], { page_id: number; acquired_at: number; superseded_at: number | null }>(
-      'SELECT page_id, acquired_at, superseded_at FROM versions ORDER BY page_id, acquired_at, id',
+      'SELECT page_id, acquired_at, superseded_at FROM versions ORDER BY page_id, acquired_at, content_hash',
     );
     /** Queries after the index caught up with the writes; merges in worker threads may still be under way. */
     const check = async () => {
-      // What the reference reads is right: each version of a URL lives until the next (by time, then id).
+      // What the reference reads is right: each version of a URL lives until the next (by time, then content hash).
       const rows = timeline.all();
       rows.forEach((v, i) => {
         const next = rows[i + 1]?.page_id === v.page_id ? rows[i + 1]!.acquired_at : null;
@@ -128,10 +132,13 @@ function history(seed: number, name: string, options: EngineOptions): void {
         } else {
           const batch = Array.from({ length: 1 + Math.floor(random() * 8) }, version);
           steps.push(`${batch.length} writes`);
-          const outcomes = batch.length === 1 ? [await pages.putVersion(batch[0]!)] : await pages.putVersions(batch);
-          // A searchable capture leaves the version it was stored as (or found to be) searchable.
+          if (batch.length === 1) await pages.putVersion(batch[0]!);
+          else await pages.putVersions(batch);
+          // Each capture is in a version of its content, searchable when the capture was.
           batch.forEach((v, k) => {
-            if (v.searchable) assert.equal(searchable.get(outcomes[k]!.version.id), 1, `after ${steps.join(', ')}: write ${k}`);
+            const holder = holding.get(v.url, v.acquiredAt, v.acquiredAt, contentHash(v))!;
+            assert.equal(holder.content_hash, contentHash(v), `after ${steps.join(', ')}: write ${k}`);
+            if (v.searchable) assert.equal(holder.searchable, 1, `after ${steps.join(', ')}: write ${k}`);
           });
         }
         await check();

@@ -276,14 +276,24 @@ ${FTS5_SCHEMA}
   CREATE TABLE unsettled_reservations (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
   `,
   `
-  -- Each version lives until the next of its page by time, then id (page-store.ts putOne). Before,
-  -- a capture at an instant that already had a version, of the content that came next, moved that
-  -- next version back to the instant, where it came before the versions stored there later: the
-  -- page's latest (fetch) and its version alive now (search) could differ. Only pages with two
-  -- versions at one instant can have been touched, found on versions_page_time alone.
+  -- A page's timeline is its captures' (page-store.ts putOne): each run of one content, by time and
+  -- then content hash, is a version from its first capture to the next run's, whatever order the
+  -- captures were stored in (machines sharing a page log store them in different orders). The
+  -- captures after a version's first are kept, each with whether it was searchable, so that a capture
+  -- stored later can come between them; first_searchable is the first's (null: stored before, as
+  -- searchable). Timelines are mended to that order: a tie at one instant went by id, and a capture
+  -- at an instant that already had a version, of the content that came next, moved that version back
+  -- before it. Only pages with two versions at one instant can be touched, found on versions_page_time.
+  ALTER TABLE versions ADD COLUMN first_searchable INTEGER;
+  CREATE TABLE captures (
+    version_id INTEGER NOT NULL REFERENCES versions(id),
+    at INTEGER NOT NULL,
+    searchable INTEGER NOT NULL,
+    PRIMARY KEY (version_id, at)
+  ) WITHOUT ROWID;
   UPDATE versions SET superseded_at = t.next_at
   FROM (
-    SELECT id, lead(acquired_at) OVER (PARTITION BY page_id ORDER BY acquired_at, id) AS next_at FROM versions
+    SELECT id, lead(acquired_at) OVER (PARTITION BY page_id ORDER BY acquired_at, content_hash) AS next_at FROM versions
     WHERE page_id IN (SELECT page_id FROM versions GROUP BY page_id, acquired_at HAVING count(*) > 1)
   ) AS t
   WHERE versions.id = t.id AND versions.superseded_at IS NOT t.next_at;

@@ -84,30 +84,51 @@ export class SqlitePageStore implements PageStore {
     this.stmts = {
       pageByUrl: db.prepare<[string], { id: number; host: string }>('SELECT id, host FROM pages WHERE url = ?'),
       insertPage: db.prepare<[string, string, string]>('INSERT INTO pages (url, host, rev_host) VALUES (?, ?, ?)'),
-      atOrBefore: db.prepare<[number, number], VersionRow>(
+      // A page's versions in timeline order: by time, then content hash (`putOne`).
+      atOrBefore: db.prepare<[number, number, number, string], VersionRow>(
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
-         WHERE v.page_id = ? AND v.acquired_at <= ? ORDER BY v.acquired_at DESC, v.id DESC LIMIT 1`,
+         WHERE v.page_id = ? AND (v.acquired_at < ? OR (v.acquired_at = ? AND v.content_hash <= ?))
+         ORDER BY v.acquired_at DESC, v.content_hash DESC LIMIT 1`,
       ),
-      after: db.prepare<[number, number], VersionRow>(
+      after: db.prepare<[number, number, number, string], VersionRow>(
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
-         WHERE v.page_id = ? AND v.acquired_at > ? ORDER BY v.acquired_at ASC, v.id ASC LIMIT 1`,
+         WHERE v.page_id = ? AND (v.acquired_at > ? OR (v.acquired_at = ? AND v.content_hash > ?))
+         ORDER BY v.acquired_at ASC, v.content_hash ASC LIMIT 1`,
       ),
       insertVersion: db.prepare(
         `INSERT INTO versions (page_id, acquired_at, superseded_at, published_at, title, description, author,
-           content, content_hash, searchable, lang, passages)
-         VALUES (@pageId, @acquiredAt, @supersededAt, @publishedAt, @title, @description, @author, @content, @hash, @searchable, @lang, @passages)`,
+           content, content_hash, searchable, first_searchable, lang, passages)
+         VALUES (@pageId, @acquiredAt, @supersededAt, @publishedAt, @title, @description, @author, @content, @hash, @searchable, @searchable, @lang, @passages)`,
       ),
+      // A version's later captures start a copy of it at the first of them (`putOne`).
+      copyVersion: db.prepare<[number, number, number, number]>(
+        `INSERT INTO versions (page_id, acquired_at, superseded_at, published_at, title, description, author,
+           content, content_hash, searchable, first_searchable, lang, passages)
+         SELECT page_id, ?, superseded_at, published_at, title, description, author, content, content_hash, ?, ?, lang, passages
+         FROM versions WHERE id = ?`,
+      ),
+      // A capture stored again is searchable when either was.
+      addCapture: db.prepare<[number, number, number]>(
+        'INSERT INTO captures (version_id, at, searchable) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET searchable = max(searchable, excluded.searchable)',
+      ),
+      firstMadeSearchable: db.prepare<[number]>('UPDATE versions SET first_searchable = 1 WHERE id = ?'),
+      capturesFrom: db.prepare<[number, number], { at: number; searchable: number }>('SELECT at, searchable FROM captures WHERE version_id = ? AND at >= ? ORDER BY at'),
+      moveCaptures: db.prepare<[number, number, number]>('UPDATE captures SET version_id = ? WHERE version_id = ? AND at >= ?'),
+      dropCapture: db.prepare<[number, number]>('DELETE FROM captures WHERE version_id = ? AND at = ?'),
+      firstSearchable: db.prepare<[number], number>('SELECT coalesce(first_searchable, searchable) FROM versions WHERE id = ?').pluck(),
+      anyCaptureSearchable: db.prepare<[number], number>('SELECT count(*) FROM captures WHERE version_id = ? AND searchable = 1').pluck(),
+      setSearchable: db.prepare<[number, number]>('UPDATE versions SET searchable = ? WHERE id = ?'),
+      setFirst: db.prepare<[number, number, number]>('UPDATE versions SET acquired_at = ?, first_searchable = ? WHERE id = ?'),
       supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_at = ? WHERE id = ?'),
       makeSearchable: db.prepare<[number]>('UPDATE versions SET searchable = 1 WHERE id = ?'),
       fillLang: db.prepare<[string, number]>('UPDATE versions SET lang = ? WHERE id = ? AND lang IS NULL'),
-      moveEarlier: db.prepare<[number, number]>('UPDATE versions SET acquired_at = ? WHERE id = ?'),
       latest: db.prepare<[string], VersionRow>(
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
-         WHERE p.url = ? ORDER BY v.acquired_at DESC, v.id DESC LIMIT 1`,
+         WHERE p.url = ? ORDER BY v.acquired_at DESC, v.content_hash DESC LIMIT 1`,
       ),
       history: db.prepare<[string], VersionRow>(
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
-         WHERE p.url = ? ORDER BY v.acquired_at ASC, v.id ASC`,
+         WHERE p.url = ? ORDER BY v.acquired_at ASC, v.content_hash ASC`,
       ),
       byIds: db
         .prepare<number[], ResultRow>(
@@ -137,37 +158,58 @@ export class SqlitePageStore implements PageStore {
   }
 
   /**
-   * Inserts a version at its place in the URL's timeline. The version alive just before it is
-   * superseded at its `acquiredAt`; it lives until the next later version, if any.
+   * Stores a capture at its place in the URL's timeline. The timeline is the captures', whatever
+   * order they come in: in order of time, then content hash (captures at one instant), each run of
+   * one content is a version, from its first capture until the next run's first (`superseded_at`),
+   * searchable when one of its captures was; a version's later captures are kept (`captures`), so a
+   * capture stored later can come between them.
    */
   private putOne(v: NewVersion, passages: Uint8Array | undefined): PutOutcome {
     const s = this.stmts;
     const hash = contentHash(v);
+    const t = v.acquiredAt;
+    const searchable = v.searchable ? 1 : 0;
     let page = s.pageByUrl.get(v.url);
     if (!page) {
       const host = new URL(v.url).hostname;
       const info = s.insertPage.run(v.url, host, reverseHost(host));
       page = { id: Number(info.lastInsertRowid), host };
     }
-    const prev = s.atOrBefore.get(page.id, v.acquiredAt);
+    const prev = s.atOrBefore.get(page.id, t, t, hash);
     if (prev && prev.content_hash === hash) {
+      // A capture of the run it falls in: one more of its captures (none when it is the first again).
+      if (prev.acquired_at !== t) s.addCapture.run(prev.id, t, searchable);
+      else if (v.searchable) s.firstMadeSearchable.run(prev.id);
       if (v.searchable && prev.searchable === 0) s.makeSearchable.run(prev.id);
       if (v.lang !== undefined && prev.lang === null) s.fillLang.run(v.lang, prev.id);
-      return { status: 'unchanged', version: toVersion({ ...prev, searchable: prev.searchable || Number(v.searchable) }) };
+      return { status: 'unchanged', version: toVersion({ ...prev, searchable: prev.searchable | searchable }) };
     }
-    const next = s.after.get(page.id, v.acquiredAt);
-    // Versions at one instant follow one another by id, so the next version cannot move back to an
-    // instant that already has one (it would come before it there): a capture at that instant is stored.
-    if (next && next.content_hash === hash && !(prev && prev.acquired_at === v.acquiredAt)) {
-      // An older capture of the content that came next: that version simply existed earlier.
-      s.moveEarlier.run(v.acquiredAt, next.id);
-      if (prev) s.supersede.run(v.acquiredAt, prev.id);
+    let next = s.after.get(page.id, t, t, hash);
+    if (prev) {
+      // The run before has captures after this one: they go on as a copy of it, from the first of them.
+      const later = s.capturesFrom.all(prev.id, prev.content_hash > hash ? t : t + 1);
+      if (later.length > 0) {
+        const first = later[0]!;
+        const moved = later.some((c) => c.searchable === 1) ? 1 : 0;
+        const copy = Number(s.copyVersion.run(first.at, moved, first.searchable, prev.id).lastInsertRowid);
+        s.moveCaptures.run(copy, prev.id, first.at + 1);
+        s.dropCapture.run(prev.id, first.at);
+        const kept = s.firstSearchable.get(prev.id) === 1 || s.anyCaptureSearchable.get(prev.id)! > 0 ? 1 : 0;
+        if (kept !== prev.searchable) s.setSearchable.run(kept, prev.id);
+        next = s.byId.get(copy);
+      }
+    }
+    if (next && next.content_hash === hash) {
+      // The first capture of the run after: that run starts here, its old first one of its captures.
+      s.addCapture.run(next.id, next.acquired_at, s.firstSearchable.get(next.id)!);
+      s.setFirst.run(t, searchable, next.id);
+      if (prev) s.supersede.run(t, prev.id);
       if (v.searchable && next.searchable === 0) s.makeSearchable.run(next.id);
-      return { status: 'unchanged', version: toVersion({ ...next, acquired_at: v.acquiredAt }) };
+      return { status: 'unchanged', version: toVersion({ ...next, acquired_at: t, searchable: next.searchable | searchable }) };
     }
     const info = s.insertVersion.run({
       pageId: page.id,
-      acquiredAt: v.acquiredAt,
+      acquiredAt: t,
       supersededAt: next ? next.acquired_at : null,
       publishedAt: v.publishedAt ?? null,
       title: v.title ?? null,
@@ -175,11 +217,11 @@ export class SqlitePageStore implements PageStore {
       author: v.author ?? null,
       content: v.content,
       hash,
-      searchable: v.searchable ? 1 : 0,
+      searchable,
       lang: v.lang ?? null,
       passages: toBlob(passages),
     });
-    if (prev) s.supersede.run(v.acquiredAt, prev.id);
+    if (prev) s.supersede.run(t, prev.id);
     const id = Number(info.lastInsertRowid);
     return { status: 'added', version: toVersion(s.byId.get(id)!) };
   }
