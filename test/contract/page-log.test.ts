@@ -3,6 +3,7 @@
  * SQLite file of its own with a ReplicatedPageStore over one schema.
  */
 import assert from 'node:assert/strict';
+import { rng } from '../../bench/scifact.js';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
@@ -10,7 +11,7 @@ import { connectPostgres, type PgPool } from '../../src/adapters/postgres/databa
 import { PgPageLog, ReplicatedPageStore } from '../../src/adapters/postgres/page-log.js';
 import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
-import type { StoredVersion } from '../../src/ports/page-store.js';
+import type { NewVersion, StoredVersion } from '../../src/ports/page-store.js';
 import { type FreshPostgres, freshPostgres, postgresUrl, skipUnless } from '../fixtures/backends.js';
 import { relay } from '../fixtures/relay.js';
 import { page, tempDir, until } from '../helpers.js';
@@ -73,6 +74,36 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     for (const m of [a, b, c]) await m.pages.sync();
     const expected = ['2026-01-01 one', '2026-01-03 two', '2026-01-04 three'];
     for (const m of [a, b, c]) assert.deepEqual(timeline(await m.pages.history('https://b.test/p')), expected);
+  });
+
+  test('made-up captures written on three machines at once, in any order, with syncs between: every file ends with the timelines of one file storing them in time order', async () => {
+    const random = rng(13);
+    const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+    const machines = [machine(), machine(), machine()];
+    const urls = ['https://m.test/1', 'https://m.test/2', 'https://n.test/1'];
+    const written: NewVersion[] = [];
+    for (let round = 0; round < 12; round++) {
+      await Promise.all(
+        machines.map(async (m) => {
+          const batch = Array.from({ length: Math.floor(random() * 5) }, () =>
+            page(pick(urls), { title: 'T', content: pick(['kiwi', 'mango', 'papaya']), acquiredAt: at(Math.floor(random() * 8)) + pick([0, 0, 500]), searchable: random() < 0.8 }),
+          );
+          written.push(...batch);
+          if (batch.length > 0) await m.pages.putVersions(batch);
+          if (random() < 0.5) await m.pages.sync();
+        }),
+      );
+    }
+    for (const m of machines) await m.pages.sync();
+    const db = openDatabase({ path: ':memory:' });
+    dbs.push(db);
+    const alone = new SqlitePageStore(db);
+    for (const v of [...written].sort((a, b) => a.acquiredAt - b.acquiredAt)) await alone.putVersion(v);
+    const lines = async (store: { history(url: string): Promise<StoredVersion[]> }) =>
+      Promise.all(urls.map(async (url) => (await store.history(url)).map((v) => `${v.acquiredAt} ${v.content} ${v.searchable}`)));
+    const expected = await lines(alone);
+    assert.ok(expected.flat().length >= 6, JSON.stringify(expected));
+    for (const [k, m] of machines.entries()) assert.deepEqual(await lines(m.pages), expected, `machine ${k}`);
   });
 
   test('machines appending at once leave no gap; a new machine catches up in pulls of at most 200 rows', async () => {
