@@ -15,6 +15,7 @@ import { lineText } from '../core/passages.js';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import { looksBlocked } from './challenge.js';
+import { withoutControls } from './charset.js';
 import { extractHtml } from './extract/index.js';
 import type { PageMetadata } from './extract/metadata.js';
 import { parseLooseTime } from './html-time.js';
@@ -50,7 +51,7 @@ function optionalText(o: Record<string, unknown>, name: string): string | undefi
   const v = o[name];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string') throw new Error(`${name} must be a string`);
-  return v.trim() || undefined;
+  return withoutControls(v).trim() || undefined;
 }
 
 /** ISO 8601 date/timestamp, or Unix seconds as a number. */

@@ -3,6 +3,7 @@
  * pdf.js (legacy build, which runs in Node). Lines come from the text items' end-of-line marks and
  * vertical positions; a page with no text layer gives nothing (no OCR).
  */
+import { withoutControls } from './charset.js';
 
 interface TextItem {
   str: string;
@@ -48,9 +49,11 @@ export async function pdfToText(data: Uint8Array, maxPages = 500): Promise<PdfTe
       page.cleanup();
     }
     const info = ((await doc.getMetadata()).info ?? {}) as { Title?: string; Author?: string };
-    const out: PdfText = { content: pages.filter(Boolean).join('\n\n---\n\n'), pages: doc.numPages };
-    if (info.Title?.trim()) out.title = info.Title.trim();
-    if (info.Author?.trim()) out.author = info.Author.trim();
+    const out: PdfText = { content: withoutControls(pages.filter(Boolean).join('\n\n---\n\n')), pages: doc.numPages };
+    const title = withoutControls(info.Title ?? '').trim();
+    const author = withoutControls(info.Author ?? '').trim();
+    if (title) out.title = title;
+    if (author) out.author = author;
     return out;
   } finally {
     await doc.destroy();

@@ -1,5 +1,6 @@
 /** HTML -> main content as markdown, with metadata and outgoing links (RawPage -> ExtractedPage). */
 import { normalizeUrl } from '../../core/url.js';
+import { withoutControls } from '../charset.js';
 import type { Element } from 'domhandler';
 import { attr, findFirst, isElement, parseHtml, remove, textOf, walk } from './dom.js';
 import { findMainContent, prune } from './main-content.js';
@@ -53,5 +54,12 @@ export function extractHtml(html: string, pageUrl: string): ExtractedPage {
   // The headline is metadata; a first heading that repeats the title is not content.
   const first = nodes[0] && findFirst(nodes[0], (e) => /^h[12]$/.test(e.name));
   if (first && meta.title && textOf(first).replace(/\s+/g, ' ').trim().toLowerCase() === meta.title.toLowerCase()) remove(first);
-  return { ...meta, content: toMarkdown(nodes, base), links };
+  // Character references bring back what decoding took out (`&#x1b;`): the texts are cleaned as stored.
+  const page: ExtractedPage = { ...meta, content: withoutControls(toMarkdown(nodes, base)), links };
+  for (const k of ['title', 'description', 'author'] as const) {
+    const text = page[k] === undefined ? undefined : withoutControls(page[k]).trim();
+    if (text) page[k] = text;
+    else delete page[k];
+  }
+  return page;
 }

@@ -11,15 +11,25 @@ const BLOCKS = new Set([
   'summary', 'table', 'tbody', 'thead', 'tfoot', 'tr', 'ul', 'body', 'html',
 ]);
 
-function absolute(href: string | undefined, base: string): string | undefined {
-  if (!href) return undefined;
-  const h = href.trim();
-  if (!h || /^(javascript|data|vbscript):/i.test(h)) return undefined;
+/** Schemes a link of the markdown may have (an image's: http and https alone). */
+const LINK_SCHEMES = new Set(['http:', 'https:', 'mailto:']);
+
+/**
+ * A link's or an image's URL made absolute, or undefined: what resolves to another scheme
+ * (`javascript:`, also as a `#fragment` under `<base href="javascript:...">`) is no link. Its
+ * parentheses are escaped, so that one cannot close the link's destination early.
+ */
+function absolute(href: string | undefined, base: string, image = false): string | undefined {
+  const h = href?.trim();
+  if (!h) return undefined;
+  let url: URL;
   try {
-    return new URL(h, base).toString();
+    url = new URL(h, base);
   } catch {
     return undefined;
   }
+  if (image ? url.protocol !== 'http:' && url.protocol !== 'https:' : !LINK_SCHEMES.has(url.protocol)) return undefined;
+  return url.toString().replace(/\(/g, '%28').replace(/\)/g, '%29');
 }
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ');
@@ -62,7 +72,7 @@ function inline(n: AnyNode, base: string): string {
     case 'br':
       return '\n';
     case 'img': {
-      const src = absolute(attr(n, 'src') ?? attr(n, 'data-src'), base);
+      const src = absolute(attr(n, 'src') ?? attr(n, 'data-src'), base, true);
       const alt = collapse(attr(n, 'alt') ?? '').trim();
       return src && alt ? `![${alt}](${src})` : '';
     }

@@ -1,0 +1,72 @@
+/**
+ * Pages made up to be hostile: markup nested and left open, links that resolve to `javascript:`
+ * (also as a fragment under `<base href="javascript:...">`), entities for no character, control
+ * characters in the bytes. Read as a fetch reads them (bytes to page), none throws, and what is stored
+ * holds no control character, no lone surrogate and no link of another scheme than http(s) or mailto.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { rng } from '../../bench/scifact.js';
+import { withoutControls } from '../../src/acquire/charset.js';
+import { lineToVersion } from '../../src/acquire/import-jsonl.js';
+import { pageFromResponse } from '../../src/acquire/live-fetch.js';
+import { ServiceError } from '../../src/core/errors.js';
+
+const TAGS = ['div', 'p', 'span', 'a', 'a', 'a', 'table', 'tr', 'td', 'th', 'ul', 'ol', 'li', 'pre', 'code', 'blockquote', 'h1', 'h2', 'em', 'strong', 'img', 'br', 'hr', 'script', 'style', 'nav', 'header', 'footer', 'article', 'main', 'aside', 'section', 'figure', 'sup', 'dl', 'dt', 'dd', 'details', 'svg', 'math', 'template', 'noscript', 'iframe', 'form', 'button', 'select', 'textarea', 'title', 'meta', 'base', 'time', 'q'];
+const HREFS = [
+  'href="https://x.test/a b(c)"', 'href="javascript:alert(1)"', 'href=" JaVaScRiPt:alert(1)"', 'href="vbscript:x"', 'href="data:text/html,<b>x</b>"',
+  'href="#frag"', 'href="/rel/../p?q=1&amp;r=2"', 'href="tel:123"', 'href="mailto:a@b.test"', 'href=""', 'href="other.html"',
+];
+const ATTRS = [
+  ...HREFS, 'src="data:image/png;base64,AAAA"', 'src="javascript:x"', 'src="/i.png"', 'alt="a]b[c"', 'class="content main"', 'class="sidebar nav"', 'id="comments"', 'datetime="2026-01-01"', 'hidden', 'style="display:none"',
+  'name="description" content="d\u0007e"', 'property="og:title" content="t\u001b[31m"', 'name="author" content="\u0000me"',
+];
+const TEXT = ['Hello world.', '**not bold**', '_x_', '# not heading', '|pipe|', '`tick`', '&amp;', '&lt;b&gt;', '&#0;', '&#xD800;', '&#x1b;', '&#x85;', '&nbsp;', '\u200b', 'a\r\nb', '1. item', '> quote', '<!-- c -->', '<![CDATA[x]]>', '\\', 'ü€😀', '\u0000', '\u0007', '\u001b[2J', '\u007f', '\f', '\v', 'x'.repeat(200)];
+const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+describe('hostile pages', () => {
+  test('made-up pages read as a fetch reads them: nothing thrown, no control character, no link of another scheme', async () => {
+    const random = rng(17);
+    const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+    const node = (depth: number): string => {
+      if (depth > 10 || random() < 0.3) return pick(TEXT);
+      const tag = pick(TAGS);
+      const attrs = [...(tag === 'a' ? [pick(HREFS)] : []), ...Array.from({ length: Math.floor(random() * 3) }, () => pick(ATTRS))].join(' ');
+      const inner = Array.from({ length: Math.floor(random() * 5) }, () => node(depth + 1)).join(random() < 0.3 ? '\n' : '');
+      return random() < 0.1 ? `<${tag} ${attrs}>${inner}` : `<${tag} ${attrs}>${inner}</${tag}>`;
+    };
+    let links = 0;
+    for (let n = 0; n < 1500; n++) {
+      const head = random() < 0.5 ? `<!doctype html><html><head><title>T\u0001</title>${random() < 0.3 ? `<base ${pick(HREFS)}>` : ''}</head><body>` : '';
+      const html = head + Array.from({ length: 1 + Math.floor(random() * 6) }, () => node(0)).join('');
+      const charset = pick(['utf-8', 'windows-1252']);
+      let page;
+      try {
+        page = await pageFromResponse({ requestedUrl: 'https://site.test/dir/page.html', url: 'https://site.test/dir/page.html', status: 200, headers: { 'content-type': `text/html; charset=${charset}` }, body: Buffer.from(html, charset === 'utf-8' ? 'utf8' : 'latin1'), fetchedAt: 0 });
+      } catch (e) {
+        if (e instanceof ServiceError && e.code === 'origin_blocked') continue;
+        throw new Error(`${(e as Error).message}: ${JSON.stringify(html).slice(0, 400)}`);
+      }
+      for (const field of [page.content, page.title, page.description, page.author]) {
+        if (field !== undefined) assert.ok(!UNPRINTABLE.test(field), `${JSON.stringify(field).slice(0, 200)} from ${JSON.stringify(html).slice(0, 400)}`);
+      }
+      assert.ok(!/javascript:|vbscript:|data:|tel:/i.test(page.content), `${JSON.stringify(page.content).slice(0, 300)} from ${JSON.stringify(html).slice(0, 600)}`);
+      links += (page.content.match(/\]\((?:https?|mailto):/g) ?? []).length;
+    }
+    assert.ok(links > 40, `${links} links made`);
+  });
+
+  test('a JSONL line\'s texts are stored without control characters; a lone surrogate is the replacement character', () => {
+    const v = lineToVersion(JSON.stringify({ url: 'https://j.test/', title: 'T\u0000i\u001b[31mtle', markdown: '# Head\u0007\n\nBody \ud800 text\u0085.\fNext', author: '\u0001Ann' }), 0);
+    // An escape sequence without its escape is text.
+    assert.deepEqual([v.title, v.content, v.author], ['Ti[31mtle', '# Head\n\nBody \ufffd text. Next', 'Ann']);
+    const html = lineToVersion(JSON.stringify({ url: 'https://j.test/h', html: '<title>A\u0000B</title><p>One\u001b[2J two <a href="javascript:x">three</a></p>' }), 0);
+    assert.deepEqual([html.title, html.content], ['AB', 'One[2J two three']);
+  });
+
+  test('withoutControls keeps tab, line feed and carriage return, and text that has nothing to take out as it is', () => {
+    const plain = 'tab\there\nline\r\nü€😀';
+    assert.equal(withoutControls(plain), plain);
+    assert.equal(withoutControls('a\u0000b\u009fc\u007fd\ve\ff'), 'abcd e f');
+  });
+});
