@@ -82,7 +82,7 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
   };
   const item = (url: string, depth: number) => ({ url, host: new URL(url).host, depth });
 
-  await deps.frontier.enqueue(crawlId, seeds.map((s) => item(s, 0)), now());
+  await deps.frontier.enqueue(crawlId, seeds.map((s) => item(s, 0)), now(), o.maxDepth);
   if (o.refreshOlderThanMs !== undefined) await deps.frontier.requeueOlderThan(crawlId, now() - o.refreshOlderThanMs, now());
   if (o.sitemaps) {
     for (const origin of new Set(seeds.map((s) => new URL(s).origin))) {
@@ -94,7 +94,7 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       }
       const listed = await readSitemaps(deps.client, [...roots, `${origin}/sitemap.xml`], o.maxPages * 2);
       const urls = listed.map((u) => normalizeUrl(u)).filter((u): u is string => u !== undefined && inScope(u));
-      await deps.frontier.enqueue(crawlId, urls.map((u) => item(u, 1)), now());
+      await deps.frontier.enqueue(crawlId, urls.map((u) => item(u, 1)), now(), o.maxDepth);
     }
   }
 
@@ -152,7 +152,9 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       await deps.frontier.saveValidators(it.url, { etag: page.etag, lastModified: page.lastModified, fetchedAt: res.fetchedAt });
       await deps.frontier.markDone(crawlId, it.url, now());
       budget--;
-      if (it.depth < o.maxDepth) {
+      // Found closer while it was fetched (the frontier lowered its depth): its links are followed from there.
+      const depth = it.depth < o.maxDepth ? it.depth : ((await deps.frontier.depth(crawlId, it.url)) ?? it.depth);
+      if (depth < o.maxDepth) {
         const links = [...page.links, ...(canonical && canonical !== it.url ? [canonical] : [])].filter(inScope);
         // Links robots.txt disallows are never queued (the rules are cached per origin).
         const allowed: string[] = [];
@@ -163,7 +165,7 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
             allowed.push(l); // an unreachable host is found out when its page is visited
           }
         }
-        await deps.frontier.enqueue(crawlId, allowed.map((l) => item(l, it.depth + 1)), now());
+        await deps.frontier.enqueue(crawlId, allowed.map((l) => item(l, depth + 1)), now(), o.maxDepth);
       }
     } catch (e) {
       const err = e instanceof AcquireError ? e : undefined;

@@ -16,8 +16,14 @@ export interface FetchValidators {
 }
 
 export interface CrawlFrontier {
-  /** Adds URLs not yet known to this crawl; returns how many were new. */
-  enqueue(crawlId: string, items: { url: string; host: string; depth: number }[], now: number): Promise<number>;
+  /**
+   * Adds URLs not yet known to this crawl; returns how many were new. A known one found at a lower
+   * depth (by a shorter path, its host busy while a longer one's was free) takes that depth; one done
+   * at `maxDepth` or deeper, whose links were not followed, is queued again to be fetched afresh.
+   */
+  enqueue(crawlId: string, items: { url: string; host: string; depth: number }[], now: number, maxDepth?: number): Promise<number>;
+  /** The depth this crawl knows a URL at (lowered by `enqueue` when found closer), or undefined. */
+  depth(crawlId: string, url: string): Promise<number | undefined>;
   /** Queued items due now, shallowest first. */
   due(crawlId: string, now: number, limit: number): Promise<FrontierItem[]>;
   /** The earliest time a queued item becomes due (undefined when none is queued). */

@@ -324,4 +324,26 @@ describe('sqlite crawl frontier', () => {
       await close();
     }
   });
+
+  test('a URL found closer takes the lower depth; one done at the maximum depth is queued again afresh; failed and skipped ones stay', async () => {
+    const { db, close } = sqlite();
+    try {
+      const frontier = new SqliteCrawlFrontier(db);
+      const item = (n: number, depth: number) => ({ url: `https://h.test/p/${n}`, host: 'h.test', depth });
+      assert.equal(await frontier.enqueue('c', [item(1, 3), item(2, 3), item(3, 2), item(4, 3), item(5, 3)], 100, 3), 5);
+      await frontier.markDone('c', item(2, 3).url, 150); // done at the maximum: its links were not followed
+      await frontier.markDone('c', item(3, 2).url, 150); // done below it: they were
+      await frontier.markFailed('c', item(4, 3).url, 'gone');
+      await frontier.markSkipped('c', item(5, 3).url, 'robots');
+      assert.equal(await frontier.enqueue('c', [item(1, 1), item(2, 1), item(3, 1), item(4, 1), item(5, 1), item(1, 2), item(6, 1)], 200, 3), 1);
+      assert.deepEqual(await Promise.all([1, 2, 3, 4, 5, 6].map((n) => frontier.depth('c', item(n, 0).url))), [1, 1, 1, 1, 1, 1]);
+      // 1 stays due since 100; 2 is due again from 200, with no validators of the first visit asked for.
+      const due = await frontier.due('c', 1000, 10);
+      assert.deepEqual(due.map((d) => [d.url.split('/').pop(), d.depth, d.doneAt]), [['1', 1, undefined], ['2', 1, undefined], ['6', 1, undefined]]);
+      assert.deepEqual(await frontier.counts('c'), { queued: 3, done: 1, failed: 1, skipped: 1 });
+      assert.equal(await frontier.depth('c', 'https://h.test/unknown'), undefined);
+    } finally {
+      await close();
+    }
+  });
 });
