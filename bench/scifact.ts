@@ -94,6 +94,11 @@ export function rng(seed: number): () => number {
   };
 }
 
+/** Picks an element of an array at random, by `random` (an `rng`). */
+export function picker(random: () => number): <T>(from: readonly T[]) => T {
+  return (from) => from[Math.floor(random() * from.length)]!;
+}
+
 export function sentencesOf(corpus: readonly Doc[]): string[] {
   const out: string[] = [];
   for (const d of corpus) {

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { rng } from '../../bench/scifact.js';
+import { picker, rng } from '../../bench/scifact.js';
 import { withoutControls } from '../../src/acquire/charset.js';
 import { lineToVersion } from '../../src/acquire/import-jsonl.js';
 import { pageFromResponse } from '../../src/acquire/live-fetch.js';
@@ -28,7 +28,7 @@ const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|[\ud8
 describe('hostile pages', () => {
   test('made-up pages read as a fetch reads them: nothing thrown, no control character, no link of another scheme', async () => {
     const random = rng(17);
-    const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+    const pick = picker(random);
     const node = (depth: number): string => {
       if (depth > 10 || random() < 0.3) return pick(TEXT);
       const tag = pick(TAGS);

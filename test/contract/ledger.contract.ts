@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
-import { rng } from '../../bench/scifact.js';
+import { picker, rng } from '../../bench/scifact.js';
 import type { AccountStore } from '../../src/ports/accounts.js';
 import type { Ledger } from '../../src/ports/ledger.js';
 
@@ -157,7 +157,7 @@ export function ledgerContract(name: string, seen: ReservationsSeen, make: Ledge
       const s = await make();
       try {
         const random = rng(3);
-        const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+        const pick = picker(random);
         const orgs = await Promise.all(['one', 'two', 'three'].map(async (name) => (await s.accounts.createOrg(name)).id));
         const model = new Map(orgs.map((org) => [org, { credits: 0, charged: 0 }]));
         const reservations: { id: string; org: string; amount: number; state: 'held' | 'charged' | 'released' }[] = [];

@@ -1,7 +1,7 @@
 /** The limiter store contract: atomic all-or-nothing counting over fixed windows. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { rng } from '../../bench/scifact.js';
+import { picker, rng } from '../../bench/scifact.js';
 import type { LimiterStore } from '../../src/ports/limiter-store.js';
 
 export function limiterContract(name: string, make: () => Promise<LimiterStore>): void {
@@ -60,7 +60,7 @@ export function limiterContract(name: string, make: () => Promise<LimiterStore>)
     test('made-up runs of requests over keys, windows and limits as time goes on: every answer is a fixed-window count\'s', () =>
       withStore(async (s) => {
         const random = rng(5);
-        const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+        const pick = picker(random);
         const counts = new Map<string, number>();
         let now = 1_700_000_000_123;
         for (let n = 0; n < 600; n++) {

@@ -3,7 +3,7 @@
  * SQLite file of its own with a ReplicatedPageStore over one schema.
  */
 import assert from 'node:assert/strict';
-import { rng } from '../../bench/scifact.js';
+import { picker, rng } from '../../bench/scifact.js';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
@@ -78,7 +78,7 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
 
   test('made-up captures written on three machines at once, in any order, with syncs between: every file ends with the timelines of one file storing them in time order', async () => {
     const random = rng(13);
-    const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+    const pick = picker(random);
     const machines = [machine(), machine(), machine()];
     const urls = ['https://m.test/1', 'https://m.test/2', 'https://n.test/1'];
     const written: NewVersion[] = [];

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { rng } from '../../bench/scifact.js';
+import { picker, rng } from '../../bench/scifact.js';
 import { describe, test } from 'node:test';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { MemoryLimiterStore } from '../../src/adapters/memory/limiter-store.js';
@@ -211,7 +211,7 @@ describe('a page\'s timeline is its captures\'', () => {
     const dir = tempDir();
     try {
       const random = rng(9);
-      const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+      const pick = picker(random);
       const T0 = Date.parse('2026-01-01T00:00:00Z');
       const urls = ['https://a.test/1', 'https://a.test/2', 'https://b.test/1'];
       for (let round = 0; round < 40; round++) {

@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { rng } from '../../bench/scifact.js';
+import { picker, rng } from '../../bench/scifact.js';
 import { EngineIndexStore, type EngineOptions } from '../../src/adapters/engine/engine-index-store.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
@@ -46,7 +46,7 @@ function history(seed: number, name: string, options: EngineOptions): void {
     const engineOptions = { ...options, dir: `${dir.path}/engine` };
     let index = await new EngineIndexStore(db, engineOptions).open();
     const random = rng(seed);
-    const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+    const pick = picker(random);
     const some = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
     const urls = Array.from({ length: 14 }, (_, k) => `https://${HOSTS[k % HOSTS.length]}/p${k}`);
     /** An instant of the grid, a millisecond off now and then (the bounds are inclusive). */

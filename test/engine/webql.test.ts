@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadCorpus, rng } from '../../bench/scifact.js';
+import { loadCorpus, picker, rng } from '../../bench/scifact.js';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { Matches } from '../../src/adapters/engine/engine.js';
 import { prefixEnd, type SegmentData } from '../../src/adapters/engine/segment.js';
@@ -39,7 +39,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
   // between; opened halfway through the writes, so it holds two segments (gathered one after the other).
   const stepped = new EngineIndexStore(db, { matchStep: 7 });
   const random = rng(7);
-  const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+  const pick = picker(random);
   const sentence = (n: number) => Array.from({ length: n }, () => pick(VOCAB)).join(' ');
   const texts: string[] = [];
 
@@ -209,7 +209,7 @@ describe('hasPhrase (stems only words that start as the stem they must equal)', 
       'ภาษาcell', '𝐜ell',
     ];
     const separators = [' ', ' ', ' ', ', ', '. ', ' - ', '-', '\u2014', '\u00a0', ' (', ') ', '\n\n', "'", '\u2019', ' \u00e9 '];
-    const pick = <T>(from: readonly T[]): T => from[Math.floor(random() * from.length)]!;
+    const pick = picker(random);
     let present = 0;
     let checked = 0;
     for (let t = 0; t < 4000; t++) {

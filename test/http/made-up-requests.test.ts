@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { rng } from '../../bench/scifact.js';
+import { picker, rng } from '../../bench/scifact.js';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
 import { createFundedKey, createTestEnv, page, type TestEnv } from '../helpers.js';
 
@@ -15,7 +15,7 @@ describe('made-up requests', () => {
   let key: string;
   let orgId: string;
   const random = rng(23);
-  const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+  const pick = picker(random);
   before(async () => {
     env = await createTestEnv();
     ({ key, org: { id: orgId } } = await createFundedKey(env.services, 100_000_000, 1_000_000));

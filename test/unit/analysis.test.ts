@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compoundTerms, indexTerms, markdownToText, queryTerms, scanWords, STOP_WORDS, stem, words } from '../../src/core/text.js';
-import { benchQuerySets, loadCorpus, rng } from '../../bench/scifact.js';
+import { benchQuerySets, loadCorpus, picker, rng } from '../../bench/scifact.js';
 import { sentenceBounds } from '../../src/core/passages.js';
 import { bestSentence, buildSnippet, fallbackDescription, SnippetQuery } from '../../src/ops/snippet.js';
 
@@ -72,7 +72,7 @@ describe('indexTerms (the engine analysis)', () => {
 
   test('the same terms and compounds on made-up text of what the analysis treats apart', () => {
     const random = rng(37);
-    const pick = <T>(from: readonly T[]): T => from[Math.floor(random() * from.length)]!;
+    const pick = picker(random);
     const vocabulary = [
       'cell', "cell's", 'cell\u2019s', "Cell'S", 's', "'s", 'it', 'The', 'C++', 'c', 'C#', 'F#', 'x#y', '1,000', '12,500.75', '3.12', '1.5',
       'e-mail', 'Wi-Fi', 'state-of-the-art', 'café', 'cafe\u0301', 'Åland', '\u212Aelvin', 'İnsulin', 'ﬁle', 'ｆｉｌｅ', 'ｶﬁle', 'β',
@@ -291,7 +291,7 @@ describe('snippet word filter', () => {
 
   test('the filtered scan picks the same sentence on made-up text of possessives, signs, numbers, accents and other scripts', () => {
     const random = rng(31);
-    const pick = <T>(from: readonly T[]): T => from[Math.floor(random() * from.length)]!;
+    const pick = picker(random);
     const vocabulary = [
       'insulin', 'cell', 'cells', "cell's", 'cell\u2019s', 's', "'s", 'it', 'C++', 'c', 'C#', '1,000', '1000', '3.12', 'e-mail',
       'email', 'mail', 'café', 'cafe', 'Åland', 'β', 'βcell', 'cellβ', '細胞', 'ß', 'ss', 'ｆｉｌｅ', 'file', 'wi-fi',

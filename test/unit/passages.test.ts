@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { benchQuerySets, loadCorpus, rng, sentencesOf } from '../../bench/scifact.js';
+import { benchQuerySets, loadCorpus, picker, rng, sentencesOf } from '../../bench/scifact.js';
 import { buildPassages, lineText, PASSAGE_INDEX_MIN, PassageIndex, SCAN_LIMIT, segment } from '../../src/core/passages.js';
 import { compoundWord, cutAtWord, queryTerms, scanWords, stem } from '../../src/core/text.js';
 import { fallbackDescription, pageSnippet, SnippetQuery } from '../../src/ops/snippet.js';
@@ -62,7 +62,7 @@ describe('passage index', () => {
 
   test('a snippet by the index is the scan\'s on made-up pages of possessives, signs, numbers, compounds, accents and other scripts', () => {
     const r = rng(17);
-    const pick = <T>(from: readonly T[]): T => from[Math.floor(r() * from.length)]!;
+    const pick = picker(r);
     const vocabulary = [
       'insulin', 'cell', "cell's", 'cell\u2019s', 's', "'s", 'it', 'C++', 'c', 'C#', '1,000', '1000', '3.12', 'e-mail', 'email',
       'wi-fi', 'state-of-the-art', 'café', 'cafe\u0301', 'Åland', 'β', 'βcell', '細胞', 'ß', 'ss', 'ｆｉｌｅ', 'file', 'ภาษาไทย',
