@@ -64,12 +64,7 @@ function decoder(label: string): InstanceType<typeof TextDecoder> | undefined {
   }
 }
 
-/** The body as text (see above), `withoutControls`. */
 export function decodeText(body: Buffer, contentType: string | undefined, isHtml: boolean): string {
-  return withoutControls(decodeBody(body, contentType, isHtml));
-}
-
-function decodeBody(body: Buffer, contentType: string | undefined, isHtml: boolean): string {
   const bom = bomCharset(body);
   if (bom) return new TextDecoder(bom).decode(body); // the decoder drops the BOM
   const label = charsetFromContentType(contentType) ?? (isHtml ? metaCharset(body) : undefined);

@@ -9,7 +9,7 @@ import { normalizeUrl } from '../core/url.js';
 import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
 import type { NewVersion } from '../ports/page-store.js';
 import { looksBlocked } from './challenge.js';
-import { decodeText } from './charset.js';
+import { decodeText, withoutControls } from './charset.js';
 import { extractHtml } from './extract/index.js';
 import { AcquireError, createHttpClient, type HttpClient, type RawResponse, statusFailure } from './http-client.js';
 import { pdfToText } from './pdf.js';
@@ -101,7 +101,7 @@ export async function pageFromResponse(r: RawResponse): Promise<LivePage> {
   if (r.headers.etag) base.etag = r.headers.etag;
   if (r.headers['last-modified']) base.lastModified = r.headers['last-modified'];
   if (kind === 'text') {
-    return { ...base, content: text.trim(), noindex: /\b(noindex|none)\b/.test(robotsHeader), links: [] };
+    return { ...base, content: withoutControls(text).trim(), noindex: /\b(noindex|none)\b/.test(robotsHeader), links: [] };
   }
   const page = extractHtml(text, url);
   if (looksBlocked(r.status, text, page.content.length)) {

@@ -88,6 +88,8 @@ function history(seed: number, name: string, options: EngineOptions): void {
     };
     const ids = (hits: { versionId: number }[]) => hits.map((h) => h.versionId).sort((a, b) => a - b);
     const steps: string[] = [];
+    /** Merges of the engines closed by restarts (each counts its own). */
+    let merged = 0;
     /** The version a capture of a URL at an instant, of a content, falls in: the last one at or before it. */
     const holding = db.prepare<[string, number, number, string], { content_hash: string; searchable: number }>(
       `SELECT v.content_hash, v.searchable FROM versions v JOIN pages p ON p.id = v.page_id
@@ -124,6 +126,7 @@ function history(seed: number, name: string, options: EngineOptions): void {
         if (r < 0.06) {
           steps.push('restart');
           await index.settled();
+          merged += index.merges;
           await index.close();
           index = await new EngineIndexStore(db, engineOptions).open();
         } else if (r < 0.1) {
@@ -148,7 +151,7 @@ function history(seed: number, name: string, options: EngineOptions): void {
         .get()!;
       // The history made what it is for: versions replaced, unsearchable ones, merges.
       assert.ok(versions.n > versions.latest && versions.searchable < versions.n, JSON.stringify(versions));
-      assert.ok(index.merges + (steps.includes('restart') ? 1 : 0) > 0, 'no merge');
+      assert.ok(merged + index.merges > 0, 'no merge');
     } finally {
       await index.close();
       db.close();

@@ -13,19 +13,21 @@ export class SqliteCrawlFrontier implements CrawlFrontier {
 
   constructor(private readonly db: Db) {
     this.s = {
+      insert: db.prepare<[string, string, string, number, number]>(
+        "INSERT OR IGNORE INTO crawl_frontier (crawl_id, url, host, depth, state, next_at) VALUES (?, ?, ?, ?, 'queued', ?)",
+      ),
       // Known and found closer: the depth lowered; done at a depth whose links were not followed
       // (at or past `follow`, the crawl's maximum), queued again afresh (no conditional request).
-      insert: db.prepare<{ crawlId: string; url: string; host: string; depth: number; now: number; follow: number }>(
-        `INSERT INTO crawl_frontier (crawl_id, url, host, depth, state, next_at) VALUES (@crawlId, @url, @host, @depth, 'queued', @now)
-         ON CONFLICT (crawl_id, url) DO UPDATE SET depth = excluded.depth,
+      closer: db.prepare<{ crawlId: string; url: string; depth: number; now: number; follow: number }>(
+        `UPDATE crawl_frontier SET depth = @depth,
            state = CASE WHEN state = 'done' AND depth >= @follow THEN 'queued' ELSE state END,
-           next_at = CASE WHEN state = 'done' AND depth >= @follow THEN excluded.next_at ELSE next_at END,
+           next_at = CASE WHEN state = 'done' AND depth >= @follow THEN @now ELSE next_at END,
            attempts = CASE WHEN state = 'done' AND depth >= @follow THEN 0 ELSE attempts END,
            done_at = CASE WHEN state = 'done' AND depth >= @follow THEN NULL ELSE done_at END
-         WHERE excluded.depth < crawl_frontier.depth`,
+         WHERE crawl_id = @crawlId AND url = @url AND depth > @depth`,
       ),
       due: db.prepare<[string, number, number], FrontierItem & { doneAt: number | null }>(DUE_SQL),
-      known: db.prepare<[string, string], number>('SELECT depth FROM crawl_frontier WHERE crawl_id = ? AND url = ?').pluck(),
+      depthOf: db.prepare<[string, string], number>('SELECT depth FROM crawl_frontier WHERE crawl_id = ? AND url = ?').pluck(),
       nextDue: db.prepare<[string], { t: number | null }>(
         "SELECT min(next_at) AS t FROM crawl_frontier WHERE crawl_id = ? AND state = 'queued'",
       ),
@@ -53,20 +55,19 @@ export class SqliteCrawlFrontier implements CrawlFrontier {
   }
 
   async enqueue(crawlId: string, items: { url: string; host: string; depth: number }[], now: number, maxDepth = Number.MAX_SAFE_INTEGER): Promise<number> {
-    const known = this.s.known;
     return this.db
       .transaction(() =>
         items.reduce((n, i) => {
-          const isNew = known.get(crawlId, i.url) === undefined;
-          this.s.insert.run({ crawlId, url: i.url, host: i.host, depth: i.depth, now, follow: maxDepth });
-          return n + (isNew ? 1 : 0);
+          if (this.s.insert.run(crawlId, i.url, i.host, i.depth, now).changes === 1) return n + 1;
+          this.s.closer.run({ crawlId, url: i.url, depth: i.depth, now, follow: maxDepth });
+          return n;
         }, 0),
       )
       .immediate();
   }
 
   async depth(crawlId: string, url: string): Promise<number | undefined> {
-    return this.s.known.get(crawlId, url);
+    return this.s.depthOf.get(crawlId, url);
   }
 
   async due(crawlId: string, now: number, limit: number): Promise<FrontierItem[]> {

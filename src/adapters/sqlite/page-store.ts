@@ -120,7 +120,6 @@ export class SqlitePageStore implements PageStore {
       setSearchable: db.prepare<[number, number]>('UPDATE versions SET searchable = ? WHERE id = ?'),
       setFirst: db.prepare<[number, number, number]>('UPDATE versions SET acquired_at = ?, first_searchable = ? WHERE id = ?'),
       supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_at = ? WHERE id = ?'),
-      makeSearchable: db.prepare<[number]>('UPDATE versions SET searchable = 1 WHERE id = ?'),
       fillLang: db.prepare<[string, number]>('UPDATE versions SET lang = ? WHERE id = ? AND lang IS NULL'),
       latest: db.prepare<[string], VersionRow>(
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
@@ -180,7 +179,7 @@ export class SqlitePageStore implements PageStore {
       // A capture of the run it falls in: one more of its captures (none when it is the first again).
       if (prev.acquired_at !== t) s.addCapture.run(prev.id, t, searchable);
       else if (v.searchable) s.firstMadeSearchable.run(prev.id);
-      if (v.searchable && prev.searchable === 0) s.makeSearchable.run(prev.id);
+      if (v.searchable && prev.searchable === 0) s.setSearchable.run(1, prev.id);
       if (v.lang !== undefined && prev.lang === null) s.fillLang.run(v.lang, prev.id);
       return { status: 'unchanged', version: toVersion({ ...prev, searchable: prev.searchable | searchable }) };
     }
@@ -204,7 +203,7 @@ export class SqlitePageStore implements PageStore {
       s.addCapture.run(next.id, next.acquired_at, s.firstSearchable.get(next.id)!);
       s.setFirst.run(t, searchable, next.id);
       if (prev) s.supersede.run(t, prev.id);
-      if (v.searchable && next.searchable === 0) s.makeSearchable.run(next.id);
+      if (v.searchable && next.searchable === 0) s.setSearchable.run(1, next.id);
       return { status: 'unchanged', version: toVersion({ ...next, acquired_at: t, searchable: next.searchable | searchable }) };
     }
     const info = s.insertVersion.run({
