@@ -18,9 +18,22 @@ const RELATIVE_RE = /^([1-9]\d{0,8})(min|h|d|mo|y)$/;
 const MINUTE = 60_000;
 const UNIT_MS = { min: MINUTE, h: 60 * MINUTE, d: 24 * 60 * MINUTE } as const;
 
+/**
+ * `Date.UTC` without its rule that years 0-99 mean 1900-1999 (`0050-01-01` would be 1950):
+ * `setUTCFullYear` takes the year as given. Months from 0, as in `Date.UTC`; NaN out of range.
+ */
+function utc(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): number {
+  const t = new Date(0);
+  t.setUTCFullYear(y, mo, d);
+  return t.setUTCHours(h, mi, s, ms);
+}
+
+/** Days in month `m` (1-12) of year `y`. */
+const daysInMonth = (y: number, m: number) => new Date(utc(y, m, 0)).getUTCDate();
+
 function validDate(y: number, m: number, d: number): boolean {
   if (m < 1 || m > 12 || d < 1) return false;
-  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return d <= daysInMonth(y, m);
 }
 
 /** `YYYY-MM-DD` to the UTC midnight that starts it, or undefined if it is not a real date. */
@@ -29,7 +42,7 @@ export function parseDate(value: string): number | undefined {
   if (!m) return undefined;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (!validDate(y, mo, d)) return undefined;
-  return Date.UTC(y, mo - 1, d);
+  return utc(y, mo - 1, d);
 }
 
 /** ISO 8601 timestamp (offset optional, UTC assumed; `Z` accepted) to its instant, or undefined. */
@@ -47,7 +60,7 @@ export function parseTimestamp(value: string): number | undefined {
     if (oh > 23 || om > 59) return undefined;
     offsetMin = (off[0] === '-' ? -1 : 1) * (oh * 60 + om);
   }
-  return Date.UTC(y, mo - 1, d, h, mi, s, ms) - offsetMin * MINUTE;
+  return utc(y, mo - 1, d, h, mi, s, ms) - offsetMin * MINUTE;
 }
 
 /** Calendar subtraction for `mo` and `y`: the day of month is clamped (31 Mar - 1mo = 28/29 Feb). */
@@ -56,9 +69,8 @@ function subtractMonths(instant: number, months: number): number {
   const targetMonth = t.getUTCMonth() - months;
   const y = t.getUTCFullYear() + Math.floor(targetMonth / 12);
   const mo = ((targetMonth % 12) + 12) % 12;
-  const lastDay = new Date(Date.UTC(y, mo + 1, 0)).getUTCDate();
-  const day = Math.min(t.getUTCDate(), lastDay);
-  return Date.UTC(y, mo, day, t.getUTCHours(), t.getUTCMinutes(), t.getUTCSeconds(), t.getUTCMilliseconds());
+  const day = Math.min(t.getUTCDate(), daysInMonth(y, mo + 1));
+  return utc(y, mo, day, t.getUTCHours(), t.getUTCMinutes(), t.getUTCSeconds(), t.getUTCMilliseconds());
 }
 
 /** `<n><unit>` subtracted from `base`, truncated to the minute (SPEC 2.4 rule 3). */

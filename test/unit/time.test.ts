@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { rng } from '../../bench/scifact.js';
+import { picker, rng } from '../../bench/scifact.js';
 import { ServiceError } from '../../src/core/errors.js';
-import { parseRelative, resolveBound, resolveQueryTime, toIso } from '../../src/core/time.js';
+import { parseDate, parseRelative, parseTimestamp, resolveBound, resolveQueryTime, toIso } from '../../src/core/time.js';
 
 const ms = (iso: string) => Date.parse(iso);
 const NOW = ms('2026-11-22T14:23:45.678Z');
@@ -91,5 +91,74 @@ describe('toIso', () => {
 
   test('what is not a time throws as the built-in does', () => {
     for (const ms of [Number.NaN, Infinity, 8.64e15 + 1]) assert.throws(() => toIso(ms), RangeError);
+  });
+});
+
+/**
+ * Made-up values in every form over years 0000-9999, against a calendar of the test's own (the
+ * Gregorian leap rule, month lengths, and toIso, itself checked against the built-in above).
+ */
+describe('the three forms over made-up values', () => {
+  const leap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  const monthDays = (y: number, m: number) => [31, leap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
+  const pad = (n: number, w: number) => String(n).padStart(w, '0');
+  const day = (y: number, m: number, d: number) => `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
+  const random = rng(29);
+  const pick = picker(random);
+  const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+
+  test('a date is a real day of its year, from its first to its last millisecond', () => {
+    for (let i = 0; i < 20_000; i++) {
+      const [y, m, d] = [pick([int(0, 99), int(100, 1999), int(0, 9999), pick([0, 100, 400, 1900, 2000, 2100])]), int(1, 12), pick([int(1, 31), 28, 29, 30, 31])];
+      const value = day(y, m, d);
+      if (d > monthDays(y, m)) {
+        assert.equal(parseDate(value), undefined, value);
+        assert.throws(() => resolveBound('published_after', value, 'after', NOW), ServiceError, value);
+        continue;
+      }
+      assert.equal(toIso(resolveBound('p', value, 'after', NOW)), `${value}T00:00:00.000Z`);
+      assert.equal(toIso(resolveBound('p', value, 'before', NOW)), `${value}T23:59:59.999Z`);
+      assert.equal(toIso(resolveQueryTime(value)), `${value}T00:00:00.000Z`);
+    }
+  });
+
+  test('a timestamp with any offset and fraction names its instant, to the millisecond', () => {
+    const Y0 = -62_167_219_200_000; // 0000-01-01
+    const Y10000 = 253_402_300_800_000;
+    for (let i = 0; i < 20_000; i++) {
+      const instant = Y0 + 86_400_000 + Math.floor(random() * (Y10000 - Y0 - 2 * 86_400_000));
+      const offset = pick([0, int(-23 * 60 - 59, 23 * 60 + 59), 330, -570]); // minutes east of UTC
+      const local = toIso(instant + offset * 60_000).slice(0, 19);
+      const digits = int(0, 9);
+      const fraction = digits === 0 ? '' : `.${(pad(((instant % 1000) + 1000) % 1000, 3) + pad(int(0, 999_999), 6)).slice(0, digits)}`;
+      const zone = offset === 0 ? pick(['', 'Z', '+00:00', '-00:00']) : `${offset < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offset) / 60), 2)}:${pad(Math.abs(offset) % 60, 2)}`;
+      const value = `${local}${fraction}${zone}`;
+      const kept = digits === 0 ? 0 : Number(fraction.slice(1, 4).padEnd(3, '0'));
+      const expected = instant - (((instant % 1000) + 1000) % 1000) + kept;
+      assert.equal(parseTimestamp(value), expected, value);
+      assert.equal(resolveBound('p', value, pick(['after', 'before']), NOW), expected, value);
+      assert.equal(resolveQueryTime(value), expected, value);
+    }
+  });
+
+  test('a relative delta counts back from its base in calendar months, clamped, truncated to the minute', () => {
+    for (let i = 0; i < 20_000; i++) {
+      const base = -62_167_219_200_000 + Math.floor(random() * 315_537_897_600_000); // years 0000-9999
+      const unit = pick(['min', 'h', 'd', 'mo', 'y'] as const);
+      const n = pick([int(1, 59), int(1, 1000), int(1, 120_000)]);
+      const value = `${n}${unit}`;
+      const iso = toIso(base);
+      let expected: number | string;
+      if (unit === 'mo' || unit === 'y') {
+        const months = Number(iso.slice(0, 4)) * 12 + Number(iso.slice(5, 7)) - 1 - (unit === 'y' ? 12 * n : n);
+        const [y, m] = [Math.floor(months / 12), (months % 12 + 12) % 12 + 1];
+        if (y < 0) continue; // before year 0000, outside the test's calendar
+        expected = `${day(y, m, Math.min(Number(iso.slice(8, 10)), monthDays(y, m)))}T${iso.slice(11, 16)}:00.000Z`;
+        assert.equal(toIso(resolveBound('p', value, 'after', base)), expected, `${value} before ${iso}`);
+      } else {
+        expected = Math.floor((base - n * { min: 60_000, h: 3_600_000, d: 86_400_000 }[unit]) / 60_000) * 60_000;
+        assert.equal(resolveBound('p', value, 'before', base), expected, `${value} before ${iso}`);
+      }
+    }
   });
 });
