@@ -9,7 +9,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { isForbiddenAddress } from './address-policy.js';
@@ -46,6 +46,7 @@ export type FailureCode =
   | 'connection_failed'
   | 'timeout'
   | 'too_many_redirects'
+  | 'bad_redirect'
   | 'too_large'
   | 'bad_encoding'
   | 'http_status';
@@ -112,20 +113,39 @@ async function readCapped(stream: Readable, maxBytes: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * The body, decompressed. Through `pipeline`, not `pipe`: a body that fails (the connection lost,
+ * the deadline passed) fails the decompressor too, where `pipe` would leave it waiting forever.
+ */
 function decoded(body: Readable, encoding: string | undefined): Readable {
+  let decompress;
   switch ((encoding ?? 'identity').trim().toLowerCase()) {
     case 'identity':
     case '':
       return body;
     case 'gzip':
     case 'x-gzip':
-      return body.pipe(createGunzip());
+      decompress = createGunzip();
+      break;
     case 'deflate':
-      return body.pipe(createInflate());
+      decompress = createInflate();
+      break;
     case 'br':
-      return body.pipe(createBrotliDecompress());
+      decompress = createBrotliDecompress();
+      break;
     default:
       throw new AcquireError('bad_encoding', 'permanent', `unsupported content-encoding ${encoding}`);
+  }
+  pipeline(body, decompress, () => {});
+  return decompress;
+}
+
+/** A redirect's Location, resolved against the URL that answered; one that is no URL is the origin's failure. */
+function redirectTarget(location: string, from: URL): URL {
+  try {
+    return new URL(location, from);
+  } catch {
+    throw new AcquireError('bad_redirect', 'permanent', `the origin redirected to ${JSON.stringify(location.slice(0, 200))}, which is no URL`);
   }
 }
 
@@ -189,7 +209,7 @@ export function createHttpClient(o: HttpClientOptions): HttpClient {
       if (res.statusCode >= 300 && res.statusCode < 400 && res.statusCode !== 304 && headers.location) {
         await res.body.dump();
         if (hop >= maxRedirects) throw new AcquireError('too_many_redirects', 'permanent', `more than ${maxRedirects} redirects`);
-        current = new URL(headers.location, current);
+        current = redirectTarget(headers.location, current);
         continue;
       }
       const declared = Number(headers['content-length']);

@@ -123,6 +123,21 @@ describe('limits and failures against a local origin', () => {
         r.write('<p>start');
         // never ends
       },
+      '/gzip-slow': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
+        r.write(gzipSync('<p>compressed</p>').subarray(0, 12));
+        // never ends
+      },
+      '/gzip-cut': (_q, r) => {
+        const body = gzipSync('<p>compressed</p>');
+        r.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip', 'content-length': String(body.length) });
+        r.write(body.subarray(0, 12));
+        r.socket?.destroy();
+      },
+      '/nowhere': (_q, r) => {
+        r.writeHead(302, { location: 'http://[::1' });
+        r.end();
+      },
       '/loop': (_q, r) => {
         r.writeHead(301, { location: '/loop' });
         r.end();
@@ -159,6 +174,17 @@ describe('limits and failures against a local origin', () => {
     const started = Date.now();
     await assert.rejects(client.get(`${origin.url}/slow`), (e) => e instanceof AcquireError && e.code === 'timeout' && e.kind === 'transient');
     assert.ok(Date.now() - started < 5000);
+  });
+
+  test('a compressed body that stalls hits the deadline; one whose connection is lost fails at once', { timeout: 10_000 }, async () => {
+    const started = Date.now();
+    await assert.rejects(client.get(`${origin.url}/gzip-slow`), (e) => e instanceof AcquireError && e.code === 'timeout');
+    assert.ok(Date.now() - started < 5000);
+    await assert.rejects(client.get(`${origin.url}/gzip-cut`), (e) => e instanceof AcquireError && e.code === 'connection_failed' && e.kind === 'transient');
+  });
+
+  test('a redirect to what is no URL is the origin\'s permanent failure', async () => {
+    await assert.rejects(client.get(`${origin.url}/nowhere`), (e) => e instanceof AcquireError && e.code === 'bad_redirect' && e.kind === 'permanent');
   });
 
   test('redirects: five are followed, a loop is refused', async () => {
