@@ -29,6 +29,11 @@ export interface CrawlOptions {
   /** Done pages fetched longer ago than this are fetched again (conditionally). */
   refreshOlderThanMs?: number;
   sitemaps: boolean;
+  /**
+   * The longest wait before a page is tried again (default 10 minutes): a `Retry-After` of a day,
+   * or of 3,000 years, would otherwise hold the crawl and the page's host until then.
+   */
+  maxRetryWaitMs?: number;
   signal?: AbortSignal;
   onProgress?: (p: CrawlProgress) => void;
 }
@@ -55,6 +60,7 @@ export interface CrawlDeps {
 }
 
 const MAX_ATTEMPTS = 3;
+const MAX_RETRY_WAIT_MS = 600_000;
 
 /** The registrable-ish site of a host: its last two labels (three for common second-level suffixes). */
 export function siteOf(host: string): string {
@@ -171,7 +177,7 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       const err = e instanceof AcquireError ? e : undefined;
       const message = e instanceof Error ? e.message : String(e);
       if (err && err.kind !== 'permanent' && it.attempts + 1 < MAX_ATTEMPTS) {
-        const wait = err.kind === 'throttled' ? (err.retryAfterSeconds ?? 60) * 1000 : 2 ** it.attempts * 5_000;
+        const wait = Math.min(o.maxRetryWaitMs ?? MAX_RETRY_WAIT_MS, err.kind === 'throttled' ? (err.retryAfterSeconds ?? 60) * 1000 : 2 ** it.attempts * 5_000);
         await deps.frontier.retryLater(crawlId, it.url, now() + wait, message);
         if (err.kind === 'throttled') hostFree.set(it.host, now() + wait);
       } else if (e instanceof AcquireError || e instanceof ServiceError) {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { rng } from '../../bench/scifact.js';
 import { crawl } from '../../src/acquire/crawler.js';
+import { startMadeUpOrigin } from '../fixtures/made-up-origin.js';
 import { type Origin, startOrigin } from '../fixtures/origin.js';
 import { createTestEnv, type TestEnv } from '../helpers.js';
 
@@ -77,6 +78,29 @@ describe('crawls of made-up sites', () => {
       const stored = [];
       for (let k = 0; k < count; k++) if (await env.services.pages.latest(url(k))) stored.push(k);
       assert.deepEqual(stored, expected, `round ${round}, depth ${maxDepth}: ${JSON.stringify(links)} on hosts ${JSON.stringify(home)}`);
+    }
+  });
+});
+
+describe('crawls of made-up origins', () => {
+  test('a crawl over pages that misbehave in every way ends, each page visited to an end', { timeout: 120_000 }, async () => {
+    const random = rng(37);
+    const origin = await startMadeUpOrigin(random, { links: true, wellFormed: 0.4 });
+    const env = await createTestEnv({ allowPrivateNetwork: true, fetchTimeoutMs: 400 });
+    try {
+      const seeds = Array.from({ length: 12 }, () => `${origin.base}${origin.answer()}`);
+      const deps = { client: env.services.http, robots: env.services.robots, frontier: env.services.frontier, pages: env.services.pages };
+      // Waits capped at 20 ms: a made-up Retry-After of 3,000 years must not hold the crawl.
+      const options = { seeds, maxPages: 5000, maxDepth: 3, scope: 'same-site' as const, concurrency: 4, delayMs: 0, sitemaps: false, maxRetryWaitMs: 20 };
+      const result = await crawl(deps, options);
+      assert.equal(result.queued, 0, JSON.stringify(result));
+      assert.ok(result.stored >= 5 && result.failed >= 5, JSON.stringify(result));
+      // Run again, the crawl is over: nothing left to visit, nothing stored.
+      const again = await crawl(deps, options);
+      assert.deepEqual([again.done, again.failed, again.queued, again.stored], [result.done, result.failed, 0, 0]);
+    } finally {
+      await env.close();
+      await origin.close();
     }
   });
 });
