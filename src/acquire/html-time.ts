@@ -1,12 +1,10 @@
-import { parseDate, parseTimestamp } from '../core/time.js';
+import { isStorableTime, parseDate, parseTimestamp } from '../core/time.js';
 
-/** A date or ISO timestamp in any of the usual shapes to epoch ms. */
+/** A date or ISO timestamp in any of the usual shapes to epoch ms, if it falls in years 0000-9999. */
 export function parseLooseTime(value: string | undefined): number | undefined {
   if (!value) return undefined;
   const v = value.trim();
-  const exact = parseTimestamp(v) ?? parseDate(v);
-  if (exact !== undefined) return exact;
-  if (!/^\d{4}-\d{2}-\d{2}/.test(v)) return undefined;
-  const t = Date.parse(v);
-  return Number.isNaN(t) ? undefined : t;
+  let t = parseTimestamp(v) ?? parseDate(v);
+  if (t === undefined && /^\d{4}-\d{2}-\d{2}/.test(v)) t = Date.parse(v);
+  return t !== undefined && isStorableTime(t) ? t : undefined;
 }

@@ -19,6 +19,7 @@ import { withoutControls } from './charset.js';
 import { extractHtml } from './extract/index.js';
 import type { PageMetadata } from './extract/metadata.js';
 import { parseLooseTime } from './html-time.js';
+import { isStorableTime } from '../core/time.js';
 import { InOrder } from './in-order.js';
 import type { ReadPage } from './live-fetch.js';
 
@@ -54,16 +55,16 @@ function optionalText(o: Record<string, unknown>, name: string): string | undefi
   return withoutControls(v).trim() || undefined;
 }
 
-/** ISO 8601 date/timestamp, or Unix seconds as a number. */
+/**
+ * ISO 8601 date/timestamp, or Unix seconds as a number, in years 0000-9999 (a time past JavaScript's
+ * range, such as 1e300 seconds, would fail every search that finds the page).
+ */
 function optionalTime(o: Record<string, unknown>, name: string): number | undefined {
   const v = o[name];
   if (v === undefined || v === null) return undefined;
-  if (typeof v === 'number' && Number.isFinite(v)) return Math.round(v * 1000);
-  if (typeof v === 'string') {
-    const t = parseLooseTime(v);
-    if (t !== undefined) return t;
-  }
-  throw new Error(`${name} must be an ISO 8601 date or timestamp, or Unix seconds`);
+  const t = typeof v === 'number' && Number.isFinite(v) ? Math.round(v * 1000) : typeof v === 'string' ? parseLooseTime(v) : undefined;
+  if (t === undefined || !isStorableTime(t)) throw new Error(`${name} must be an ISO 8601 date or timestamp, or Unix seconds, in years 0000-9999`);
+  return t;
 }
 
 /**

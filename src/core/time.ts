@@ -115,6 +115,9 @@ export function resolveQueryTime(value: string): number {
 const YEAR_0 = -62_167_219_200_000; // 0000-01-01T00:00:00.000Z
 const YEAR_10000 = 253_402_300_800_000; // 10000-01-01T00:00:00.000Z
 
+/** Whether an instant is a whole millisecond in years 0000-9999: the times a page may store. */
+export const isStorableTime = (ms: number): boolean => Number.isInteger(ms) && ms >= YEAR_0 && ms < YEAR_10000;
+
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
 
