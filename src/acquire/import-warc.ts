@@ -9,12 +9,14 @@
  * up to `inFlight` pages are read at once, and they are stored in the file's order.
  */
 import { createReadStream } from 'node:fs';
-import { WARCParser } from 'warcio';
+import { stat } from 'node:fs/promises';
+import { LimitReader, WARCParser, type WARCRecord } from 'warcio';
 import { ServiceError } from '../core/errors.js';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import type { LivePage } from '../ports/live-fetcher.js';
 import { InOrder } from './in-order.js';
+import type { RawResponse } from './http-client.js';
 import { pageFromResponse, type ReadPage, versionOf } from './live-fetch.js';
 
 export interface WarcSummary {
@@ -31,6 +33,17 @@ export interface WarcSummary {
 }
 
 const MAX_PAYLOAD = 10 * 1024 * 1024;
+
+/**
+ * Reads what is left of a record's content and returns how many of its declared bytes were not
+ * there: 0 for a whole record, more for one the file's end cuts short, less than 0 when warcio
+ * read the record's HTTP headers past its end (a payload without the blank line that ends them).
+ */
+async function drained(limited: LimitReader | undefined): Promise<number> {
+  if (!limited) return 0;
+  for await (const chunk of limited) void chunk;
+  return limited.limit;
+}
 
 /** A response record on its way to becoming a version: its page is being read. */
 interface Reading {
@@ -61,6 +74,40 @@ export async function importWarc(
     batch = [];
     options.onProgress?.(s);
   };
+  /**
+   * A response record's response, to be read as a page; undefined for a record that is counted and
+   * skipped (another type, not a 200 or too large, unreadable).
+   */
+  const responseOf = async (record: WARCRecord, n: number): Promise<{ reading: Reading; response: RawResponse } | undefined> => {
+    if (record.warcType !== 'response') {
+      s.notResponses++;
+      return undefined;
+    }
+    const url = normalizeUrl(record.warcTargetURI ?? '');
+    const acquiredAt = Date.parse(record.warcDate ?? '');
+    const status = Number(record.httpHeaders?.statusCode);
+    if (!url || Number.isNaN(acquiredAt) || !Number.isInteger(status)) {
+      broken(`record ${n}: missing target URI, date or HTTP status`);
+      return undefined;
+    }
+    if (status !== 200 || Number(record.warcHeaders.headers.get('content-length') ?? 0) > MAX_PAYLOAD) {
+      s.skipped++;
+      return undefined;
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of record.httpHeaders!.headers as Iterable<[string, string]>) headers[k.toLowerCase()] = v;
+    // The payload is already de-chunked and decompressed; its encodings no longer apply.
+    delete headers['content-encoding'];
+    delete headers['transfer-encoding'];
+    let body: Buffer;
+    try {
+      body = Buffer.from(await record.readFully(true));
+    } catch (e) {
+      broken(`record ${n} (${url}): ${(e as Error).message}`);
+      return undefined;
+    }
+    return { reading: { record: n, url, acquiredAt }, response: { requestedUrl: url, url, status, headers, body, fetchedAt: acquiredAt } };
+  };
   /** A page read, stored (or counted as skipped or broken). */
   const reading = new InOrder<LivePage, Reading>(inFlight, async (r, outcome) => {
     if ('error' in outcome) {
@@ -77,37 +124,31 @@ export async function importWarc(
     if (batch.length >= (options.batchSize ?? 200)) await flush();
   });
   try {
-    for await (const record of WARCParser.iterRecords(createReadStream(path))) {
+    const parser = new WARCParser(createReadStream(path));
+    let stopped = false;
+    for await (const record of parser) {
       s.records++;
-      if (record.warcType !== 'response') {
-        s.notResponses++;
-        continue;
+      const limited = record.reader instanceof LimitReader ? record.reader : undefined;
+      const got = await responseOf(record, s.records);
+      // The record's bytes are all read here, never left to warcio to skip: its skip past the end
+      // of a cut file never ends (a loop of microtasks: the import would spin forever).
+      const left = await drained(limited);
+      if (left > 0) {
+        broken(`the file is cut short in record ${s.records}${got ? ` (${got.reading.url})` : ''}: ${left} of its bytes are missing`);
+        stopped = true;
+        break;
       }
-      const url = normalizeUrl(record.warcTargetURI ?? '');
-      const acquiredAt = Date.parse(record.warcDate ?? '');
-      const status = Number(record.httpHeaders?.statusCode);
-      if (!url || Number.isNaN(acquiredAt) || !Number.isInteger(status)) {
-        broken(`record ${s.records}: missing target URI, date or HTTP status`);
-        continue;
+      if (left < 0) {
+        broken(`record ${s.records}: its HTTP headers run past the record's end; the file is not read further`);
+        stopped = true;
+        break;
       }
-      if (status !== 200 || Number(record.warcHeaders.headers.get('content-length') ?? 0) > MAX_PAYLOAD) {
-        s.skipped++;
-        continue;
-      }
-      const headers: Record<string, string> = {};
-      for (const [k, v] of record.httpHeaders!.headers as Iterable<[string, string]>) headers[k.toLowerCase()] = v;
-      // The payload is already de-chunked and decompressed; its encodings no longer apply.
-      delete headers['content-encoding'];
-      delete headers['transfer-encoding'];
-      let body: Buffer;
-      try {
-        body = Buffer.from(await record.readFully(true));
-      } catch (e) {
-        broken(`record ${s.records} (${url}): ${(e as Error).message}`);
-        continue;
-      }
-      await reading.push({ record: s.records, url, acquiredAt }, read({ requestedUrl: url, url, status, headers, body, fetchedAt: acquiredAt }));
+      if (got) await reading.push(got.reading, read(got.response));
     }
+    // warcio ends without a word where a gzip member is cut short (a partial download) or where it
+    // lost its place; either way the file goes on past the last record it read.
+    const size = (await stat(path)).size;
+    if (!stopped && parser.offset < size) broken(`the file's last ${size - parser.offset} bytes, after record ${s.records}, are no whole record (is the file cut short?)`);
   } catch (e) {
     broken(`the file stops being readable after record ${s.records}: ${(e as Error).message}`);
   }
