@@ -8,6 +8,7 @@
  * once, while this thread reads the next lines and writes batches, in the file's order.
  */
 import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { normalizeLangTag, pageLanguage } from '../core/language.js';
@@ -182,7 +183,10 @@ export async function importJsonl(pages: PageStore, path: string, options: Impor
   };
 
   const raw = createReadStream(path);
-  const input = path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
+  // Through pipeline: a gzip file cut short fails the lines' stream (pipe would leave it waiting).
+  const input = path.endsWith('.gz') ? pipeline(raw, createGunzip(), () => {}) : raw;
+  let unreadable: unknown;
+  input.on('error', (e: Error) => (unreadable = e));
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let batch: NewVersion[] = [];
   let lineNo = 0;
@@ -201,28 +205,34 @@ export async function importJsonl(pages: PageStore, path: string, options: Impor
     batch.push(outcome.value);
     if (batch.length >= batchSize) await flush();
   });
-  for await (const line of lines) {
-    lineNo++;
-    if (line.trim() === '') continue;
-    if (line.length > MAX_LINE_CHARS) {
-      fail(lineNo, `line longer than ${MAX_LINE_CHARS} characters`);
-      continue;
+  try {
+    for await (const line of lines) {
+      lineNo++;
+      if (line.trim() === '') continue;
+      if (line.length > MAX_LINE_CHARS) {
+        fail(lineNo, `line longer than ${MAX_LINE_CHARS} characters`);
+        continue;
+      }
+      let l: Line;
+      try {
+        l = parseLine(line, now());
+      } catch (e) {
+        fail(lineNo, (e as Error).message);
+        continue;
+      }
+      const read = options.read;
+      const version =
+        l.html !== undefined && read
+          ? read({ requestedUrl: l.url, url: l.url, status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: Buffer.from(l.html), fetchedAt: l.acquiredAt }).then((page) =>
+              toVersion(l, page),
+            )
+          : Promise.resolve().then(() => lineToPage(l));
+      await pending.push(lineNo, version);
     }
-    let l: Line;
-    try {
-      l = parseLine(line, now());
-    } catch (e) {
-      fail(lineNo, (e as Error).message);
-      continue;
-    }
-    const read = options.read;
-    const version =
-      l.html !== undefined && read
-        ? read({ requestedUrl: l.url, url: l.url, status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: Buffer.from(l.html), fetchedAt: l.acquiredAt }).then((page) =>
-            toVersion(l, page),
-          )
-        : Promise.resolve().then(() => lineToPage(l));
-    await pending.push(lineNo, version);
+  } catch (e) {
+    if (e !== unreadable) throw e;
+    // The lines read so far are stored; the rest of the file is one failure, at the line it stops in.
+    fail(lineNo + 1, `the file stops being readable here: ${(e as Error).message} (is it cut short?)`);
   }
   await pending.drain();
   await flush();

@@ -118,20 +118,20 @@ describe('WARC import on the reader threads', () => {
     const page = (text: string) => `<html><body><article><p>${text.repeat(40)}</p></article></body></html>`;
     const env = await createTestEnv();
     try {
-    for (const gzip of [true, false]) {
-      for (const type of ['request', 'response'] as const) {
-        const whole = Buffer.from(await WARCSerializer.serialize(WARCRecord.create({ url: 'https://cut.test/whole', date: '2026-01-10T00:00:00Z', type: 'response', warcVersion: 'WARC/1.1', httpHeaders: { 'Content-Type': 'text/html' } }, (async function* () { yield enc.encode(page('Otters float on their backs. ')); })()), { gzip }));
-        const cut = Buffer.from(await WARCSerializer.serialize(WARCRecord.create({ url: `https://cut.test/${type}-${gzip}`, date: '2026-01-10T00:00:00Z', type, warcVersion: 'WARC/1.1', statusline: type === 'request' ? 'POST / HTTP/1.1' : 'HTTP/1.1 200 OK', httpHeaders: { 'Content-Type': 'text/html' } }, (async function* () { yield enc.encode(page('Otters hold hands. ')); })()), { gzip }));
-        const path = join(env.services.settings.dataDir, `cut-${type}-${gzip}.warc`);
-        writeFileSync(path, Buffer.concat([whole, cut.subarray(0, Math.floor(cut.length / 2))]));
-        // Before, a cut record that is skipped unread (a request, say) made warcio's skip spin forever.
-        const s = await importWarc(env.services.pages, path);
-        assert.equal(s.broken, 1, `${path}: ${JSON.stringify(s)}`);
-        assert.match(s.brokenReasons[0]!, /cut short/);
-        assert.ok(await env.services.pages.latest('https://cut.test/whole'));
-        assert.equal(await env.services.pages.latest(`https://cut.test/${type}-${gzip}`), undefined);
+      for (const gzip of [true, false]) {
+        for (const type of ['request', 'response'] as const) {
+          const whole = Buffer.from(await WARCSerializer.serialize(WARCRecord.create({ url: 'https://cut.test/whole', date: '2026-01-10T00:00:00Z', type: 'response', warcVersion: 'WARC/1.1', httpHeaders: { 'Content-Type': 'text/html' } }, (async function* () { yield enc.encode(page('Otters float on their backs. ')); })()), { gzip }));
+          const cut = Buffer.from(await WARCSerializer.serialize(WARCRecord.create({ url: `https://cut.test/${type}-${gzip}`, date: '2026-01-10T00:00:00Z', type, warcVersion: 'WARC/1.1', statusline: type === 'request' ? 'POST / HTTP/1.1' : 'HTTP/1.1 200 OK', httpHeaders: { 'Content-Type': 'text/html' } }, (async function* () { yield enc.encode(page('Otters hold hands. ')); })()), { gzip }));
+          const path = join(env.services.settings.dataDir, `cut-${type}-${gzip}.warc`);
+          writeFileSync(path, Buffer.concat([whole, cut.subarray(0, Math.floor(cut.length / 2))]));
+          // Before, a cut record that is skipped unread (a request, say) made warcio's skip spin forever.
+          const s = await importWarc(env.services.pages, path);
+          assert.equal(s.broken, 1, `${path}: ${JSON.stringify(s)}`);
+          assert.match(s.brokenReasons[0]!, /cut short/);
+          assert.ok(await env.services.pages.latest('https://cut.test/whole'));
+          assert.equal(await env.services.pages.latest(`https://cut.test/${type}-${gzip}`), undefined);
+        }
       }
-    }
     } finally {
       await env.close();
     }

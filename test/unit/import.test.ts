@@ -129,6 +129,21 @@ describe('JSONL import', () => {
     assert.deepEqual(progress, [10, 20, 25]);
   });
 
+  test('a gzip file cut short (a partial download): the lines before the cut are stored, the cut is one failure at its line', async () => {
+    const lines = Array.from({ length: 2000 }, (_, i) => JSON.stringify({ url: `https://cut.test/${i}`, markdown: `Page ${i} about otters ${'and rafts '.repeat(i % 7)}` }));
+    const whole = gzipSync(lines.join('\n'));
+    const path = join(dir.path, 'cut.jsonl.gz');
+    writeFileSync(path, whole.subarray(0, Math.floor(whole.length / 2)));
+    const s = await importJsonl(pages, path, { batchSize: 300 });
+    assert.equal(s.failed, 1);
+    const at = s.failures[0]!.line;
+    assert.match(s.failures[0]!.reason, /cut short/);
+    assert.equal(s.imported, at - 1, 'every line before the cut, the last unfinished batch too');
+    assert.ok(at > 500 && at < 1500, String(at));
+    assert.ok(await pages.latest(`https://cut.test/${at - 2}`));
+    assert.equal(await pages.latest(`https://cut.test/${at - 1}`), undefined);
+  });
+
   test("language: the line's lang, else the HTML's, else a guess; a bad lang is a failed line", async () => {
     const english = 'The collector was running and it is the thing that they have been waiting for with their team.';
     const file = write('lang.jsonl', [
