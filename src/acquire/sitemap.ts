@@ -4,12 +4,20 @@ import type { HttpClient } from './http-client.js';
 
 const MAX_SITEMAP_BYTES = 50 * 1024 * 1024;
 
+const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** XML's five named entities and numeric references (`&#38;`, `&#x26;`); anything else is left as written. */
 function decodeEntities(s: string): string {
-  return s.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'");
+  return s.replace(/&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|(amp|lt|gt|quot|apos));/gi, (all, dec: string | undefined, hex: string | undefined, name: string | undefined) => {
+    if (name) return NAMED[name.toLowerCase()] ?? all;
+    const code = dec ? Number(dec) : Number.parseInt(hex!, 16);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : all;
+  });
 }
 
+/** A sitemap's `<loc>`s, written as text or in a CDATA section (`<loc><![CDATA[...]]></loc>`). */
 export function parseSitemap(xml: string): { sitemaps: string[]; urls: string[] } {
-  const locs = [...xml.matchAll(/<loc>\s*([^<]+?)\s*<\/loc>/gi)].map((m) => decodeEntities(m[1]!));
+  const locs = [...xml.matchAll(/<loc>\s*(?:<!\[CDATA\[\s*([^\]]*?)\s*\]\]>|([^<]+?))\s*<\/loc>/gi)].map((m) => (m[1] !== undefined ? m[1] : decodeEntities(m[2]!)));
   return /<sitemapindex[\s>]/i.test(xml) ? { sitemaps: locs, urls: [] } : { sitemaps: [], urls: locs };
 }
 
