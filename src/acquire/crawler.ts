@@ -59,6 +59,9 @@ export interface CrawlDeps {
   now?: () => number;
 }
 
+/** A page the crawl leaves alone (its redirect leads out of scope or where robots.txt forbids). */
+class Skipped extends Error {}
+
 const MAX_ATTEMPTS = 3;
 const MAX_RETRY_WAIT_MS = 600_000;
 
@@ -136,7 +139,13 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       const headers: Record<string, string> = {};
       if (validators?.etag) headers['if-none-match'] = validators.etag;
       if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
-      const res = await deps.client.get(it.url, { headers, signal: o.signal });
+      // A redirect is followed only within the crawl's scope and robots.txt's rules, as a link is.
+      const beforeRedirect = async (target: URL) => {
+        const url = normalizeUrl(target.href);
+        if (!url || !inScope(url)) throw new Skipped(`redirects out of the crawl's scope, to ${target.href}`);
+        if (!(await deps.robots.check(url)).allowed) throw new Skipped(`redirects to ${url}, which robots.txt disallows`);
+      };
+      const res = await deps.client.get(it.url, { headers, signal: o.signal, beforeRedirect });
       if (res.status === 304) {
         p.notModified++;
         await deps.frontier.saveValidators(it.url, { ...validators, fetchedAt: res.fetchedAt });
@@ -174,6 +183,10 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
         await deps.frontier.enqueue(crawlId, allowed.map((l) => item(l, depth + 1)), now(), o.maxDepth);
       }
     } catch (e) {
+      if (e instanceof Skipped) {
+        await deps.frontier.markSkipped(crawlId, it.url, e.message);
+        return;
+      }
       const err = e instanceof AcquireError ? e : undefined;
       const message = e instanceof Error ? e.message : String(e);
       if (err && err.kind !== 'permanent' && it.attempts + 1 < MAX_ATTEMPTS) {

@@ -149,8 +149,19 @@ function redirectTarget(location: string, from: URL): URL {
   }
 }
 
+export interface GetOptions {
+  headers?: Record<string, string>;
+  maxBytes?: number;
+  signal?: AbortSignal;
+  /**
+   * Called with each redirect's target before it is requested; what it throws ends the fetch there
+   * (robots.txt or a crawl's scope forbidding the target, say).
+   */
+  beforeRedirect?: (target: URL) => void | Promise<void>;
+}
+
 export interface HttpClient {
-  get(url: string, options?: { headers?: Record<string, string>; maxBytes?: number; signal?: AbortSignal }): Promise<RawResponse>;
+  get(url: string, options?: GetOptions): Promise<RawResponse>;
   close(): Promise<void>;
 }
 
@@ -179,10 +190,7 @@ export function createHttpClient(o: HttpClientOptions): HttpClient {
     }
   }
 
-  async function get(
-    url: string,
-    opts: { headers?: Record<string, string>; maxBytes?: number; signal?: AbortSignal } = {},
-  ): Promise<RawResponse> {
+  async function get(url: string, opts: GetOptions = {}): Promise<RawResponse> {
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
     const cap = opts.maxBytes ?? maxBytes;
@@ -210,6 +218,7 @@ export function createHttpClient(o: HttpClientOptions): HttpClient {
         await res.body.dump();
         if (hop >= maxRedirects) throw new AcquireError('too_many_redirects', 'permanent', `more than ${maxRedirects} redirects`);
         current = redirectTarget(headers.location, current);
+        await opts.beforeRedirect?.(current);
         continue;
       }
       const declared = Number(headers['content-length']);

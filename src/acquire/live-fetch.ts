@@ -131,19 +131,20 @@ export function createLiveFetcher(o: LiveFetchOptions, client?: HttpClient): Liv
         if (!(await robots.check(url)).allowed) {
           throw new ServiceError('blocked_by_robots', "The origin's robots.txt does not allow fetching this URL");
         }
-        const res = await http.get(url, { signal: options.signal });
+        // A redirect may lead somewhere robots.txt forbids: checked before it is followed.
+        const beforeRedirect = async (target: URL) => {
+          if (!(await robots.check(target.href)).allowed) {
+            throw new ServiceError('blocked_by_robots', "The origin's robots.txt does not allow fetching the redirect target");
+          }
+        };
+        const res = await http.get(url, { signal: options.signal, beforeRedirect });
         const failed = statusFailure(res);
         if (failed) {
           const text = res.body.toString('utf8', 0, Math.min(res.body.length, 200_000));
           if (looksBlocked(res.status, text, 0)) throw new ServiceError('origin_blocked', 'The origin answered with a bot challenge or a login wall');
           throw failed;
         }
-        const page = await read(res, options.signal);
-        // A redirect may lead somewhere robots.txt forbids.
-        if (page.url !== normalizeUrl(url) && !(await robots.check(page.url)).allowed) {
-          throw new ServiceError('blocked_by_robots', "The origin's robots.txt does not allow fetching the redirect target");
-        }
-        return page;
+        return await read(res, options.signal);
       } catch (e) {
         if (e instanceof AcquireError) throw toServiceError(e);
         throw e;

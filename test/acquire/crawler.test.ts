@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { crawl, type CrawlOptions } from '../../src/acquire/crawler.js';
+import { html, type Route, startOrigin } from '../fixtures/origin.js';
 import { createTestEnv, type TestEnv } from '../helpers.js';
 import { type Site, startSite } from '../fixtures/site.js';
 
@@ -152,6 +153,51 @@ describe('resume', () => {
       assert.ok([...site.times.values()].filter((t) => t.length === 2).length <= 1);
     } finally {
       await site.close();
+    }
+  });
+});
+
+describe('redirects in a crawl', () => {
+  test('a redirect is followed only within the scope and robots.txt, and nothing outside them is requested', async () => {
+    const article = (text: string) => html(`<html><body><article><p>${text}, with words enough to be read as an article about harbours.</p></article></body></html>`);
+    const redirect = (to: string): Route => (_q, r) => {
+      r.writeHead(302, { location: to });
+      r.end();
+    };
+    const other = await startOrigin({ '/elsewhere': article('A page on another site') }, '127.0.0.2');
+    const site = await startOrigin({
+      '/robots.txt': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/plain' });
+        r.end('User-agent: *\nDisallow: /private\n');
+      },
+      '/start': html('<html><body><article><p>The start page links to three redirects, each somewhere else, and to the harbour.</p><a href="/to-private">a</a> <a href="/to-other">b</a> <a href="/to-harbour">c</a></article></body></html>'),
+      '/to-private': redirect('/private/x'),
+      '/to-other': redirect(`${other.url}/elsewhere`),
+      '/to-harbour': redirect('/harbour'),
+      '/private/x': article('A private page'),
+      '/harbour': article('The harbour page'),
+    });
+    const env = await createTestEnv({ allowPrivateNetwork: true });
+    try {
+      const deps = { client: env.services.http, robots: env.services.robots, frontier: env.services.frontier, pages: env.services.pages };
+      const r = await crawl(deps, { seeds: [`${site.url}/start`], maxPages: 100, maxDepth: 3, scope: 'same-site', concurrency: 2, delayMs: 0, sitemaps: false });
+      assert.ok(await env.services.pages.latest(`${site.url}/harbour`), 'a redirect within the site is followed');
+      assert.equal(r.skipped, 2, JSON.stringify(r));
+      assert.ok(!site.hits.includes('/private/x'), 'robots.txt forbids the target: it is never requested');
+      assert.deepEqual(other.hits, [], 'another site is never requested in a same-site crawl');
+      assert.equal(await env.services.pages.latest(`${site.url}/private/x`), undefined);
+      assert.equal(await env.services.pages.latest(`${other.url}/elsewhere`), undefined);
+      // A live fetch follows redirects to any site, but not where robots.txt forbids, and asks nothing there.
+      const live = (path: string) => env.app.inject({ url: `/v1/fetch/public?url=${encodeURIComponent(`${site.url}${path}`)}&live=true`, headers: { 'x-service-title': 't' } });
+      assert.equal((await live('/to-other')).statusCode, 200);
+      const blocked = await live('/to-private');
+      assert.equal(blocked.statusCode, 403);
+      assert.equal(blocked.json().code, 'blocked_by_robots');
+      assert.ok(!site.hits.includes('/private/x'));
+    } finally {
+      await env.close();
+      await site.close();
+      await other.close();
     }
   });
 });
