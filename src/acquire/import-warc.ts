@@ -25,7 +25,7 @@ export interface WarcSummary {
   unchanged: number;
   /** Records that are not HTTP responses (warcinfo, request, metadata, ...). */
   notResponses: number;
-  /** Responses that are not 200 or not HTML/text (images, redirects, ...), bot challenges, or pages not readable (within the reader's limits). */
+  /** Responses that are not 200, not of an http(s) URL (`dns:`) or not HTML/text (images, redirects, ...), bot challenges, or pages not readable (within the reader's limits). */
   skipped: number;
   /** Records that could not be read. */
   broken: number;
@@ -36,8 +36,10 @@ const MAX_PAYLOAD = 10 * 1024 * 1024;
 
 /**
  * Reads what is left of a record's content and returns how many of its declared bytes were not
- * there: 0 for a whole record, more for one the file's end cuts short, less than 0 when warcio
- * read the record's HTTP headers past its end (a payload without the blank line that ends them).
+ * there: 0 for a whole record, more for one the file's end cuts short. (Less than 0 when warcio
+ * read HTTP headers past the record's end, as it does for a crawler's `dns:` response records,
+ * whose payload has none: it finds its way to the next record, and where it does not, the check
+ * of the parser's offset against the file's size at the end says so.)
  */
 async function drained(limited: LimitReader | undefined): Promise<number> {
   if (!limited) return 0;
@@ -83,7 +85,12 @@ export async function importWarc(
       s.notResponses++;
       return undefined;
     }
-    const url = normalizeUrl(record.warcTargetURI ?? '');
+    const target = record.warcTargetURI ?? '';
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target) && !/^https?:/i.test(target)) {
+      s.skipped++; // not a web page: a crawler's `dns:` records, say
+      return undefined;
+    }
+    const url = normalizeUrl(target);
     const acquiredAt = Date.parse(record.warcDate ?? '');
     const status = Number(record.httpHeaders?.statusCode);
     if (!url || Number.isNaN(acquiredAt) || !Number.isInteger(status)) {
@@ -135,11 +142,6 @@ export async function importWarc(
       const left = await drained(limited);
       if (left > 0) {
         broken(`the file is cut short in record ${s.records}${got ? ` (${got.reading.url})` : ''}: ${left} of its bytes are missing`);
-        stopped = true;
-        break;
-      }
-      if (left < 0) {
-        broken(`record ${s.records}: its HTTP headers run past the record's end; the file is not read further`);
         stopped = true;
         break;
       }
