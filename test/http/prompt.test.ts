@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { picker, rng } from '../../bench/scifact.js';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
 import { cutAtSection, SYSTEM_PROMPT } from '../../src/adapters/llm/openai-compatible.js';
 import { LlmServer } from '../fixtures/llm-server.js';
@@ -90,6 +91,48 @@ describe('prompt extraction with an OpenAI-compatible model', () => {
     const [row] = await env.services.usage.list({ orgId: org.id, limit: 1 });
     assert.equal(row!.promptTokens, 321);
     assert.equal(row!.completionTokens, 12);
+  });
+
+  test('made-up answers of a provider that misbehaves: 200 or 502 extraction_failed, never a 500; charged and metered only when answered', async () => {
+    const { key, org } = await createFundedKey(env.services, 100_000_000, 1_000_000);
+    const random = rng(47);
+    const pick = picker(random);
+    const VALUES = ['null', '5', '"x"', '[]', '{}', 'true', '-1', '1e308', '"12"', '[1]', '{"a":1}', '"  "', '"An answer."', 'null'];
+    const made = () => {
+      const message = pick([`{"content":${pick(VALUES)}}`, `{"content":${pick(VALUES)},"refusal":${pick(VALUES)}}`, pick(VALUES)]);
+      const choice = pick([`{"message":${message}}`, pick(VALUES)]);
+      const body = `{"choices":${pick([`[${choice}]`, `[${choice},${choice}]`, pick(VALUES)])},"usage":${pick(['{"prompt_tokens":10,"completion_tokens":2}', `{"prompt_tokens":${pick(VALUES)},"completion_tokens":${pick(VALUES)}}`, pick(VALUES)])}}`;
+      const usage = pick(['{"prompt_tokens":10,"completion_tokens":2}', `{"prompt_tokens":${pick(VALUES)},"completion_tokens":${pick(VALUES)}}`, pick(VALUES)]);
+      return random() < 0.15 ? pick(VALUES) : random() < 0.3 ? `{"choices":[{"message":{"content":"An answer."}}],"usage":${usage}}` : body;
+    };
+    llm.mode = 'raw';
+    try {
+      let answered = 0;
+      for (let n = 0; n < 300; n++) {
+        llm.raw = { status: pick([200, 200, 200, 201, 400, 500]), body: made() };
+        const before = (await env.services.ledger.balance(org.id))!;
+        const res = await fetchWith('https://docs.test/pricing', 'List the plans', '', { 'x-api-key': key });
+        const what = `${llm.raw.status} ${llm.raw.body} -> ${res.statusCode} ${res.body.slice(0, 200)}`;
+        if (res.statusCode === 200) {
+          answered++;
+          assert.equal(typeof res.json().content, 'string', what);
+          assert.equal(await env.services.ledger.balance(org.id), before - KEYED_REQUEST_COST, what);
+          const [row] = await env.services.usage.list({ orgId: org.id, limit: 1 });
+          for (const tokens of [row!.promptTokens, row!.completionTokens]) assert.ok(Number.isSafeInteger(tokens) && tokens! >= 0, `${what}: ${JSON.stringify(row)}`);
+        } else {
+          assert.deepEqual([res.statusCode, res.json().code], [502, 'extraction_failed'], what);
+          assert.equal(await env.services.ledger.balance(org.id), before, what);
+        }
+      }
+      assert.ok(answered >= 10, `${answered} answered`);
+      // An answer of more than 4 MB is not read to its end.
+      llm.raw = { status: 200, body: `{"choices":[{"message":{"content":"${'x'.repeat(5 * 1024 * 1024)}"}}]}` };
+      const huge = await fetchWith('https://docs.test/pricing', 'List the plans', '', { 'x-api-key': key });
+      assert.deepEqual([huge.statusCode, huge.json().code], [502, 'extraction_failed']);
+      assert.match(huge.json().error, /larger than/);
+    } finally {
+      llm.mode = 'answer';
+    }
   });
 
   test('without a configured model: 501 extraction_unavailable; prompt length is checked first', async () => {
