@@ -175,7 +175,7 @@ describe('x402 pay-per-request on a local chain', () => {
   });
 
   /** Signs an EIP-3009 authorization by hand, to build payments the real client would never make. */
-  async function handmade(o: { signer: Hex; from?: Address; to?: Address; value?: bigint; validBefore?: bigint; accepted?: Record<string, unknown> }) {
+  async function handmade(o: { signer: Hex; from?: Address; to?: Address; value?: bigint; validBefore?: bigint; accepted?: Record<string, unknown>; signature?: string }) {
     const account = privateKeyToAccount(o.signer);
     const now = BigInt(Math.floor(Date.now() / 1000));
     const authorization = {
@@ -211,7 +211,7 @@ describe('x402 pay-per-request on a local chain', () => {
           validAfter: '0',
           validBefore: String(authorization.validBefore),
         },
-        signature,
+        signature: o.signature ?? signature,
       },
       resource: { url: `${server.url}/v1/x402/search?query=memory` },
       accepted,
@@ -233,6 +233,9 @@ describe('x402 pay-per-request on a local chain', () => {
       ['valid for an hour', await handmade({ signer: buyer.key, validBefore: now + 3600n }), /at most 300 seconds/],
       ['signed by someone else', await handmade({ signer: stranger, from: buyer.address }), /Payment rejected/],
       ['not base64 JSON', '%%%', /not base64 JSON/],
+      ['a signature that is no hex', await handmade({ signer: buyer.key, signature: 'not a signature' }), /Payment rejected/],
+      ['a signature too short', await handmade({ signer: buyer.key, signature: '0x1234' }), /Payment rejected/],
+      ['an empty signature', await handmade({ signer: buyer.key, signature: '' }), /Payment rejected/],
     ];
     for (const [name, header, reason] of cases) {
       const res = await fetch(`${server.url}/v1/x402/search?query=memory`, { headers: { 'payment-signature': header } });
