@@ -11,6 +11,24 @@ export const DEFAULT_LIMITS = {
   keylessPerHour: 1000,
 } as const;
 
+/**
+ * The subject of a per-IP limit: an IPv4 address (an IPv4-mapped IPv6 one as its IPv4 form), or an
+ * IPv6 address's /64, which is what one subscriber is given: counted per address, a client could
+ * take a new one from its 2^64 for every request.
+ */
+export function ipLimitKey(ip: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!ip.includes(':')) return ip;
+  const [head = '', tail = ''] = ip.toLowerCase().split('%')[0]!.split('::');
+  const left = head ? head.split(':') : [];
+  const right = ip.includes('::') ? (tail ? tail.split(':') : []) : [];
+  // An embedded IPv4 tail (`::ffff:0:1.2.3.4`) stands for two groups.
+  const rightGroups = right.reduce((n, g) => n + (g.includes('.') ? 2 : 1), 0);
+  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - rightGroups)).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => (Number.parseInt(g, 16) || 0).toString(16)).join(':')}::/64`;
+}
+
 function secondsUntil(resetAt: number, now: number): number {
   return Math.max(1, Math.ceil((resetAt - now) / 1000));
 }

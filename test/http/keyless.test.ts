@@ -97,6 +97,17 @@ describe('keyless tier', () => {
     assert.equal(other.statusCode, 200);
   });
 
+  test('an IPv6 client is limited by its /64 (one subscriber\'s), an IPv4-mapped address as its IPv4 one', async () => {
+    const from = (remoteAddress: string) =>
+      env.app.inject({ method: 'POST', url: '/v1/search/public', remoteAddress, headers: { 'x-service-title': 'my-app' }, payload: { query: 'apples' } });
+    // Ten addresses of one /64, a new one for each request: the 11th is refused all the same.
+    for (let i = 1; i <= 10; i++) assert.equal((await from(`2001:db8:1:2::${i.toString(16)}`)).statusCode, 200);
+    assert.equal((await from('2001:db8:1:2:ffff:ffff:ffff:ffff')).statusCode, 429);
+    assert.equal((await from('2001:db8:1:3::1')).statusCode, 200, 'another /64 has its own limit');
+    for (let i = 0; i < 10; i++) await from('192.0.2.7');
+    assert.equal((await from('::ffff:192.0.2.7')).statusCode, 429);
+  });
+
   test('webql and realtime_content are keyed-only: 403 mode_not_allowed', async () => {
     for (const mode of ['webql', 'realtime_content']) {
       const res = await search(undefined, undefined, { query: 'apples', mode });

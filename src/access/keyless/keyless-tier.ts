@@ -2,7 +2,7 @@
 import { ServiceError } from '../../core/errors.js';
 import type { Clock } from '../../core/time.js';
 import type { LimiterStore } from '../../ports/limiter-store.js';
-import { DEFAULT_LIMITS, HOUR, rateLimitedError, rateLimitHeaders, SECOND } from '../limits.js';
+import { DEFAULT_LIMITS, HOUR, ipLimitKey, rateLimitedError, rateLimitHeaders, SECOND } from '../limits.js';
 import { type AccessTier, type TierRequest, fail, headerValue, ok } from '../tier.js';
 
 export const APP_TITLE_MAX = 256;
@@ -49,8 +49,8 @@ export function createKeylessTier(deps: KeylessTierDeps): AccessTier<null, null>
       const now = deps.clock.now();
       const counted = await deps.limiter.consume(
         [
-          { key: `ip:${req.clientIp}`, windowMs: SECOND, limit: perSecond },
-          { key: `ip:${req.clientIp}`, windowMs: HOUR, limit: perHour },
+          { key: `ip:${ipLimitKey(req.clientIp)}`, windowMs: SECOND, limit: perSecond },
+          { key: `ip:${ipLimitKey(req.clientIp)}`, windowMs: HOUR, limit: perHour },
         ],
         now,
       );

@@ -12,7 +12,7 @@ import type { Clock } from '../../core/time.js';
 import type { LimiterStore } from '../../ports/limiter-store.js';
 import type { Facilitator, NonceStore, PaymentLog, PaymentPayload, PaymentRequirements } from '../../ports/payments.js';
 import { keyedOnlyMode } from '../keyless/keyless-tier.js';
-import { rateLimitedError, SECOND } from '../limits.js';
+import { ipLimitKey, rateLimitedError, SECOND } from '../limits.js';
 import { type AccessTier, fail, headerValue, ok, type TierRequest } from '../tier.js';
 import { isBlockedPlace, type Place, placeOfIp } from './region.js';
 
@@ -131,7 +131,7 @@ export function createX402Tier(deps: X402TierDeps): AccessTier<null, Paid> {
       const where = place(req);
       if (where && isBlockedPlace(where)) return fail(new ServiceError('region_unavailable'));
       const now = deps.clock.now();
-      const counted = await deps.limiter.consume([{ key: `x402ip:${req.clientIp}`, windowMs: SECOND, limit: perIp }], now);
+      const counted = await deps.limiter.consume([{ key: `x402ip:${ipLimitKey(req.clientIp)}`, windowMs: SECOND, limit: perIp }], now);
       if (!counted.allowed) return fail(rateLimitedError(counted, now));
       return ok({ headers: {}, attribution: {}, data: null });
     },
