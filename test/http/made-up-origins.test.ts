@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { rng } from '../../bench/scifact.js';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
 import { type MadeUpOrigin, startMadeUpOrigin } from '../fixtures/made-up-origin.js';
-import { createFundedKey, createTestEnv, type TestEnv } from '../helpers.js';
+import { createFundedKey, createTestEnv, page, type TestEnv } from '../helpers.js';
 
 const FETCH_TIMEOUT_MS = 400;
 /** What a failed live fetch may answer (DESIGN's error table). */
@@ -72,5 +72,31 @@ describe('made-up origins', () => {
     // The made-up answers reach every outcome, so the run checks each of them.
     console.log(JSON.stringify([...outcomes]));
     for (const outcome of ['200', 'origin_error', 'origin_blocked', 'origin_timeout']) assert.ok((outcomes.get(outcome) ?? 0) >= 3, `${outcome}: ${JSON.stringify([...outcomes])}`);
+  });
+});
+
+describe('realtime_content over made-up origins', () => {
+  test('a search whose results live on origins that misbehave answers 200, charged once, each result keeping a snippet', { timeout: 120_000 }, async () => {
+    const random = rng(53);
+    const origin = await startMadeUpOrigin(random, { wellFormed: 0.3 });
+    const env = await createTestEnv({ allowPrivateNetwork: true, fetchTimeoutMs: FETCH_TIMEOUT_MS, realtimeDeadlineMs: 1500 });
+    try {
+      const { key, org } = await createFundedKey(env.services, 100_000_000, 1_000_000);
+      for (let round = 0; round < 12; round++) {
+        const urls = Array.from({ length: 10 }, () => `${origin.base}${origin.answer()}`);
+        await env.services.pages.putVersions(urls.map((url) => page(url, { content: `Herons wade in round ${round} of the estuary, which the page describes at length.` })));
+        const before = (await env.services.ledger.balance(org.id))!;
+        const res = await env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query: `herons round ${round}`, mode: 'realtime_content', max_results: 10 } });
+        const sent = urls.map((u) => origin.sent(new URL(u).pathname)).join('\n');
+        assert.equal(res.statusCode, 200, `${res.body.slice(0, 300)}\n${sent}`);
+        const results = res.json().results as { url: string; snippet?: string; acquired_at: string }[];
+        assert.ok(results.length > 0, sent);
+        for (const r of results) assert.ok(typeof r.snippet === 'string' && r.snippet.length > 0 && !Number.isNaN(Date.parse(r.acquired_at)), JSON.stringify(r));
+        assert.equal(await env.services.ledger.balance(org.id), before - KEYED_REQUEST_COST);
+      }
+    } finally {
+      await env.close();
+      await origin.close();
+    }
   });
 });
