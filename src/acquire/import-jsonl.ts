@@ -8,11 +8,12 @@
  * once, while this thread reads the next lines and writes batches, in the file's order.
  */
 import { createReadStream } from 'node:fs';
-import { pipeline } from 'node:stream';
 import { createInterface } from 'node:readline';
+import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { normalizeLangTag, pageLanguage } from '../core/language.js';
 import { lineText } from '../core/passages.js';
+import { isStorableTime } from '../core/time.js';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import { looksBlocked } from './challenge.js';
@@ -20,7 +21,6 @@ import { withoutControls } from './charset.js';
 import { extractHtml } from './extract/index.js';
 import type { PageMetadata } from './extract/metadata.js';
 import { parseLooseTime } from './html-time.js';
-import { isStorableTime } from '../core/time.js';
 import { InOrder } from './in-order.js';
 import type { ReadPage } from './live-fetch.js';
 

@@ -15,8 +15,8 @@ import { ServiceError } from '../core/errors.js';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import type { LivePage } from '../ports/live-fetcher.js';
-import { InOrder } from './in-order.js';
 import type { RawResponse } from './http-client.js';
+import { InOrder } from './in-order.js';
 import { pageFromResponse, type ReadPage, versionOf } from './live-fetch.js';
 
 export interface WarcSummary {

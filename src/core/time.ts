@@ -127,7 +127,7 @@ const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
  * four times as much), by the built-in otherwise (six-digit years, RangeError for what is not a time).
  */
 export function toIso(ms: number): string {
-  if (!Number.isInteger(ms) || ms < YEAR_0 || ms >= YEAR_10000) return new Date(ms).toISOString();
+  if (!isStorableTime(ms)) return new Date(ms).toISOString();
   // Days since 1970-01-01 to a civil date (H. Hinnant's days_from_civil, inverted), years from March.
   const days = Math.floor(ms / 86_400_000);
   let rest = ms - days * 86_400_000;
