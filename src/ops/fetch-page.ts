@@ -3,6 +3,7 @@ import { ServiceError } from '../core/errors.js';
 import { type FetchRequest, type FetchResponse, truncateChars } from '../core/requests.js';
 import { versionOf } from '../acquire/live-fetch.js';
 import type { LogSink } from '../core/log.js';
+import { isStorableTime } from '../core/time.js';
 import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
 import type { LlmExtractor } from '../ports/llm-extractor.js';
 import type { PageStore, StoredVersion } from '../ports/page-store.js';
@@ -30,7 +31,7 @@ export function toFetchResponse(v: Pick<StoredVersion, 'url' | 'title' | 'descri
   const description = v.description && shortDescription(v.description);
   if (description) res.description = description;
   if (v.author) res.author = v.author;
-  if (v.publishedAt !== undefined) res.published_at = Math.floor(v.publishedAt / 1000);
+  if (v.publishedAt !== undefined && isStorableTime(v.publishedAt)) res.published_at = Math.floor(v.publishedAt / 1000);
   return res;
 }
 

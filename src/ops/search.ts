@@ -1,7 +1,7 @@
 /** The search operation, tier-blind: a validated request in, the spec's response out. */
 import type { SearchRequest, SearchResponse, SearchResult } from '../core/requests.js';
 import { cachedStem, queryReadings, termWord } from '../core/text.js';
-import { toIso } from '../core/time.js';
+import { isStorableTime, toIso } from '../core/time.js';
 import { parseWebql, positiveWords } from '../core/webql.js';
 import type { IndexStore } from '../ports/index-store.js';
 import type { PageStore, ResultVersion } from '../ports/page-store.js';
@@ -51,8 +51,9 @@ function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: numbe
   const result: SearchResult = { title: v.title?.trim() || v.url, url: v.url, description: description || page.description };
   const snippet = page.snippet;
   if (snippet) result.snippet = snippet;
-  if (v.publishedAt !== undefined) result.published_at = toIso(v.publishedAt);
-  result.acquired_at = toIso(v.acquiredAt);
+  // A time out of range (stored before imports refused such times) is not available, not a 500.
+  if (v.publishedAt !== undefined && isStorableTime(v.publishedAt)) result.published_at = toIso(v.publishedAt);
+  if (isStorableTime(v.acquiredAt)) result.acquired_at = toIso(v.acquiredAt);
   return result;
 }
 
