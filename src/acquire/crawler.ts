@@ -30,10 +30,12 @@ export interface CrawlOptions {
   refreshOlderThanMs?: number;
   sitemaps: boolean;
   /**
-   * The longest wait before a page is tried again (default 10 minutes): a `Retry-After` of a day,
-   * or of 3,000 years, would otherwise hold the crawl and the page's host until then.
+   * The longest the crawl waits for a host (default 10 minutes): before a page is tried again (a
+   * `Retry-After` of a day, or of 3,000 years, would otherwise hold the crawl and the page's host
+   * until then), and between two requests (the pages of a host whose robots.txt asks for a longer
+   * Crawl-delay are skipped).
    */
-  maxRetryWaitMs?: number;
+  maxWaitMs?: number;
   signal?: AbortSignal;
   onProgress?: (p: CrawlProgress) => void;
 }
@@ -63,7 +65,7 @@ export interface CrawlDeps {
 class Skipped extends Error {}
 
 const MAX_ATTEMPTS = 3;
-const MAX_RETRY_WAIT_MS = 600_000;
+const MAX_WAIT_MS = 600_000;
 
 /** The registrable-ish site of a host: its last two labels (three for common second-level suffixes). */
 export function siteOf(host: string): string {
@@ -110,6 +112,7 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
   const p: CrawlProgress = { done: 0, queued: 0, failed: 0, skipped: 0, stored: 0, unchanged: 0, notModified: 0, pagesPerSecond: 0 };
   const started = now();
   const hostFree = new Map<string, number>();
+  const maxWaitMs = o.maxWaitMs ?? MAX_WAIT_MS;
   const busyHosts = new Set<string>();
   const counts = await deps.frontier.counts(crawlId);
   // Every page visited to an end counts, a failed one too: a site full of broken links costs no more requests.
@@ -128,12 +131,18 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
   async function visit(it: FrontierItem): Promise<void> {
     try {
       const verdict = await deps.robots.check(it.url);
-      const delay = Math.max(o.delayMs, (verdict.crawlDelaySeconds ?? 0) * 1000);
-      hostFree.set(it.host, now() + delay);
       if (!verdict.allowed) {
         await deps.frontier.markSkipped(crawlId, it.url, 'disallowed by robots.txt');
         return;
       }
+      // A host that asks for longer between requests than the crawl ever waits is not crawled: to
+      // honour a day's Crawl-delay would hold the crawl for days, and to shorten it would be impolite.
+      const crawlDelayMs = (verdict.crawlDelaySeconds ?? 0) * 1000;
+      if (crawlDelayMs > maxWaitMs) {
+        await deps.frontier.markSkipped(crawlId, it.url, `robots.txt asks for ${verdict.crawlDelaySeconds} s between requests, longer than the crawl waits (${maxWaitMs / 1000} s)`);
+        return;
+      }
+      hostFree.set(it.host, now() + Math.max(o.delayMs, crawlDelayMs));
       // Conditional only when refreshing a page this crawl already has: a new crawl needs the body for its links.
       const validators = it.doneAt !== undefined ? await deps.frontier.validators(it.url) : undefined;
       const headers: Record<string, string> = {};
@@ -190,7 +199,7 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       const err = e instanceof AcquireError ? e : undefined;
       const message = e instanceof Error ? e.message : String(e);
       if (err && err.kind !== 'permanent' && it.attempts + 1 < MAX_ATTEMPTS) {
-        const wait = Math.min(o.maxRetryWaitMs ?? MAX_RETRY_WAIT_MS, err.kind === 'throttled' ? (err.retryAfterSeconds ?? 60) * 1000 : 2 ** it.attempts * 5_000);
+        const wait = Math.min(maxWaitMs, err.kind === 'throttled' ? (err.retryAfterSeconds ?? 60) * 1000 : 2 ** it.attempts * 5_000);
         await deps.frontier.retryLater(crawlId, it.url, now() + wait, message);
         if (err.kind === 'throttled') hostFree.set(it.host, now() + wait);
       } else if (e instanceof AcquireError || e instanceof ServiceError) {

@@ -91,7 +91,7 @@ describe('crawls of made-up origins', () => {
       const seeds = Array.from({ length: 12 }, () => `${origin.base}${origin.answer()}`);
       const deps = { client: env.services.http, robots: env.services.robots, frontier: env.services.frontier, pages: env.services.pages };
       // Waits capped at 20 ms: a made-up Retry-After of 3,000 years must not hold the crawl.
-      const options = { seeds, maxPages: 5000, maxDepth: 3, scope: 'same-site' as const, concurrency: 4, delayMs: 0, sitemaps: false, maxRetryWaitMs: 20 };
+      const options = { seeds, maxPages: 5000, maxDepth: 3, scope: 'same-site' as const, concurrency: 4, delayMs: 0, sitemaps: false, maxWaitMs: 20 };
       const result = await crawl(deps, options);
       assert.equal(result.queued, 0, JSON.stringify(result));
       assert.ok(result.stored >= 5 && result.failed >= 5, JSON.stringify(result));

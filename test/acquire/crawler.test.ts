@@ -112,6 +112,29 @@ describe('politeness', () => {
       await fastSite.close();
     }
   });
+
+  test('a host whose robots.txt asks for a Crawl-delay longer than the crawl waits is skipped, not requested', async () => {
+    const env = await createTestEnv({ allowPrivateNetwork: true });
+    const robots = (delay: string): Route => (_q, r) => {
+      r.writeHead(200, { 'content-type': 'text/plain' });
+      r.end(`User-agent: *\nCrawl-delay: ${delay}\n`);
+    };
+    const page = html('<html><body><article><p>A page about tides and the moon, long enough to be read as an article.</p><a href="/b">b</a></article></body></html>');
+    const day = await startOrigin({ '/robots.txt': robots('86400'), '/a': page, '/b': page });
+    const forever = await startOrigin({ '/robots.txt': robots('1e400'), '/a': page, '/b': page }, '127.0.0.2');
+    const patient = await startOrigin({ '/robots.txt': robots('0.2'), '/a': page, '/b': page }, '127.0.0.3');
+    try {
+      const deps = { client: env.services.http, robots: env.services.robots, frontier: env.services.frontier, pages: env.services.pages };
+      const seeds = [day, forever, patient].map((o) => `${o.url}/a`);
+      const r = await crawl(deps, { seeds, maxPages: 100, maxDepth: 3, scope: 'any-site', concurrency: 4, delayMs: 0, sitemaps: false, signal: AbortSignal.timeout(10_000) });
+      assert.equal(r.skipped, 2, JSON.stringify(r));
+      assert.deepEqual([day.hits, forever.hits].map((h) => h.filter((p) => p !== '/robots.txt')), [[], []], 'nothing but robots.txt is asked of them');
+      assert.deepEqual(patient.hits.filter((p) => p !== '/robots.txt').sort(), ['/a', '/b'], 'a Crawl-delay within the wait is kept to');
+    } finally {
+      await env.close();
+      await Promise.all([day, forever, patient].map((o) => o.close()));
+    }
+  });
 });
 
 describe('resume', () => {
