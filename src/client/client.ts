@@ -1,6 +1,7 @@
 /** A typed client of our own /v1 API (used by the CLI and the MCP server). */
 import type { ErrorBody } from '../core/errors.js';
 import type { FetchResponse, SearchResponse } from '../core/requests.js';
+import { isStorableTime } from '../core/time.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -55,6 +56,28 @@ export function notReached(e: unknown): { timeout: true } | { timeout: false; ca
   return undefined;
 }
 
+type Shape = Record<string, 'string' | 'string?' | 'seconds?'>;
+
+const RESULT: Shape = { title: 'string', url: 'string', description: 'string', snippet: 'string?', published_at: 'string?', acquired_at: 'string?' };
+const FETCHED: Shape = { url: 'string', content: 'string', title: 'string?', description: 'string?', author: 'string?', published_at: 'seconds?' };
+
+/** Whether `v` is an object whose fields named in `shape` have their types (other fields are let be). */
+function fits(v: unknown, shape: Shape): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const o = v as Record<string, unknown>;
+  return Object.entries(shape).every(([k, type]) => {
+    const x = o[k];
+    if (x === undefined) return type.endsWith('?');
+    if (type === 'seconds?') return Number.isInteger(x) && isStorableTime((x as number) * 1000);
+    return typeof x === 'string';
+  });
+}
+
+const isSearchAnswer = (v: unknown): v is SearchResponse =>
+  fits(v, { query: 'string' }) && Array.isArray(v.results) && v.results.every((r) => fits(r, RESULT));
+const isFetchAnswer = (v: unknown): v is FetchResponse => fits(v, FETCHED);
+const isErrorBody = (v: unknown): v is ErrorBody => fits(v, { error: 'string', code: 'string' });
+
 export function createClient(options: ClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
   const keyed = options.apiKey !== undefined;
@@ -62,7 +85,8 @@ export function createClient(options: ClientOptions) {
     ? { 'x-api-key': options.apiKey! }
     : { 'x-service-title': options.appTitle ?? 'websearch-cli' };
 
-  async function call<T>(path: string, init: RequestInit, cancel: AbortSignal | undefined): Promise<T> {
+  /** The answer at `path` when it has the shape `is` checks; an ApiError for a failure or an answer of another shape. */
+  async function call<T>(path: string, init: RequestInit, cancel: AbortSignal | undefined, is: (v: unknown) => v is T): Promise<T> {
     const timeout = AbortSignal.timeout(options.timeoutMs ?? 60_000);
     const res = await fetch(`${base}${path}`, {
       ...init,
@@ -77,10 +101,12 @@ export function createClient(options: ClientOptions) {
       throw new ApiError(res.status, undefined, `HTTP ${res.status}: ${text.slice(0, 200)}`);
     }
     if (!res.ok) {
-      const err = body as ErrorBody;
-      throw new ApiError(res.status, err, `HTTP ${res.status} ${err.code ?? ''}: ${err.error ?? text.slice(0, 200)}`);
+      if (isErrorBody(body)) throw new ApiError(res.status, body, `HTTP ${res.status} ${body.code}: ${body.error}`);
+      throw new ApiError(res.status, undefined, `HTTP ${res.status}: ${text.slice(0, 200)}`);
     }
-    return body as T;
+    // What answers at the address may be no websearch server (or a proxy's page): said, not used.
+    if (!is(body)) throw new ApiError(res.status, undefined, `HTTP ${res.status}, but not an answer of this API: ${text.slice(0, 200)}`);
+    return body;
   }
 
   return {
@@ -90,12 +116,13 @@ export function createClient(options: ClientOptions) {
         keyed ? '/v1/search' : '/v1/search/public',
         { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) },
         signal,
+        isSearchAnswer,
       );
     },
     fetch(params: FetchParams, signal?: AbortSignal): Promise<FetchResponse> {
       const q = new URLSearchParams();
       for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
-      return call(`${keyed ? '/v1/fetch' : '/v1/fetch/public'}?${q}`, { method: 'GET' }, signal);
+      return call(`${keyed ? '/v1/fetch' : '/v1/fetch/public'}?${q}`, { method: 'GET' }, signal, isFetchAnswer);
     },
   };
 }

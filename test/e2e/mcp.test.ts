@@ -5,11 +5,15 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { picker, rng } from '../../bench/scifact.js';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
+import { createClient } from '../../src/client/client.js';
+import { createMcpHandler } from '../../src/mcp/server.js';
 import { heldRoute, html, type Origin, startOrigin } from '../fixtures/origin.js';
 import { createFundedKey, createTestEnv, page, type TestEnv, until } from '../helpers.js';
 
@@ -240,6 +244,77 @@ describe('websearch mcp: a tool call the host cancels', () => {
       assert.deepEqual(errors, []);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('websearch mcp: a server that answers made-up things', () => {
+  // What the host's model reads of a server (or whatever answers at its address) that misbehaves.
+  test('every tool call gets a tool result: the answer when it is one, else an error naming the status', async () => {
+    const random = rng(53);
+    const pick = picker(random);
+    let answer = { status: 200, body: '' };
+    const server = createServer((_req, res) => {
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(answer.body);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const handle = createMcpHandler(createClient({ baseUrl: base, appTitle: 't' }), { server: base, version: '0' });
+    const VALUES: unknown[] = [null, 0, -1, 1e300, 1.5, '', 'x', true, [], {}, [null], ['x'], { a: 1 }];
+    const RESULT = { title: 'Otters', url: 'https://a.test/', description: 'd', snippet: 's', published_at: '2025-01-02T00:00:00.000Z', acquired_at: '2025-01-02T00:00:00.000Z' };
+    const FETCHED = { url: 'https://a.test/', content: 'Otters hold hands.', title: 'Otters', description: 'd', author: 'a', published_at: 1_735_776_000 };
+    const mangle = (o: Record<string, unknown>): Record<string, unknown> => {
+      const m: Record<string, unknown> = { ...o };
+      const k = pick(Object.keys(m));
+      if (random() < 0.3) delete m[k];
+      else m[k] = pick(VALUES);
+      return m;
+    };
+    try {
+      let good = 0;
+      for (let n = 0; n < 300; n++) {
+        const tool = pick(['search', 'fetch'] as const);
+        const right = tool === 'search' ? { query: 'otters', results: [RESULT, RESULT] } : FETCHED;
+        const made = pick([
+          () => ({ status: 200, body: JSON.stringify(right), well: true }),
+          () => ({ status: 200, body: JSON.stringify(tool === 'search' ? { query: 'otters', results: [] } : { url: 'https://a.test/', content: '' }), well: true }),
+          () => ({ status: 200, body: JSON.stringify(tool === 'search' ? { query: 'otters', results: [mangle(RESULT)] } : mangle(FETCHED)) }),
+          () => ({ status: 200, body: JSON.stringify(tool === 'search' ? mangle(right as Record<string, unknown>) : pick(VALUES)) }),
+          () => ({ status: 200, body: JSON.stringify(pick(VALUES)) }),
+          () => ({ status: pick([200, 400, 404, 500, 502]), body: pick(['', '{', '<html>Bad gateway</html>', JSON.stringify(right).slice(0, 20)]) }),
+          () => ({ status: pick([400, 402, 429, 500]), body: JSON.stringify(pick([{ error: 'x', code: 'invalid_parameter' }, { error: 5 }, { code: [] }, null, 'x', []])) }),
+        ])();
+        answer = made;
+        const args = tool === 'search' ? { query: 'otters' } : { url: 'https://a.test/' };
+        const what = `${tool}: ${made.status} ${made.body.slice(0, 300)}`;
+        let r;
+        try {
+          r = await handle({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: tool, arguments: args } });
+        } catch (e) {
+          assert.fail(`${what}: the call threw ${String(e)}`);
+        }
+        const result = (r as { result?: ToolResult }).result;
+        assert.ok(result, `${what}: ${JSON.stringify(r)}`);
+        assert.equal(result.content.length, 1, what);
+        assert.equal(result.content[0]!.type, 'text', what);
+        assert.ok(result.content[0]!.text.length > 0, what);
+        if ('well' in made) {
+          good++;
+          assert.equal(result.isError, undefined, `${what}: ${result.content[0]!.text}`);
+          assert.deepEqual(result.structuredContent, JSON.parse(made.body), what);
+        } else if (result.isError) {
+          assert.equal(result.structuredContent, undefined, what);
+          assert.match(result.content[0]!.text, /HTTP \d{3}/, what);
+        } else {
+          // A mangled answer may still be one (an optional field left out): the structured answer is it.
+          assert.deepEqual(result.structuredContent, JSON.parse(made.body), what);
+        }
+      }
+      assert.ok(good > 50, `${good} well-formed answers`);
+    } finally {
+      server.close();
     }
   });
 });
