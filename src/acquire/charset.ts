@@ -31,12 +31,21 @@ function bomCharset(b: Buffer): string | undefined {
   return undefined;
 }
 
+/** Labels the Encoding Standard maps to UTF-16 (LE or BE). */
+const UTF16_LABELS = new Set(['utf-16', 'utf-16le', 'utf-16be', 'unicode', 'unicodefeff', 'unicodefffe', 'csunicode', 'iso-10646-ucs-2', 'ucs-2']);
+
+/**
+ * A `<meta>`'s charset, as the HTML standard's prescan takes it: a meta that names UTF-16 was read
+ * as ASCII, so the page is not UTF-16 (UTF-8 is meant), and x-user-defined means windows-1252.
+ */
 function metaCharset(b: Buffer): string | undefined {
   const head = b.subarray(0, 4096).toString('latin1');
   const m =
     /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head) ??
     /<meta[^>]+http-equiv\s*=\s*["']?content-type["']?[^>]*content\s*=\s*["'][^"']*charset=([\w.:-]+)/i.exec(head);
-  return m?.[1]?.toLowerCase();
+  const label = m?.[1]?.toLowerCase();
+  if (label && UTF16_LABELS.has(label)) return 'utf-8';
+  return label === 'x-user-defined' ? 'windows-1252' : label;
 }
 
 /** WHATWG windows-1252 for 0x80-0x9F (the rest is Latin-1). Node's TextDecoder decodes this label as Latin-1. */

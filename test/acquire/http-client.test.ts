@@ -220,4 +220,13 @@ describe('charsets', () => {
     assert.equal(decodeText(bom, 'text/plain; charset=iso-8859-1', false), 'héllo', 'a BOM wins over the header');
     assert.equal(decodeText(Buffer.from('naïve'), undefined, false), 'naïve');
   });
+
+  test('a meta that names UTF-16 means UTF-8 (a meta read as ASCII was not UTF-16), and x-user-defined windows-1252, as browsers do', () => {
+    for (const label of ['utf-16', 'UTF-16LE', 'utf-16be', 'unicode']) {
+      const page = Buffer.from(`<html><head><meta charset="${label}"><title>Café</title></head><body><p>naïve — ok</p></body></html>`);
+      assert.match(decodeText(page, 'text/html', true), /<title>Café<\/title>.*naïve — ok/, label);
+    }
+    const userDefined = Buffer.concat([Buffer.from('<meta charset="x-user-defined"><p>'), Buffer.from([0x93, 0xe9, 0x94]), Buffer.from('</p>')]);
+    assert.match(decodeText(userDefined, undefined, true), /\u201c\u00e9\u201d/);
+  });
 });
