@@ -36,6 +36,8 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** The body was cut at `maxBytes` (asked for with `truncate`). */
+  truncated?: boolean;
   fetchedAt: number;
 }
 
@@ -99,18 +101,21 @@ function flatHeaders(h: Record<string, string | string[] | undefined>): Record<s
   return out;
 }
 
-async function readCapped(stream: Readable, maxBytes: number): Promise<Buffer> {
+/** The body up to `maxBytes`: beyond it, a failure (too_large), or with `truncate` the first `maxBytes` bytes. */
+async function readCapped(stream: Readable, maxBytes: number, truncate: boolean): Promise<{ body: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
     size += (chunk as Buffer).length;
     if (size > maxBytes) {
       stream.destroy();
-      throw new AcquireError('too_large', 'permanent', `the body is larger than ${maxBytes} bytes`);
+      if (!truncate) throw new AcquireError('too_large', 'permanent', `the body is larger than ${maxBytes} bytes`);
+      chunks.push((chunk as Buffer).subarray(0, (chunk as Buffer).length - (size - maxBytes)));
+      return { body: Buffer.concat(chunks), truncated: true };
     }
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks);
+  return { body: Buffer.concat(chunks), truncated: false };
 }
 
 /**
@@ -152,6 +157,8 @@ function redirectTarget(location: string, from: URL): URL {
 export interface GetOptions {
   headers?: Record<string, string>;
   maxBytes?: number;
+  /** A body over `maxBytes` is cut there (and `truncated` set) instead of failing as too large. */
+  truncate?: boolean;
   signal?: AbortSignal;
   /**
    * Called with each redirect's target before it is requested; what it throws ends the fetch there
@@ -222,17 +229,19 @@ export function createHttpClient(o: HttpClientOptions): HttpClient {
         continue;
       }
       const declared = Number(headers['content-length']);
-      if (Number.isFinite(declared) && declared > cap) {
+      if (!opts.truncate && Number.isFinite(declared) && declared > cap) {
         res.body.destroy();
         throw new AcquireError('too_large', 'permanent', `the body is larger than ${cap} bytes`);
       }
-      let body: Buffer;
+      let read;
       try {
-        body = await readCapped(decoded(res.body as unknown as Readable, headers['content-encoding']), cap);
+        read = await readCapped(decoded(res.body as unknown as Readable, headers['content-encoding']), cap, opts.truncate === true);
       } catch (e) {
         throw classify(e, signal);
       }
-      return { requestedUrl: url, url: current.toString(), status: res.statusCode, headers, body, fetchedAt: Date.now() };
+      const answer: RawResponse = { requestedUrl: url, url: current.toString(), status: res.statusCode, headers, body: read.body, fetchedAt: Date.now() };
+      if (read.truncated) answer.truncated = true;
+      return answer;
     }
   }
 

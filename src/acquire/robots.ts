@@ -1,6 +1,7 @@
 /**
  * robots.txt (RFC 9309) with the `robots-parser` package, cached per origin. 2xx: the rules apply;
- * 4xx: no rules (everything allowed); 5xx or unreachable: everything disallowed for a short while.
+ * 4xx but 429: no rules (everything allowed); 429, 5xx or unreachable: everything disallowed for a
+ * short while. A file over 500 KiB is read to its last whole line within them (RFC 9309 2.5).
  */
 import { createRequire } from 'node:module';
 import { AcquireError, type HttpClient } from './http-client.js';
@@ -33,6 +34,8 @@ export interface RobotsCacheOptions {
   now?: () => number;
 }
 
+const MAX_ROBOTS_BYTES = 500 * 1024;
+
 export class RobotsCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<Entry>>();
@@ -43,11 +46,14 @@ export class RobotsCache {
     const now = (this.o.now ?? Date.now)();
     const ttl = this.o.ttlMs ?? 3_600_000;
     try {
-      const res = await this.o.client.get(`${origin}/robots.txt`, { maxBytes: 512 * 1024 });
+      // RFC 9309: a file over 500 KiB is parsed to there (here to its last whole line before), not refused.
+      const res = await this.o.client.get(`${origin}/robots.txt`, { maxBytes: MAX_ROBOTS_BYTES, truncate: true });
       if (res.status >= 200 && res.status < 300) {
-        return { rules: robotsParser(`${origin}/robots.txt`, res.body.toString('utf8')), expires: now + ttl };
+        const text = res.body.toString('utf8');
+        return { rules: robotsParser(`${origin}/robots.txt`, res.truncated ? text.slice(0, text.lastIndexOf('\n') + 1) : text), expires: now + ttl };
       }
-      if (res.status >= 400 && res.status < 500) return { blanket: true, expires: now + ttl };
+      // 429 asks the crawler to come back later, as a 5xx does; other 4xx say there are no rules.
+      if (res.status >= 400 && res.status < 500 && res.status !== 429) return { blanket: true, expires: now + ttl };
       return { blanket: false, expires: now + (this.o.unreachableTtlMs ?? 300_000) };
     } catch (e) {
       // The origin itself cannot be reached (or may not be): that is the caller's failure to report,

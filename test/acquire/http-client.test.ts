@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { isForbiddenAddress } from '../../src/acquire/address-policy.js';
 import { decodeText } from '../../src/acquire/charset.js';
 import { AcquireError, createHttpClient, statusFailure } from '../../src/acquire/http-client.js';
+import { RobotsCache } from '../../src/acquire/robots.js';
 import { html, type Origin, startOrigin } from '../fixtures/origin.js';
 
 const refusedAs = (code: string) => (e: unknown) => e instanceof AcquireError && e.code === code;
@@ -228,5 +229,44 @@ describe('charsets', () => {
     }
     const userDefined = Buffer.concat([Buffer.from('<meta charset="x-user-defined"><p>'), Buffer.from([0x93, 0xe9, 0x94]), Buffer.from('</p>')]);
     assert.match(decodeText(userDefined, undefined, true), /\u201c\u00e9\u201d/);
+  });
+});
+
+describe('robots.txt', () => {
+  // Each origin answers robots.txt in its own way; a fresh cache asks each once.
+  const rules = (status: number, body: string, chunked = false) => ({
+    '/robots.txt': (_q: unknown, r: import('node:http').ServerResponse) => {
+      r.writeHead(status, { 'content-type': 'text/plain', ...(chunked ? {} : { 'content-length': String(Buffer.byteLength(body)) }) });
+      if (chunked) for (let i = 0; i < body.length; i += 64 * 1024) r.write(body.slice(i, i + 64 * 1024));
+      r.end(chunked ? undefined : body);
+    },
+  });
+  const origins: Origin[] = [];
+  const client = createHttpClient({ allowPrivateNetwork: true, timeoutMs: 3000 });
+  after(async () => {
+    await client.close();
+    for (const o of origins) await o.close();
+  });
+  const verdicts = async (status: number, body: string, chunked = false) => {
+    const origin = await startOrigin(rules(status, body, chunked));
+    origins.push(origin);
+    const robots = new RobotsCache({ client, agent: 'websearch' });
+    return Promise.all(['/private/a', '/late/a', '/public'].map(async (p) => (await robots.check(`${origin.url}${p}`)).allowed));
+  };
+
+  test('a file over 500 KiB is read to its last whole line within them, not refused as a whole (RFC 9309 2.5)', async () => {
+    const filler = '# a comment line that pads the file out\n'.repeat(Math.ceil((600 * 1024) / 40));
+    const big = `User-agent: *\nDisallow: /private\n${filler}Disallow: /late\n`;
+    for (const chunked of [false, true]) assert.deepEqual(await verdicts(200, big, chunked), [false, true, true], `chunked ${chunked}`);
+    // Cut inside a rule, the rule's part is not read as a rule of its own.
+    const cutRule = `User-agent: *\nDisallow: /private\n${'#'.repeat(500 * 1024 - 45)}\nDisallow: /late/a/deeper\n`;
+    assert.deepEqual(await verdicts(200, cutRule), [false, true, true]);
+  });
+
+  test('4xx means no rules, but 429 (come back later) disallows for a while, as a 5xx does', async () => {
+    assert.deepEqual(await verdicts(404, ''), [true, true, true]);
+    assert.deepEqual(await verdicts(403, 'User-agent: *\nDisallow: /\n'), [true, true, true]);
+    assert.deepEqual(await verdicts(429, ''), [false, false, false]);
+    assert.deepEqual(await verdicts(503, ''), [false, false, false]);
   });
 });
