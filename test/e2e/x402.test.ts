@@ -16,6 +16,7 @@ import { loadSettings, type RawSettings } from '../../src/config/settings.js';
 import { buildApp } from '../../src/http/app.js';
 import { startFacilitatorServer } from '../fixtures/chain/facilitator-server.js';
 import { BASE_USDC, type LocalChain, startLocalChain, TOKEN_ABI } from '../fixtures/chain/local-chain.js';
+import { picker, rng } from '../../bench/scifact.js';
 import { page, TestClock, tempDir } from '../helpers.js';
 
 const PRICE = 10_000n;
@@ -243,6 +244,40 @@ describe('x402 pay-per-request on a local chain', () => {
       const body = (await res.json()) as { error: string; accepts: unknown[] };
       assert.match(body.error, reason, name);
       assert.equal(body.accepts.length, 1, `${name}: a fresh offer comes back`);
+    }
+    assert.equal(await chain.balanceOf(buyer.address), 1_000_000n);
+  });
+
+  test('made-up payments: a signed payment with one field made up is refused with 402 and a fresh offer, never a 5xx; nothing moves', async () => {
+    const buyer = await chain.fundedBuyer(1_000_000n);
+    const random = rng(61);
+    const pick = picker(random);
+    const PATHS = [
+      ['x402Version'],
+      ['payload'],
+      ['payload', 'signature'],
+      ...['from', 'to', 'value', 'validAfter', 'validBefore', 'nonce'].map((k) => ['payload', 'authorization', k]),
+      ['accepted'],
+      ['accepted', 'amount'],
+      ['accepted', 'network'],
+      ['accepted', 'extra'],
+    ];
+    for (let n = 0; n < 60; n++) {
+      const good = JSON.parse(Buffer.from(await handmade({ signer: buyer.key }), 'base64').toString()) as Record<string, unknown>;
+      const path = pick(PATHS);
+      let parent = good;
+      for (const k of path.slice(0, -1)) parent = parent[k] as Record<string, unknown>;
+      const last = path.at(-1)!;
+      const was = parent[last];
+      // The value it had, in another type or shape, or something else altogether.
+      parent[last] = pick([[was], { value: was }, null, 0, 1e21, -1, '', 'x', true, `${String(was)} `, ` ${String(was)}`, `${String(was)}0`, 1]);
+      const made = pick([() => Buffer.from(JSON.stringify(good)).toString('base64'), () => Buffer.from(JSON.stringify(pick([null, [], 5, 'x', [good]]))).toString('base64')])();
+      const what = `${path.join('.')} = ${JSON.stringify(parent[last])}: ${Buffer.from(made, 'base64').toString().slice(0, 120)}`;
+      const res = await fetch(`${server.url}/v1/x402/search?query=memory`, { headers: { 'payment-signature': made } });
+      const body = (await res.json()) as { error: string; accepts?: unknown[] };
+      assert.equal(res.status, 402, `${what}: ${JSON.stringify(body)}`);
+      assert.match(body.error, /^(Invalid payment|Payment rejected)/, what);
+      assert.equal(body.accepts?.length, 1, `${what}: a fresh offer comes back`);
     }
     assert.equal(await chain.balanceOf(buyer.address), 1_000_000n);
   });

@@ -61,7 +61,8 @@ export function offerError(requirements: PaymentRequirements, resourceUrl: strin
 
 const HEX32 = /^0x[0-9a-fA-F]{64}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const UINT = /^\d{1,78}$/;
+/** A uint256 in decimal, as written canonically (no leading zeros): one payment has one spelling. */
+const UINT = /^(0|[1-9]\d{0,77})$/;
 
 /** The decoded header, or a reason it is unusable. */
 function readPayment(header: string): PaymentPayload | string {
@@ -73,14 +74,16 @@ function readPayment(header: string): PaymentPayload | string {
   }
   if (p?.x402Version !== 2) return 'only x402Version 2 payments are accepted';
   const a = p.payload?.authorization;
+  // `test` would take ["0x..."] for its string: each field must be the string itself.
+  const is = (re: RegExp, v: unknown) => typeof v === 'string' && re.test(v);
   if (
     !a ||
-    !ADDRESS.test(a.from) ||
-    !ADDRESS.test(a.to) ||
-    !UINT.test(a.value) ||
-    !UINT.test(a.validAfter) ||
-    !UINT.test(a.validBefore) ||
-    !HEX32.test(a.nonce) ||
+    !is(ADDRESS, a.from) ||
+    !is(ADDRESS, a.to) ||
+    !is(UINT, a.value) ||
+    !is(UINT, a.validAfter) ||
+    !is(UINT, a.validBefore) ||
+    !is(HEX32, a.nonce) ||
     typeof p.payload.signature !== 'string'
   ) {
     return 'the payment is not an exact-scheme EVM authorization';
@@ -89,17 +92,21 @@ function readPayment(header: string): PaymentPayload | string {
   return p;
 }
 
+/** Whether the offer a payment says it accepts is ours, field by field and type by type (addresses in any case). */
 function sameRequirements(a: PaymentRequirements, b: PaymentRequirements): boolean {
-  const lower = (s: unknown) => String(s ?? '').toLowerCase();
+  const sameAddress = (x: unknown, y: string) => typeof x === 'string' && x.toLowerCase() === y.toLowerCase();
+  const extra = a.extra as Record<string, unknown> | null | undefined;
   return (
     a.scheme === b.scheme &&
     a.network === b.network &&
-    String(a.amount) === b.amount &&
-    lower(a.asset) === lower(b.asset) &&
-    lower(a.payTo) === lower(b.payTo) &&
-    Number(a.maxTimeoutSeconds) === b.maxTimeoutSeconds &&
-    a.extra?.name === b.extra.name &&
-    a.extra?.version === b.extra.version
+    a.amount === b.amount &&
+    sameAddress(a.asset, b.asset) &&
+    sameAddress(a.payTo, b.payTo) &&
+    a.maxTimeoutSeconds === b.maxTimeoutSeconds &&
+    typeof extra === 'object' &&
+    extra !== null &&
+    extra.name === b.extra.name &&
+    extra.version === b.extra.version
   );
 }
 
