@@ -8,7 +8,7 @@ import { ServiceError } from '../core/errors.js';
 import { parseFetchRequest, parseSearchRequest } from '../core/requests.js';
 import type { AccessTier, Gate, Operation, OperationCall, TierRequest } from '../access/tier.js';
 import type { Services } from '../config/services.js';
-import { fetchPage, type Meter } from '../ops/fetch-page.js';
+import { fetchPage, fetchUnavailable, type Meter } from '../ops/fetch-page.js';
 import { search } from '../ops/search.js';
 import { sendError } from './reply-error.js';
 
@@ -44,11 +44,17 @@ function jsonBody(request: FastifyRequest): unknown {
   }
 }
 
-function parseCall(request: FastifyRequest, operation: Operation, tier: AccessTier, now: number): OperationCall {
+/** The call as validated input; what this server cannot do of it is refused here too, before admission. */
+function parseCall(request: FastifyRequest, operation: Operation, tier: AccessTier, services: Services): OperationCall {
   const ignore = tier.ownParams;
-  if (operation === 'fetch') return { operation, input: parseFetchRequest(request.query, { ignore }) };
+  if (operation === 'fetch') {
+    const input = parseFetchRequest(request.query, { ignore });
+    const unavailable = fetchUnavailable(services, input);
+    if (unavailable) throw unavailable;
+    return { operation, input };
+  }
   const raw = request.method === 'GET' ? request.query : jsonBody(request);
-  return { operation, input: parseSearchRequest(raw, { now, ignore }) };
+  return { operation, input: parseSearchRequest(raw, { now: services.clock.now(), ignore }) };
 }
 
 /**
@@ -115,7 +121,7 @@ async function handle(
 
     let call: OperationCall;
     try {
-      call = parseCall(request, operation, tier, services.clock.now());
+      call = parseCall(request, operation, tier, services);
     } catch (e) {
       return sendError(reply, asServiceError(request, e));
     }

@@ -57,16 +57,25 @@ async function answer(deps: FetchDeps, req: FetchRequest, page: PageLike, meter:
   return toFetchResponse({ ...page, content: out.text }, req.maxChars);
 }
 
+/**
+ * What this server cannot do of a fetch request (a model for `prompt`, a live fetcher for `live`),
+ * known before any work: the HTTP layer asks before a tier admits the call (no credits reserved, no
+ * payment verified, no allowance asked for a request that must fail).
+ */
+export function fetchUnavailable(deps: Pick<FetchDeps, 'llm' | 'live'>, req: FetchRequest): ServiceError | undefined {
+  if (req.prompt !== undefined && !deps.llm) {
+    return new ServiceError('extraction_unavailable', 'prompt extraction is not available: no language model is configured', { param: 'prompt' });
+  }
+  if (req.live && !deps.live) return new ServiceError('not_implemented', 'live fetch is not configured on this server', { param: 'live' });
+  return undefined;
+}
+
 /** `signal` stops the live fetch and the model call early (the caller went away). */
 export async function fetchPage(deps: FetchDeps, req: FetchRequest, meter: Meter = {}, signal?: AbortSignal): Promise<FetchResponse> {
-  if (req.prompt !== undefined && !deps.llm) {
-    throw new ServiceError('extraction_unavailable', 'prompt extraction is not available: no language model is configured', {
-      param: 'prompt',
-    });
-  }
+  const unavailable = fetchUnavailable(deps, req);
+  if (unavailable) throw unavailable;
   if (req.live) {
-    if (!deps.live) throw new ServiceError('not_implemented', 'live fetch is not configured on this server', { param: 'live' });
-    const page = await deps.live.fetch(req.url, { signal });
+    const page = await deps.live!.fetch(req.url, { signal });
     try {
       await storeLivePage(deps, page, req.url);
     } catch (e) {

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { createServices } from '../../src/config/services.js';
 import { loadSettings, type RawSettings } from '../../src/config/settings.js';
 import { buildApp } from '../../src/http/app.js';
+import { picker, rng } from '../../bench/scifact.js';
 import { StorefrontSimulator } from '../fixtures/storefront-simulator.js';
 import { page, TestClock, tempDir } from '../helpers.js';
 
@@ -204,6 +205,52 @@ describe('storefront tier (header usage channel)', () => {
     const missing = await sim.forward({ method: 'GET', path: '/v1/zeroclick/fetch?url=https%3A%2F%2Fshop.test%2Fnone', agentId: agent() });
     assert.equal(missing.status, 404);
     assert.equal(missing.headers.get('zc-usage'), null, 'an error reports no usage');
+  });
+
+  test('made-up signed forwards: any body, query, content type, agent and request id; a documented answer, usage only with a 200', async () => {
+    const random = rng(67);
+    const pick = picker(random);
+    const VALUES: unknown[] = ['', ' ', 'apples', 'storefront apples', 'x'.repeat(2001), 0, -1, 10, 51, 1e300, '12', true, null, [], ['a'], {}, '2026-01-01', '2h', '\u0000', 'shop.test', 'webql', 'realtime_content', 'https://shop.test/apples', 'file:///etc/passwd'];
+    const FIELDS = ['query', 'max_results', 'snippet_max_length', 'site', 'mode', 'published_after', 'acquired_before', 'query_time', 'url', 'max_chars', 'live', 'prompt', 'unknown'];
+    const query = () => {
+      const q = new URLSearchParams();
+      for (let k = Math.floor(random() * 4); k > 0; k--) q.append(pick(FIELDS), String(pick(VALUES)));
+      if (random() < 0.7) q.set(pick(['query', 'url']), pick(['apples', 'https://shop.test/apples', 'https://shop.test/none', '']));
+      return q.toString() ? `?${q}` : '';
+    };
+    const statuses = new Map<number, number>();
+    for (let n = 0; n < 300; n++) {
+      const body: Record<string, unknown> = {};
+      if (random() < 0.8) body.query = random() < 0.5 ? 'apples' : pick(VALUES);
+      if (random() < 0.5) for (let k = Math.floor(random() * 3); k > 0; k--) body[pick(FIELDS)] = pick(VALUES);
+      if (random() < 0.1) body.mode = pick(['webql', 'realtime_content']);
+      const shape = pick([
+        () => ({ method: 'POST' as const, path: '/v1/zeroclick/search', body: random() < 0.1 ? pick(['{', '[]', 'null', 'x']) : JSON.stringify(body), contentType: pick(['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded']) }),
+        () => ({ method: 'GET' as const, path: `/v1/zeroclick/search${query()}` }),
+        () => ({ method: 'GET' as const, path: `/v1/zeroclick/fetch${query()}` }),
+      ])();
+      const requestId = random() < 0.9 ? `zcreq_${n}` : pick(['', 'a b', 'x'.repeat(201), 'zc:req.1-2']);
+      // No spaces around an agent id: HTTP drops them, so the storefront cannot sign them.
+      const agentId = pick(['agt_a', 'agt_b', 'agt_é', 'agt:1', 'a'.repeat(300), `agt_${n}`, null]);
+      const calls = sim.allowanceCalls.length;
+      const res = await sim.forward({ ...shape, requestId, agentId });
+      clock.advance(100); // 10 a second at most: the per-agent limit is not what is tested here
+      const what = `${shape.method} ${shape.path} ${'body' in shape ? shape.body.slice(0, 200) : ''} (request ${requestId.slice(0, 20)}, agent ${String(agentId).slice(0, 20)}) -> ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      assert.ok([200, 400, 401, 402, 403, 404, 501].includes(res.status), what);
+      assert.equal(typeof res.body, 'object', what);
+      if (res.status === 200) {
+        assert.equal(res.headers.get('zc-usage'), 'requests=1', what);
+        assert.equal(sim.allowanceCalls.length, calls + 1, `${what}: its allowance was asked once`);
+        assert.equal(sim.allowanceCalls.at(-1)!.body.requestId, requestId, what);
+      } else {
+        assert.equal(res.headers.get('zc-usage'), null, what);
+        assert.equal(typeof res.body.error, 'string', what);
+        // Only an operation that fails after admission (a page not indexed) has asked for its allowance.
+        if (res.status !== 404) assert.equal(sim.allowanceCalls.length, calls, `${what}: no allowance asked`);
+      }
+    }
+    for (const s of [200, 400, 401, 402, 403, 404]) assert.ok((statuses.get(s) ?? 0) > 0, `some ${s}: ${JSON.stringify([...statuses])}`);
   });
 
   test('50 requests per second per agent; the 51st is 429 with Retry-After; other agents are unaffected', async () => {
