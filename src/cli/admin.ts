@@ -1,7 +1,7 @@
 /** Admin commands: organizations, API keys, credits, usage. */
 import { generateApiKey } from '../access/keyed/api-keys.js';
 import { createServices } from '../config/services.js';
-import { formatUsd, parse, parseUsd, requireString, settingsFrom, UsageError } from './args.js';
+import { formatUsd, parse, parseUsd, requireString, settingsFrom, UsageError, wholeNumberFlag } from './args.js';
 
 type Out = (human: string, json: unknown) => void;
 
@@ -11,12 +11,15 @@ function printer(json: boolean): Out {
 
 function rateLimitValue(v: unknown): number | undefined {
   if (v === undefined || v === 'default') return undefined;
-  const n = Number(v);
-  if (typeof v !== 'string' || !/^\d+$/.test(v) || n < 1 || n > 1_000_000) {
+  try {
+    return wholeNumberFlag(v, 'rate-limit', 1, 1_000_000);
+  } catch {
     throw new UsageError('--rate-limit must be a whole number of requests per second (1 to 1000000) or "default"');
   }
-  return n;
 }
+
+/** --limit of a list: 20 when not given. */
+const listLimit = (v: unknown) => wholeNumberFlag(v, 'limit', 1, 100_000) ?? 20;
 
 export async function adminCommand(group: string, argv: string[]): Promise<void> {
   const { values, positionals } = parse(argv, {
@@ -94,9 +97,8 @@ export async function adminCommand(group: string, argv: string[]): Promise<void>
         return;
       }
       case 'usage list': {
-        const limit = Number(values.limit ?? 20);
         const org = typeof values.org === 'string' ? values.org : undefined;
-        const rows = await services.usage.list({ orgId: org, limit: Number.isInteger(limit) && limit > 0 ? limit : 20 });
+        const rows = await services.usage.list({ orgId: org, limit: listLimit(values.limit) });
         const lines = rows.map(
           (r) =>
             `${new Date(r.at).toISOString()}  ${r.tier.padEnd(8)} ${r.operation.padEnd(6)} ${r.status}  ${formatUsd(r.costMicroUsd)} USD  ${r.latencyMs} ms  ${r.orgId ?? r.appTitle ?? ''}`,
@@ -105,8 +107,7 @@ export async function adminCommand(group: string, argv: string[]): Promise<void>
         return;
       }
       case 'payments list': {
-        const limit = Number(values.limit ?? 20);
-        const rows = await services.payments.list(Number.isInteger(limit) && limit > 0 ? limit : 20);
+        const rows = await services.payments.list(listLimit(values.limit));
         const lines = rows.map(
           (p) =>
             `${new Date(p.at).toISOString()}  ${p.outcome.padEnd(17)} ${p.operation.padEnd(6)} ${p.payer}  ${p.amount} ${p.network}  ${p.transaction ?? '-'}${p.reason ? `  (${p.reason})` : ''}`,

@@ -70,6 +70,16 @@ export function formatUsd(micro: number): string {
   return `${sign}${Math.floor(abs / 1e6)}.${String(abs % 1e6).padStart(6, '0')}`;
 }
 
+/** A flag's whole number, undefined when it is not given; anything else is a UsageError. */
+export function wholeNumberFlag(v: unknown, flag: string, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (typeof v !== 'string' || !/^\d+$/.test(v) || n < min || n > max) {
+    throw new UsageError(`--${flag} must be a whole number${max === Number.MAX_SAFE_INTEGER ? '' : ` from ${min} to ${max}`}`);
+  }
+  return n;
+}
+
 export function requireString(values: Record<string, unknown>, name: string): string {
   const v = values[name];
   if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${name} is required`);

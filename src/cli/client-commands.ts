@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createClient, notReached, type SearchParams } from '../client/client.js';
 import { createMcpHandler } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
-import { CommandFailed, parse, settingsFrom, UsageError } from './args.js';
+import { CommandFailed, parse, settingsFrom, UsageError, wholeNumberFlag } from './args.js';
 
 /**
  * A call to the server, whose failure to get there at all (no server, a wrong address, no answer in
@@ -20,12 +20,6 @@ export async function atServer<T>(server: string, call: () => Promise<T>): Promi
       { cause: e },
     );
   }
-}
-
-function intFlag(v: unknown, name: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
-  return Number(v);
 }
 
 export async function searchCommand(argv: string[]): Promise<void> {
@@ -57,8 +51,8 @@ export async function searchCommand(argv: string[]): Promise<void> {
   set('published_before', str('published-before'));
   set('query_time', str('query-time'));
   set('mode', str('mode'));
-  set('snippet_max_length', intFlag(values['snippet-max-length'], 'snippet-max-length'));
-  set('max_results', intFlag(values['max-results'], 'max-results'));
+  set('snippet_max_length', wholeNumberFlag(values['snippet-max-length'], 'snippet-max-length'));
+  set('max_results', wholeNumberFlag(values['max-results'], 'max-results'));
   const res = await atServer(settings.serverUrl, () => client.search(params));
   if (values.json) {
     process.stdout.write(`${JSON.stringify(res)}\n`);
@@ -81,7 +75,7 @@ export async function fetchCommand(argv: string[]): Promise<void> {
   if (!url) throw new UsageError('usage: websearch fetch <url> [--max-chars N] [--live] [--prompt text]');
   const settings = settingsFrom(values);
   const client = createClient({ baseUrl: settings.serverUrl, apiKey: settings.apiKey, appTitle: values['app-title'] });
-  const params = { url, max_chars: intFlag(values['max-chars'], 'max-chars'), live: values.live, prompt: values.prompt };
+  const params = { url, max_chars: wholeNumberFlag(values['max-chars'], 'max-chars'), live: values.live, prompt: values.prompt };
   const res = await atServer(settings.serverUrl, () => client.fetch(params));
   if (values.json) process.stdout.write(`${JSON.stringify(res)}\n`);
   else process.stdout.write(`# ${res.title ?? res.url}\n\n${res.content}\n`);

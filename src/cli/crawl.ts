@@ -1,7 +1,7 @@
 /** `websearch crawl <seed>...`: a polite, resumable crawl into the index, with progress on stderr. */
 import { crawl } from '../acquire/crawler.js';
 import { createServices } from '../config/services.js';
-import { parse, settingsFrom, UsageError } from './args.js';
+import { parse, settingsFrom, UsageError, wholeNumberFlag } from './args.js';
 
 const DURATION_RE = /^(\d+)(ms|s|min|h|d)$/;
 const UNIT = { ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -10,13 +10,6 @@ export function parseDuration(v: string, flag: string): number {
   const m = DURATION_RE.exec(v.trim());
   if (!m) throw new UsageError(`${flag} must be a duration such as 30min, 12h or 7d`);
   return Number(m[1]) * UNIT[m[2] as keyof typeof UNIT];
-}
-
-function intFlag(v: unknown, flag: string, min: number, max: number, fallback: number): number {
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (typeof v !== 'string' || !/^\d+$/.test(v) || n < min || n > max) throw new UsageError(`--${flag} must be a whole number from ${min} to ${max}`);
-  return n;
 }
 
 function regexFlag(v: unknown, flag: string): RegExp | undefined {
@@ -58,13 +51,13 @@ export async function crawlCommand(argv: string[]): Promise<number> {
       { client: services.http, robots: services.robots, frontier: services.frontier, pages: services.pages, read: services.reader?.readQueued },
       {
         seeds: positionals,
-        maxPages: intFlag(values['max-pages'], 'max-pages', 1, 100_000_000, 1000),
-        maxDepth: intFlag(values['max-depth'], 'max-depth', 0, 1000, 3),
+        maxPages: wholeNumberFlag(values['max-pages'], 'max-pages', 1, 100_000_000) ?? 1000,
+        maxDepth: wholeNumberFlag(values['max-depth'], 'max-depth', 0, 1000) ?? 3,
         scope: values['any-site'] ? 'any-site' : 'same-site',
         include: regexFlag(values.include, 'include'),
         exclude: regexFlag(values.exclude, 'exclude'),
-        concurrency: intFlag(values.concurrency, 'concurrency', 1, 256, 8),
-        delayMs: intFlag(values['delay-ms'], 'delay-ms', 0, 3_600_000, 1000),
+        concurrency: wholeNumberFlag(values.concurrency, 'concurrency', 1, 256) ?? 8,
+        delayMs: wholeNumberFlag(values['delay-ms'], 'delay-ms', 0, 3_600_000) ?? 1000,
         refreshOlderThanMs:
           typeof values['refresh-older-than'] === 'string' ? parseDuration(values['refresh-older-than'], '--refresh-older-than') : undefined,
         sitemaps: !values['no-sitemaps'],

@@ -145,6 +145,12 @@ describe('CLI and server end to end', () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--usd/);
     assert.equal(cli('frobnicate').code, 2);
+    for (const [list, limit] of [['usage', 'abc'], ['usage', '0'], ['usage', '1.5'], ['payments', '100001']] as const) {
+      const r = cli(list, 'list', '--limit', limit);
+      assert.equal(r.code, 2, `${list} list --limit ${limit}`);
+      assert.match(r.stderr, /--limit must be a whole number from 1 to 100000/);
+    }
+    assert.equal(cli('usage', 'list', '--limit', '3').code, 0);
     const unknownVar = spawnSync(process.execPath, [...CLI, 'credits', 'show', '--org', 'x'], {
       env: { ...env, WEBSEARCH_DATADIR: '/tmp' },
       encoding: 'utf8',
