@@ -36,6 +36,17 @@ export interface RobotsCacheOptions {
 
 const MAX_ROBOTS_BYTES = 500 * 1024;
 
+/**
+ * Percent-encoded unreserved characters (letters, digits, `-._~`) written as themselves, as RFC 9309
+ * 2.2.2 compares paths: `Disallow: /%7Ejoe` then holds for `/~joe`. robots-parser unifies the case
+ * of escapes and the encoding of other characters, but not these; reserved ones (`%2F`) stay as they are.
+ */
+const unreservedDecoded = (s: string) =>
+  s.replace(/%([0-9A-Fa-f]{2})/g, (m, hex: string) => {
+    const c = String.fromCharCode(parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(c) ? c : m;
+  });
+
 export class RobotsCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<Entry>>();
@@ -50,7 +61,8 @@ export class RobotsCache {
       const res = await this.o.client.get(`${origin}/robots.txt`, { maxBytes: MAX_ROBOTS_BYTES, truncate: true });
       if (res.status >= 200 && res.status < 300) {
         const text = res.body.toString('utf8');
-        return { rules: robotsParser(`${origin}/robots.txt`, res.truncated ? text.slice(0, text.lastIndexOf('\n') + 1) : text), expires: now + ttl };
+        const whole = res.truncated ? text.slice(0, text.lastIndexOf('\n') + 1) : text;
+        return { rules: robotsParser(`${origin}/robots.txt`, unreservedDecoded(whole)), expires: now + ttl };
       }
       // 429 asks the crawler to come back later, as a 5xx does; other 4xx say there are no rules.
       if (res.status >= 400 && res.status < 500 && res.status !== 429) return { blanket: true, expires: now + ttl };
@@ -79,7 +91,7 @@ export class RobotsCache {
   async check(url: string): Promise<RobotsVerdict> {
     const e = await this.entry(new URL(url).origin);
     if (e.blanket !== undefined) return { allowed: e.blanket };
-    const allowed = e.rules!.isAllowed(url, this.o.agent) !== false;
+    const allowed = e.rules!.isAllowed(unreservedDecoded(url), this.o.agent) !== false;
     const delay = e.rules!.getCrawlDelay(this.o.agent);
     return delay === undefined ? { allowed } : { allowed, crawlDelaySeconds: delay };
   }

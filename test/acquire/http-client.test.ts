@@ -263,6 +263,15 @@ describe('robots.txt', () => {
     assert.deepEqual(await verdicts(200, cutRule), [false, true, true]);
   });
 
+  test('paths are compared with unreserved characters unescaped (RFC 9309 2.2.2): /%7Ejoe is /~joe; a reserved %2F stays itself', async () => {
+    const origin = await startOrigin(rules(200, 'User-agent: *\nDisallow: /%7Ejoe\nDisallow: /b%61d\nDisallow: /caf%C3%A9\nDisallow: /sp%2Fx\nAllow: /\n'));
+    origins.push(origin);
+    const robots = new RobotsCache({ client, agent: 'websearch' });
+    const allowed = async (path: string) => (await robots.check(`${origin.url}${path}`)).allowed;
+    for (const path of ['/~joe/x', '/%7Ejoe/x', '/%7ejoe', '/bad', '/b%61d', '/%62ad', '/café', '/caf%C3%A9', '/sp%2Fx']) assert.equal(await allowed(path), false, path);
+    for (const path of ['/sp/x', '/joe', '/good', '/cafe']) assert.equal(await allowed(path), true, path);
+  });
+
   test('4xx means no rules, but 429 (come back later) disallows for a while, as a 5xx does', async () => {
     assert.deepEqual(await verdicts(404, ''), [true, true, true]);
     assert.deepEqual(await verdicts(403, 'User-agent: *\nDisallow: /\n'), [true, true, true]);
