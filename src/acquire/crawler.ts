@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { ServiceError } from '../core/errors.js';
 import { normalizeUrl } from '../core/url.js';
 import type { CrawlFrontier, FrontierItem } from '../ports/crawl-frontier.js';
-import type { PageStore } from '../ports/page-store.js';
+import type { NewVersion, PageStore, StoredVersion } from '../ports/page-store.js';
 import { AcquireError, type HttpClient, statusFailure } from './http-client.js';
 import { pageFromResponse, type ReadPage, versionOf } from './live-fetch.js';
 import type { RobotsCache } from './robots.js';
@@ -59,6 +59,12 @@ export interface CrawlDeps {
   /** Turns a response into a page: pageFromResponse on this thread unless given (reader threads). */
   read?: ReadPage;
   now?: () => number;
+}
+
+/** A stored version captured again, unchanged, at `acquiredAt`. */
+function capturedAgain(v: StoredVersion, acquiredAt: number): NewVersion {
+  const { url, title, description, author, content, publishedAt, lang, searchable } = v;
+  return { url, title, description, author, content, publishedAt, lang, searchable, acquiredAt };
 }
 
 /** A page the crawl leaves alone (its redirect leads out of scope or where robots.txt forbids). */
@@ -157,6 +163,11 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       const res = await deps.client.get(it.url, { headers, signal: o.signal, beforeRedirect });
       if (res.status === 304) {
         p.notModified++;
+        // The page as stored is confirmed at this instant: a capture of it, so that its place in the
+        // URL's timeline holds when an older capture comes in later (a WARC import, say). Stored
+        // under another URL (a redirect's or a canonical one), it is not found here and not captured.
+        const known = await deps.pages.latest(it.url);
+        if (known) await deps.pages.putVersion(capturedAgain(known, res.fetchedAt));
         await deps.frontier.saveValidators(it.url, { ...validators, fetchedAt: res.fetchedAt });
         await deps.frontier.markDone(crawlId, it.url, now());
         budget--;

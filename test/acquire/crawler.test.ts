@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { crawl, type CrawlOptions } from '../../src/acquire/crawler.js';
 import { html, type Route, startOrigin } from '../fixtures/origin.js';
-import { createTestEnv, type TestEnv } from '../helpers.js';
+import { createTestEnv, page, type TestEnv } from '../helpers.js';
 import { type Site, startSite } from '../fixtures/site.js';
 
 const base = (site: Site, extra: Partial<CrawlOptions> = {}): CrawlOptions => ({
@@ -54,6 +54,40 @@ describe('crawler', () => {
     const changed = await crawl(deps(), base(site, { refreshOlderThanMs: 0 }));
     assert.equal(changed.stored, 40);
     assert.match((await env.services.pages.latest(`${site.url}/p/3`))!.content, /version 2/);
+  });
+
+  test('a 304 is a capture of the page as stored: an older capture imported later does not take the page over from then', async () => {
+    const origin = await startOrigin({
+      '/robots.txt': html('', 404),
+      '/a': (q, r) => {
+        if (q.headers['if-none-match'] === '"a1"') {
+          r.writeHead(304, { etag: '"a1"' });
+          return void r.end();
+        }
+        r.writeHead(200, { 'content-type': 'text/html', etag: '"a1"' });
+        r.end('<html><body><article><p>Version A of the page about lighthouses and their keepers, as it still is.</p></article></body></html>');
+      },
+    });
+    try {
+      const options = { seeds: [`${origin.url}/a`], maxPages: 10, maxDepth: 0, scope: 'same-site' as const, concurrency: 1, delayMs: 0, sitemaps: false };
+      await crawl(deps(), options);
+      const url = `${origin.url}/a`;
+      const first = (await env.services.pages.latest(url))!;
+      await new Promise((r) => setTimeout(r, 20));
+      const between = Date.now();
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal((await crawl(deps(), { ...options, refreshOlderThanMs: 0 })).notModified, 1);
+      // A capture from between the two visits (an archive's, say) comes in afterwards.
+      await env.services.pages.putVersion(page(url, { content: 'Version B, which the page showed for a while.', acquiredAt: between }));
+      const history = (await env.services.pages.history(url)).map((v) => ({ content: v.content.slice(0, 9), at: v.acquiredAt }));
+      assert.equal(history.length, 3, JSON.stringify(history));
+      assert.deepEqual(history.map((v) => v.content), ['Version A', 'Version B', 'Version A']);
+      assert.equal(history[0]!.at, first.acquiredAt);
+      assert.ok(history[2]!.at > between, 'the page as stored again from the 304');
+      assert.match((await env.services.pages.latest(url))!.content, /^Version A/);
+    } finally {
+      await origin.close();
+    }
   });
 
   test('max pages, scope and include/exclude', async () => {
