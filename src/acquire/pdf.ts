@@ -18,7 +18,35 @@ export interface PdfText {
   pages: number;
 }
 
+/**
+ * Whether a rejection is one of pdf.js's own exceptions (FormatError, XRefEntryException,
+ * ParserEOFException, ...): they share a prototype made in pdf.js's `BaseExceptionClosure`, whose
+ * stack they show.
+ */
+const isPdfJsException = (reason: unknown): boolean =>
+  reason instanceof Error && typeof reason.stack === 'string' && reason.stack.includes('at BaseExceptionClosure');
+
+let guarded = false;
+
+/**
+ * pdf.js (4.9) leaves some promises of its in-process worker without a handler when a file is
+ * broken in certain ways (two pages' dictionaries damaged, say), and Node ends a process, or a
+ * reader thread, on an unhandled rejection: one PDF from any origin would stop the server reading
+ * pages on its serving thread (WEBSEARCH_READER_THREADS=0). pdfToText answers such a file all the
+ * same (its text or its error), so those stray rejections are let go; any other unhandled
+ * rejection still ends the process, as Node's default does.
+ */
+function guardStrayRejections(): void {
+  if (guarded) return;
+  guarded = true;
+  process.on('unhandledRejection', (reason) => {
+    if (isPdfJsException(reason)) return;
+    throw reason;
+  });
+}
+
 export async function pdfToText(data: Uint8Array, maxPages = 500): Promise<PdfText> {
+  guardStrayRejections();
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const doc = await pdfjs.getDocument({ data, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
   try {

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { picker, rng } from '../../bench/scifact.js';
 import { pdfToText } from '../../src/acquire/pdf.js';
 import { type Origin, startOrigin } from '../fixtures/origin.js';
 import { makePdf } from '../fixtures/pdf.js';
-import { createTestEnv, type TestEnv } from '../helpers.js';
+import { createTestEnv, tempDir, type TestEnv } from '../helpers.js';
 
 const PDF = makePdf(
   [
@@ -13,15 +17,62 @@ const PDF = makePdf(
   { title: 'River report', author: 'Water Board' },
 );
 
+const PDF_TEXT = 'Annual report on river levels\nWater rose in March and fell in August.\n\n---\n\nSecond page: the mills\nThree mills worked through the winter.';
+
 test('PDF text in reading order, page breaks kept, metadata from the document info', async () => {
   const r = await pdfToText(new Uint8Array(PDF));
   assert.equal(r.pages, 2);
   assert.equal(r.title, 'River report');
   assert.equal(r.author, 'Water Board');
-  assert.equal(
-    r.content,
-    'Annual report on river levels\nWater rose in March and fell in August.\n\n---\n\nSecond page: the mills\nThree mills worked through the winter.',
-  );
+  assert.equal(r.content, PDF_TEXT);
+});
+
+// In a process of their own, where an unhandled rejection ends the process as it would a server's.
+const readOnThisThread = (files: Buffer[]) => {
+  const dir = tempDir();
+  try {
+    const paths = files.map((b, n) => {
+      const path = join(dir.path, `${n}.pdf`);
+      writeFileSync(path, b);
+      return path;
+    });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/fixtures/read-on-this-thread.ts', ...paths], { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 0, r.stderr.slice(-2000));
+    return r.stdout.trim().split('\n');
+  } finally {
+    dir.remove();
+  }
+};
+
+test('a broken PDF whose stray pdf.js rejections Node would end the process for is read, and the process goes on', () => {
+  // Two pages' dictionaries damaged: pdf.js 4.9 rejects a promise of its in-process worker that no one handles.
+  const broken = PDF.toString('latin1')
+    .replace('<< /Type /Page /Parent', '<< /Ty<<pe /Page /Parent')
+    .replace(/(\/Contents 2 0 R >>[\s\S]*\/Resources )<< \/Font/, '$1<<-/Font');
+  assert.notEqual(broken, PDF.toString('latin1'));
+  assert.deepEqual(readOnThisThread([Buffer.from(broken, 'latin1'), PDF]), ['read 0', `read ${(PDF_TEXT.length)}`, 'done']);
+});
+
+test('made-up PDFs (a real one with tokens put in, bytes cut out or changed): each is read or refused as origin_error, and the process goes on', () => {
+  const random = rng(71);
+  const pick = picker(random);
+  const TOKENS = ['obj', 'endobj', '<<', '>>', '[', ']', '/Type', '/Pages', '/Kids', '/Count 999999999', '/Length 99999999', 'R', '0', '-1', '1e308', 'stream', 'endstream', '(', ')', '\\', '/Title 5', '/Filter /FlateDecode', '/Parent 1 0 R', '1 0 R'];
+  const files = Array.from({ length: 300 }, () => {
+    let text = PDF.toString('latin1');
+    for (let k = 1 + Math.floor(random() * 4); k > 0; k--) {
+      const at = Math.floor(random() * text.length);
+      const r = random();
+      if (r < 0.4) text = text.slice(0, at) + pick(TOKENS) + text.slice(at);
+      else if (r < 0.7) text = text.slice(0, at) + text.slice(at + Math.floor(random() * 20));
+      else text = text.slice(0, at) + String.fromCharCode(Math.floor(random() * 256)) + text.slice(at + 1);
+    }
+    return Buffer.from(text, 'latin1');
+  });
+  const lines = readOnThisThread(files);
+  assert.equal(lines.length, files.length + 1);
+  assert.equal(lines.at(-1), 'done');
+  for (const line of lines.slice(0, -1)) assert.match(line, /^(read \d+|failed origin_error)$/);
+  assert.ok(lines.filter((l) => l.startsWith('failed')).length > 30, 'some are refused');
 });
 
 let origin: Origin;
