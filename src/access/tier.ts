@@ -32,8 +32,8 @@ export interface TierRequest {
   url: string;
   /** Path and query exactly as received. */
   pathAndQuery: string;
-  /** The raw body as received, for tiers that sign it (`needsRawBody`); '' without a body. */
-  rawBody: string;
+  /** The raw body's bytes as received, for tiers that sign it (`needsRawBody`); empty without a body. */
+  rawBody: Buffer;
 }
 
 export type OperationCall = { operation: 'search'; input: SearchRequest } | { operation: 'fetch'; input: FetchRequest };

@@ -10,13 +10,14 @@ export function storefrontKeysPlugin(services: Services, secret: string) {
   const exchange = createKeyExchange(services.storefrontAccounts, secret);
   return async function register(app: FastifyInstance): Promise<void> {
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    // Bytes: the signature is over the body as sent.
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
     app.route({
       method: ['POST', 'DELETE'],
       url: '/zeroclick/api-key',
       handler: async (request, reply) => {
-        const raw = typeof request.body === 'string' ? request.body : '';
+        const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const header = (name: string) => {
           const v = request.headers[name];
           return Array.isArray(v) ? v[0] : v;
@@ -25,7 +26,7 @@ export function storefrontKeysPlugin(services: Services, secret: string) {
         if (!verifyLegacy(header('x-zeroclick-signature'), header('x-zeroclick-timestamp'), raw, secret, nowSeconds)) {
           return sendError(reply, new ServiceError('invalid_zeroclick_signature'));
         }
-        const body = parseKeyExchangeBody(raw);
+        const body = parseKeyExchangeBody(raw.toString('utf8'));
         if (!body.ok) return sendError(reply, body.error);
         if (request.method === 'POST') return reply.send({ apiKey: await exchange.provision(body.value) });
         return reply.send({ revoked: await exchange.revoke(body.value) });

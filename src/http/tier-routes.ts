@@ -13,12 +13,13 @@ import { search } from '../ops/search.js';
 import { sendError } from './reply-error.js';
 
 const RAW_BODY = Symbol('rawBody');
-type WithRawBody = FastifyRequest & { [RAW_BODY]?: string };
+type WithRawBody = FastifyRequest & { [RAW_BODY]?: Buffer };
+const NO_BODY = Buffer.alloc(0);
 
 function tierRequest(request: FastifyRequest, operation: Operation): TierRequest {
   return {
     pathAndQuery: request.url,
-    rawBody: (request as WithRawBody)[RAW_BODY] ?? '',
+    rawBody: (request as WithRawBody)[RAW_BODY] ?? NO_BODY,
     requestId: String(request.id),
     method: request.method,
     headers: request.headers,
@@ -38,7 +39,7 @@ function jsonBody(request: FastifyRequest): unknown {
     throw new ServiceError('invalid_parameter', 'The request body must be JSON with Content-Type: application/json');
   }
   try {
-    return JSON.parse(raw);
+    return JSON.parse(raw.toString('utf8'));
   } catch {
     throw new ServiceError('invalid_parameter', 'The request body is not valid JSON');
   }
@@ -171,8 +172,8 @@ export function tierPlugin(services: Services, tier: AccessTier) {
     if (tier.needsRawBody) {
       // Encapsulated: only this tier's routes keep bodies raw, whatever their content type.
       app.removeAllContentTypeParsers();
-      app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
-        (request as WithRawBody)[RAW_BODY] = body as string;
+      app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+        (request as WithRawBody)[RAW_BODY] = body as Buffer;
         done(null, body);
       });
     }

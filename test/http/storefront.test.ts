@@ -114,6 +114,15 @@ describe('storefront tier (header usage channel)', () => {
     assert.equal(sim.allowanceCalls.length, before, 'no allowance call for a bad signature');
   });
 
+  test('a body that is not UTF-8 is verified as the bytes it came in (before, as text, a correct signature was 401)', async () => {
+    const bytes = Buffer.from('{"query":"storefront apples caf\u00e9"}', 'latin1'); // é as the one byte 0xE9
+    const res = await sim.forward({ method: 'POST', path: '/v1/zeroclick/search', bodyBytes: bytes, agentId: agent() });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.results[0].url, 'https://shop.test/apples');
+    const changed = await sim.forward({ method: 'POST', path: '/v1/zeroclick/search', bodyBytes: bytes, agentId: agent(), tamper: () => bytes.writeUInt8(0xe8, bytes.length - 3) });
+    assert.equal(changed.status, 401, 'another byte in its place is another body');
+  });
+
   test('a direct call without a signature is 401 even with a bad body or an API key', async () => {
     const inits: RequestInit[] = [
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' },

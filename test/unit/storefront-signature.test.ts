@@ -24,12 +24,22 @@ const parts = {
 const SECRET = 'vector-secret-0123456789';
 
 test('canonical string: six newline-joined fields, method upper-cased', () => {
-  assert.equal(canonicalString(parts), '1795000000\nPOST\n/v1/zeroclick/search?x=1\n{"query":"rust"}\nzcreq_123\nagt_42');
+  assert.equal(canonicalString(parts).toString('utf8'), '1795000000\nPOST\n/v1/zeroclick/search?x=1\n{"query":"rust"}\nzcreq_123\nagt_42');
 });
 
 test('HMAC-SHA256 vectors (agent present; anonymous probe with an empty agent id)', () => {
   assert.equal(sign(SECRET, parts), 'eaf929a004def9e203db6267f368703dc45ac0b78bb4fef8c615f6533928da51');
   assert.equal(sign(SECRET, { ...parts, agentId: '' }), 'f6023bcd81766c8564aee7102eba2315fda2ef47e3ccd60a3ae58db907876578');
+});
+
+test('the body is signed as the bytes it came in: one that is not UTF-8 (Latin-1 é) keeps its own signature', () => {
+  const latin1 = Buffer.from('{"query":"caf\u00e9"}', 'latin1');
+  const vector = 'df6cb1246d2704b67c440535c76bfbab20a5c832f64037aa6075623c0c2ae95e'; // Python's hmac over the same bytes
+  assert.equal(sign(SECRET, { ...parts, rawBody: latin1 }), vector);
+  // Read as text, the byte 0xE9 becomes U+FFFD, and so would any other stray byte: another signature.
+  assert.notEqual(sign(SECRET, { ...parts, rawBody: latin1.toString('utf8') }), vector);
+  const legacy = legacySignature(SECRET, '1795000000', Buffer.from('{"a":"\u00ff"}', 'latin1'));
+  assert.equal(legacy, 'sha256=28acc19d992427feaef62f1704fa7f497793f46b5c711e6f67c14db69cf80937');
 });
 
 test('header parsing is strict', () => {

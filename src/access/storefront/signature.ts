@@ -13,20 +13,26 @@ export interface SignedParts {
   method: string;
   /** Path and query exactly as received, e.g. `/v1/zeroclick/fetch?url=https%3A%2F%2Fa.b%2F`. */
   pathAndQuery: string;
-  /** The raw body bytes as received ('' without a body). */
-  rawBody: string;
+  /** The raw body bytes as received ('' without a body); a string stands for its UTF-8 bytes. */
+  rawBody: Buffer | string;
   requestId: string;
   /** '' on an anonymous probe. */
   agentId: string;
 }
 
-/** Six newline-joined fields: t, METHOD, path_and_query, raw_body, zc-request-id, zc-agent-id. */
-export function canonicalString(p: SignedParts): string {
-  return [p.timestamp, p.method.toUpperCase(), p.pathAndQuery, p.rawBody, p.requestId, p.agentId].join('\n');
+/**
+ * Six newline-joined fields: t, METHOD, path_and_query, raw_body, zc-request-id, zc-agent-id, as
+ * bytes: the body's as they came (a body that is not UTF-8 is signed as it was sent), the rest UTF-8.
+ */
+export function canonicalString(p: SignedParts): Buffer {
+  const utf8 = (s: string) => Buffer.from(s, 'utf8');
+  const head = utf8(`${p.timestamp}\n${p.method.toUpperCase()}\n${p.pathAndQuery}\n`);
+  const body = typeof p.rawBody === 'string' ? utf8(p.rawBody) : p.rawBody;
+  return Buffer.concat([head, body, utf8(`\n${p.requestId}\n${p.agentId}`)]);
 }
 
 export function sign(secret: string, parts: SignedParts): string {
-  return createHmac('sha256', secret).update(canonicalString(parts), 'utf8').digest('hex');
+  return createHmac('sha256', secret).update(canonicalString(parts)).digest('hex');
 }
 
 export interface ParsedSignature {
@@ -66,15 +72,15 @@ export function verifyForward(
   return { ok: true, kid: sig.kid };
 }
 
-/** The older contract: `X-ZeroClick-Signature: sha256=<hex HMAC of "{timestamp}.{rawBody}">`. */
-export function legacySignature(secret: string, timestamp: string, rawBody: string): string {
-  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${rawBody}`, 'utf8').digest('hex')}`;
+/** The older contract: `X-ZeroClick-Signature: sha256=<hex HMAC of "{timestamp}.{rawBody}">` (the body's bytes as they came). */
+export function legacySignature(secret: string, timestamp: string, rawBody: Buffer | string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(rawBody).digest('hex')}`;
 }
 
 export function verifyLegacy(
   header: string | undefined,
   timestamp: string | undefined,
-  rawBody: string,
+  rawBody: Buffer | string,
   secret: string,
   nowSeconds: number,
 ): boolean {
