@@ -7,5 +7,5 @@ export function looksBlocked(status: number, html: string, contentChars: number)
   const head = html.slice(0, 200_000);
   if (CHALLENGE.test(head) && (status >= 400 || contentChars < 2000)) return true;
   // A login wall: a password field and hardly anything else to read.
-  return contentChars < 600 && /<input[^>]+type\s*=\s*["']?password/i.test(head) && /(sign|log) ?in/i.test(head);
+  return contentChars < 600 && /<input[^<>]+type\s*=\s*["']?password/i.test(head) && /(sign|log) ?in/i.test(head);
 }
