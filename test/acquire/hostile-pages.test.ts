@@ -65,6 +65,19 @@ describe('hostile pages', () => {
     assert.deepEqual([html.title, html.content], ['AB', 'One[2J two three']);
   });
 
+  // Not a timing: with the patterns before (a run of spaces retried from each of its positions), this test does not end.
+  test('a million spaces in code, in a list item, a table cell or on its own, are read as the code they are', async () => {
+    const run = ' '.repeat(1_000_000);
+    const read = (body: string) =>
+      pageFromResponse({ requestedUrl: 'https://s.test/', url: 'https://s.test/', status: 200, headers: { 'content-type': 'text/html' }, body: Buffer.from(`<html><body><article><p>A page about herons and the water they wade in.</p>${body}</article></body></html>`), fetchedAt: 0 });
+    const bare = await read(`<pre>start${run}end${run}</pre>`);
+    assert.ok(bare.content.endsWith(`\`\`\`\nstart${run}end\n\`\`\``), JSON.stringify(bare.content.slice(-40)));
+    const item = await read(`<ul><li>one<pre>start${run}end\n</pre></li></ul>`);
+    assert.match(item.content, /- one``` start {1000000}end ```$/);
+    const cell = await read(`<table><tr><td><pre>start${run}end</pre></td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>`);
+    assert.match(cell.content, /\| start end \| b \|/);
+  });
+
   test('withoutControls keeps tab, line feed and carriage return, and text that has nothing to take out as it is', () => {
     const plain = 'tab\there\nline\r\nü€😀';
     assert.equal(withoutControls(plain), plain);
