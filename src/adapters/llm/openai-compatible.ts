@@ -57,8 +57,12 @@ export function cutAtSection(markdown: string, max: number): { text: string; tru
   return { text: markdown.slice(0, cut > 0 ? cut : max).trimEnd(), truncated: true };
 }
 
-/** Keeps page text from closing our delimiter early. */
-const neutralize = (s: string) => s.replace(/<\/?page\b[^>]*>/gi, (m) => m.replace('<', '‹'));
+/**
+ * Keeps page text from closing our delimiter early: every `<page` and `</page` in it, whole tag or
+ * not, loses its `<`. (Matching whole tags, `[^>]*` up to a `>`, retried the rest of the text from each
+ * unclosed `<page`: 40,000 of them took 5 s of the serving thread.)
+ */
+const neutralize = (s: string) => s.replace(/<(\/?page\b)/gi, '‹$1');
 
 export function buildMessages(instruction: string, page: LlmPage, maxInputTokens: number) {
   const { text, truncated } = cutAtSection(page.markdown, maxInputTokens * CHARS_PER_TOKEN);
