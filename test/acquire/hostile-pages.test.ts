@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { picker, rng } from '../../bench/scifact.js';
 import { withoutControls } from '../../src/acquire/charset.js';
+import { findAll, parseHtml, remove, removeAll, textOf, walk } from '../../src/acquire/extract/dom.js';
 import { lineToVersion } from '../../src/acquire/import-jsonl.js';
 import { pageFromResponse } from '../../src/acquire/live-fetch.js';
 import { ServiceError } from '../../src/core/errors.js';
@@ -76,6 +77,29 @@ describe('hostile pages', () => {
     assert.match(item.content, /- one``` start {1000000}end ```$/);
     const cell = await read(`<table><tr><td><pre>start${run}end</pre></td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>`);
     assert.match(cell.content, /\| start end \| b \|/);
+  });
+
+  test('removeAll takes nodes out of the tree as remove does one by one: order, parents and sibling links kept right', () => {
+    const random = rng(79);
+    for (let n = 0; n < 50; n++) {
+      const html = `<div>${Array.from({ length: 30 }, (_, i) => (i % 3 ? `<p>${i}<b>${i}b</b></p>` : `<link rel="x" href="/${i}">`)).join('')}</div>`;
+      const [one, batch] = [parseHtml(html), parseHtml(html)];
+      const pick = (doc: ReturnType<typeof parseHtml>) => findAll(doc, () => true);
+      const ones = pick(one);
+      const chosen = ones.map((_, i) => i).filter(() => random() < 0.4);
+      for (const i of chosen) remove(ones[i]!);
+      const all = pick(batch);
+      removeAll(chosen.map((i) => all[i]!));
+      assert.equal(textOf(batch), textOf(one));
+      walk(batch, (node) => {
+        const list = node.parent?.children ?? [];
+        const i = list.indexOf(node as never);
+        assert.ok(node.parent === null || i >= 0, 'a node in the tree is in its parent\'s list');
+        if (node.parent) assert.equal(node.prev, list[i - 1] ?? null);
+        if (node.parent) assert.equal(node.next, list[i + 1] ?? null);
+      });
+      for (const i of chosen) assert.equal(all[i]!.parent, null);
+    }
   });
 
   test('withoutControls keeps tab, line feed and carriage return, and text that has nothing to take out as it is', () => {

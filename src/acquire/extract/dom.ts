@@ -87,6 +87,36 @@ export function textOf(n: AnyNode): string {
   return s;
 }
 
+/**
+ * Removes nodes, each parent's list of children rewritten once: `remove` one by one looks each up
+ * in its parent's list and splices it out, so taking most of 40,000 siblings (a page of `<link>` or
+ * `<meta>` tags in its body) took 3 s.
+ */
+export function removeAll(nodes: Iterable<AnyNode>): void {
+  const byParent = new Map<NonNullable<AnyNode['parent']>, Set<AnyNode>>();
+  for (const n of nodes) {
+    if (!n.parent) continue;
+    let gone = byParent.get(n.parent);
+    if (!gone) byParent.set(n.parent, (gone = new Set()));
+    gone.add(n);
+  }
+  for (const [parent, gone] of byParent) {
+    const kept = parent.children;
+    let w = 0;
+    for (const c of kept) if (!gone.has(c)) kept[w++] = c;
+    kept.length = w;
+    for (let i = 0; i < w; i++) {
+      kept[i]!.prev = kept[i - 1] ?? null;
+      kept[i]!.next = kept[i + 1] ?? null;
+    }
+    for (const n of gone) {
+      n.parent = null;
+      n.prev = null;
+      n.next = null;
+    }
+  }
+}
+
 export function remove(n: AnyNode): void {
   const parent = n.parent;
   if (!parent) return;

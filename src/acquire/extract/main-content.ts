@@ -6,7 +6,7 @@
  * bottom-up, so the whole pass is linear in the page.
  */
 import type { AnyNode, Document, Element } from 'domhandler';
-import { attr, children, findAll, findFirst, isElement, isText, remove, walk } from './dom.js';
+import { attr, children, findAll, findFirst, isElement, isText, removeAll, walk } from './dom.js';
 
 const DROP_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
@@ -83,17 +83,13 @@ export function prune(doc: Document): void {
     }
     if (name === 'header') headers.push(n);
   });
-  for (const n of doomed) remove(n);
+  removeAll(doomed);
   // A page header outside the article is chrome; one inside it often holds the headline only.
-  for (const h of headers) {
-    let p = h.parent;
-    let inContent = false;
-    while (p) {
-      if (isElement(p) && (p.name === 'article' || p.name === 'main')) inContent = true;
-      p = p.parent;
-    }
-    if (!inContent) remove(h);
-  }
+  const chromeHeaders = headers.filter((h) => {
+    for (let p = h.parent; p; p = p.parent) if (isElement(p) && (p.name === 'article' || p.name === 'main')) return false;
+    return true;
+  });
+  removeAll(chromeHeaders);
 }
 
 const unlikely = (h: string) => UNLIKELY.test(h) && !MAYBE.test(h);
@@ -253,7 +249,7 @@ function cleanContent(root: Element, stats: Map<AnyNode, Stats>): void {
       return false;
     }
   });
-  for (const d of doomed) remove(d);
+  removeAll(doomed);
 }
 
 export interface MainContent {
