@@ -1,5 +1,6 @@
 /**
- * robots.txt (RFC 9309) with the `robots-parser` package, cached per origin. 2xx: the rules apply;
+ * robots.txt (RFC 9309), parsed by the `robots-parser` package and matched by our own
+ * `patternMatches`, cached per origin. 2xx: the rules apply;
  * 4xx but 429: no rules (everything allowed); 429, 5xx or unreachable: everything disallowed for a
  * short while. A file over 500 KiB is read to its last whole line within them (RFC 9309 2.5).
  */
