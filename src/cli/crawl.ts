@@ -63,7 +63,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
         sitemaps: !values['no-sitemaps'],
         signal: controller.signal,
         onProgress: (p) => {
-          const line = `crawl: ${p.done} done, ${p.queued} queued, ${p.failed} failed, ${p.pagesPerSecond} pages/s`;
+          const line = `crawl: ${p.done} done, ${p.queued} queued, ${p.failed} failed, ${p.skipped} skipped, ${p.pagesPerSecond} pages/s`;
           process.stderr.write(tty ? `\r${line}   ` : `${line}\n`);
         },
       },
@@ -71,8 +71,12 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     if (tty) process.stderr.write('\n');
     const secs = ((Date.now() - started) / 1000).toFixed(1);
     process.stderr.write(
-      `crawl ${result.crawlId}: ${result.done} done (${result.stored} stored, ${result.unchanged} unchanged, ${result.notModified} not modified), ${result.failed} failed, ${result.queued} still queued, ${secs} s${controller.signal.aborted ? ' (stopped; run the same command to resume)' : ''}\n`,
+      `crawl ${result.crawlId}: ${result.done} done (${result.stored} stored, ${result.unchanged} unchanged, ${result.notModified} not modified), ${result.failed} failed, ${result.skipped} skipped, ${result.queued} still queued, ${secs} s${controller.signal.aborted ? ' (stopped; run the same command to resume)' : ''}\n`,
     );
+    // Why pages were not stored, so that a crawl that stored nothing says what stopped it.
+    for (const r of await services.frontier.reasons(result.crawlId, 5)) {
+      process.stderr.write(`  ${r.state} ${r.pages} page${r.pages === 1 ? '' : 's'}: ${r.reason}\n`);
+    }
     if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {

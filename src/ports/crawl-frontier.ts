@@ -36,6 +36,8 @@ export interface CrawlFrontier {
   /** Queues again the done items fetched before `before` (a refresh). */
   requeueOlderThan(crawlId: string, before: number, now: number): Promise<number>;
   counts(crawlId: string): Promise<{ queued: number; done: number; failed: number; skipped: number }>;
+  /** Why pages were skipped or failed: the commonest reasons first, each with how many pages it holds for. */
+  reasons(crawlId: string, limit: number): Promise<{ state: 'skipped' | 'failed'; reason: string; pages: number }[]>;
   validators(url: string): Promise<FetchValidators | undefined>;
   saveValidators(url: string, v: FetchValidators): Promise<void>;
 }

@@ -163,6 +163,11 @@ describe('politeness', () => {
       const r = await crawl(deps, { seeds, maxPages: 100, maxDepth: 3, scope: 'any-site', concurrency: 4, delayMs: 0, sitemaps: false, signal: AbortSignal.timeout(10_000) });
       assert.equal(r.skipped, 2, JSON.stringify(r));
       assert.deepEqual([day.hits, forever.hits].map((h) => h.filter((p) => p !== '/robots.txt')), [[], []], 'nothing but robots.txt is asked of them');
+      // The summary `websearch crawl` prints says why.
+      assert.deepEqual(await env.services.frontier.reasons(r.crawlId, 5), [
+        { state: 'skipped', reason: 'robots.txt asks for 86400 s between requests, longer than the crawl waits (600 s)', pages: 1 },
+        { state: 'skipped', reason: 'robots.txt asks for Infinity s between requests, longer than the crawl waits (600 s)', pages: 1 },
+      ]);
       assert.deepEqual(patient.hits.filter((p) => p !== '/robots.txt').sort(), ['/a', '/b'], 'a Crawl-delay within the wait is kept to');
     } finally {
       await env.close();

@@ -45,6 +45,10 @@ export class SqliteCrawlFrontier implements CrawlFrontier {
       counts: db.prepare<[string], { state: string; n: number }>(
         'SELECT state, count(*) AS n FROM crawl_frontier WHERE crawl_id = ? GROUP BY state',
       ),
+      reasons: db.prepare<[string, number], { state: 'skipped' | 'failed'; reason: string; pages: number }>(
+        `SELECT state, coalesce(last_error, '') AS reason, count(*) AS pages FROM crawl_frontier
+         WHERE crawl_id = ? AND state IN ('skipped', 'failed') GROUP BY state, reason ORDER BY pages DESC, reason LIMIT ?`,
+      ),
       getValidators: db.prepare<[string], { etag: string | null; last_modified: string | null; fetched_at: number }>(
         'SELECT etag, last_modified, fetched_at FROM fetch_validators WHERE url = ?',
       ),
@@ -102,6 +106,10 @@ export class SqliteCrawlFrontier implements CrawlFrontier {
     const c = { queued: 0, done: 0, failed: 0, skipped: 0 };
     for (const r of this.s.counts.all(crawlId)) c[r.state as keyof typeof c] = r.n;
     return c;
+  }
+
+  async reasons(crawlId: string, limit: number): Promise<{ state: 'skipped' | 'failed'; reason: string; pages: number }[]> {
+    return this.s.reasons.all(crawlId, limit);
   }
 
   async validators(url: string): Promise<FetchValidators | undefined> {
