@@ -4,21 +4,6 @@
  * windows-1252 when they are not (what browsers do for unlabelled legacy pages).
  */
 
-/** A control character (C0 but tab, line feed and carriage return; DEL; C1), or a lone surrogate. */
-// eslint-disable-next-line no-control-regex -- control characters are what it finds
-const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const UNPRINTABLES = new RegExp(UNPRINTABLE.source, 'g');
-
-/**
- * Text as a page's words are stored: without control characters, which no page shows and which a
- * terminal printing a search result would obey (an escape sequence); a vertical tab or form feed
- * is a space, and a lone surrogate (a JSON string or a PDF can hold one) the replacement character.
- */
-export function withoutControls(text: string): string {
-  if (!UNPRINTABLE.test(text)) return text;
-  return text.replace(UNPRINTABLES, (c) => (c === '\v' || c === '\f' ? ' ' : c.length === 1 && c >= '\ud800' && c <= '\udfff' ? '\ufffd' : ''));
-}
-
 export function charsetFromContentType(contentType: string | undefined): string | undefined {
   const m = contentType ? /charset\s*=\s*"?([\w.:-]+)"?/i.exec(contentType) : null;
   return m?.[1]?.toLowerCase();

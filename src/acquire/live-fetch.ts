@@ -3,13 +3,14 @@
  * (HTML/XHTML, plain text), the charset, main-content extraction, and bot-challenge detection. Every
  * failure becomes a row of the error table.
  */
+import { withoutControls } from '../core/controls.js';
 import { ServiceError } from '../core/errors.js';
 import { pageLanguage } from '../core/language.js';
 import { normalizeUrl } from '../core/url.js';
 import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
 import type { NewVersion } from '../ports/page-store.js';
 import { looksBlocked } from './challenge.js';
-import { decodeText, withoutControls } from './charset.js';
+import { decodeText } from './charset.js';
 import { extractHtml } from './extract/index.js';
 import { AcquireError, createHttpClient, type HttpClient, type RawResponse, statusFailure } from './http-client.js';
 import { pdfToText } from './pdf.js';

@@ -3,7 +3,7 @@
  * pdf.js (legacy build, which runs in Node). Lines come from the text items' end-of-line marks and
  * vertical positions; a page with no text layer gives nothing (no OCR).
  */
-import { withoutControls } from './charset.js';
+import { withoutControls } from '../core/controls.js';
 
 interface TextItem {
   str: string;

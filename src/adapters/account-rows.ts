@@ -2,6 +2,7 @@
  * The accounting tables' rows as both databases return them (SQLite and PostgreSQL name the columns
  * alike), and the records the ports speak. One copy for the two adapters.
  */
+import { withoutControls } from '../core/controls.js';
 import type { ApiKeyRecord, Billing, Org } from '../ports/accounts.js';
 import type { PaymentOutcome, PaymentRecord } from '../ports/payments.js';
 import type { UsageEntry } from '../ports/usage-store.js';
@@ -73,7 +74,8 @@ export function usageValues(e: UsageEntry): (string | number | null)[] {
     e.latencyMs,
     e.orgId ?? null,
     e.keyId ?? null,
-    e.appTitle ?? null,
+    // Without control characters whatever named it: PostgreSQL's text cannot hold a NUL, and one such row failed its whole batch.
+    e.appTitle === undefined ? null : withoutControls(e.appTitle),
     e.clientIp ?? null,
     e.promptTokens ?? null,
     e.completionTokens ?? null,

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { picker, rng } from '../../bench/scifact.js';
-import { withoutControls } from '../../src/acquire/charset.js';
+import { withoutControls } from '../../src/core/controls.js';
 import { findAll, parseHtml, remove, removeAll, textOf, walk } from '../../src/acquire/extract/dom.js';
 import { lineToVersion } from '../../src/acquire/import-jsonl.js';
 import { pageFromResponse } from '../../src/acquire/live-fetch.js';

@@ -117,6 +117,18 @@ export function accountingContract(name: string, make: () => Promise<AccountingS
         assert.deepEqual(await usage.list({ orgId: 'org_a', limit: 3 }), [row(8, 'org_a'), row(7, 'org_a'), row(3, 'org_a')]);
       }));
 
+    test('usage: a title holding control characters (a NUL, which PostgreSQL text cannot hold) is stored without them, and its batch with it', async () =>
+      withStores(async ({ usage }) => {
+        const row = (i: number, appTitle: string): UsageEntry => ({
+          at: 1_800_000_000_000 + i, requestId: `ctl-${i}`, tier: 'keyless', operation: 'search', status: 200, costMicroUsd: 0, latencyMs: 1, appTitle, clientIp: '127.0.0.1',
+        });
+        await usage.record(row(1, 'plain app'));
+        await usage.record(row(2, 'evil\u0000app\u001b[31m'));
+        await usage.record(row(3, 'after'));
+        await usage.flush();
+        assert.deepEqual((await usage.list({ limit: 3 })).map((r) => r.appTitle), ['after', 'evilapp[31m', 'plain app']);
+      }));
+
     test('outbox: added once per request, leased to one claimer, retried when failed, done when sent', () =>
       withStores(async ({ outbox }) => {
         const t = 1_700_000_000_000;

@@ -39,6 +39,13 @@ describe('keyless tier', () => {
     assert.ok(rows.every((r) => r.tier === 'keyless' && r.costMicroUsd === 0));
   });
 
+  test('a title is recorded without control characters; one of control characters alone is no title', async () => {
+    const res = await search({}, '/v1/search/public?service_title=%00my%1B%5B31m-app%7F');
+    assert.equal(res.statusCode, 200);
+    assert.equal((await search({}, '/v1/search/public?service_title=%00%01%1B')).statusCode, 400);
+    assert.deepEqual((await env.services.usage.list({ limit: 10 })).map((r) => r.appTitle), [undefined, 'my[31m-app']);
+  });
+
   test('rate-limit headers on every response; the 11th request in a second is 429 with Retry-After', async () => {
     const codes: number[] = [];
     for (let i = 0; i < 11; i++) {

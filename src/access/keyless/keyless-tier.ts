@@ -1,4 +1,5 @@
 /** Keyless tier: `/public` paths, an application title required, limited per client IP, free. */
+import { withoutControls } from '../../core/controls.js';
 import { ServiceError } from '../../core/errors.js';
 import type { Clock } from '../../core/time.js';
 import type { LimiterStore } from '../../ports/limiter-store.js';
@@ -14,11 +15,12 @@ export interface KeylessTierDeps {
   perHour?: number;
 }
 
-/** `X-Service-Title`, or the `service_title` query parameter; truncated to 256 characters. */
+/** `X-Service-Title`, or the `service_title` query parameter, without control characters; truncated to 256 characters. */
 export function appTitle(req: TierRequest): string | undefined {
-  const fromHeader = headerValue(req, 'x-service-title')?.trim();
+  // A query string can carry any character (`%00`), which the usage log, and a terminal listing it, should not.
+  const fromHeader = withoutControls(headerValue(req, 'x-service-title') ?? '').trim();
   const q = req.query.service_title;
-  const fromQuery = typeof q === 'string' ? q.trim() : undefined;
+  const fromQuery = typeof q === 'string' ? withoutControls(q).trim() : undefined;
   const title = fromHeader || fromQuery;
   if (!title) return undefined;
   return Array.from(title).slice(0, APP_TITLE_MAX).join('');

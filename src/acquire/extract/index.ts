@@ -1,6 +1,6 @@
 /** HTML -> main content as markdown, with metadata and outgoing links (RawPage -> ExtractedPage). */
+import { withoutControls } from '../../core/controls.js';
 import { normalizeUrl } from '../../core/url.js';
-import { withoutControls } from '../charset.js';
 import type { Element } from 'domhandler';
 import { attr, findFirst, isElement, parseHtml, remove, textOf, walk } from './dom.js';
 import { findMainContent, prune } from './main-content.js';
