@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { parseKeyExchangeBody } from '../../src/access/storefront/legacy-keys.js';
 import { legacySignature } from '../../src/access/storefront/signature.js';
 import { createTestEnv, page, type TestEnv } from '../helpers.js';
 
@@ -82,4 +83,9 @@ describe('older storefront contract: /zeroclick/api-key', () => {
       await plain.close();
     }
   });
+});
+
+test("a key exchange's plan is kept without control characters (PostgreSQL's text cannot hold a NUL)", () => {
+  const parsed = parseKeyExchangeBody(JSON.stringify({ userId: 'user_9', plan: 'pro\u0000\u001b[31m' }));
+  assert.deepEqual(parsed, { ok: true, value: { userId: 'user_9', plan: 'pro[31m' } });
 });

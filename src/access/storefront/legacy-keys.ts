@@ -7,6 +7,7 @@
  * storefront (X-ZeroClick-Usage), not against our credits.
  */
 import { createHmac } from 'node:crypto';
+import { withoutControls } from '../../core/controls.js';
 import { ServiceError } from '../../core/errors.js';
 import type { StorefrontAccountStore } from '../../ports/accounts.js';
 import { hashApiKey } from '../keyed/api-keys.js';
@@ -51,7 +52,8 @@ export function parseKeyExchangeBody(raw: string): Result<KeyExchangeBody> {
   if (rec.plan !== undefined && (typeof rec.plan !== 'string' || rec.plan.length > 200)) {
     return fail(new ServiceError('invalid_parameter', 'plan must be a string', { param: 'plan' }));
   }
-  return ok({ userId: rec.userId, ...(typeof rec.plan === 'string' ? { plan: rec.plan } : {}) });
+  // A plan is stored as text: without control characters (PostgreSQL's text cannot hold a NUL).
+  return ok({ userId: rec.userId, ...(typeof rec.plan === 'string' ? { plan: withoutControls(rec.plan) } : {}) });
 }
 
 export function createKeyExchange(store: StorefrontAccountStore, secret: string) {
