@@ -10,7 +10,7 @@ import { tierPlugin } from './tier-routes.js';
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Headers that carry secrets; never logged. */
-export const REDACTED_HEADERS = ['x-api-key', 'authorization', 'payment-signature', 'zc-signature', 'cookie'];
+export const REDACTED_HEADERS = ['x-api-key', 'authorization', 'payment-signature', 'zc-signature', 'x-zeroclick-signature', 'cookie'];
 
 /**
  * The access log: one line per request once its response has gone (method, path, status, time),
