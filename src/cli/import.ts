@@ -1,12 +1,29 @@
 /** `websearch import <file.jsonl[.gz]>...`: progress and a summary on stderr. */
+import { accessSync, constants, statSync } from 'node:fs';
 import { importJsonl } from '../acquire/import-jsonl.js';
 import { importWarc } from '../acquire/import-warc.js';
 import { createServices } from '../config/services.js';
 import { parse, settingsFrom, UsageError } from './args.js';
 
+/** Each file named is one import reads (by its name) and can open: else nothing is imported (a typo found before the hour-long import of the files before it). */
+function checkFiles(files: string[]): void {
+  for (const file of files) {
+    if (!/\.(jsonl|warc)(\.gz)?$/.test(file)) throw new UsageError(`${file}: import reads .jsonl, .jsonl.gz, .warc and .warc.gz files`);
+    try {
+      if (!statSync(file).isFile()) throw new UsageError(`${file}: not a file`);
+      accessSync(file, constants.R_OK);
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new UsageError(`${file}: cannot be read (${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? String(e))})`);
+    }
+  }
+}
+
 export async function importCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {});
   if (positionals.length === 0) throw new UsageError('usage: websearch import <file.jsonl[.gz]|file.warc[.gz]>...');
+  checkFiles(positionals);
   const services = await createServices(settingsFrom(values));
   const tty = process.stderr.isTTY;
   let failedTotal = 0;
@@ -31,7 +48,6 @@ export async function importCommand(argv: string[]): Promise<number> {
         failedTotal += s.broken;
         continue;
       }
-      if (!/\.jsonl(\.gz)?$/.test(file)) throw new UsageError(`${file}: import reads .jsonl, .jsonl.gz, .warc and .warc.gz files`);
       const started = Date.now();
       const summary = await importJsonl(services.pages, file, {
         ...(services.reader ? { read: services.reader.readQueued } : {}),

@@ -151,6 +151,11 @@ describe('CLI and server end to end', () => {
       assert.match(r.stderr, /--limit must be a whole number from 1 to 100000/);
     }
     assert.equal(cli('usage', 'list', '--limit', '3').code, 0);
+    // A file import cannot read is found before any is imported.
+    const missing = cli('import', '/nonexistent/pages.jsonl');
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /\/nonexistent\/pages\.jsonl: cannot be read \(no such file\)/);
+    assert.match(cli('import', '/nonexistent/pages.txt').stderr, /import reads \.jsonl, \.jsonl\.gz, \.warc and \.warc\.gz files/);
     const unknownVar = spawnSync(process.execPath, [...CLI, 'credits', 'show', '--org', 'x'], {
       env: { ...env, WEBSEARCH_DATADIR: '/tmp' },
       encoding: 'utf8',
