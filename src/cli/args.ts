@@ -1,4 +1,5 @@
 /** Shared flag handling: settings flags every command accepts, and small parsers. */
+import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadSettings, type RawSettings, readEnv, type Settings } from '../config/settings.js';
 
@@ -68,6 +69,11 @@ export function formatUsd(micro: number): string {
   const sign = micro < 0 ? '-' : '';
   const abs = Math.abs(micro);
   return `${sign}${Math.floor(abs / 1e6)}.${String(abs % 1e6).padStart(6, '0')}`;
+}
+
+/** This release's version, as package.json names it. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 /** A flag's whole number, undefined when it is not given; anything else is a UsageError. */

@@ -1,9 +1,8 @@
 /** `websearch search`, `websearch fetch` and `websearch mcp`: clients of a running server. */
-import { readFileSync } from 'node:fs';
 import { createClient, notReached, type SearchParams } from '../client/client.js';
 import { createMcpHandler } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
-import { CommandFailed, parse, settingsFrom, UsageError, wholeNumberFlag } from './args.js';
+import { CommandFailed, packageVersion, parse, settingsFrom, UsageError, wholeNumberFlag } from './args.js';
 
 /**
  * A call to the server, whose failure to get there at all (no server, a wrong address, no answer in
@@ -86,6 +85,5 @@ export async function mcpCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, { 'app-title': { type: 'string' } });
   const settings = settingsFrom(values);
   const client = createClient({ baseUrl: settings.serverUrl, apiKey: settings.apiKey, appTitle: values['app-title'] ?? 'websearch-mcp' });
-  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  await serveStdio(createMcpHandler(client, { server: settings.serverUrl, version }), process.stdin, process.stdout);
+  await serveStdio(createMcpHandler(client, { server: settings.serverUrl, version: packageVersion() }), process.stdin, process.stdout);
 }

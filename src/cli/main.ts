@@ -5,7 +5,7 @@ import { StoreUnreachable } from '../config/services.js';
 import { ApiError } from '../client/client.js';
 import { adminCommand } from './admin.js';
 import { crawlCommand } from './crawl.js';
-import { CommandFailed, UsageError } from './args.js';
+import { CommandFailed, packageVersion, UsageError } from './args.js';
 import { fetchCommand, mcpCommand, searchCommand } from './client-commands.js';
 import { shareCommand } from './share.js';
 import { importCommand, indexCommand } from './import.js';
@@ -36,6 +36,7 @@ Usage:
                                                 PostgreSQL (accounts, usage, payments; pages to its log)
   websearch share prune [--unseen-days N]       delete the page log rows that every machine seen in
                                                 the last N days (7) has applied
+  websearch version                             this release's version (also --version)
 
 Every command takes --data-dir, --database-url, --config, --log-level; serve takes --host, --port,
 --trust-proxy; search, fetch and mcp take --server and --key (or WEBSEARCH_URL, WEBSEARCH_API_KEY).
@@ -73,6 +74,11 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'share':
       await shareCommand(rest);
+      return 0;
+    case 'version':
+    case '--version':
+    case '-v':
+      process.stdout.write(`websearch ${packageVersion()}\n`);
       return 0;
     case undefined:
     case 'help':

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -145,6 +145,8 @@ describe('CLI and server end to end', () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--usd/);
     assert.equal(cli('frobnicate').code, 2);
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    for (const v of ['version', '--version']) assert.deepEqual(cli(v), { code: 0, stdout: `websearch ${version}\n`, stderr: '' });
     for (const [list, limit] of [['usage', 'abc'], ['usage', '0'], ['usage', '1.5'], ['payments', '100001']] as const) {
       const r = cli(list, 'list', '--limit', limit);
       assert.equal(r.code, 2, `${list} list --limit ${limit}`);
