@@ -76,6 +76,8 @@ const LISTEN_FAILURES: Record<string, string> = {
   EADDRINUSE: 'another process is listening there (--port, PORT)',
   EACCES: 'not permitted (a port below 1024 needs privileges; --port, PORT)',
   EADDRNOTAVAIL: "the address is not one of this machine's (--host, HOST)",
+  ENOTFOUND: 'the host name does not resolve (--host, HOST)',
+  EAI_AGAIN: 'the host name does not resolve (--host, HOST)',
 };
 
 export async function serveCommand(argv: string[]): Promise<void> {

@@ -377,6 +377,8 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
   }
 
   const workers = int('WEBSEARCH_WORKERS', raw.workers ?? 1, 1, 64);
+  // Checked, and kept as written: the client commands name it back to the user.
+  httpUrl('WEBSEARCH_URL (--server)', raw.serverUrl);
   return {
     host: String(raw.host ?? '127.0.0.1'),
     port: int('PORT', raw.port ?? 8080, 0, 65535),

@@ -238,6 +238,12 @@ describe('serve on a port already taken', () => {
     assert.equal(r.stderr, `websearch: cannot listen on 127.0.0.1:${port}: another process is listening there (--port, PORT) (EADDRINUSE)\n`);
   });
 
+  test('a host that does not resolve: the reason in one line, exit code 1', async () => {
+    const r = await run(['serve', '--host', '0.0.0.0.0', '--port', '0', '--log-level', 'warn'], env, 30_000);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /^websearch: cannot listen on 0\.0\.0\.0\.0:0: the host name does not resolve \(--host, HOST\) \((ENOTFOUND|EAI_AGAIN)\)\n$/);
+  });
+
   test('--workers 2: the service stops with the error instead of running without listening', async () => {
     // Before, each worker said EADDRINUSE and stayed, not listening, until a signal: killed here after 30 s.
     const r = await run(['serve', '--port', String(port), '--workers', '2'], env, 30_000);

@@ -32,6 +32,10 @@ test('unknown or invalid settings are errors, not silently ignored', () => {
   assert.throws(() => loadSettings({ env: { WEBSEARCH_ALLOW_PRIVATE_NETWORK: 'perhaps' } }), ConfigError);
   assert.throws(() => loadSettings({ env: { DATABASE_URL: 'mysql://x/y' } }), /DATABASE_URL must be sqlite:<path> or postgres:/);
   assert.throws(() => loadSettings({ env: { REDIS_URL: 'memcached://x' } }), /REDIS_URL must be redis:/);
+  for (const url of ['notaurl', 'ftp://x', '127.0.0.1:8080']) {
+    assert.throws(() => loadSettings({ env: { WEBSEARCH_URL: url } }), /WEBSEARCH_URL \(--server\) must be an http\(s\) URL/, url);
+  }
+  assert.equal(loadSettings({ env: { WEBSEARCH_URL: 'http://search.test:8080' } }).serverUrl, 'http://search.test:8080', 'kept as written');
   const dir = tempDir();
   try {
     const file = join(dir.path, 'c.json');
