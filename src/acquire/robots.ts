@@ -77,10 +77,16 @@ export interface RobotsVerdict {
   crawlDelaySeconds?: number;
 }
 
-interface Entry {
-  rules?: ReturnType<typeof robotsParser>;
+/** What a robots.txt says to our agent, taken from the parser once, when it is read. */
+interface AgentRules {
   /** The rules of the group that applies to our agent. */
-  group?: readonly Rule[];
+  group: readonly Rule[];
+  crawlDelaySeconds?: number;
+  sitemaps: string[];
+}
+
+interface Entry {
+  rules?: AgentRules;
   /** No usable robots.txt: true = allow everything, false = disallow everything. */
   blanket?: boolean;
   expires: number;
@@ -108,10 +114,17 @@ const unreservedDecoded = (s: string) =>
     return /[A-Za-z0-9\-._~]/.test(c) ? c : m;
   });
 
+function agentRules(origin: string, robotsTxt: string, agent: string): AgentRules {
+  const parsed = robotsParser(`${origin}/robots.txt`, unreservedDecoded(robotsTxt));
+  const delay = parsed.getCrawlDelay(agent);
+  return { group: groupFor(parsed, agent), ...(delay !== undefined && { crawlDelaySeconds: delay }), sitemaps: parsed.getSitemaps() };
+}
+
+const urlAllowed = (rules: AgentRules, url: string) => allowedBy(rules.group, robotsPath(unreservedDecoded(url)));
+
 /** A robots.txt's answer for a URL of its origin and an agent, as `RobotsCache.check` gives it (exported for tests). */
 export function robotsAllows(robotsTxt: string, url: string, agent: string): boolean {
-  const parsed = robotsParser(`${new URL(url).origin}/robots.txt`, unreservedDecoded(robotsTxt));
-  return allowedBy(groupFor(parsed, agent), robotsPath(unreservedDecoded(url)));
+  return urlAllowed(agentRules(new URL(url).origin, robotsTxt, agent), url);
 }
 
 export class RobotsCache {
@@ -129,8 +142,7 @@ export class RobotsCache {
       if (res.status >= 200 && res.status < 300) {
         const text = res.body.toString('utf8');
         const whole = res.truncated ? text.slice(0, text.lastIndexOf('\n') + 1) : text;
-        const rules = robotsParser(`${origin}/robots.txt`, unreservedDecoded(whole));
-        return { rules, group: groupFor(rules, this.o.agent), expires: now + ttl };
+        return { rules: agentRules(origin, whole, this.o.agent), expires: now + ttl };
       }
       // 429 asks the crawler to come back later, as a 5xx does; other 4xx say there are no rules.
       if (res.status >= 400 && res.status < 500 && res.status !== 429) return { blanket: true, expires: now + ttl };
@@ -159,13 +171,13 @@ export class RobotsCache {
   async check(url: string): Promise<RobotsVerdict> {
     const e = await this.entry(new URL(url).origin);
     if (e.blanket !== undefined) return { allowed: e.blanket };
-    const allowed = allowedBy(e.group!, robotsPath(unreservedDecoded(url)));
-    const delay = e.rules!.getCrawlDelay(this.o.agent);
-    return delay === undefined ? { allowed } : { allowed, crawlDelaySeconds: delay };
+    const rules = e.rules!;
+    const allowed = urlAllowed(rules, url);
+    return rules.crawlDelaySeconds === undefined ? { allowed } : { allowed, crawlDelaySeconds: rules.crawlDelaySeconds };
   }
 
   async sitemaps(origin: string): Promise<string[]> {
     const e = await this.entry(origin);
-    return e.rules?.getSitemaps() ?? [];
+    return e.rules?.sitemaps ?? [];
   }
 }
