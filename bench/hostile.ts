@@ -7,9 +7,14 @@
  * before, once (it takes seconds): robots-parser's own matcher, the regular expressions the code
  * had (kept here as they were), and pruning by `remove` one node at a time (which dom.ts keeps).
  * The inputs are sized for the way before to end in seconds; then the service alone on inputs the
- * way before would not finish (the tests' sizes).
+ * way before would not finish (the tests' sizes). Last, a search whose ten results are pages of
+ * 5 MB: their versions read and their snippets made, now (the part snippets read) and before (the
+ * whole content column).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { looksBlocked } from '../src/acquire/challenge.js';
 import type { AnyNode } from 'domhandler';
@@ -18,6 +23,10 @@ import { pageFromResponse } from '../src/acquire/live-fetch.js';
 import { robotsAllows } from '../src/acquire/robots.js';
 import { parseSitemap } from '../src/acquire/sitemap.js';
 import { buildMessages } from '../src/adapters/llm/openai-compatible.js';
+import { openDatabase } from '../src/adapters/sqlite/database.js';
+import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
+import { cachedStem } from '../src/core/text.js';
+import { pageSnippet, SnippetQuery } from '../src/ops/snippet.js';
 import { median } from './scifact.js';
 
 const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, body: string) => { isAllowed(url: string, ua: string): boolean | undefined };
@@ -97,3 +106,37 @@ console.log(`page with a <pre> of 1,000,000 spaces in a list item (${kb(pre(1_00
 console.log(`page with 80,000 <link> tags in its body (${kb(links(80_000))}), read to markdown: ${ms(await timed(() => read(links(80_000))))}`);
 const many = '<page '.repeat(300_000);
 console.log(`prompt delimiter, 300,000 unclosed <page tags (${kb(many)}): ${ms(await timed(() => buildMessages('x', { url: 'https://a.test/', markdown: many }, 1_000_000)))}`);
+
+// Ten pages of 5 MB of sentences, stored as an import stores them (with their passage indexes).
+const dir = mkdtempSync(join(tmpdir(), 'websearch-hostile-'));
+try {
+  const db = openDatabase({ path: join(dir, 'pages.db') });
+  const store = new SqlitePageStore(db);
+  const words = 'the otter swims in cold rivers and eats fish while the heron waits near reeds for frogs'.split(' ');
+  const bigPage = (i: number) => {
+    const lines: string[] = [`# Page ${i}`];
+    for (let k = i, n = 0; n < 5_000_000; ) {
+      const sentence = Array.from({ length: 12 }, () => words[(k = (k * 1103515245 + 12345) % 2147483648) % words.length]).join(' ');
+      lines.push(`${sentence}.`);
+      n += sentence.length + 2;
+    }
+    return { url: `https://a.test/${i}`, host: 'a.test', content: lines.join('\n\n'), acquiredAt: 1_700_000_000_000 + i, searchable: true };
+  };
+  const ids = (await store.putVersions(Array.from({ length: 10 }, (_, i) => bigPage(i)))).map((o) => o.version.id);
+  const whole = db.prepare<number[], { content: string; passages: Buffer | null }>(
+    `SELECT content, passages FROM versions WHERE id IN (${ids.map(() => '?').join(', ')})`,
+  );
+  const query = new SnippetQuery(['otter', 'heron', 'frog'].map(cachedStem));
+  await compare(
+    'a search of ten 5 MB pages: their versions read and their snippets made',
+    async () => {
+      for (const v of await store.getVersions(ids)) pageSnippet(v.content, v.passages, query, 300, true);
+    },
+    () => {
+      for (const v of whole.all(...ids)) pageSnippet(v.content, v.passages ?? undefined, query, 300, true);
+    },
+  );
+  db.close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

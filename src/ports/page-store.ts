@@ -36,7 +36,9 @@ export interface StoredVersion {
 /**
  * What a search result is made of: `getVersions` reads only these. `passages` is the version's
  * passage index (core/passages.ts `buildPassages`, made when it was stored), absent for short
- * pages and for versions stored before there were indexes.
+ * pages and for versions stored before there were indexes. `content` is the page's markdown up to
+ * the part snippets read (core/passages.ts `SCAN_LIMIT`, in UTF-16 units; it may hold more): a
+ * result of a page of megabytes does not read it all.
  */
 export type ResultVersion = Pick<StoredVersion, 'id' | 'url' | 'title' | 'description' | 'content' | 'publishedAt' | 'acquiredAt'> & {
   passages?: Uint8Array;

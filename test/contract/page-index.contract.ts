@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildPassages, PASSAGE_INDEX_MIN } from '../../src/core/passages.js';
+import { buildPassages, PASSAGE_INDEX_MIN, SCAN_LIMIT } from '../../src/core/passages.js';
+import { cachedStem } from '../../src/core/text.js';
+import { pageSnippet, SnippetQuery } from '../../src/ops/snippet.js';
 import type { IndexQuery, IndexStore } from '../../src/ports/index-store.js';
 import type { PageStore } from '../../src/ports/page-store.js';
 import { page } from '../helpers.js';
@@ -73,6 +75,25 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         const [gotLong, gotShort] = await pages.getVersions([a!.version.id, b!.version.id]);
         assert.deepEqual(gotLong!.passages && new Uint8Array(gotLong!.passages), buildPassages(long));
         assert.equal(gotShort!.passages, undefined);
+      }));
+
+    test('getVersions reads a page of megabytes only as far as snippets do: the same snippet and description, a whole prefix', () =>
+      withStores(async ({ pages }) => {
+        // Astral characters (two UTF-16 units each) all along, so a cut by code points and one by units differ.
+        const line = (i: number) => `Otters \u{1F9A6} swim in river ${i}. Herons wait \u{1F426} by reeds.\n`;
+        const huge = Array.from({ length: 60_000 }, (_, i) => (i % 5 === 0 ? `\n## Part ${i}\n\n` : '') + line(i)).join('') + 'Last line: frogs.';
+        assert.ok(huge.length > 10 * SCAN_LIMIT);
+        const [stored] = await pages.putVersions([page('https://example.com/huge', { content: huge, description: undefined })]);
+        const [got] = await pages.getVersions([stored!.version.id]);
+        assert.ok(got!.content.length >= SCAN_LIMIT, `${got!.content.length} units`);
+        assert.ok(got!.content.length < huge.length / 4, 'the whole page was read');
+        assert.ok(huge.startsWith(got!.content));
+        assert.doesNotMatch(got!.content, /[\uD800-\uDBFF]$/, 'a surrogate pair was cut');
+        for (const words of [['otter', 'heron'], ['river', '59999'], ['frog'], ['part', '39990']]) {
+          const query = new SnippetQuery(words.map(cachedStem));
+          assert.deepEqual(pageSnippet(got!.content, got!.passages, query, 500, true), pageSnippet(huge, got!.passages, query, 500, true));
+          assert.deepEqual(pageSnippet(got!.content, undefined, query, 500, true), pageSnippet(huge, undefined, query, 500, true));
+        }
       }));
 
     test('getVersions: the versions asked for, in the order asked, any number of them; unknown ids left out', () =>

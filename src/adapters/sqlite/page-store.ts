@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { buildPassages, PASSAGE_INDEX_MIN, PASSAGES_FORMAT } from '../../core/passages.js';
+import { buildPassages, PASSAGE_INDEX_MIN, PASSAGES_FORMAT, SCAN_LIMIT } from '../../core/passages.js';
 import { reverseHost } from '../../core/url.js';
 import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
 import type { Db } from './database.js';
@@ -129,9 +129,13 @@ export class SqlitePageStore implements PageStore {
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
          WHERE p.url = ? ORDER BY v.acquired_at ASC, v.content_hash ASC`,
       ),
+      // Only the part of the content a snippet reads (SCAN_LIMIT characters: SQLite counts code
+      // points, so at least as many UTF-16 units): ten 5 MB pages read in 5 ms instead of 35-70
+      // (bench:hostile). octet_length does not read the text, so a short page costs no substr.
       byIds: db
         .prepare<number[], ResultRow>(
-          `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description, v.content, v.passages
+          `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description,
+             CASE WHEN octet_length(v.content) > ${SCAN_LIMIT} THEN substr(v.content, 1, ${SCAN_LIMIT}) ELSE v.content END, v.passages
            FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (${Array(IDS_PER_READ).fill('?').join(', ')})`,
         )
         .raw(),
