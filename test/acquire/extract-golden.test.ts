@@ -68,6 +68,22 @@ test('paragraphs inside an unknown or inline element, a list item, a cell or a l
   );
 });
 
+test('a list item\'s paragraphs stay two sentences, and its code block keeps its lines under the item', () => {
+  const html = `<html><head><title>Herons</title></head><body><article>
+<p>A page about herons and their habits in the wild, long enough to be the main content of the page.</p>
+<ul><li>one<pre>code line 1\ncode line 2\n</pre></li><li><p>para a</p><p>para b</p></li><li><div><pre>x = 1</pre></div>then</li></ul>
+<ol><li>first<pre>  indented</pre></li><li>second<ul><li>in<pre>deep</pre></li></ul></li></ol>
+</article></body></html>`;
+  assert.equal(
+    extractHtml(html, 'https://a.test/herons').content,
+    [
+      'A page about herons and their habits in the wild, long enough to be the main content of the page.',
+      ['- one', '  ```', '  code line 1', '  code line 2', '  ```', '- para a para b', '- ```', '  x = 1', '  ```', '  then'].join('\n'),
+      ['1. first', '   ```', '     indented', '   ```', '2. second', '  - in', '    ```', '    deep', '    ```'].join('\n'),
+    ].join('\n\n'),
+  );
+});
+
 test('the space at the edge of a link or an emphasis stays outside its markup', () => {
   const html = `<html><head><title>Slogan</title></head><body><article><p>The state launched the<a href="/c"> campaign </a>on Monday, a<b> bold </b>move and an<i> odd </i>one, say readers of this long enough paragraph.</p></article></body></html>`;
   assert.equal(

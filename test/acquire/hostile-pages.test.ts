@@ -74,7 +74,7 @@ describe('hostile pages', () => {
     const bare = await read(`<pre>start${run}end${run}</pre>`);
     assert.ok(bare.content.endsWith(`\`\`\`\nstart${run}end\n\`\`\``), JSON.stringify(bare.content.slice(-40)));
     const item = await read(`<ul><li>one<pre>start${run}end\n</pre></li></ul>`);
-    assert.match(item.content, /- one``` start {1000000}end ```$/);
+    assert.match(item.content, /- one\n {2}```\n {2}start {1000000}end\n {2}```$/);
     const cell = await read(`<table><tr><td><pre>start${run}end</pre></td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>`);
     assert.match(cell.content, /\| start end \| b \|/);
   });

@@ -135,6 +135,8 @@ function table(el: Element, base: string): string[] {
   return [[`| ${head!.join(' | ')} |`, `| ${head!.map(() => '---').join(' | ')} |`, ...rest.map((r) => `| ${r.join(' | ')} |`)].join('\n')];
 }
 
+const isSpace = (c: number) => c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160;
+
 function list(el: Element, base: string, depth: number): string {
   const ordered = el.name === 'ol';
   let i = Number(attr(el, 'start') ?? 1) || 1;
@@ -143,15 +145,46 @@ function list(el: Element, base: string, depth: number): string {
     if (!isElement(li) || li.name !== 'li') continue;
     const marker = ordered ? `${i++}.` : '-';
     const indent = '  '.repeat(depth);
-    const own: string[] = [];
+    // The item's text runs on one line; a code block in it keeps its lines, under the item (a
+    // fence may interrupt a paragraph, so the list stays tight), and text after it follows it there.
+    const parts: string[] = [];
+    let run = '';
+    let afterBlock = false;
+    // One space between a block and what touches it (two paragraphs of an item are two sentences, not one word).
+    const add = (t: string, block: boolean) => {
+      if ((block || afterBlock) && run.length > 0 && t.length > 0 && !isSpace(run.charCodeAt(run.length - 1)) && !isSpace(t.charCodeAt(0))) run += ' ';
+      run += t;
+      afterBlock = block;
+    };
+    const endRun = () => {
+      const t = joinLines(run).trim();
+      if (t) parts.push(t);
+      run = '';
+      afterBlock = false;
+    };
     const nested: string[] = [];
     for (const c of children(li)) {
       if (isElement(c) && (c.name === 'ul' || c.name === 'ol')) nested.push(list(c, base, depth + 1));
-      else if (isElement(c) && BLOCKS.has(c.name)) own.push(blocks([c], base).join(' '));
-      else own.push(inline(c, base));
+      else if (isElement(c) && BLOCKS.has(c.name)) {
+        for (const b of blocks([c], base)) {
+          if (b.startsWith('```')) {
+            endRun();
+            parts.push(b);
+          } else {
+            add(b, true);
+          }
+        }
+      } else {
+        add(inline(c, base), false);
+      }
     }
-    const text = joinLines(own.join('')).trim();
-    if (text) lines.push(`${indent}${marker} ${text}`);
+    endRun();
+    if (parts.length > 0) {
+      const under = `${indent}${' '.repeat(marker.length + 1)}`;
+      const [first, ...more] = parts.join('\n').split('\n');
+      lines.push(`${indent}${marker} ${first}`);
+      for (const l of more) lines.push(l ? `${under}${l}` : '');
+    }
     for (const l of nested) if (l) lines.push(l);
   }
   return lines.join('\n');
