@@ -68,7 +68,7 @@ test('paragraphs inside an unknown or inline element, a list item, a cell or a l
   );
 });
 
-test('a list item\'s paragraphs stay two sentences, and its code block keeps its lines under the item', () => {
+test('a list item\'s paragraphs stay two sentences, its code block keeps its lines under the item, a nested list is indented to its item\'s content', () => {
   const html = `<html><head><title>Herons</title></head><body><article>
 <p>A page about herons and their habits in the wild, long enough to be the main content of the page.</p>
 <ul><li>one<pre>code line 1\ncode line 2\n</pre></li><li><p>para a</p><p>para b</p></li><li><div><pre>x = 1</pre></div>then</li></ul>
@@ -79,7 +79,7 @@ test('a list item\'s paragraphs stay two sentences, and its code block keeps its
     [
       'A page about herons and their habits in the wild, long enough to be the main content of the page.',
       ['- one', '  ```', '  code line 1', '  code line 2', '  ```', '- para a para b', '- ```', '  x = 1', '  ```', '  then'].join('\n'),
-      ['1. first', '   ```', '     indented', '   ```', '2. second', '  - in', '    ```', '    deep', '    ```'].join('\n'),
+      ['1. first', '   ```', '     indented', '   ```', '2. second', '   - in', '     ```', '     deep', '     ```'].join('\n'),
     ].join('\n\n'),
   );
 });

@@ -137,14 +137,14 @@ function table(el: Element, base: string): string[] {
 
 const isSpace = (c: number) => c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160;
 
-function list(el: Element, base: string, depth: number): string {
+/** A list, its items' lines indented by `indent`; a nested list is indented to its item's content (two spaces under `-`, three under `1.`), as CommonMark nests it. */
+function list(el: Element, base: string, indent: string): string {
   const ordered = el.name === 'ol';
   let i = Number(attr(el, 'start') ?? 1) || 1;
   const lines: string[] = [];
   for (const li of children(el)) {
     if (!isElement(li) || li.name !== 'li') continue;
     const marker = ordered ? `${i++}.` : '-';
-    const indent = '  '.repeat(depth);
     // The item's text runs on one line; a code block in it keeps its lines, under the item (a
     // fence may interrupt a paragraph, so the list stays tight), and text after it follows it there.
     const parts: string[] = [];
@@ -164,7 +164,7 @@ function list(el: Element, base: string, depth: number): string {
     };
     const nested: string[] = [];
     for (const c of children(li)) {
-      if (isElement(c) && (c.name === 'ul' || c.name === 'ol')) nested.push(list(c, base, depth + 1));
+      if (isElement(c) && (c.name === 'ul' || c.name === 'ol')) nested.push(list(c, base, `${indent}${' '.repeat(marker.length + 1)}`));
       else if (isElement(c) && BLOCKS.has(c.name)) {
         for (const b of blocks([c], base)) {
           if (b.startsWith('```')) {
@@ -244,7 +244,7 @@ function blocks(nodes: AnyNode[], base: string): string[] {
       const inner = blocks(children(n), base).join('\n\n');
       if (inner.trim()) out.push(inner.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n'));
     } else if (name === 'ul' || name === 'ol') {
-      const t = list(n, base, 0);
+      const t = list(n, base, '');
       if (t) out.push(t);
     } else if (name === 'table') {
       append(out, table(n, base));
