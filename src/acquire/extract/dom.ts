@@ -87,6 +87,13 @@ export function textOf(n: AnyNode): string {
   return s;
 }
 
+/** JavaScript's \s (the characters `trim` and `/\s+/` take). */
+export function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
 /**
  * Removes nodes, each parent's list of children rewritten once: `remove` one by one looks each up
  * in its parent's list and splices it out, so taking most of 40,000 siblings (a page of `<link>` or

@@ -6,7 +6,7 @@
  * bottom-up, so the whole pass is linear in the page.
  */
 import type { AnyNode, Document, Element } from 'domhandler';
-import { attr, children, findAll, findFirst, isElement, isText, removeAll, walk } from './dom.js';
+import { attr, children, findAll, findFirst, isElement, isSpace, isText, removeAll, walk } from './dom.js';
 
 const DROP_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
@@ -135,13 +135,6 @@ function foldedLength(n: AnyNode): number {
   };
   visit(n);
   return length;
-}
-
-/** JavaScript's \s (the characters `trim` and `/\s+/` take). */
-function isSpace(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 /** Each element's text statistics, bottom-up; `explicit` gets the elements marked as the article's body, in document order. */

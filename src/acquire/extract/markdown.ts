@@ -3,7 +3,7 @@
  * their URL, GFM tables, fenced code with its language when the class names one, blockquotes.
  */
 import type { AnyNode, Element } from 'domhandler';
-import { attr, children, isElement, isText, textOf } from './dom.js';
+import { attr, children, isElement, isSpace, isText, textOf } from './dom.js';
 
 const BLOCKS = new Set([
   'address', 'article', 'aside', 'blockquote', 'center', 'dd', 'details', 'div', 'dl', 'dt', 'figcaption', 'figure',
@@ -135,8 +135,6 @@ function table(el: Element, base: string): string[] {
   return [[`| ${head!.join(' | ')} |`, `| ${head!.map(() => '---').join(' | ')} |`, ...rest.map((r) => `| ${r.join(' | ')} |`)].join('\n')];
 }
 
-const isSpace = (c: number) => c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160;
-
 /** A list, its items' lines indented by `indent`; a nested list is indented to its item's content (two spaces under `-`, three under `1.`), as CommonMark nests it. */
 function list(el: Element, base: string, indent: string): string {
   const ordered = el.name === 'ol';
@@ -145,6 +143,7 @@ function list(el: Element, base: string, indent: string): string {
   for (const li of children(el)) {
     if (!isElement(li) || li.name !== 'li') continue;
     const marker = ordered ? `${i++}.` : '-';
+    const under = `${indent}${' '.repeat(marker.length + 1)}`; // where the item's content starts
     // The item's text runs on one line; a code block in it keeps its lines, under the item (a
     // fence may interrupt a paragraph, so the list stays tight), and text after it follows it there.
     const parts: string[] = [];
@@ -164,7 +163,7 @@ function list(el: Element, base: string, indent: string): string {
     };
     const nested: string[] = [];
     for (const c of children(li)) {
-      if (isElement(c) && (c.name === 'ul' || c.name === 'ol')) nested.push(list(c, base, `${indent}${' '.repeat(marker.length + 1)}`));
+      if (isElement(c) && (c.name === 'ul' || c.name === 'ol')) nested.push(list(c, base, under));
       else if (isElement(c) && BLOCKS.has(c.name)) {
         for (const b of blocks([c], base)) {
           if (b.startsWith('```')) {
@@ -180,7 +179,6 @@ function list(el: Element, base: string, indent: string): string {
     }
     endRun();
     if (parts.length > 0) {
-      const under = `${indent}${' '.repeat(marker.length + 1)}`;
       const [first, ...more] = parts.join('\n').split('\n');
       lines.push(`${indent}${marker} ${first}`);
       for (const l of more) lines.push(l ? `${under}${l}` : '');
