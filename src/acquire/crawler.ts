@@ -145,7 +145,8 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       // honour a day's Crawl-delay would hold the crawl for days, and to shorten it would be impolite.
       const crawlDelayMs = (verdict.crawlDelaySeconds ?? 0) * 1000;
       if (crawlDelayMs > maxWaitMs) {
-        await deps.frontier.markSkipped(crawlId, it.url, `robots.txt asks for ${verdict.crawlDelaySeconds} s between requests, longer than the crawl waits (${maxWaitMs / 1000} s)`);
+        const asked = Number.isFinite(crawlDelayMs) ? `${verdict.crawlDelaySeconds} s` : 'a Crawl-delay too large to count';
+        await deps.frontier.markSkipped(crawlId, it.url, `robots.txt asks for ${asked} between requests, longer than the crawl waits (${maxWaitMs / 1000} s)`);
         return;
       }
       hostFree.set(it.host, now() + Math.max(o.delayMs, crawlDelayMs));

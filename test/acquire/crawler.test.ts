@@ -166,7 +166,7 @@ describe('politeness', () => {
       // The summary `websearch crawl` prints says why.
       assert.deepEqual(await env.services.frontier.reasons(r.crawlId, 5), [
         { state: 'skipped', reason: 'robots.txt asks for 86400 s between requests, longer than the crawl waits (600 s)', pages: 1 },
-        { state: 'skipped', reason: 'robots.txt asks for Infinity s between requests, longer than the crawl waits (600 s)', pages: 1 },
+        { state: 'skipped', reason: 'robots.txt asks for a Crawl-delay too large to count between requests, longer than the crawl waits (600 s)', pages: 1 },
       ]);
       assert.deepEqual(patient.hits.filter((p) => p !== '/robots.txt').sort(), ['/a', '/b'], 'a Crawl-delay within the wait is kept to');
     } finally {
