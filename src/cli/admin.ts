@@ -18,6 +18,8 @@ function rateLimitValue(v: unknown): number | undefined {
   }
 }
 
+const ORG_NAME_MAX = 200;
+
 /** --limit of a list: 20 when not given. */
 const listLimit = (v: unknown) => wholeNumberFlag(v, 'limit', 1, 100_000) ?? 20;
 
@@ -42,6 +44,10 @@ export async function adminCommand(group: string, argv: string[]): Promise<void>
       case 'org create': {
         const name = rest.join(' ').trim();
         if (!name) throw new UsageError('usage: websearch org create <name> [--rate-limit N]');
+        // The name is printed back by later commands: a terminal's escape sequences are not stored.
+        if ([...name].length > ORG_NAME_MAX || /\p{Cc}/u.test(name)) {
+          throw new UsageError(`an organization's name is at most ${ORG_NAME_MAX} characters, none of them control characters`);
+        }
         const org = await services.accounts.createOrg(name, rateLimitValue(values['rate-limit']));
         out(`Created organization ${org.id} (${org.name})`, { id: org.id, name: org.name });
         return;

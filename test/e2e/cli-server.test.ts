@@ -145,6 +145,12 @@ describe('CLI and server end to end', () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--usd/);
     assert.equal(cli('frobnicate').code, 2);
+    for (const name of ['a\x1b[31mred', 'tab\tbed', 'x'.repeat(201)]) {
+      const r = cli('org', 'create', name);
+      assert.deepEqual([r.code, r.stdout], [2, ''], JSON.stringify(name));
+      assert.match(r.stderr, /at most 200 characters, none of them control characters/);
+    }
+    assert.equal(cli('org', 'create', 'é'.repeat(200)).code, 0, 'two hundred characters of any script');
     const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     for (const v of ['version', '--version']) assert.deepEqual(cli(v), { code: 0, stdout: `websearch ${version}\n`, stderr: '' });
     for (const [list, limit] of [['usage', 'abc'], ['usage', '0'], ['usage', '1.5'], ['payments', '100001']] as const) {
