@@ -84,6 +84,42 @@ test('a list item\'s paragraphs stay two sentences, its code block keeps its lin
   );
 });
 
+test("a list item's table, quote, heading and list keep their lines under the item, apart where a next line would join them", () => {
+  const html = `<html><head><title>Egrets</title></head><body><article>
+<p>A page about egrets and their habits in the wild, long enough to be the main content of the page.</p>
+<ul><li>depths<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>after the table</li>
+<li>said<blockquote><p>quoted one</p><p>quoted two</p></blockquote>after the quote</li>
+<li><h3>Heading in an item</h3><p>text under it</p></li>
+<li>kinds<div><ul><li>great</li><li>little</li></ul></div>after the list</li></ul>
+</article></body></html>`;
+  assert.equal(
+    extractHtml(html, 'https://a.test/egrets').content,
+    [
+      'A page about egrets and their habits in the wild, long enough to be the main content of the page.',
+      [
+        '- depths', '', '  | a | b |', '  | --- | --- |', '  | 1 | 2 |', '', '  after the table',
+        '- said', '', '  > quoted one', '  >', '  > quoted two', '', '  after the quote',
+        '- ### Heading in an item', '  text under it',
+        '- kinds', '  - great', '  - little', '', '  after the list',
+      ].join('\n'),
+    ].join('\n\n'),
+  );
+});
+
+test('code keeps its backticks and its blank lines: a fence longer than any run of them, a code span between longer delimiters', () => {
+  const html = `<html><head><title>Fences</title></head><body><article>
+<p>A page about writing markdown by hand, long enough to be the main content of the page, with <code>a\`b</code> and <code>\`\`</code> in it.</p>
+<pre data-lang="js\n# not a heading"><code>before\n\`\`\`\ninside\n\`\`\`\n\n\ndef b():\n    pass</code></pre>
+</article></body></html>`;
+  assert.equal(
+    extractHtml(html, 'https://a.test/fences').content,
+    [
+      'A page about writing markdown by hand, long enough to be the main content of the page, with ``a`b`` and ``` `` ``` in it.',
+      ['````', 'before', '```', 'inside', '```', '', '', 'def b():', '    pass', '````'].join('\n'),
+    ].join('\n\n'),
+  );
+});
+
 test('the space at the edge of a link or an emphasis stays outside its markup', () => {
   const html = `<html><head><title>Slogan</title></head><body><article><p>The state launched the<a href="/c"> campaign </a>on Monday, a<b> bold </b>move and an<i> odd </i>one, say readers of this long enough paragraph.</p></article></body></html>`;
   assert.equal(

@@ -95,10 +95,8 @@ function inline(n: AnyNode, base: string): string {
       return marked(inner(), (text) => `*${text}*`);
     case 'code':
     case 'kbd':
-    case 'samp': {
-      const t = textOf(n);
-      return t.trim() ? `\`${t.trim().replace(/`/g, 'ˋ')}\`` : '';
-    }
+    case 'samp':
+      return codeSpan(textOf(n));
     case 'sup':
     case 'sub':
       return inner();
@@ -107,10 +105,41 @@ function inline(n: AnyNode, base: string): string {
   }
 }
 
+/** The longest run of backticks in `s`. */
+function longestBacktickRun(s: string): number {
+  let longest = 0;
+  for (let at = s.indexOf('`'); at >= 0; ) {
+    let end = at + 1;
+    while (s.charCodeAt(end) === 96) end++;
+    longest = Math.max(longest, end - at);
+    at = s.indexOf('`', end);
+  }
+  return longest;
+}
+
+/**
+ * Inline code as a CommonMark code span: its backticks kept, between delimiters one backtick longer
+ * than its longest run of them, and a space inside each when it starts or ends with one.
+ */
+function codeSpan(raw: string): string {
+  const t = raw.trim();
+  if (!t) return '';
+  const delimiter = '`'.repeat(longestBacktickRun(t) + 1);
+  const pad = t.startsWith('`') || t.endsWith('`') ? ' ' : '';
+  return `${delimiter}${pad}${t}${pad}${delimiter}`;
+}
+
+/** A fenced code block, its fence longer than any run of backticks in the code, so no line of the code can close it. */
+function fenced(code: string, language: string): string {
+  const fence = '`'.repeat(Math.max(3, longestBacktickRun(code) + 1));
+  return `${fence}${language}\n${code}\n${fence}`;
+}
+
+/** The language a `<pre>`'s class or `data-lang` names, as a fence's info string: letters, digits and `+#.-` alone. */
 function codeLanguage(el: Element): string {
   const code = children(el).find((c) => isElement(c) && c.name === 'code') as Element | undefined;
   const cls = `${attr(el, 'class') ?? ''} ${code ? (attr(code, 'class') ?? '') : ''} ${attr(el, 'data-lang') ?? ''}`;
-  return /(?:language|lang)-([\w+#.-]+)/.exec(cls)?.[1] ?? (attr(el, 'data-lang') ?? '').trim();
+  return /(?:language|lang)-([\w+#.-]+)/.exec(cls)?.[1] ?? /^[\w+#.-]+$/.exec((attr(el, 'data-lang') ?? '').trim())?.[0] ?? '';
 }
 
 function table(el: Element, base: string): string[] {
@@ -135,7 +164,20 @@ function table(el: Element, base: string): string[] {
   return [[`| ${head!.join(' | ')} |`, `| ${head!.map(() => '---').join(' | ')} |`, ...rest.map((r) => `| ${r.join(' | ')} |`)].join('\n')];
 }
 
-/** A list, its items' lines indented by `indent`; a nested list is indented to its item's content (two spaces under `-`, three under `1.`), as CommonMark nests it. */
+/** Blocks that keep their own lines in a list item: a code block, a heading, a list, a table, a quote. */
+const OWN_LINES = /^(```|#{1,6} |- |\d+\. |\||>)/;
+/**
+ * Those of them that a line of text right after would join (a list's last item, a table's rows, a
+ * quote: CommonMark's lazy continuation), so a blank line follows them in an item; a table and a
+ * quote also stand apart from what comes before.
+ */
+const BLANK_AFTER = /^(- |\d+\. |\||>)/;
+const BLANK_BEFORE = /^(\||>)/;
+
+/**
+ * A list, its items' lines indented by `indent`; a nested list is indented to its item's content
+ * (two spaces under `-`, three under `1.`), as CommonMark nests it.
+ */
 function list(el: Element, base: string, indent: string): string {
   const ordered = el.name === 'ol';
   let i = Number(attr(el, 'start') ?? 1) || 1;
@@ -144,9 +186,10 @@ function list(el: Element, base: string, indent: string): string {
     if (!isElement(li) || li.name !== 'li') continue;
     const marker = ordered ? `${i++}.` : '-';
     const under = `${indent}${' '.repeat(marker.length + 1)}`; // where the item's content starts
-    // The item's text runs on one line; a code block in it keeps its lines, under the item (a
-    // fence may interrupt a paragraph, so the list stays tight), and text after it follows it there.
-    const parts: string[] = [];
+    // The item's text runs on one line; a block with lines of its own (code, a heading, a table, a
+    // quote, a list) keeps them, under the item (a fence, a heading or a list may interrupt a
+    // paragraph, so the list stays tight), and text after it follows it there.
+    const parts: { text: string; before: boolean; after: boolean }[] = [];
     let run = '';
     let afterBlock = false;
     // One space between a block and what touches it (two paragraphs of an item are two sentences, not one word).
@@ -157,7 +200,7 @@ function list(el: Element, base: string, indent: string): string {
     };
     const endRun = () => {
       const t = joinLines(run).trim();
-      if (t) parts.push(t);
+      if (t) parts.push({ text: t, before: false, after: false });
       run = '';
       afterBlock = false;
     };
@@ -166,9 +209,9 @@ function list(el: Element, base: string, indent: string): string {
       if (isElement(c) && (c.name === 'ul' || c.name === 'ol')) nested.push(list(c, base, under));
       else if (isElement(c) && BLOCKS.has(c.name)) {
         for (const b of blocks([c], base)) {
-          if (b.startsWith('```')) {
+          if (OWN_LINES.test(b)) {
             endRun();
-            parts.push(b);
+            parts.push({ text: b, before: BLANK_BEFORE.test(b), after: BLANK_AFTER.test(b) });
           } else {
             add(b, true);
           }
@@ -178,10 +221,14 @@ function list(el: Element, base: string, indent: string): string {
       }
     }
     endRun();
-    if (parts.length > 0) {
-      const [first, ...more] = parts.join('\n').split('\n');
-      lines.push(`${indent}${marker} ${first}`);
-      for (const l of more) lines.push(l ? `${under}${l}` : '');
+    const item: string[] = [];
+    parts.forEach((part, k) => {
+      if (k > 0 && (part.before || parts[k - 1]!.after)) item.push('');
+      for (const l of part.text.split('\n')) item.push(l);
+    });
+    if (item.length > 0) {
+      lines.push(`${indent}${marker} ${item[0]}`);
+      for (const l of item.slice(1)) lines.push(l ? `${under}${l}` : '');
     }
     for (const l of nested) if (l) lines.push(l);
   }
@@ -237,7 +284,7 @@ function blocks(nodes: AnyNode[], base: string): string[] {
     } else if (name === 'pre') {
       // trimEnd, not /\s+$/: that retried a long run of spaces inside the code from each of its positions.
       const code = textOf(n).replace(/^\n+/, '').trimEnd();
-      if (code) out.push(`\`\`\`${codeLanguage(n)}\n${code}\n\`\`\``);
+      if (code) out.push(fenced(code, codeLanguage(n)));
     } else if (name === 'blockquote') {
       const inner = blocks(children(n), base).join('\n\n');
       if (inner.trim()) out.push(inner.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n'));
@@ -301,5 +348,6 @@ function trimEdges(out: string[]): string[] {
 }
 
 export function toMarkdown(nodes: AnyNode[], baseUrl: string): string {
-  return trimEdges(cutAtEndMarker(blocks(nodes, baseUrl))).join('\n\n').replace(/\n{3,}/g, '\n\n').trim();
+  // No block starts or ends with a line break, so the only blank lines in a row are a code block's own.
+  return trimEdges(cutAtEndMarker(blocks(nodes, baseUrl))).join('\n\n').trim();
 }
