@@ -120,6 +120,23 @@ test('code keeps its backticks and its blank lines: a fence longer than any run 
   );
 });
 
+test("a table's spans keep every cell in its column, its caption comes before it; a link within the page is its text", () => {
+  const html = `<html><head><title>Ibis</title></head><body><article>
+<p>A page about ibises and their habits in the wild, long enough to be the main content of the page.<sup><a href="#fn1">1</a></sup></p>
+<table><caption>Table 1: Birds</caption><tr><th colspan="2">Name</th><th>Weight</th></tr>
+<tr><td rowspan="2">Ibis</td><td>Sacred</td><td>1.5 kg</td></tr><tr><td>Scarlet</td><td>1.4 kg</td></tr>
+<tr><td>Heron</td><td colspan="2">unknown</td></tr></table>
+</article></body></html>`;
+  assert.equal(
+    extractHtml(html, 'https://a.test/ibis').content,
+    [
+      'A page about ibises and their habits in the wild, long enough to be the main content of the page.1',
+      'Table 1: Birds',
+      ['| Name |  | Weight |', '| --- | --- | --- |', '| Ibis | Sacred | 1.5 kg |', '|  | Scarlet | 1.4 kg |', '| Heron | unknown |  |'].join('\n'),
+    ].join('\n\n'),
+  );
+});
+
 test('the space at the edge of a link or an emphasis stays outside its markup', () => {
   const html = `<html><head><title>Slogan</title></head><body><article><p>The state launched the<a href="/c"> campaign </a>on Monday, a<b> bold </b>move and an<i> odd </i>one, say readers of this long enough paragraph.</p></article></body></html>`;
   assert.equal(

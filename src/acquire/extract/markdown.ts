@@ -84,8 +84,10 @@ function inline(n: AnyNode, base: string): string {
       return src && alt ? `![${alt}](${src})` : '';
     }
     case 'a': {
-      const href = absolute(attr(n, 'href'), base);
-      return marked(inner(), (text) => (href && !href.startsWith('#') ? `[${text}](${href})` : text));
+      // A link within the page (`#fn1`, a footnote's) leads nowhere in its markdown: its text alone.
+      const raw = attr(n, 'href')?.trim();
+      const href = raw?.startsWith('#') ? undefined : absolute(raw, base);
+      return marked(inner(), (text) => (href ? `[${text}](${href})` : text));
     }
     case 'strong':
     case 'b':
@@ -142,11 +144,58 @@ function codeLanguage(el: Element): string {
   return /(?:language|lang)-([\w+#.-]+)/.exec(cls)?.[1] ?? /^[\w+#.-]+$/.exec((attr(el, 'data-lang') ?? '').trim())?.[0] ?? '';
 }
 
+/** A `colspan` or `rowspan`: a whole number from 1 to HTML's largest (1000 columns), 1 otherwise. */
+function span(value: string | undefined): number {
+  const n = Number(value);
+  return Number.isInteger(n) && n > 1 ? Math.min(n, 1000) : 1;
+}
+
+/**
+ * The texts of a table's rows with its spans laid out, as markdown has none: a cell spanning
+ * columns is followed by empty cells, and one spanning rows has an empty cell under it in each
+ * row it covers, so every cell stays in its column. The empty cells a table's spans add are at
+ * most as many as its cells plus 10,000: a small page of `colspan="1000"` cells does not grow a
+ * thousandfold (past that, spans are ignored).
+ */
+function layOut(rows: Element[][], text: (c: Element) => string): string[][] {
+  let budget = rows.reduce((n, r) => n + r.length, 0) + 10_000;
+  const covered: number[] = []; // per column: the rows below still covered by a rowspan
+  return rows.map((cells) => {
+    const out: string[] = [];
+    const fillCovered = () => {
+      while ((covered[out.length] ?? 0) > 0) {
+        covered[out.length]!--;
+        out.push('');
+      }
+    };
+    for (const c of cells) {
+      fillCovered();
+      const column = out.length;
+      out.push(text(c));
+      const across = span(attr(c, 'colspan'));
+      const down = span(attr(c, 'rowspan'));
+      if (across * down - 1 > budget) continue;
+      budget -= across * down - 1;
+      for (let k = 1; k < across; k++) {
+        if ((covered[out.length] ?? 0) > 0) covered[out.length]!--; // a span over a covered column (a malformed table) uses that row
+        out.push('');
+      }
+      if (down > 1) for (let k = 0; k < across; k++) covered[column + k] = down - 1;
+    }
+    fillCovered();
+    // Columns past the row's last cell are covered by nothing it shows: their rowspans count this row too.
+    for (let k = out.length; k < covered.length; k++) if (covered[k]! > 0) covered[k]!--;
+    return out;
+  });
+}
+
 function table(el: Element, base: string): string[] {
   const rows: Element[][] = [];
+  let caption: Element | undefined;
   const visit = (n: AnyNode) => {
     if (!isElement(n)) return;
     if (n.name === 'table' && n !== el) return; // nested tables are flattened by their own block
+    if (n.name === 'caption') caption ??= n;
     if (n.name === 'tr') {
       rows.push(children(n).filter((c): c is Element => isElement(c) && (c.name === 'td' || c.name === 'th')));
       return;
@@ -154,14 +203,21 @@ function table(el: Element, base: string): string[] {
     for (const c of children(n)) visit(c);
   };
   visit(el);
-  const width = rows.reduce((w, r) => Math.max(w, r.length), 0);
-  if (rows.length === 0 || width === 0) return [];
+  if (rows.length === 0) return [];
+  const cell = (c: Element) => joinLines(inline(c, base)).replace(/\|/g, '\\|').trim();
+  const texts = layOut(rows, cell);
+  const width = texts.reduce((w, r) => Math.max(w, r.length), 0);
+  if (width === 0) return [];
   // A one-column or one-row "table" is layout, not data: its cells read as blocks (a whole article, at times).
   if (width === 1 || rows.length === 1) return rows.flat().flatMap((c) => blocks(children(c), base));
-  const cell = (c: Element) => joinLines(inline(c, base)).replace(/\|/g, '\\|').trim();
-  const pad = (r: string[]) => [...r, ...Array(width - r.length).fill('')];
-  const [head, ...rest] = rows.map((r) => pad(r.map(cell)));
-  return [[`| ${head!.join(' | ')} |`, `| ${head!.map(() => '---').join(' | ')} |`, ...rest.map((r) => `| ${r.join(' | ')} |`)].join('\n')];
+  // The header row holds every column; a shorter row is not padded (GFM fills it with empty cells),
+  // so a table of many rows under one wide row stays the size of its page.
+  const [head, ...more] = texts;
+  const rest = more.filter((r) => r.length > 0); // a row of no cells (a spacer) is none
+  for (let k = head!.length; k < width; k++) head!.push('');
+  const title = caption && joinLines(inline(caption, base)).trim();
+  const lines = [`| ${head!.join(' | ')} |`, `| ${head!.map(() => '---').join(' | ')} |`, ...rest.map((r) => `| ${r.join(' | ')} |`)];
+  return title ? [title, lines.join('\n')] : [lines.join('\n')];
 }
 
 /** Blocks that keep their own lines in a list item: a code block, a heading, a list, a table, a quote. */
