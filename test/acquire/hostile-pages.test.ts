@@ -94,6 +94,21 @@ describe('hostile pages', () => {
     }
   });
 
+  // Not a timing: before, every level prefixed every line under it (125 times the page's size, 19 s for the quotes).
+  test('lists and quotes nested 250 deep add indentation and > for ten levels, not for each', async () => {
+    const read = (body: string) =>
+      pageFromResponse({ requestedUrl: 'https://s.test/', url: 'https://s.test/', status: 200, headers: { 'content-type': 'text/html' }, body: Buffer.from(`<html><body><article><p>A page about herons and the water they wade in, and the fish they catch there.</p>${body}</article></body></html>`), fetchedAt: 0 });
+    const quotes = await read(`${'<blockquote>'.repeat(250)}${'<p>deep</p>'.repeat(20_000)}`);
+    assert.ok(quotes.content.includes(`\n${'> '.repeat(10)}deep\n`), JSON.stringify(quotes.content.slice(-100)));
+    assert.ok(!quotes.content.includes('> '.repeat(11)));
+    for (const tag of ['ul', 'ol']) {
+      const items = await read(`${`<${tag}><li>`.repeat(250)}${'<li>deep</li>'.repeat(20_000)}`);
+      const widest = Math.max(...items.content.split('\n').map((l) => l.length - l.trimStart().length));
+      assert.ok(widest <= 10 * 4, `${tag}: a line indented ${widest} spaces`);
+      assert.match(items.content, /deep$/);
+    }
+  });
+
   test('removeAll takes nodes out of the tree as remove does one by one: order, parents and sibling links kept right', () => {
     const random = rng(79);
     for (let n = 0; n < 50; n++) {

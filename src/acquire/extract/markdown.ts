@@ -231,17 +231,42 @@ const BLANK_AFTER = /^(- |\d+\. |\||>)/;
 const BLANK_BEFORE = /^(\||>)/;
 
 /**
+ * Lists and quotes nested deeper than this add no more indentation or `>`: each level prefixes every
+ * line under it, so a page of 250 nested quotes around its paragraphs made 125 times its size in
+ * markdown (and took 19 s). Real pages nest a few levels.
+ */
+const MAX_NESTING = 10;
+let listDepth = 0;
+let quoteDepth = 0;
+
+/** CommonMark's ordered list numbers: at most nine digits. */
+const listStart = (v: string | undefined) => {
+  const n = Number(v ?? 1);
+  return Number.isInteger(n) && n >= 0 && n <= 999_999_999 ? n : 1;
+};
+
+/**
  * A list, its items' lines indented by `indent`; a nested list is indented to its item's content
  * (two spaces under `-`, three under `1.`), as CommonMark nests it.
  */
 function list(el: Element, base: string, indent: string): string {
+  listDepth++;
+  try {
+    return listLines(el, base, indent);
+  } finally {
+    listDepth--;
+  }
+}
+
+function listLines(el: Element, base: string, indent: string): string {
   const ordered = el.name === 'ol';
-  let i = Number(attr(el, 'start') ?? 1) || 1;
+  let i = listStart(attr(el, 'start'));
   const lines: string[] = [];
   for (const li of children(el)) {
     if (!isElement(li) || li.name !== 'li') continue;
     const marker = ordered ? `${i++}.` : '-';
-    const under = `${indent}${' '.repeat(marker.length + 1)}`; // where the item's content starts
+    // Where the item's content starts; past MAX_NESTING, at its marker.
+    const under = listDepth > MAX_NESTING ? indent : `${indent}${' '.repeat(marker.length + 1)}`;
     // The item's text runs on one line; a block with lines of its own (code, a heading, a table, a
     // quote, a list) keeps them, under the item (a fence, a heading or a list may interrupt a
     // paragraph, so the list stays tight), and text after it follows it there.
@@ -342,7 +367,17 @@ function blocks(nodes: AnyNode[], base: string): string[] {
       const code = textOf(n).replace(/^\n+/, '').trimEnd();
       if (code) out.push(fenced(code, codeLanguage(n)));
     } else if (name === 'blockquote') {
-      const inner = blocks(children(n), base).join('\n\n');
+      if (quoteDepth >= MAX_NESTING) {
+        append(out, blocks(children(n), base));
+        continue;
+      }
+      quoteDepth++;
+      let inner: string;
+      try {
+        inner = blocks(children(n), base).join('\n\n');
+      } finally {
+        quoteDepth--;
+      }
       if (inner.trim()) out.push(inner.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n'));
     } else if (name === 'ul' || name === 'ol') {
       const t = list(n, base, '');
