@@ -10,6 +10,7 @@ import { picker, rng } from '../../bench/scifact.js';
 import { withoutControls } from '../../src/core/controls.js';
 import { findAll, parseHtml, remove, removeAll, textOf, walk } from '../../src/acquire/extract/dom.js';
 import { lineToVersion } from '../../src/acquire/import-jsonl.js';
+import { LINK_GROWTH_LIMIT } from '../../src/acquire/extract/markdown.js';
 import { pageFromResponse } from '../../src/acquire/live-fetch.js';
 import { ServiceError } from '../../src/core/errors.js';
 
@@ -107,6 +108,21 @@ describe('hostile pages', () => {
       assert.ok(widest <= 10 * 4, `${tag}: a line indented ${widest} spaces`);
       assert.match(items.content, /deep$/);
     }
+  });
+
+  // Not a timing: before, 20,000 links under a base of 20 kB made 400 MB of markdown.
+  test("resolving a page's links adds at most LINK_GROWTH_LIMIT characters to its markdown and to its links; a base longer than a URL the API takes is not used", async () => {
+    const read = (base: string, body: string) =>
+      pageFromResponse({ requestedUrl: 'https://s.test/', url: 'https://s.test/', status: 200, headers: { 'content-type': 'text/html' }, body: Buffer.from(`<html><head><base href="${base}"></head><body><article><p>A page about herons and the water they wade in, and the fish they catch there.</p><p>${body}</p></article></body></html>`), fetchedAt: 0 });
+    const links = Array.from({ length: 20_000 }, (_, i) => `<a href="b${i}">x</a> <img alt="i" src="c${i}.png"> `).join('');
+    const under = await read(`https://s.test/${'a'.repeat(8_000)}/`, links);
+    assert.ok(under.content.length < links.length + LINK_GROWTH_LIMIT, `${under.content.length} characters of markdown`);
+    assert.ok(under.links.join('').length < links.length + LINK_GROWTH_LIMIT, `${under.links.join('').length} characters of links`);
+    assert.match(under.content, /\[x\]\(https:\/\/s\.test\/a{8000}\/b0\) !\[i\]\(https:\/\/s\.test\/a{8000}\/c0\.png\)/, 'the first links resolve against the base');
+    assert.match(under.content, / x$/, 'the last are their text');
+    const over = await read(`https://s.test/${'a'.repeat(8_200)}/`, links);
+    assert.match(over.content, /\[x\]\(https:\/\/s\.test\/b0\)/, 'resolved against the page');
+    assert.ok(over.links.includes('https://s.test/b19999'));
   });
 
   test('removeAll takes nodes out of the tree as remove does one by one: order, parents and sibling links kept right', () => {

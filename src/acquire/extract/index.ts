@@ -1,10 +1,11 @@
 /** HTML -> main content as markdown, with metadata and outgoing links (RawPage -> ExtractedPage). */
 import { withoutControls } from '../../core/controls.js';
+import { LIMITS } from '../../core/requests.js';
 import { normalizeUrl } from '../../core/url.js';
 import type { Element } from 'domhandler';
 import { attr, findFirst, isElement, parseHtml, remove, textOf, walk } from './dom.js';
 import { findMainContent, prune } from './main-content.js';
-import { toMarkdown } from './markdown.js';
+import { LINK_GROWTH_LIMIT, toMarkdown } from './markdown.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
 
 export interface ExtractedPage extends PageMetadata {
@@ -24,9 +25,12 @@ export function extractHtml(html: string, pageUrl: string): ExtractedPage {
     if (n.name === 'a' && n.attribs.href !== undefined) anchors.push(n);
     else if (n.name === 'base' && n.attribs.href !== undefined) baseEl ??= n;
   });
+  // A `<base>` longer than a URL the API takes is not used: each relative link is resolved against
+  // it, and a page's thousands of links under a base of a megabyte took minutes to read.
   const base = (() => {
     try {
-      return baseEl ? new URL(attr(baseEl, 'href')!, pageUrl).toString() : pageUrl;
+      const url = baseEl ? new URL(attr(baseEl, 'href')!, pageUrl).toString() : pageUrl;
+      return url.length <= LIMITS.urlMaxChars ? url : pageUrl;
     } catch {
       return pageUrl;
     }
@@ -34,13 +38,22 @@ export function extractHtml(html: string, pageUrl: string): ExtractedPage {
   const links: string[] = [];
   if (!meta.nofollow) {
     const seen = new Set<string>();
+    // As in the markdown (LINK_GROWTH_LIMIT): what resolving adds to the links, in all, is bounded.
+    let growthLeft = LINK_GROWTH_LIMIT;
     for (const a of anchors) {
       if (/\bnofollow\b/i.test(attr(a, 'rel') ?? '')) continue;
+      const href = attr(a, 'href')!;
       let abs: string | undefined;
       try {
-        abs = normalizeUrl(new URL(attr(a, 'href')!, base).toString());
+        abs = normalizeUrl(new URL(href, base).toString());
       } catch {
         abs = undefined;
+      }
+      if (abs !== undefined && abs.length > LIMITS.urlMaxChars) continue; // no API call could fetch it
+      const growth = abs === undefined ? 0 : abs.length - href.length;
+      if (growth > 0) {
+        if (growth > growthLeft) continue;
+        growthLeft -= growth;
       }
       if (abs && !seen.has(abs)) {
         seen.add(abs);
