@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { picker, rng } from '../../bench/scifact.js';
 import { ServiceError } from '../../src/core/errors.js';
+import { parseLooseTime } from '../../src/acquire/html-time.js';
 import { parseDate, parseRelative, parseTimestamp, resolveBound, resolveQueryTime, toIso } from '../../src/core/time.js';
 
 const ms = (iso: string) => Date.parse(iso);
@@ -159,6 +160,17 @@ describe('the three forms over made-up values', () => {
         expected = Math.floor((base - n * { min: 60_000, h: 3_600_000, d: 86_400_000 }[unit]) / 60_000) * 60_000;
         assert.equal(resolveBound('p', value, 'before', base), expected, `${value} before ${iso}`);
       }
+    }
+  });
+});
+
+describe("a page's own times (html-time.ts)", () => {
+  test('the usual shapes are read; a day the calendar lacks is none, not the next month', () => {
+    assert.equal(parseLooseTime('2024-05-01'), Date.UTC(2024, 4, 1));
+    assert.equal(parseLooseTime('2024-05-01T10:00:00+02:00'), Date.UTC(2024, 4, 1, 8));
+    assert.equal(parseLooseTime('2024-02-29 10:00Z'), Date.UTC(2024, 1, 29, 10));
+    for (const v of ['2024-02-30', '2024-02-30 10:00', '2023-02-29T10:00:00Z', '2024-04-31 08:00', '2024-13-01', 'yesterday', '']) {
+      assert.equal(parseLooseTime(v), undefined, v);
     }
   });
 });
