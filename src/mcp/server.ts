@@ -206,6 +206,8 @@ export function createMcpHandler(client: ToolClient, o: { server: string; versio
     if (message === null || typeof message !== 'object' || Array.isArray(message)) return fail(null, ERR.invalidRequest, 'A message must be a JSON-RPC object');
     const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
     const isRequest = typeof m.id === 'string' || typeof m.id === 'number';
+    // A notification has no id; one of another type (null, an object) is a request MCP does not allow, answered so.
+    if (m.id !== undefined && !isRequest) return fail(null, ERR.invalidRequest, 'A request id must be a string or a number');
     if (m.jsonrpc !== '2.0' || typeof m.method !== 'string') return isRequest ? fail(m.id as Id, ERR.invalidRequest, 'Not a JSON-RPC 2.0 request') : undefined;
     const params = (m.params !== null && typeof m.params === 'object' ? m.params : {}) as Record<string, unknown>;
     if (!isRequest) return m.method === 'notifications/cancelled' ? cancelled(params) : undefined; // notifications/initialized, ...

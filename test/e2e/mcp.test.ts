@@ -150,7 +150,7 @@ describe('websearch mcp', () => {
     assert.deepEqual(r, { content: [{ type: 'text', text: 'The search service at http://127.0.0.1:9 cannot be reached' }], isError: true });
   });
 
-  test('the wire: a line that is not JSON, an unknown method, a notification, a message split mid-character, a line over 1 MiB', async (t) => {
+  test('the wire: a line that is not JSON, an unknown method, a notification, an id of another type, a message split mid-character, a line over 1 MiB', async (t) => {
     const child = spawn(process.execPath, MCP, { env: { ...process.env, WEBSEARCH_URL: url }, stdio: ['pipe', 'pipe', 'inherit'] });
     t.after(() => {
       if (child.exitCode === null) child.kill(); // a failed assertion leaves it running
@@ -169,6 +169,8 @@ describe('websearch mcp', () => {
     child.stdin.write('{not json\n');
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/list' })}\n`);
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: { a: 1 }, method: 'ping' })}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, method: 'ping' })}\n`);
     const split = Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 'é', method: 'ping' })}\n`);
     const at = split.indexOf(0xc3) + 1; // between the two bytes of é
     child.stdin.write(split.subarray(0, at));
@@ -176,11 +178,14 @@ describe('websearch mcp', () => {
     child.stdin.write(split.subarray(at));
     child.stdin.write(`${'x'.repeat(2 ** 20 + 10)}\n`);
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`);
-    const got = await lines(6);
+    const got = await lines(8);
     assert.deepEqual(got, [
       { jsonrpc: '2.0', id: 0, result: {} },
       { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Not JSON' } },
       { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found: resources/list' } },
+      // MCP's ids are strings or numbers, never null.
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'A request id must be a string or a number' } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'A request id must be a string or a number' } },
       { jsonrpc: '2.0', id: 'é', result: {} },
       { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'A message over 1048576 bytes' } },
       { jsonrpc: '2.0', id: 2, result: {} },
