@@ -7,7 +7,7 @@
  * before, once (it takes seconds): robots-parser's own matcher, the regular expressions the code
  * had (kept here as they were), and pruning by `remove` one node at a time (which dom.ts keeps).
  * The inputs are sized for the way before to end in seconds; then the service alone on inputs the
- * way before would not finish (the tests' sizes). Last, a search whose ten results are pages of
+ * way before would not finish (the tests' sizes), and pages whose markdown grew far past them. Last, a search whose ten results are pages of
  * 5 MB: their versions read and their snippets made, now (the part snippets read) and before (the
  * whole content column).
  */
@@ -104,6 +104,19 @@ console.log('The service alone, on inputs the way before would not finish:');
 console.log(`sitemap cut in a CDATA run of 200,000 spaces: ${ms(await timed(() => parseSitemap(cdata(200_000))))}`);
 console.log(`page with a <pre> of 1,000,000 spaces in a list item (${kb(pre(1_000_000))}), read to markdown: ${ms(await timed(() => read(pre(1_000_000))))}`);
 console.log(`page with 80,000 <link> tags in its body (${kb(links(80_000))}), read to markdown: ${ms(await timed(() => read(links(80_000))))}`);
+// Pages whose markdown grew far past them: rows padded to a wide row (a reader ran out of memory),
+// each level of 250 nested quotes prefixing every line under it (19 s, 125 times the page), links
+// resolved against a 20 kB <base> (400 MB of markdown).
+const article = (body: string, head = '') => `<html><head>${head}</head><body><article><p>A page about herons and the water they wade in.</p>${body}</article></body></html>`;
+const grown = [
+  ['a table of one 20,000-cell row over 20,000 rows', article(`<table><tr>${'<td>x</td>'.repeat(20_000)}</tr>${'<tr><td>a</td><td>b</td></tr>'.repeat(20_000)}</table>`)],
+  ['250 nested quotes around 100,000 paragraphs', article(`${'<blockquote>'.repeat(250)}${'<p>x</p>'.repeat(100_000)}`)],
+  ['20,000 links under a <base> of 20,000 characters', article(Array.from({ length: 20_000 }, (_, i) => `<a href="b${i}">x</a> `).join(''), `<base href="https://a.test/${'a'.repeat(20_000)}/">`)],
+] as const;
+for (const [what, html] of grown) {
+  const t = await timed(() => read(html));
+  console.log(`page of ${what} (${kb(html)}), read to markdown: ${ms(t)}, ${kb((await read(html)).content)} of markdown`);
+}
 const many = '<page '.repeat(300_000);
 console.log(`prompt delimiter, 300,000 unclosed <page tags (${kb(many)}): ${ms(await timed(() => buildMessages('x', { url: 'https://a.test/', markdown: many }, 1_000_000)))}`);
 
