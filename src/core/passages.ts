@@ -26,9 +26,9 @@ import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords } f
 export const SCAN_LIMIT = 200_000;
 /**
  * Bumped when `segment` or the layout changes. 2: sentences also end at 。！？. 3: not inside a quote
- * the sentence goes on from (「本当？」と聞いた。).
+ * the sentence goes on from (「本当？」と聞いた。). 4: every marker at a line's start is taken off (`> - item`).
  */
-const PASSAGES_LAYOUT = 3;
+const PASSAGES_LAYOUT = 4;
 /**
  * The layout and the analysis of the words (text.ts ANALYSIS_VERSION), so that a change of either
  * leaves an index of another format unread (the page is scanned instead) until `websearch import`
@@ -56,8 +56,11 @@ export function lineAt(markdown: string, start: number): string {
 const INDENT = '[^\\S\\n]{0,3}';
 const HEADING_MARK = '#{1,6}';
 const LIST_MARK = '[-*+]|\\d+\\.';
-/** The marker `linesToText` takes off a line: a heading's, a quote's or a list item's, and the space after it. */
-const LINE_MARKER_RE = new RegExp(`^${INDENT}(?:${HEADING_MARK}|>|${LIST_MARK})[^\\S\\n]+`, 'gm');
+/**
+ * The markers `linesToText` takes off a line: a heading's, a quote's or a list item's, and the space
+ * after each; all of a line's (a list in a quote, `> - item`; a heading in a list item, `- ### Title`).
+ */
+const LINE_MARKER_RE = new RegExp(`^${INDENT}(?:(?:${HEADING_MARK}|>|${LIST_MARK})[^\\S\\n]+)+`, 'gm');
 /** A heading's and a list item's marker at a line's start (sticky: tested at an offset without a slice). */
 const HEADING_AT = new RegExp(`${INDENT}${HEADING_MARK}[^\\S\\n]`, 'y');
 const LIST_ITEM_AT = new RegExp(`${INDENT}(?:${LIST_MARK})[^\\S\\n]`, 'y');

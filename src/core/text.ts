@@ -603,7 +603,7 @@ export function markdownToText(markdown: string): string {
   let text = markdown;
   if (text.includes('```')) text = text.replace(/```[^\n]*\n/g, '');
   if (text.includes('](')) text = text.replace(/!\[[^\]]*\]\([^)]*\)/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-  text = text.replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '');
+  text = text.replace(/^\s{0,3}(?:(?:#{1,6}|>|[-*+]|\d+\.)\s+)+/gm, '');
   if (/[*_`|]/.test(text)) text = text.replace(/[*_`|]+/g, ' ');
   // Each run of whitespace becomes one space, as /\s+/g would make it; a lone space is not matched,
   // or every space of the page would be rewritten (a 30 kB page's text took twice as long).

@@ -175,6 +175,13 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     }
   });
 
+  test("a line's text has all its markers taken off: a list in a quote, a quote in a quote, a heading in a list item", () => {
+    assert.deepEqual(
+      ['> - one', '> > two', '- ### Three', '1. > four', '   - five', '#six', '5 - 7 = -2'].map(lineText),
+      ['one', 'two', 'Three', 'four', 'five', '#six', '5 - 7 = -2'],
+    );
+  });
+
   test('a line\'s text is that of every conversion pass run, though a pass runs only when its characters are there', () => {
     // The passes as they ran before each was made to wait for its characters (indexOf).
     const everyPass = (line: string) =>
@@ -182,7 +189,7 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
         .replace(/(?<![^\n])[^\S\n]{0,3}```[^\n]*/g, '')
         .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '')
         .replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1')
-        .replace(/^[^\S\n]{0,3}(#{1,6}|>|[-*+]|\d+\.)[^\S\n]+/gm, '')
+        .replace(/^[^\S\n]{0,3}(?:(?:#{1,6}|>|[-*+]|\d+\.)[^\S\n]+)+/gm, '')
         .replace(/[*_`|]+/g, ' ')
         .replace(/[^\S\n]{2,}|[^\S \n]/g, ' ')
         .trim();
