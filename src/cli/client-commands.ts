@@ -71,7 +71,8 @@ export async function fetchCommand(argv: string[]): Promise<void> {
     'app-title': { type: 'string' },
   });
   const url = positionals[0];
-  if (!url) throw new UsageError('usage: websearch fetch <url> [--max-chars N] [--live] [--prompt text]');
+  // One URL a call: a second was left unfetched without a word.
+  if (!url || positionals.length > 1) throw new UsageError('usage: websearch fetch <url> [--max-chars N] [--live] [--prompt text] (one URL)');
   const settings = settingsFrom(values);
   const client = createClient({ baseUrl: settings.serverUrl, apiKey: settings.apiKey, appTitle: values['app-title'] });
   const params = { url, max_chars: wholeNumberFlag(values['max-chars'], 'max-chars'), live: values.live, prompt: values.prompt };

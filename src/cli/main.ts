@@ -43,8 +43,21 @@ Every command takes --data-dir, --database-url, --config, --log-level; serve tak
 Admin commands print one JSON object with --json. See README.md for every variable.
 `;
 
+/**
+ * A reader that stops reading (`websearch search x | head -1`) ends the command quietly: writing on
+ * printed an EPIPE stack trace and exited 1. Not for `serve`, whose logs go to stdout: a server
+ * does not stop because its log's reader did.
+ */
+function endQuietlyWhenStdoutCloses(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(0);
+  });
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command !== 'serve') endQuietlyWhenStdoutCloses();
   switch (command) {
     case 'serve':
       await serveCommand(rest);

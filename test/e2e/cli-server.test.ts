@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
@@ -108,6 +109,16 @@ describe('CLI and server end to end', () => {
     assert.match(r.stdout, /1\. GC\n {3}https:\/\/example\.org\/gc/);
   });
 
+  test('a search whose reader stops reading ends quietly, as `websearch search x | true` does', async () => {
+    // The reader's end of the pipe closed before a byte is written: the command's write fails with EPIPE.
+    const child = spawn(process.execPath, [...CLI, 'search', 'garbage collector', '--server', `http://127.0.0.1:${port}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.deepEqual({ code, stderr }, { code: 0, stderr: '' });
+  });
+
   test('the search and fetch commands say in one line when no server answers', async () => {
     // A port nothing listens on: taken, then given back.
     const probe = createServer();
@@ -151,6 +162,9 @@ describe('CLI and server end to end', () => {
       assert.match(r.stderr, /at most 200 characters, none of them control characters/);
     }
     assert.equal(cli('org', 'create', 'é'.repeat(200)).code, 0, 'two hundred characters of any script');
+    const two = cli('fetch', 'https://example.org/gc', 'https://example.org/other');
+    assert.deepEqual([two.code, two.stdout], [2, '']);
+    assert.match(two.stderr, /usage: websearch fetch <url> .*\(one URL\)/);
     const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     for (const v of ['version', '--version']) assert.deepEqual(cli(v), { code: 0, stdout: `websearch ${version}\n`, stderr: '' });
     for (const [list, limit] of [['usage', 'abc'], ['usage', '0'], ['usage', '1.5'], ['payments', '100001']] as const) {
