@@ -13,6 +13,7 @@ import { stat } from 'node:fs/promises';
 import { LimitReader, WARCParser, type WARCRecord } from 'warcio';
 import { ServiceError } from '../core/errors.js';
 import { normalizeUrl } from '../core/url.js';
+import { ACQUIRED_AHEAD_MS, isStorableTime } from '../core/time.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import type { LivePage } from '../ports/live-fetcher.js';
 import type { RawResponse } from './http-client.js';
@@ -57,8 +58,9 @@ interface Reading {
 export async function importWarc(
   pages: PageStore,
   path: string,
-  options: { onProgress?: (s: WarcSummary) => void; batchSize?: number; read?: ReadPage; inFlight?: number } = {},
+  options: { onProgress?: (s: WarcSummary) => void; batchSize?: number; read?: ReadPage; inFlight?: number; now?: () => number } = {},
 ): Promise<WarcSummary> {
+  const now = options.now ?? Date.now;
   const read = options.read ?? pageFromResponse;
   const inFlight = options.read ? (options.inFlight ?? 8) : 1;
   const s: WarcSummary = { records: 0, imported: 0, unchanged: 0, notResponses: 0, skipped: 0, broken: 0, brokenReasons: [] };
@@ -95,6 +97,10 @@ export async function importWarc(
     const status = Number(record.httpHeaders?.statusCode);
     if (!url || Number.isNaN(acquiredAt) || !Number.isInteger(status)) {
       broken(`record ${n}: missing target URI, date or HTTP status`);
+      return undefined;
+    }
+    if (!isStorableTime(acquiredAt) || acquiredAt > now() + ACQUIRED_AHEAD_MS) {
+      broken(`record ${n}: WARC-Date ${record.warcDate} is not a time of capture (more than a day after now, or outside years 0000-9999)`);
       return undefined;
     }
     if (status !== 200 || Number(record.warcHeaders.headers.get('content-length') ?? 0) > MAX_PAYLOAD) {

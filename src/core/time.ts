@@ -118,6 +118,12 @@ const YEAR_10000 = 253_402_300_800_000; // 10000-01-01T00:00:00.000Z
 /** Whether an instant is a whole millisecond in years 0000-9999: the times a page may store. */
 export const isStorableTime = (ms: number): boolean => Number.isInteger(ms) && ms >= YEAR_0 && ms < YEAR_10000;
 
+/**
+ * How far past now an import may say a page was acquired: a clock a little ahead, not a date to
+ * come. A version acquired "in 2030" would stay its URL's latest over every capture until then.
+ */
+export const ACQUIRED_AHEAD_MS = 24 * 60 * 60 * 1000;
+
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
 

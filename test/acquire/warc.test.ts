@@ -94,6 +94,27 @@ describe('WARC import', () => {
     assert.match((await env.services.pages.latest('https://zoo.test/yaks'))!.content, /Yaks live on the high plateaus/);
   });
 
+  test('a record dated more than a day after now is broken, not a capture to come', async () => {
+    const fresh = await createTestEnv();
+    try {
+      // The file's records are of 2026-01-10, 02-01 and 03-10; now is 03-09, so 03-10 is within a day and 03-11 would not be.
+      const within = await importWarc(fresh.services.pages, file, { now: () => Date.parse('2026-03-09T00:00:01Z') });
+      assert.equal(within.imported, 3);
+      const early = await createTestEnv();
+      try {
+        const s = await importWarc(early.services.pages, file, { now: () => Date.parse('2026-02-15T00:00:00Z') });
+        assert.equal(s.imported, 2);
+        assert.equal(s.broken, 3, 'the undated record, the one of 03-10, and the truncated one');
+        assert.match(s.brokenReasons.join('\n'), /WARC-Date 2026-03-10T00:00:00Z is not a time of capture \(more than a day after now/);
+        assert.deepEqual((await early.services.pages.history('https://zoo.test/llamas')).map((v) => new Date(v.acquiredAt).toISOString()), ['2026-01-10T00:00:00.000Z']);
+      } finally {
+        await early.close();
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
+
   test('query_time between the two captures finds the first; re-importing adds nothing', async () => {
     const at = async (query_time?: string) => {
       const res = await env.app.inject({

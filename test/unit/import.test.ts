@@ -41,14 +41,18 @@ describe('JSONL import', () => {
       '',
       { url: 'https://a.test/6', markdown: 'six', published_at: 1700000000 },
       '[1,2]',
+      // Acquired more than a day after now: a date to come, not a capture; within a day, a clock a little ahead.
+      { url: 'https://a.test/7', markdown: 'seven', acquired_at: '2026-05-06T00:00:01Z' },
+      { url: 'https://a.test/8', markdown: 'eight', acquired_at: '2026-05-05T23:00:00Z' },
     ]);
     const s = await importJsonl(pages, file, { now: () => Date.parse('2026-05-05T00:00:00Z') });
-    assert.equal(s.imported, 2);
-    assert.equal(s.failed, 7);
+    assert.equal(s.imported, 3);
+    assert.equal(s.failed, 8);
     assert.deepEqual(
       s.failures.map((f) => f.line),
-      [2, 3, 4, 5, 6, 7, 10],
+      [2, 3, 4, 5, 6, 7, 10, 11],
     );
+    assert.match(s.failures[7]!.reason, /acquired_at is more than a day after now/);
     assert.match(s.failures[0]!.reason, /not valid JSON/);
     assert.match(s.failures[1]!.reason, /html or markdown is required/);
     assert.match(s.failures[4]!.reason, /unknown field\(s\): extra/);
