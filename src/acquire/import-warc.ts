@@ -17,6 +17,7 @@ import { ACQUIRED_AHEAD_MS, isStorableTime } from '../core/time.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import type { LivePage } from '../ports/live-fetcher.js';
 import type { RawResponse } from './http-client.js';
+import { parseLooseTime } from './html-time.js';
 import { InOrder } from './in-order.js';
 import { pageFromResponse, type ReadPage, versionOf } from './live-fetch.js';
 
@@ -93,7 +94,8 @@ export async function importWarc(
       return undefined;
     }
     const url = normalizeUrl(target);
-    const acquiredAt = Date.parse(record.warcDate ?? '');
+    // Read as a page's own times are: Date.parse alone rolled 2026-02-30 over to March 2.
+    const acquiredAt = parseLooseTime(record.warcDate) ?? NaN;
     const status = Number(record.httpHeaders?.statusCode);
     if (!url || Number.isNaN(acquiredAt) || !Number.isInteger(status)) {
       broken(`record ${n}: missing target URI, date or HTTP status`);

@@ -56,6 +56,8 @@ describe('WARC import', () => {
       await record({ url: 'https://zoo.test/llamas', date: '2026-01-10T00:00:00Z', body: page('The first capture says llamas hum when they are curious about alpacas.') }),
       await record({ url: 'https://zoo.test/llamas', date: '2026-03-10T00:00:00Z', body: page('The second capture says llamas spit when they are annoyed by alpacas.') }),
       await record({ url: 'https://zoo.test/llamas', date: '2026-01-01T00:00:00Z', type: 'request', body: '' }),
+      // A day the calendar lacks: Date.parse took it for March 2.
+      await record({ url: 'https://zoo.test/leap', date: '2026-02-30T00:00:00Z', body: page('A capture on a day that never was.') }),
       await record({ url: 'https://zoo.test/logo.png', date: '2026-01-10T00:00:00Z', headers: { 'Content-Type': 'image/png' }, body: new Uint8Array(20) }),
       await record({ url: 'https://zoo.test/old', date: '2026-01-10T00:00:00Z', status: '301 Moved Permanently', headers: { Location: '/new' }, body: '' }),
       await record({
@@ -83,9 +85,11 @@ describe('WARC import', () => {
     assert.equal(s.imported, 3);
     assert.equal(s.notResponses, 1);
     assert.equal(s.skipped, 2, 'an image and a redirect');
-    assert.equal(s.broken, 2, 'the undated record, and the truncated one at the end');
-    assert.match(s.brokenReasons[0]!, /missing target URI, date or HTTP status/);
-    assert.match(s.brokenReasons[1]!, /cut short/);
+    assert.equal(s.broken, 3, 'the records of 30 February and of no date, and the truncated one at the end');
+    assert.match(s.brokenReasons[0]!, /record 4: missing target URI, date or HTTP status/);
+    assert.match(s.brokenReasons[1]!, /missing target URI, date or HTTP status/);
+    assert.match(s.brokenReasons[2]!, /cut short/);
+    assert.equal(await env.services.pages.latest('https://zoo.test/leap'), undefined);
     const history = await env.services.pages.history('https://zoo.test/llamas');
     assert.deepEqual(
       history.map((v) => new Date(v.acquiredAt).toISOString()),
@@ -104,7 +108,7 @@ describe('WARC import', () => {
       try {
         const s = await importWarc(early.services.pages, file, { now: () => Date.parse('2026-02-15T00:00:00Z') });
         assert.equal(s.imported, 2);
-        assert.equal(s.broken, 3, 'the undated record, the one of 03-10, and the truncated one');
+        assert.equal(s.broken, 4, 'the records of 30 February, of no date and of 03-10, and the truncated one');
         assert.match(s.brokenReasons.join('\n'), /WARC-Date 2026-03-10T00:00:00Z is not a time of capture \(more than a day after now/);
         assert.deepEqual((await early.services.pages.history('https://zoo.test/llamas')).map((v) => new Date(v.acquiredAt).toISOString()), ['2026-01-10T00:00:00.000Z']);
       } finally {
