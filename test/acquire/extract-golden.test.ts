@@ -135,6 +135,10 @@ test("a table's spans keep every cell in its column, its caption comes before it
       ['| Name |  | Weight |', '| --- | --- | --- |', '| Ibis | Sacred | 1.5 kg |', '|  | Scarlet | 1.4 kg |', '| Heron | unknown |  |'].join('\n'),
     ].join('\n\n'),
   );
+  // A layout table of one cell a row stays layout though its cells span two columns.
+  const layout = `<html><head><title>Storks</title></head><body><table><tr><td colspan="2"><p>Storks</p></td></tr>
+<tr><td colspan="2"><article><p>A page about storks and their habits in the wild, long enough to be the main content of the page.</p></article></td></tr></table></body></html>`;
+  assert.equal(extractHtml(layout, 'https://a.test/storks').content, 'A page about storks and their habits in the wild, long enough to be the main content of the page.');
 });
 
 test('the space at the edge of a link or an emphasis stays outside its markup', () => {

@@ -48,7 +48,6 @@ function absolute(href: string | undefined, base: string, image = false): string
   return out;
 }
 
-
 const collapse = (s: string) => s.replace(/\s+/g, ' ');
 
 /**
@@ -220,13 +219,14 @@ function table(el: Element, base: string): string[] {
     for (const c of children(n)) visit(c);
   };
   visit(el);
-  if (rows.length === 0) return [];
+  const cells = rows.reduce((w, r) => Math.max(w, r.length), 0);
+  if (rows.length === 0 || cells === 0) return [];
+  // A one-column or one-row "table" is layout, not data: its cells read as blocks (a whole article,
+  // at times). Its cells as written: a layout table's spans do not make it data.
+  if (cells === 1 || rows.length === 1) return rows.flat().flatMap((c) => blocks(children(c), base));
   const cell = (c: Element) => joinLines(inline(c, base)).replace(/\|/g, '\\|').trim();
   const texts = layOut(rows, cell);
   const width = texts.reduce((w, r) => Math.max(w, r.length), 0);
-  if (width === 0) return [];
-  // A one-column or one-row "table" is layout, not data: its cells read as blocks (a whole article, at times).
-  if (width === 1 || rows.length === 1) return rows.flat().flatMap((c) => blocks(children(c), base));
   // The header row holds every column; a shorter row is not padded (GFM fills it with empty cells),
   // so a table of many rows under one wide row stays the size of its page.
   const [head, ...more] = texts;
