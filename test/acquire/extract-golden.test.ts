@@ -136,9 +136,12 @@ test("a table's spans keep every cell in its column, its caption comes before it
     ].join('\n\n'),
   );
   // A layout table of one cell a row stays layout though its cells span two columns.
-  const layout = `<html><head><title>Storks</title></head><body><table><tr><td colspan="2"><p>Storks</p></td></tr>
-<tr><td colspan="2"><article><p>A page about storks and their habits in the wild, long enough to be the main content of the page.</p></article></td></tr></table></body></html>`;
-  assert.equal(extractHtml(layout, 'https://a.test/storks').content, 'A page about storks and their habits in the wild, long enough to be the main content of the page.');
+  const layout = `<html><head><title>Storks</title></head><body><article><p>A page about storks and their habits in the wild, long enough to be the main content of the page.</p>
+<table><tr><td colspan="2"><p>Storks nest on chimneys.</p></td></tr><tr><td colspan="2"><p>They eat frogs in spring.</p></td></tr></table></article></body></html>`;
+  assert.equal(
+    extractHtml(layout, 'https://a.test/storks').content,
+    'A page about storks and their habits in the wild, long enough to be the main content of the page.\n\nStorks nest on chimneys.\n\nThey eat frogs in spring.',
+  );
 });
 
 test('the space at the edge of a link or an emphasis stays outside its markup', () => {
