@@ -95,7 +95,7 @@ export async function importWarc(
     }
     const url = normalizeUrl(target);
     // Read as a page's own times are: Date.parse alone rolled 2026-02-30 over to March 2.
-    const acquiredAt = parseLooseTime(record.warcDate) ?? NaN;
+    const acquiredAt = parseLooseTime(record.warcDate ?? undefined) ?? NaN;
     const status = Number(record.httpHeaders?.statusCode);
     if (!url || Number.isNaN(acquiredAt) || !Number.isInteger(status)) {
       broken(`record ${n}: missing target URI, date or HTTP status`);
