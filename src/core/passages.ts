@@ -20,15 +20,16 @@
  * page); a query stem whose hash a page holds for another stem counts as found there. Either only
  * changes which sentence a snippet shows.
  */
-import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords } from './text.js';
+import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords, withoutRuleLines } from './text.js';
 
 /** Pages can be large; passages are looked for in the first part only. */
 export const SCAN_LIMIT = 200_000;
 /**
  * Bumped when `segment` or the layout changes. 2: sentences also end at 。！？. 3: not inside a quote
  * the sentence goes on from (「本当？」と聞いた。). 4: every marker at a line's start is taken off (`> - item`).
+ * 5: a table's delimiter row and a thematic break hold no text.
  */
-const PASSAGES_LAYOUT = 4;
+const PASSAGES_LAYOUT = 5;
 /**
  * The layout and the analysis of the words (text.ts ANALYSIS_VERSION), so that a change of either
  * leaves an index of another format unread (the page is scanned instead) until `websearch import`
@@ -187,6 +188,7 @@ function linesToText(markdown: string): string {
   let text = markdown;
   if (text.includes('```')) text = text.replace(/(?<![^\n])[^\S\n]{0,3}```[^\n]*/g, ''); // at a line's start: after a newline, not a \r
   if (text.includes('](')) text = text.replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '').replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1');
+  text = withoutRuleLines(text);
   if (mayStartLineMarker(text)) text = text.replace(LINE_MARKER_RE, '');
   if (text.includes('*') || text.includes('_') || text.includes('`') || text.includes('|')) text = text.replace(/[*_`|]+/g, ' ');
   return hasSpaceToFold(text) ? text.replace(/[^\S\n]{2,}|[^\S \n]/g, ' ') : text;

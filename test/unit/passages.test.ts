@@ -182,6 +182,14 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     );
   });
 
+  test("a table's delimiter row and a thematic break hold no text: a page opening with a table is described by its cells", () => {
+    assert.deepEqual(['| --- | :-: |', '|-|-|', '---', ' - - -', 'a --- b', '-x-', '|  |'].map(lineText), ['', '', '', '', 'a --- b', '-x-', '']);
+    assert.equal(
+      fallbackDescription('| Name | Age |\n| --- | --- |\n| Ada | 36 |\n\nAda wrote the first program.\n\n---\n\nMore.'),
+      'Name Age Ada 36 Ada wrote the first program. More.',
+    );
+  });
+
   test('a line\'s text is that of every conversion pass run, though a pass runs only when its characters are there', () => {
     // The passes as they ran before each was made to wait for its characters (indexOf).
     const everyPass = (line: string) =>
@@ -189,6 +197,7 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
         .replace(/(?<![^\n])[^\S\n]{0,3}```[^\n]*/g, '')
         .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '')
         .replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1')
+        .replace(/(?<![^\n])[|:\t ]*-[-|:\t ]*(?![^\n])/g, '')
         .replace(/^[^\S\n]{0,3}(?:(?:#{1,6}|>|[-*+]|\d+\.)[^\S\n]+)+/gm, '')
         .replace(/[*_`|]+/g, ' ')
         .replace(/[^\S\n]{2,}|[^\S \n]/g, ' ')
