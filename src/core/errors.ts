@@ -6,6 +6,7 @@
 export const ERRORS = {
   invalid_parameter: { status: 400, text: 'Invalid parameter' },
   missing_app_identifier: { status: 400, text: 'Missing app identifier' },
+  malformed_request: { status: 400, text: 'The request is not well-formed HTTP' },
   url_not_allowed: { status: 400, text: 'URL not allowed' },
   missing_api_key: { status: 401, text: 'Missing API key' },
   invalid_api_key: { status: 401, text: 'Invalid API key' },
@@ -18,8 +19,10 @@ export const ERRORS = {
   blocked_by_robots: { status: 403, text: "Blocked by the origin's robots.txt" },
   not_indexed: { status: 404, text: 'URL is not in the index; use live=true to fetch it from its origin' },
   not_found: { status: 404, text: 'Not found' },
+  request_timeout: { status: 408, text: 'The request did not arrive in time' },
   payload_too_large: { status: 413, text: 'The request body is too large' },
   rate_limited: { status: 429, text: 'Rate limit exceeded' },
+  headers_too_large: { status: 431, text: "The request's headers are too large" },
   region_unavailable: { status: 451, text: 'Pay-per-request access is not offered in this region' },
   client_closed_request: { status: 499, text: 'The caller closed the connection before the answer' },
   internal_error: { status: 500, text: 'Internal error' },

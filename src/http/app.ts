@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import { ServiceError } from '../core/errors.js';
 import type { Services } from '../config/services.js';
-import { fromFrameworkError, sendError } from './reply-error.js';
+import { answerClientError, fromFrameworkError, sendError } from './reply-error.js';
 import { storefrontKeysPlugin } from './storefront-keys.js';
 import { tierPlugin } from './tier-routes.js';
 
@@ -56,6 +56,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    clientErrorHandler: answerClientError,
   });
 
   services.logs.attach((level, msg, fields) => app.log[level](fields ?? {}, msg));

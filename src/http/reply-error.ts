@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../core/errors.js';
 
@@ -21,4 +22,32 @@ export function fromFrameworkError(err: { code?: string; statusCode?: number; me
     return new ServiceError('invalid_parameter', err.message);
   }
   return new ServiceError('internal_error');
+}
+
+/**
+ * The answer to a request Node's HTTP parser could not read (fastify's `clientErrorHandler`): our
+ * error body, not fastify's own (`{"error":"Bad Request","message":"Client Error"}`). A request line
+ * holding bytes outside ASCII (a URL not percent-encoded) is one; headers over Node's limit and a
+ * request that did not arrive in time are the others. Written to the socket as Node does, which
+ * then closes: no request was read, so nothing is logged as one or charged.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const error =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new ServiceError('request_timeout')
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? new ServiceError('headers_too_large')
+        : new ServiceError(
+            'malformed_request',
+            err.code === 'HPE_INVALID_URL' || err.code === 'HPE_INVALID_METHOD'
+              ? 'The request line is not well-formed HTTP (a URL must be percent-encoded: no spaces or bytes outside ASCII)'
+              : 'The request is not well-formed HTTP',
+          );
+  if (socket.writable) {
+    const body = JSON.stringify(error.toBody());
+    const reason = error.status === 408 ? 'Request Timeout' : error.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+    socket.write(`HTTP/1.1 ${error.status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
 }

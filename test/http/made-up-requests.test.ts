@@ -5,6 +5,7 @@
  * (`error`, `code`) with its status, never a 500; and a request that fails is never charged.
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { picker, rng } from '../../bench/scifact.js';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
@@ -78,5 +79,29 @@ describe('made-up requests', () => {
       if (res.statusCode === 200) answered++;
     }
     assert.ok(answered > 30, `${answered} answered`);
+  });
+
+  test("requests Node's parser cannot read get our error body on the socket, and charge nothing", async () => {
+    await env.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = env.app.server.address() as { port: number };
+    const raw = (bytes: Buffer) =>
+      new Promise<string>((resolve, reject) => {
+        let got = '';
+        const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+        socket.setEncoding('latin1').on('data', (d: string) => (got += d));
+        socket.on('close', () => resolve(got)).on('error', reject);
+      });
+    const before = await charged();
+    for (const [what, bytes, status, code] of [
+      ['a URL not percent-encoded', Buffer.from(`GET /v1/fetch?url=https://bücher.de/ HTTP/1.1\r\nHost: a\r\nX-API-Key: ${key}\r\n\r\n`), 400, 'malformed_request'],
+      ['a request line that is not HTTP', Buffer.from('HELLO\r\n\r\n'), 400, 'malformed_request'],
+      ['headers over 16 KiB', Buffer.from(`GET /v1/fetch?url=https%3A%2F%2Fgo.test%2Fgc HTTP/1.1\r\nHost: a\r\nX-API-Key: ${key}\r\nX-Pad: ${'p'.repeat(20_000)}\r\n\r\n`), 431, 'headers_too_large'],
+    ] as const) {
+      const answer = await raw(bytes);
+      const [head, body] = answer.split('\r\n\r\n');
+      assert.match(head!, new RegExp(`^HTTP/1.1 ${status} `), `${what}: ${answer.slice(0, 200)}`);
+      assert.equal((JSON.parse(body!) as { code: string }).code, code, what);
+    }
+    assert.equal(await charged(), before);
   });
 });
