@@ -57,6 +57,9 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     },
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
+    // No HEAD twin of the GET routes: a HEAD fetch ran the fetch (a live one, too) and was charged
+    // or paid for, and its caller got no content. HEAD is an unknown route (404 not_found).
+    exposeHeadRoutes: false,
   });
 
   services.logs.attach((level, msg, fields) => app.log[level](fields ?? {}, msg));
@@ -76,9 +79,14 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     sendError(reply, new ServiceError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
 
-  app.get('/healthz', async (_request, reply) => {
-    const healthy = await services.healthy();
-    return reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'unavailable' });
+  // HEAD too: a load balancer's check may ask for the status alone.
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/healthz',
+    handler: async (_request, reply) => {
+      const healthy = await services.healthy();
+      return reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'unavailable' });
+    },
   });
 
   for (const tier of services.tiers) await app.register(tierPlugin(services, tier));

@@ -81,6 +81,16 @@ describe('made-up requests', () => {
     assert.ok(answered > 30, `${answered} answered`);
   });
 
+  test('HEAD is no route: a HEAD fetch used to run the fetch and be charged, its caller getting no content', async () => {
+    const before = await charged();
+    for (const url of ['/v1/fetch?url=https%3A%2F%2Fgo.test%2Fgc', '/v1/fetch/public?url=https%3A%2F%2Fgo.test%2Fgc&service_title=t', '/v1/search']) {
+      const res = await env.app.inject({ method: 'HEAD', url, headers: { 'x-api-key': key } });
+      assert.equal(res.statusCode, 404, url);
+    }
+    assert.equal(await charged(), before);
+    assert.equal((await env.app.inject({ method: 'HEAD', url: '/healthz' })).statusCode, 200, "a load balancer's check may be a HEAD");
+  });
+
   test("requests Node's parser cannot read get our error body on the socket, and charge nothing", async () => {
     await env.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = env.app.server.address() as { port: number };
