@@ -88,7 +88,7 @@ const FETCH_FIELDS = new Set(['url', 'max_chars', 'live', 'prompt']);
 
 function checkObject(input: unknown): RawInput {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw new ServiceError('invalid_parameter', 'The request body must be a JSON object');
+    throw new ServiceError('invalid_parameter', 'The request body must be a JSON object, sent with Content-Type: application/json');
   }
   return input as RawInput;
 }

@@ -81,6 +81,22 @@ describe('made-up requests', () => {
     assert.ok(answered > 30, `${answered} answered`);
   });
 
+  test('a body that is not a JSON object, or not sent as JSON, is a 400 that names what to send', async () => {
+    const before = await charged();
+    for (const [type, payload, text] of [
+      ['text/plain', '{"query":"garbage"}', /must be a JSON object, sent with Content-Type: application\/json/],
+      ['application/json', '"garbage"', /must be a JSON object, sent with Content-Type: application\/json/],
+      ['application/json', '[1]', /must be a JSON object/],
+      ['application/x-www-form-urlencoded', 'query=garbage', /must be JSON with Content-Type: application\/json/],
+      ['application/json', '{"query":"garbage"} and more', /not valid JSON/],
+    ] as const) {
+      const res = await env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key, 'content-type': type }, payload });
+      assert.equal(res.statusCode, 400, `${type} ${payload}`);
+      assert.match((JSON.parse(res.body) as { error: string }).error, text, `${type} ${payload}`);
+    }
+    assert.equal(await charged(), before);
+  });
+
   test('HEAD is no route: a HEAD fetch used to run the fetch and be charged, its caller getting no content', async () => {
     const before = await charged();
     for (const url of ['/v1/fetch?url=https%3A%2F%2Fgo.test%2Fgc', '/v1/fetch/public?url=https%3A%2F%2Fgo.test%2Fgc&service_title=t', '/v1/search']) {
