@@ -7,9 +7,9 @@
  * before, once (it takes seconds): robots-parser's own matcher, the regular expressions the code
  * had (kept here as they were), and pruning by `remove` one node at a time (which dom.ts keeps).
  * The inputs are sized for the way before to end in seconds; then the service alone on inputs the
- * way before would not finish (the tests' sizes), and pages whose markdown grew far past them. Last, a search whose ten results are pages of
- * 5 MB: their versions read and their snippets made, now (the part snippets read) and before (the
- * whole content column).
+ * way before would not finish (the tests' sizes), and pages whose markdown grew far past them.
+ * Last, a search whose ten results are pages of 5 MB: their versions read and their snippets made,
+ * now (the part snippets read) and before (the whole content column).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';

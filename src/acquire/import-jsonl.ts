@@ -14,7 +14,7 @@ import { createGunzip } from 'node:zlib';
 import { withoutControls } from '../core/controls.js';
 import { normalizeLangTag, pageLanguage } from '../core/language.js';
 import { lineText } from '../core/passages.js';
-import { ACQUIRED_AHEAD_MS, isStorableTime } from '../core/time.js';
+import { acquiredTooLate, isStorableTime } from '../core/time.js';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import { looksBlocked } from './challenge.js';
@@ -130,7 +130,7 @@ function parseLine(line: string, now: number): Line {
   if (html === undefined && markdown === undefined) throw new Error('html or markdown is required');
   if (html !== undefined && markdown !== undefined) throw new Error('give html or markdown, not both');
   const acquiredAt = optionalTime(rec, 'acquired_at') ?? now;
-  if (acquiredAt > now + ACQUIRED_AHEAD_MS) throw new Error('acquired_at is more than a day after now');
+  if (acquiredTooLate(acquiredAt, now)) throw new Error('acquired_at is more than a day after now');
   const l: Line = { url, acquiredAt };
   if (html !== undefined) l.html = html;
   if (markdown !== undefined) l.markdown = markdown;

@@ -13,7 +13,7 @@ import { stat } from 'node:fs/promises';
 import { LimitReader, WARCParser, type WARCRecord } from 'warcio';
 import { ServiceError } from '../core/errors.js';
 import { normalizeUrl } from '../core/url.js';
-import { ACQUIRED_AHEAD_MS, isStorableTime } from '../core/time.js';
+import { acquiredTooLate } from '../core/time.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import type { LivePage } from '../ports/live-fetcher.js';
 import type { RawResponse } from './http-client.js';
@@ -94,15 +94,15 @@ export async function importWarc(
       return undefined;
     }
     const url = normalizeUrl(target);
-    // Read as a page's own times are: Date.parse alone rolled 2026-02-30 over to March 2.
-    const acquiredAt = parseLooseTime(record.warcDate ?? undefined) ?? NaN;
+    // Read as a page's own times are (in years 0000-9999): Date.parse alone rolled 2026-02-30 over to March 2.
+    const acquiredAt = parseLooseTime(record.warcDate ?? undefined);
     const status = Number(record.httpHeaders?.statusCode);
-    if (!url || Number.isNaN(acquiredAt) || !Number.isInteger(status)) {
+    if (!url || acquiredAt === undefined || !Number.isInteger(status)) {
       broken(`record ${n}: missing target URI, date or HTTP status`);
       return undefined;
     }
-    if (!isStorableTime(acquiredAt) || acquiredAt > now() + ACQUIRED_AHEAD_MS) {
-      broken(`record ${n}: WARC-Date ${record.warcDate} is not a time of capture (more than a day after now, or outside years 0000-9999)`);
+    if (acquiredTooLate(acquiredAt, now())) {
+      broken(`record ${n}: WARC-Date ${record.warcDate} is not a time of capture (more than a day after now)`);
       return undefined;
     }
     if (status !== 200 || Number(record.warcHeaders.headers.get('content-length') ?? 0) > MAX_PAYLOAD) {

@@ -119,10 +119,11 @@ const YEAR_10000 = 253_402_300_800_000; // 10000-01-01T00:00:00.000Z
 export const isStorableTime = (ms: number): boolean => Number.isInteger(ms) && ms >= YEAR_0 && ms < YEAR_10000;
 
 /**
- * How far past now an import may say a page was acquired: a clock a little ahead, not a date to
- * come. A version acquired "in 2030" would stay its URL's latest over every capture until then.
+ * Whether an import's time of acquisition is more than a day after now: a clock a little ahead is
+ * allowed, a date to come is not. A version acquired "in 2030" would stay its URL's latest over
+ * every capture until then.
  */
-export const ACQUIRED_AHEAD_MS = 24 * 60 * 60 * 1000;
+export const acquiredTooLate = (acquiredAt: number, now: number): boolean => acquiredAt > now + 24 * 60 * 60 * 1000;
 
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../core/errors.js';
@@ -24,6 +25,9 @@ export function fromFrameworkError(err: { code?: string; statusCode?: number; me
   return new ServiceError('internal_error');
 }
 
+/** The parser's codes for a request line it cannot read. */
+const BAD_REQUEST_LINE = new Set(['HPE_INVALID_URL', 'HPE_INVALID_METHOD']);
+
 /**
  * The answer to a request Node's HTTP parser could not read (fastify's `clientErrorHandler`): our
  * error body, not fastify's own (`{"error":"Bad Request","message":"Client Error"}`). A request line
@@ -38,16 +42,10 @@ export function answerClientError(err: Error & { code?: string }, socket: Socket
       ? new ServiceError('request_timeout')
       : err.code === 'HPE_HEADER_OVERFLOW'
         ? new ServiceError('headers_too_large')
-        : new ServiceError(
-            'malformed_request',
-            err.code === 'HPE_INVALID_URL' || err.code === 'HPE_INVALID_METHOD'
-              ? 'The request line is not well-formed HTTP (a URL must be percent-encoded: no spaces or bytes outside ASCII)'
-              : 'The request is not well-formed HTTP',
-          );
+        : new ServiceError('malformed_request', BAD_REQUEST_LINE.has(err.code ?? '') ? 'The request line is not well-formed HTTP (a URL must be percent-encoded: no spaces or bytes outside ASCII)' : undefined);
   if (socket.writable) {
     const body = JSON.stringify(error.toBody());
-    const reason = error.status === 408 ? 'Request Timeout' : error.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
-    socket.write(`HTTP/1.1 ${error.status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
   }
   socket.destroy(err);
 }

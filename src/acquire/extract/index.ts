@@ -5,7 +5,7 @@ import { normalizeUrl } from '../../core/url.js';
 import type { Element } from 'domhandler';
 import { attr, findFirst, isElement, parseHtml, remove, textOf, walk } from './dom.js';
 import { findMainContent, prune } from './main-content.js';
-import { LINK_GROWTH_LIMIT, toMarkdown } from './markdown.js';
+import { LinkGrowth, toMarkdown } from './markdown.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
 
 export interface ExtractedPage extends PageMetadata {
@@ -38,8 +38,8 @@ export function extractHtml(html: string, pageUrl: string): ExtractedPage {
   const links: string[] = [];
   if (!meta.nofollow) {
     const seen = new Set<string>();
-    // As in the markdown (LINK_GROWTH_LIMIT): what resolving adds to the links, in all, is bounded.
-    let growthLeft = LINK_GROWTH_LIMIT;
+    // As in the markdown: what resolving adds to the links, in all, is bounded.
+    const growth = new LinkGrowth();
     for (const a of anchors) {
       if (/\bnofollow\b/i.test(attr(a, 'rel') ?? '')) continue;
       const href = attr(a, 'href')!;
@@ -49,13 +49,8 @@ export function extractHtml(html: string, pageUrl: string): ExtractedPage {
       } catch {
         abs = undefined;
       }
-      if (abs !== undefined && abs.length > LIMITS.urlMaxChars) continue; // no API call could fetch it
-      const growth = abs === undefined ? 0 : abs.length - href.length;
-      if (growth > 0) {
-        if (growth > growthLeft) continue;
-        growthLeft -= growth;
-      }
-      if (abs && !seen.has(abs)) {
+      if (!abs || abs.length > LIMITS.urlMaxChars || !growth.allows(href, abs)) continue; // one no API call could fetch, too
+      if (!seen.has(abs)) {
         seen.add(abs);
         links.push(abs);
       }

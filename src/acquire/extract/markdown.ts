@@ -21,7 +21,22 @@ const LINK_SCHEMES = new Set(['http:', 'https:', 'mailto:']);
  * that would grow is its text (an image, nothing). Reset for each page by `toMarkdown`.
  */
 export const LINK_GROWTH_LIMIT = 1_000_000;
-let growthLeft = LINK_GROWTH_LIMIT;
+
+/** A page's budget of `LINK_GROWTH_LIMIT` characters, for its markdown's links and for its crawl links alike. */
+export class LinkGrowth {
+  private left = LINK_GROWTH_LIMIT;
+
+  /** Whether `href` may become `url`: always when that is no longer, else while the budget holds the growth (spent then). */
+  allows(href: string, url: string): boolean {
+    const growth = url.length - href.length;
+    if (growth <= 0) return true;
+    if (growth > this.left) return false;
+    this.left -= growth;
+    return true;
+  }
+}
+
+let growth = new LinkGrowth();
 
 /**
  * A link's or an image's URL made absolute, or undefined: what resolves to another scheme
@@ -40,12 +55,7 @@ function absolute(href: string | undefined, base: string, image = false): string
   }
   if (image ? url.protocol !== 'http:' && url.protocol !== 'https:' : !LINK_SCHEMES.has(url.protocol)) return undefined;
   const out = url.toString().replace(/\(/g, '%28').replace(/\)/g, '%29');
-  const growth = out.length - h.length;
-  if (growth > 0) {
-    if (growth > growthLeft) return undefined;
-    growthLeft -= growth;
-  }
-  return out;
+  return growth.allows(h, out) ? out : undefined;
 }
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ');
@@ -455,7 +465,7 @@ function trimEdges(out: string[]): string[] {
 }
 
 export function toMarkdown(nodes: AnyNode[], baseUrl: string): string {
-  growthLeft = LINK_GROWTH_LIMIT;
+  growth = new LinkGrowth();
   // No block starts or ends with a line break, so the only blank lines in a row are a code block's own.
   return trimEdges(cutAtEndMarker(blocks(nodes, baseUrl))).join('\n\n').trim();
 }
