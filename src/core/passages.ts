@@ -27,9 +27,10 @@ export const SCAN_LIMIT = 200_000;
 /**
  * Bumped when `segment` or the layout changes. 2: sentences also end at 。！？. 3: not inside a quote
  * the sentence goes on from (「本当？」と聞いた。). 4: every marker at a line's start is taken off (`> - item`).
- * 5: a table's delimiter row and a thematic break hold no text.
+ * 5: a table's delimiter row and a thematic break hold no text. 6: a line opening with a code span
+ * (```a``b```) is no fence line, and a tilde fence (~~~) is one.
  */
-const PASSAGES_LAYOUT = 5;
+const PASSAGES_LAYOUT = 6;
 /**
  * The layout and the analysis of the words (text.ts ANALYSIS_VERSION), so that a change of either
  * leaves an index of another format unread (the page is scanned instead) until `websearch import`
@@ -184,9 +185,17 @@ export interface Segments {
  * (timed ad hoc). With `sentenceBounds`, a result of those pages took 17.4 instead of 20.8 us
  * (bench:snippets' first line).
  */
+/**
+ * A code fence line, at a line's start (after a newline, not a \r): three or more backticks and
+ * no backtick after them (CommonMark: a backtick fence's info string holds none, so a paragraph
+ * opening with a code span, ```a``b``` (code holding two backticks), is text), or three or more
+ * tildes and anything after them.
+ */
+const FENCE_LINE_RE = /(?<![^\n])[^\S\n]{0,3}(?:`{3,}[^`\n]*(?![^\n])|~{3,}[^\n]*)/g;
+
 function linesToText(markdown: string): string {
   let text = markdown;
-  if (text.includes('```')) text = text.replace(/(?<![^\n])[^\S\n]{0,3}```[^\n]*/g, ''); // at a line's start: after a newline, not a \r
+  if (text.includes('```') || text.includes('~~~')) text = text.replace(FENCE_LINE_RE, '');
   if (text.includes('](')) text = text.replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '').replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1');
   text = withoutRuleLines(text);
   if (mayStartLineMarker(text)) text = text.replace(LINE_MARKER_RE, '');

@@ -163,6 +163,14 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     assert.deepEqual(parts, ['A heading', 'A first line.', 'Second', 'code here', 'item one']);
     assert.equal(lineText('```'), '');
     assert.equal(md.slice(seg.lineStart[2], md.indexOf('\n', seg.lineStart[2]!)), 'A first line. Second');
+    for (const fence of ['````', '   ```js', '~~~', '~~~ python `x`']) assert.equal(lineText(fence), '', fence);
+  });
+
+  test('a line opening with a code span is text, not a code fence line (no backtick follows a fence\'s backticks)', () => {
+    assert.equal(lineText('```a``b``` is how the span is written.'), 'a b is how the span is written.');
+    const md = 'Intro line.\n\n```x``y``` marks code that holds two backticks.\n\n```js\nlet river = 1;\n```';
+    const query = new SnippetQuery(queryTerms('backticks river').map(stem));
+    assert.equal(pageSnippet(md, undefined, query, 500).snippet, 'Intro line.\nx y marks code that holds two backticks.\nlet river = 1;');
   });
 
   test('the lines converted at once are each line converted alone, on markdown with odd whitespace and constructs', () => {
@@ -194,7 +202,7 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     // The passes as they ran before each was made to wait for its characters (indexOf).
     const everyPass = (line: string) =>
       line
-        .replace(/(?<![^\n])[^\S\n]{0,3}```[^\n]*/g, '')
+        .replace(/(?<![^\n])[^\S\n]{0,3}(?:`{3,}[^`\n]*(?![^\n])|~{3,}[^\n]*)/g, '')
         .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '')
         .replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1')
         .replace(/(?<![^\n])[|:\t ]*-[-|:\t ]*(?![^\n])/g, '')
@@ -203,7 +211,7 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
         .replace(/[^\S\n]{2,}|[^\S \n]/g, ' ')
         .trim();
     const r = rng(12);
-    const pieces = ['# ', '## x', '- ', '* ', '+ ', '> ', '12. ', '3.', '-', '```', '[a](b)', '![i](x)', '**', '_', '|', '`', ' ', '  ', '\t', '\v', '\f', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff', '\u2028', '\u2029', '\u1680', '\u200a', '\u202f', '\u205f', '\u0085', '\n', 'word', 'Straße', 'K', 'é', 'end. '];
+    const pieces = ['# ', '## x', '- ', '* ', '+ ', '> ', '12. ', '3.', '-', '```', '~~~', '[a](b)', '![i](x)', '**', '_', '|', '`', ' ', '  ', '\t', '\v', '\f', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff', '\u2028', '\u2029', '\u1680', '\u200a', '\u202f', '\u205f', '\u0085', '\n', 'word', 'Straße', 'K', 'é', 'end. '];
     let changed = 0;
     for (let k = 0; k < 5_000; k++) {
       const line = Array.from({ length: 1 + Math.floor(r() * 12) }, () => pieces[Math.floor(r() * pieces.length)]).join('').replaceAll('\n', ' ');
