@@ -208,8 +208,10 @@ export async function importJsonl(pages: PageStore, path: string, options: Impor
     if (batch.length >= batchSize) await flush();
   });
   try {
-    for await (const line of lines) {
+    for await (const text of lines) {
       lineNo++;
+      // A byte order mark before the first line (Windows editors and PowerShell write one) is no part of its JSON.
+      const line = lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
       if (line.trim() === '') continue;
       if (line.length > MAX_LINE_CHARS) {
         fail(lineNo, `line longer than ${MAX_LINE_CHARS} characters`);

@@ -123,6 +123,18 @@ describe('JSONL import', () => {
     assert.doesNotMatch(v!.content, /Home|Copyright|tracking/);
   });
 
+  test('a byte order mark before the first line is skipped, in a plain file and a gzip one; one further on is bad JSON', async () => {
+    const lines = [{ url: 'https://bom.test/1', markdown: 'first' }, { url: 'https://bom.test/2', markdown: 'second' }].map((l) => JSON.stringify(l));
+    const text = `\ufeff${lines[0]}\r\n\ufeff${lines[1]}\r\n`;
+    writeFileSync(join(dir.path, 'bom.jsonl'), text);
+    writeFileSync(join(dir.path, 'bom.jsonl.gz'), gzipSync(text));
+    for (const name of ['bom.jsonl', 'bom.jsonl.gz']) {
+      const s = await importJsonl(pages, join(dir.path, name));
+      assert.deepEqual(s.failures, [{ line: 2, reason: 'not valid JSON' }], name);
+    }
+    assert.equal((await pages.latest('https://bom.test/1'))?.content, 'first');
+  });
+
   test('gzip files are read; progress is reported per batch', async () => {
     const lines = Array.from({ length: 25 }, (_, i) => JSON.stringify({ url: `https://d.test/${i}`, markdown: `page ${i}` }));
     const path = join(dir.path, 'pages.jsonl.gz');
