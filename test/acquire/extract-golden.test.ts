@@ -232,3 +232,28 @@ test('text is measured with its whitespace folded: Unicode spaces fold, zero-wid
   assert.match(content, /waves/);
   assert.ok(!content.includes('tides'), content.slice(0, 80));
 });
+
+test('an end marker cuts what follows the article, but not a <details> summary, a section with code or a table, nor "More examples"', () => {
+  const body = (inner: string) => extractHtml(`<html><body><article>${inner}</article></body></html>`, 'https://a.test/p').content.split('\n\n');
+  const p = (s: string) => `<p>${s} This sentence explains the topic in more depth so that the section reads like real documentation.</p>`;
+  const intro = [p('Variables hold values.'), p('Functions group code.'), p('Loops repeat code.')].join('');
+  const introBlocks = body(intro);
+  assert.equal(introBlocks.length, 3);
+  // What follows an article is still cut at its marker.
+  assert.deepEqual(body(`${intro}<h2>Related articles</h2>${p('Another story.')}`), introBlocks);
+  assert.deepEqual(body(`${intro}<h2>More Sports</h2>${p('Another story.')}`), introBlocks);
+  assert.deepEqual(body(`${intro}<h2>Comments</h2>${p('Great post, thanks.')}`), introBlocks);
+  // A summary alone ("More info") was taken for one, and the rest of the article cut.
+  const details = body(`${intro}<details><summary>More info</summary>${p('Hidden details.')}</details>${p('The last paragraph.')}`);
+  assert.equal(details.length, 6, details.join('|'));
+  assert.equal(details[3], 'More info');
+  assert.match(details[5]!, /^The last paragraph\./);
+  // A section with code or a table is the article's.
+  const code = body(`${intro}<h2>Comments</h2>${p('A comment starts with a hash sign.')}<pre><code># a comment</code></pre>`);
+  assert.deepEqual(code.slice(3, 4).concat(code.slice(5)), ['## Comments', '```\n# a comment\n```']);
+  const table = body(`${intro}<h2>Comments</h2>${p('Each kind of comment:')}<table><tr><th>Kind</th><th>Sign</th></tr><tr><td>line</td><td>#</td></tr></table>`);
+  assert.equal(table.at(-1), '| Kind | Sign |\n| --- | --- |\n| line | # |');
+  const more = body(`${intro}<h2>More examples</h2>${p('Here are more loops.')}`);
+  assert.equal(more[3], '## More examples');
+  assert.equal(more.length, 5);
+});

@@ -265,6 +265,8 @@ const BLANK_BEFORE = /^(\||>)/;
 const MAX_NESTING = 10;
 let listDepth = 0;
 let quoteDepth = 0;
+/** Whether a `<details>` is being rendered: one within it needs no block of its own (and is not copied up level by level). */
+let inDetails = false;
 
 /** CommonMark's ordered list numbers: at most nine digits. */
 const listStart = (v: string | undefined) => {
@@ -412,6 +414,17 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
       append(out, table(n, base));
     } else if (name === 'hr') {
       out.push('---');
+    } else if (name === 'details' && !inDetails) {
+      // One block of its summary and content: a summary alone ("More info") was taken for an end
+      // marker (`cutAtEndMarker`) and the rest of the article cut with it.
+      inDetails = true;
+      let inner: string;
+      try {
+        inner = blocks(children(n), base).join('\n\n');
+      } finally {
+        inDetails = false;
+      }
+      if (inner) out.push(inner);
     } else {
       blocks(children(n), base, out);
     }
@@ -422,15 +435,21 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
 
 /** Headings that open what follows an article: related links, comments, author boxes, tags. */
 const END_MARKER =
-  /^(#{1,6} )?\**(related( (articles|posts|stories|content|coverage|reading))?|more (from|on|in|stories|news|like this)|more [\w.]+$|you (may|might) (also )?(like|enjoy|be interested)|recommended( for you)?|read (more|next|also)|also read|see also|popular( (now|posts|stories))?|most (read|popular|viewed)|trending|latest (news|posts|stories)|comments?|\d+ comments?|leave a (reply|comment)|join the (conversation|discussion)|share this( (article|post|story))?|about the author|tags?:?|filed under|você pode gostar|veja também|leia também|te puede interesar|también te puede interesar|lee también|à lire aussi|lire aussi|vous aimerez aussi|das könnte sie auch interessieren|mehr zum thema|leggi anche|potrebbe interessarti)\b[^\n]{0,40}$/i;
+  /^(#{1,6} )?\**(related( (articles|posts|stories|content|coverage|reading))?|more (from|on|in|stories|news|like this)|more (?!(examples?|info|information|details|resources)$)[\w.]+$|you (may|might) (also )?(like|enjoy|be interested)|recommended( for you)?|read (more|next|also)|also read|see also|popular( (now|posts|stories))?|most (read|popular|viewed)|trending|latest (news|posts|stories)|comments?|\d+ comments?|leave a (reply|comment)|join the (conversation|discussion)|share this( (article|post|story))?|about the author|tags?:?|filed under|você pode gostar|veja também|leia também|te puede interesar|también te puede interesar|lee también|à lire aussi|lire aussi|vous aimerez aussi|das könnte sie auch interessieren|mehr zum thema|leggi anche|potrebbe interessarti)\b[^\n]{0,40}$/i;
 
-/** Cuts the blocks at the first end marker that comes after most of the text. */
+/**
+ * Cuts the blocks at the first end marker that comes after most of the text, and after the last
+ * code block and table: what follows an article (links, comments) holds neither, and a tutorial's
+ * last section ("## Comments" on comments in code) does.
+ */
 function cutAtEndMarker(out: string[]): string[] {
   const total = out.reduce((n, b) => n + b.length, 0);
+  let lastStructured = -1;
+  for (let i = out.length - 1; i >= 0 && lastStructured < 0; i--) if (/^(```|\|)/.test(out[i]!)) lastStructured = i;
   let seen = 0;
   for (let i = 0; i < out.length; i++) {
     const b = out[i]!;
-    if (i > 0 && b.length <= 80 && END_MARKER.test(b.trim()) && seen >= total * 0.6) return out.slice(0, i);
+    if (i > lastStructured && b.length <= 80 && END_MARKER.test(b.trim()) && seen >= total * 0.6) return out.slice(0, i);
     seen += b.length;
   }
   return out;
