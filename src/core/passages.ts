@@ -28,7 +28,7 @@ export const SCAN_LIMIT = 200_000;
  * Bumped when `segment` or the layout changes. 2: sentences also end at 。！？. 3: not inside a quote
  * the sentence goes on from (「本当？」と聞いた。). 4: every marker at a line's start is taken off (`> - item`).
  * 5: a table's delimiter row and a thematic break hold no text. 6: a line opening with a code span
- * (```a``b```) is no fence line, and a tilde fence (~~~) is one.
+ * (```a``b```) is no fence line, and a tilde fence (~~~) is one; a strikethrough's ~~ holds no text.
  */
 const PASSAGES_LAYOUT = 6;
 /**
@@ -200,6 +200,7 @@ function linesToText(markdown: string): string {
   text = withoutRuleLines(text);
   if (mayStartLineMarker(text)) text = text.replace(LINE_MARKER_RE, '');
   if (text.includes('*') || text.includes('_') || text.includes('`') || text.includes('|')) text = text.replace(/[*_`|]+/g, ' ');
+  if (text.includes('~~')) text = text.replace(/~~+/g, ' '); // a strikethrough's marks (a lone ~ is text: ~5 km)
   return hasSpaceToFold(text) ? text.replace(/[^\S\n]{2,}|[^\S \n]/g, ' ') : text;
 }
 

@@ -640,6 +640,7 @@ export function markdownToText(markdown: string): string {
   text = withoutRuleLines(text);
   text = text.replace(/^\s{0,3}(?:(?:#{1,6}|>|[-*+]|\d+\.)\s+)+/gm, '');
   if (/[*_`|]/.test(text)) text = text.replace(/[*_`|]+/g, ' ');
+  if (text.includes('~~')) text = text.replace(/~~+/g, ' ');
   // Each run of whitespace becomes one space, as /\s+/g would make it; a lone space is not matched,
   // or every space of the page would be rewritten (a 30 kB page's text took twice as long).
   return text.replace(FOLD_RE, ' ').trim();

@@ -257,3 +257,11 @@ test('an end marker cuts what follows the article, but not a <details> summary, 
   assert.equal(more[3], '## More examples');
   assert.equal(more.length, 5);
 });
+
+test('struck text is a GFM strikethrough, its edge spaces outside it', () => {
+  const { content } = extractHtml(
+    '<html><body><article><p>The price was <del>50 USD </del>30 USD, and the <s>old</s> plan was <strike>dropped</strike> on Tuesday after a long debate.</p></article></body></html>',
+    'https://a.test/p',
+  );
+  assert.equal(content, 'The price was ~~50 USD~~ 30 USD, and the ~~old~~ plan was ~~dropped~~ on Tuesday after a long debate.');
+});

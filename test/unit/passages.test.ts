@@ -166,6 +166,10 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     for (const fence of ['````', '   ```js', '~~~', '~~~ python `x`']) assert.equal(lineText(fence), '', fence);
   });
 
+  test("a strikethrough's marks hold no text; a lone tilde is text", () => {
+    assert.equal(lineText('Now ~~50 USD~~ 30 USD, about ~5 km away.'), 'Now 50 USD 30 USD, about ~5 km away.');
+  });
+
   test('a line opening with a code span is text, not a code fence line (no backtick follows a fence\'s backticks)', () => {
     assert.equal(lineText('```a``b``` is how the span is written.'), 'a b is how the span is written.');
     const md = 'Intro line.\n\n```x``y``` marks code that holds two backticks.\n\n```js\nlet river = 1;\n```';
@@ -208,10 +212,11 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
         .replace(/(?<![^\n])[|:\t ]*-[-|:\t ]*(?![^\n])/g, '')
         .replace(/^[^\S\n]{0,3}(?:(?:#{1,6}|>|[-*+]|\d+\.)[^\S\n]+)+/gm, '')
         .replace(/[*_`|]+/g, ' ')
+        .replace(/~~+/g, ' ')
         .replace(/[^\S\n]{2,}|[^\S \n]/g, ' ')
         .trim();
     const r = rng(12);
-    const pieces = ['# ', '## x', '- ', '* ', '+ ', '> ', '12. ', '3.', '-', '```', '~~~', '[a](b)', '![i](x)', '**', '_', '|', '`', ' ', '  ', '\t', '\v', '\f', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff', '\u2028', '\u2029', '\u1680', '\u200a', '\u202f', '\u205f', '\u0085', '\n', 'word', 'Straße', 'K', 'é', 'end. '];
+    const pieces = ['# ', '## x', '- ', '* ', '+ ', '> ', '12. ', '3.', '-', '```', '~~~', '~~', '~', '[a](b)', '![i](x)', '**', '_', '|', '`', ' ', '  ', '\t', '\v', '\f', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff', '\u2028', '\u2029', '\u1680', '\u200a', '\u202f', '\u205f', '\u0085', '\n', 'word', 'Straße', 'K', 'é', 'end. '];
     let changed = 0;
     for (let k = 0; k < 5_000; k++) {
       const line = Array.from({ length: 1 + Math.floor(r() * 12) }, () => pieces[Math.floor(r() * pieces.length)]).join('').replaceAll('\n', ' ');

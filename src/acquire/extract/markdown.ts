@@ -121,6 +121,11 @@ function inline(n: AnyNode, base: string): string {
     case 'em':
     case 'i':
       return marked(inner(), (text) => `*${text}*`);
+    case 'del':
+    case 's':
+    case 'strike':
+      // GFM's strikethrough: a struck price or a correction reads as struck, not as current.
+      return marked(inner(), (text) => `~~${text}~~`);
     case 'code':
     case 'kbd':
     case 'samp':
