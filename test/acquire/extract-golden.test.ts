@@ -265,3 +265,21 @@ test('struck text is a GFM strikethrough, its edge spaces outside it', () => {
   );
   assert.equal(content, 'The price was ~~50 USD~~ 30 USD, and the ~~old~~ plan was ~~dropped~~ on Tuesday after a long debate.');
 });
+
+test("an image's URL is its src, else a lazy loader's (data-src, srcset, data-srcset); a data: placeholder is none", () => {
+  const images = [
+    '<img src="data:image/gif;base64,R0lGOD" data-src="/real.jpg" alt="Lazy">',
+    '<img src="" data-srcset="/w_100,h_100/ds.png 480w, /ds2.png 800w" alt="Lazy set">',
+    '<img srcset=" ,/s.png, 1x" alt="Set">',
+    '<img src="/plain.png" data-src="/other.png" alt="Plain">',
+    '<img src="data:image/gif;base64,R0lGOD" alt="Placeholder only">',
+  ];
+  const { content } = extractHtml(
+    `<html><body><article><p>A paragraph long enough to be the article that the extractor keeps, with its images below.</p><p>${images.join(' ')}</p></article></body></html>`,
+    'https://a.test/dir/page',
+  );
+  assert.equal(
+    content.split('\n\n')[1],
+    '![Lazy](https://a.test/real.jpg) ![Lazy set](https://a.test/w_100,h_100/ds.png) ![Set](https://a.test/s.png) ![Plain](https://a.test/plain.png)',
+  );
+});

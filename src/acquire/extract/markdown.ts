@@ -61,6 +61,31 @@ function absolute(href: string | undefined, base: string, image = false): string
 const collapse = (s: string) => s.replace(/\s+/g, ' ');
 
 /**
+ * A `srcset`'s first candidate's URL (`/a.png 1x, /b.png 2x` -> `/a.png`): as HTML parses it, up to
+ * a space (a URL may hold commas: `/w_100,h_100/a.png`), less the commas that end it.
+ */
+function firstCandidate(srcset: string | undefined): string | undefined {
+  const url = srcset?.replace(/^[\s,]+/, '').split(/\s/, 1)[0];
+  if (url === undefined) return undefined;
+  let end = url.length;
+  while (end > 0 && url.charCodeAt(end - 1) === 44) end--; // a loop: /,+$/ retried a long run of commas from each of them
+  return url.slice(0, end);
+}
+
+/**
+ * An image's http(s) URL: its `src`, else what a lazy loader will put there (`data-src`, the first
+ * of `srcset` or `data-srcset`). A lazy loader's `src` is often a `data:` placeholder, which is no
+ * image to link to; the image it stands for was dropped.
+ */
+function imageSource(img: Element, base: string): string | undefined {
+  for (const candidate of [attr(img, 'src'), attr(img, 'data-src'), firstCandidate(attr(img, 'srcset')), firstCandidate(attr(img, 'data-srcset'))]) {
+    const url = absolute(candidate, base, true);
+    if (url) return url;
+  }
+  return undefined;
+}
+
+/**
  * Each run of whitespace that holds a line break as one space, in linear time: the pattern this
  * replaces (spaces, a line break, spaces) retried a long run of spaces without a break from each
  * of its positions (a `<pre>` of 80,000 spaces in a list item took 10 s).
@@ -105,7 +130,7 @@ function inline(n: AnyNode, base: string): string {
     case 'br':
       return '\n';
     case 'img': {
-      const src = absolute(attr(n, 'src') ?? attr(n, 'data-src'), base, true);
+      const src = imageSource(n, base);
       const alt = collapse(attr(n, 'alt') ?? '').trim();
       return src && alt ? `![${alt}](${src})` : '';
     }
