@@ -14,7 +14,8 @@ import { createGunzip } from 'node:zlib';
 import { withoutControls } from '../core/controls.js';
 import { normalizeLangTag, pageLanguage } from '../core/language.js';
 import { lineText } from '../core/passages.js';
-import { acquiredTooLate, isStorableTime } from '../core/time.js';
+import { acquiredTooLate, isStorableTime, publishedTooLate } from '../core/time.js';
+import { AUTHOR_MAX, cutAtWord, TITLE_MAX } from '../core/text.js';
 import { normalizeUrl } from '../core/url.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import { looksBlocked } from './challenge.js';
@@ -47,7 +48,7 @@ export interface ImportOptions {
 const FIELDS = new Set(['url', 'html', 'markdown', 'title', 'description', 'author', 'published_at', 'acquired_at', 'lang']);
 const MAX_LINE_CHARS = 20_000_000;
 /** A first line longer than this is not taken for a title (a page that is one long line). */
-const MAX_HEADING_TITLE = 1_000;
+const MAX_HEADING_TITLE = TITLE_MAX;
 
 function optionalText(o: Record<string, unknown>, name: string): string | undefined {
   const v = o[name];
@@ -140,9 +141,9 @@ function parseLine(line: string, now: number): Line {
   const publishedAt = optionalTime(rec, 'published_at');
   const lang = optionalText(rec, 'lang');
   if (lang !== undefined && normalizeLangTag(lang) === undefined) throw new Error('lang must be a language tag such as en or pt-BR');
-  if (title !== undefined) l.title = title;
+  if (title !== undefined) l.title = cutAtWord(title, TITLE_MAX);
   if (description !== undefined) l.description = description;
-  if (author !== undefined) l.author = author;
+  if (author !== undefined) l.author = cutAtWord(author, AUTHOR_MAX);
   if (publishedAt !== undefined) l.publishedAt = publishedAt;
   if (lang !== undefined) l.lang = lang;
   return l;
@@ -155,7 +156,9 @@ function toVersion(l: Line, extracted: Partial<PageMetadata> & { content: string
   const title = l.title ?? extracted.title;
   const description = l.description ?? extracted.description;
   const author = l.author ?? extracted.author;
-  const publishedAt = l.publishedAt ?? extracted.publishedAt;
+  // The line's own time is the user's word; one the page gives itself later than a day after it was acquired is dropped, as for a fetched page.
+  const found = extracted.publishedAt;
+  const publishedAt = l.publishedAt ?? (found !== undefined && !publishedTooLate(found, l.acquiredAt) ? found : undefined);
   if (title !== undefined) version.title = title;
   if (description !== undefined) version.description = description;
   if (author !== undefined) version.author = author;

@@ -6,6 +6,7 @@
 import { withoutControls } from '../core/controls.js';
 import { ServiceError } from '../core/errors.js';
 import { pageLanguage } from '../core/language.js';
+import { publishedTooLate } from '../core/time.js';
 import { normalizeUrl } from '../core/url.js';
 import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
 import type { NewVersion } from '../ports/page-store.js';
@@ -117,6 +118,7 @@ export async function pageFromResponse(r: RawResponse): Promise<LivePage> {
   for (const k of ['title', 'description', 'author', 'publishedAt', 'canonicalUrl', 'lang'] as const) {
     if (page[k] !== undefined) (out as unknown as Record<string, unknown>)[k] = page[k];
   }
+  if (out.publishedAt !== undefined && publishedTooLate(out.publishedAt, r.fetchedAt)) delete out.publishedAt;
   return out;
 }
 

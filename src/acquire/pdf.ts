@@ -4,6 +4,7 @@
  * vertical positions; a page with no text layer gives nothing (no OCR).
  */
 import { withoutControls } from '../core/controls.js';
+import { AUTHOR_MAX, cutAtWord, TITLE_MAX } from '../core/text.js';
 
 interface TextItem {
   str: string;
@@ -80,8 +81,8 @@ export async function pdfToText(data: Uint8Array, maxPages = 500): Promise<PdfTe
     const out: PdfText = { content: withoutControls(pages.filter(Boolean).join('\n\n---\n\n')), pages: doc.numPages };
     const title = withoutControls(info.Title ?? '').trim();
     const author = withoutControls(info.Author ?? '').trim();
-    if (title) out.title = title;
-    if (author) out.author = author;
+    if (title) out.title = cutAtWord(title, TITLE_MAX);
+    if (author) out.author = cutAtWord(author, AUTHOR_MAX);
     return out;
   } finally {
     await doc.destroy();

@@ -646,6 +646,14 @@ export function markdownToText(markdown: string): string {
   return text.replace(FOLD_RE, ' ').trim();
 }
 
+/**
+ * The most characters of a page's title and of its author (from its HTML, a PDF's information or
+ * an import line), cut at a word beyond: a page may put its whole article in either, and a title of
+ * 100,000 characters was stored and answered in every search result that found the page.
+ */
+export const TITLE_MAX = 1_000;
+export const AUTHOR_MAX = 200;
+
 /** Cuts `text` to at most `max` characters at a word boundary, adding an ellipsis when cut. */
 export function cutAtWord(text: string, max: number): string {
   if (text.length <= max) return text;

@@ -118,12 +118,22 @@ const YEAR_10000 = 253_402_300_800_000; // 10000-01-01T00:00:00.000Z
 /** Whether an instant is a whole millisecond in years 0000-9999: the times a page may store. */
 export const isStorableTime = (ms: number): boolean => Number.isInteger(ms) && ms >= YEAR_0 && ms < YEAR_10000;
 
+/** A clock a little ahead of ours: a day. */
+const SLACK_MS = 24 * 60 * 60 * 1000;
+
 /**
  * Whether an import's time of acquisition is more than a day after now: a clock a little ahead is
  * allowed, a date to come is not. A version acquired "in 2030" would stay its URL's latest over
  * every capture until then.
  */
-export const acquiredTooLate = (acquiredAt: number, now: number): boolean => acquiredAt > now + 24 * 60 * 60 * 1000;
+export const acquiredTooLate = (acquiredAt: number, now: number): boolean => acquiredAt > now + SLACK_MS;
+
+/**
+ * Whether the publication time a page gives itself is more than a day after the page was acquired:
+ * a date to come (an event's, a mistyped year) is no publication time, and a page "published in
+ * 2099" would be in every `published_after` window until then.
+ */
+export const publishedTooLate = (publishedAt: number, acquiredAt: number): boolean => publishedAt > acquiredAt + SLACK_MS;
 
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);

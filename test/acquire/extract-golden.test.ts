@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { children, MAX_DEPTH, parseHtml } from '../../src/acquire/extract/dom.js';
 import { extractHtml } from '../../src/acquire/extract/index.js';
+import { pageFromResponse } from '../../src/acquire/live-fetch.js';
+import { AUTHOR_MAX, TITLE_MAX } from '../../src/core/text.js';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'extract');
 
@@ -282,4 +284,39 @@ test("an image's URL is its src, else a lazy loader's (data-src, srcset, data-sr
     content.split('\n\n')[1],
     '![Lazy](https://a.test/real.jpg) ![Lazy set](https://a.test/w_100,h_100/ds.png) ![Set](https://a.test/s.png) ![Plain](https://a.test/plain.png)',
   );
+});
+
+test('a title and an author are cut at a word to TITLE_MAX and AUTHOR_MAX characters, from every source', () => {
+  const words = (n: number) => 'word '.repeat(n / 5).trim();
+  const article = '<article><p>A paragraph long enough to be the article that the extractor keeps, and a second sentence.</p></article>';
+  for (const head of [
+    `<title>${words(100_000)}</title><meta name="author" content="${words(10_000)}">`,
+    `<meta property="og:title" content="${words(100_000)}"><script type="application/ld+json">{"@type":"Article","author":"${words(10_000)}"}</script>`,
+  ]) {
+    const page = extractHtml(`<html><head>${head}</head><body>${article}</body></html>`, 'https://a.test/p');
+    assert.ok(page.title!.length <= TITLE_MAX && page.title!.length > TITLE_MAX - 10, `${page.title!.length}`);
+    assert.match(page.title!, /^word word .* word…$/);
+    assert.ok(page.author!.length <= AUTHOR_MAX && page.author!.length > AUTHOR_MAX - 10, `${page.author!.length}`);
+  }
+  const byline = extractHtml(`<html><body><p class="byline">By ${words(10_000)}</p>${article}</body></html>`, 'https://a.test/p');
+  assert.ok(byline.author!.length <= AUTHOR_MAX, `${byline.author!.length}`);
+});
+
+test('a publication time the page gives itself later than a day after it was fetched is dropped', async () => {
+  const fetchedAt = Date.parse('2026-11-28T12:00:00Z');
+  const published = async (time: string) =>
+    (
+      await pageFromResponse({
+        requestedUrl: 'https://a.test/p',
+        url: 'https://a.test/p',
+        status: 200,
+        headers: { 'content-type': 'text/html' },
+        body: Buffer.from(`<html><head><meta property="article:published_time" content="${time}"></head><body><article><p>A paragraph long enough to be the article that the extractor keeps.</p></article></body></html>`),
+        fetchedAt,
+      })
+    ).publishedAt;
+  assert.equal(await published('2026-11-28T08:00:00Z'), Date.parse('2026-11-28T08:00:00Z'));
+  assert.equal(await published('2026-11-29T11:00:00Z'), Date.parse('2026-11-29T11:00:00Z'), 'a clock a little ahead');
+  assert.equal(await published('2026-11-29T13:00:00Z'), undefined);
+  assert.equal(await published('2099-01-01'), undefined);
 });

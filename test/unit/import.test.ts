@@ -123,6 +123,23 @@ describe('JSONL import', () => {
     assert.doesNotMatch(v!.content, /Home|Copyright|tracking/);
   });
 
+  test("an HTML line's own publication time later than a day after its acquisition is dropped; the line's published_at is kept; titles and authors are cut", async () => {
+    const html = (time: string) => `<html><head><meta property="article:published_time" content="${time}"></head><body><article><p>A paragraph long enough to be the article.</p></article></body></html>`;
+    const file = write('future.jsonl', [
+      { url: 'https://future.test/1', html: html('2099-01-01'), acquired_at: '2026-05-05T00:00:00Z' },
+      { url: 'https://future.test/2', html: html('2026-05-04'), acquired_at: '2026-05-05T00:00:00Z' },
+      { url: 'https://future.test/3', markdown: 'three', published_at: '2099-01-01', acquired_at: '2026-05-05T00:00:00Z', title: 'word '.repeat(1_000), author: 'name '.repeat(100) },
+    ]);
+    const s = await importJsonl(pages, file, { now: () => Date.parse('2026-05-05T00:00:00Z') });
+    assert.equal(s.imported, 3);
+    assert.equal((await pages.latest('https://future.test/1'))?.publishedAt, undefined);
+    assert.equal((await pages.latest('https://future.test/2'))?.publishedAt, Date.parse('2026-05-04'));
+    const three = await pages.latest('https://future.test/3');
+    assert.equal(three?.publishedAt, Date.parse('2099-01-01'));
+    assert.equal(three?.title?.length, 1_000);
+    assert.ok(three!.author!.length <= 200 && three!.author!.endsWith('name…'), three!.author);
+  });
+
   test('a byte order mark before the first line is skipped, in a plain file and a gzip one; one further on is bad JSON', async () => {
     const lines = [{ url: 'https://bom.test/1', markdown: 'first' }, { url: 'https://bom.test/2', markdown: 'second' }].map((l) => JSON.stringify(l));
     const text = `\ufeff${lines[0]}\r\n\ufeff${lines[1]}\r\n`;

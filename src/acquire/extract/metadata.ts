@@ -8,6 +8,7 @@
  * - canonical: <link rel=canonical>; language: <html lang>; robots: meta robots / googlebot.
  */
 import type { Document, Element } from 'domhandler';
+import { AUTHOR_MAX, cutAtWord, TITLE_MAX } from '../../core/text.js';
 import { parseLooseTime } from '../html-time.js';
 import { attr, isElement, textOf, walk } from './dom.js';
 
@@ -21,6 +22,8 @@ export interface PageMetadata {
   noindex: boolean;
   nofollow: boolean;
 }
+
+const bounded = (s: string | undefined, max: number) => (s === undefined ? undefined : cutAtWord(s, max));
 
 const clean = (s: string | undefined) => {
   const t = s?.replace(/\s+/g, ' ').trim();
@@ -136,7 +139,7 @@ export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
 
   const metaAuthor = meta('author', 'article:author', 'parsely-author', 'sailthru.author', 'dc.creator');
   const byline = found.byline;
-  const author = (metaAuthor && !/^https?:/.test(metaAuthor) ? metaAuthor : undefined) ?? ldAuthor(ld) ?? clean(byline ? textOf(byline) : undefined)?.replace(/^by\s+/i, '').slice(0, 200);
+  const author = (metaAuthor && !/^https?:/.test(metaAuthor) ? metaAuthor : undefined) ?? ldAuthor(ld) ?? clean(byline ? textOf(byline) : undefined)?.replace(/^by\s+/i, '');
 
   const timeEl = found.time;
   const publishedAt = parseLooseTime(
@@ -157,9 +160,9 @@ export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
   const robots = `${meta('robots') ?? ''},${meta('googlebot') ?? ''}`.toLowerCase();
 
   const out: PageMetadata = {
-    title: meta('og:title', 'twitter:title') ?? ldString(ld, 'headline') ?? docTitle ?? clean(h1 ? textOf(h1) : undefined),
+    title: bounded(meta('og:title', 'twitter:title') ?? ldString(ld, 'headline') ?? docTitle ?? clean(h1 ? textOf(h1) : undefined), TITLE_MAX),
     description: meta('description', 'og:description', 'twitter:description') ?? ldString(ld, 'description'),
-    author: clean(author),
+    author: bounded(clean(author), AUTHOR_MAX),
     publishedAt,
     canonicalUrl,
     lang: clean(htmlEl ? attr(htmlEl, 'lang') : undefined)?.toLowerCase(),
