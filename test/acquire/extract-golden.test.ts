@@ -320,3 +320,13 @@ test('a publication time the page gives itself later than a day after it was fet
   assert.equal(await published('2026-11-29T13:00:00Z'), undefined);
   assert.equal(await published('2099-01-01'), undefined);
 });
+
+test("a <tfoot>'s rows come last, as a browser shows them; a table inside a cell keeps its cells apart", () => {
+  const tableOf = (inner: string) =>
+    extractHtml(`<html><body><article><p>A paragraph long enough to be the article that the extractor keeps, with its table.</p><table>${inner}</table></article></body></html>`, 'https://a.test/p').content.split('\n\n')[1];
+  assert.equal(
+    tableOf('<thead><tr><th>Item</th><th>N</th></tr></thead><tfoot><tr><td>Total</td><td>3</td></tr></tfoot><tbody><tr><td>a</td><td>1</td></tr><tr><td>b</td><td>2</td></tr></tbody>'),
+    '| Item | N |\n| --- | --- |\n| a | 1 |\n| b | 2 |\n| Total | 3 |',
+  );
+  assert.equal(tableOf('<tr><th>A</th><th>B</th></tr><tr><td><table><tr><td>x</td><td>y</td></tr></table></td><td>z</td></tr>'), '| A | B |\n| --- | --- |\n| x y | z |');
+});

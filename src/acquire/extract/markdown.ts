@@ -158,6 +158,9 @@ function inline(n: AnyNode, base: string): string {
     case 'sup':
     case 'sub':
       return inner();
+    case 'td':
+    case 'th':
+      return `${inner()} `; // a table inside a cell: its cells apart (`x y`, not `xy`)
     default:
       return inner();
   }
@@ -247,18 +250,21 @@ function layOut(rows: Element[][], text: (c: Element) => string): string[][] {
 
 function table(el: Element, base: string): string[] {
   const rows: Element[][] = [];
+  // A <tfoot>'s rows come last, where a browser shows them: HTML 4 wrote it before the <tbody>.
+  const footRows: Element[][] = [];
   let caption: Element | undefined;
-  const visit = (n: AnyNode) => {
+  const visit = (n: AnyNode, into: Element[][]) => {
     if (!isElement(n)) return;
     if (n.name === 'table' && n !== el) return; // nested tables are flattened by their own block
     if (n.name === 'caption') caption ??= n;
     if (n.name === 'tr') {
-      rows.push(children(n).filter((c): c is Element => isElement(c) && (c.name === 'td' || c.name === 'th')));
+      into.push(children(n).filter((c): c is Element => isElement(c) && (c.name === 'td' || c.name === 'th')));
       return;
     }
-    for (const c of children(n)) visit(c);
+    for (const c of children(n)) visit(c, n.name === 'tfoot' ? footRows : into);
   };
-  visit(el);
+  visit(el, rows);
+  append(rows, footRows);
   const cells = rows.reduce((w, r) => Math.max(w, r.length), 0);
   if (rows.length === 0 || cells === 0) return [];
   // A one-column or one-row "table" is layout, not data: its cells read as blocks (a whole article,
@@ -376,7 +382,7 @@ function listLines(el: Element, base: string, indent: string): string {
 }
 
 /** `out.push(...items)` without passing every item as an argument: a page of a million paragraphs overflowed the stack. */
-function append(out: string[], items: string[]): void {
+function append<T>(out: T[], items: readonly T[]): void {
   for (const item of items) out.push(item);
 }
 
