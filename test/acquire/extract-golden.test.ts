@@ -330,3 +330,23 @@ test("a <tfoot>'s rows come last, as a browser shows them; a table inside a cell
   );
   assert.equal(tableOf('<tr><th>A</th><th>B</th></tr><tr><td><table><tr><td>x</td><td>y</td></tr></table></td><td>z</td></tr>'), '| A | B |\n| --- | --- |\n| x y | z |');
 });
+
+test("a code block's language is read from the classes highlighters write, on the <pre>, its <code> or their wrappers; a <q> keeps its quotation marks", () => {
+  const blocksOf = (inner: string) =>
+    extractHtml(`<html><body><article><p>A paragraph long enough to be the article that the extractor keeps, with its code.</p>${inner}</article></body></html>`, 'https://a.test/p').content.split('\n\n').slice(1);
+  const pres = [
+    '<div class="highlight highlight-source-python"><pre>a</pre></div>', // GitHub
+    '<div class="language-ruby highlighter-rouge"><div class="highlight"><pre class="highlight"><code>b</code></pre></div></div>', // Jekyll
+    '<div class="highlight-rust notranslate"><div class="highlight"><pre>c</pre></div></div>', // Sphinx
+    '<div class="highlight-default notranslate"><div class="highlight"><pre>d</pre></div></div>',
+    '<pre class="brush: php; gutter: false">e</pre>', // SyntaxHighlighter
+    '<pre class="prettyprint lang-go">f</pre>',
+    '<pre><code class="hljs language-js">g</code></pre>',
+    '<div class="highlight-box"><pre>h</pre></div>',
+  ];
+  assert.deepEqual(
+    blocksOf(pres.join('')).map((b) => b.split('\n')[0]),
+    ['```python', '```ruby', '```rust', '```', '```php', '```go', '```js', '```'],
+  );
+  assert.deepEqual(blocksOf('<p>He said <q>hello</q> and left.</p>'), ['He said "hello" and left.']);
+});

@@ -146,6 +146,8 @@ function inline(n: AnyNode, base: string): string {
     case 'em':
     case 'i':
       return marked(inner(), (text) => `*${text}*`);
+    case 'q':
+      return marked(inner(), (text) => `"${text}"`); // a browser shows its quotation marks
     case 'del':
     case 's':
     case 'strike':
@@ -197,10 +199,32 @@ function fenced(code: string, language: string): string {
 }
 
 /** The language a `<pre>`'s class or `data-lang` names, as a fence's info string: letters, digits and `+#.-` alone. */
+/**
+ * A class naming a code block's language, as highlighters write it: Prism's and highlight.js's
+ * `language-python` (`lang-`), GitHub's `highlight-source-python`, SyntaxHighlighter's `brush: python`.
+ */
+const LANGUAGE_CLASS = /(?:^|\s)(?:language-|lang-|highlight-source-|brush:\s*)([\w+#.-]+)/;
+/** Sphinx's `highlight-python notranslate` (a `highlight-` class alone is too common a name: `highlight-box`), but for its `highlight-default` and `highlight-none`. */
+const SPHINX_CLASS = /(?:^|\s)highlight-(?!(?:default|none)(?:\s|$))([\w+#.-]+)/;
+const languageOfClass = (cls: string) => LANGUAGE_CLASS.exec(cls)?.[1] ?? (/(?:^|\s)notranslate(?:\s|$)/.test(cls) ? SPHINX_CLASS.exec(cls)?.[1] : undefined);
+
+/**
+ * The language of a `<pre>`: from its classes, its `<code>`'s, its `data-lang`, or the classes of
+ * its parent and grandparent (GitHub, Jekyll and Sphinx put it on a wrapper: `<div
+ * class="highlight-python"><div class="highlight"><pre>`).
+ */
 function codeLanguage(el: Element): string {
   const code = children(el).find((c) => isElement(c) && c.name === 'code') as Element | undefined;
-  const cls = `${attr(el, 'class') ?? ''} ${code ? (attr(code, 'class') ?? '') : ''} ${attr(el, 'data-lang') ?? ''}`;
-  return /(?:language|lang)-([\w+#.-]+)/.exec(cls)?.[1] ?? /^[\w+#.-]+$/.exec((attr(el, 'data-lang') ?? '').trim())?.[0] ?? '';
+  const dataLang = /^[\w+#.-]+$/.exec((attr(el, 'data-lang') ?? '').trim())?.[0];
+  const parent = el.parent && isElement(el.parent) ? el.parent : undefined;
+  const grandparent = parent?.parent && isElement(parent.parent) ? parent.parent : undefined;
+  for (const candidate of [el, code, dataLang, parent, grandparent]) {
+    if (candidate === undefined) continue;
+    if (typeof candidate === 'string') return candidate;
+    const language = languageOfClass(attr(candidate, 'class') ?? '');
+    if (language) return language;
+  }
+  return '';
 }
 
 /** A `colspan` or `rowspan`: a whole number from 1 to HTML's largest (1000 columns), 1 otherwise. */
