@@ -350,3 +350,11 @@ test("a code block's language is read from the classes highlighters write, on th
   );
   assert.deepEqual(blocksOf('<p>He said <q>hello</q> and left.</p>'), ['He said "hello" and left.']);
 });
+
+test("a quote's <footer> (its attribution) is kept; a page's footer is not", () => {
+  const { content } = extractHtml(
+    '<html><body><article><p>A paragraph long enough to be the article that the extractor keeps, with its quote.</p><blockquote><p>To be, or not to be.</p><footer>— <cite>Hamlet</cite></footer></blockquote></article><footer><p>Copyright 2026 the site, all rights reserved and more words.</p></footer></body></html>',
+    'https://a.test/p',
+  );
+  assert.equal(content.split('\n\n').slice(1).join('\n\n'), '> To be, or not to be.\n>\n> — Hamlet');
+});

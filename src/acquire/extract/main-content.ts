@@ -70,7 +70,8 @@ export function prune(doc: Document): void {
     const role = a.role;
     const style = a.style;
     if (
-      DROP_TAGS.has(name) ||
+      // A quote's <footer> is its attribution (`— <cite>Hamlet</cite>`), not the page's.
+      (DROP_TAGS.has(name) && !(name === 'footer' && n.parent !== null && isElement(n.parent) && n.parent.name === 'blockquote')) ||
       (role !== undefined && DROP_ROLES.test(role)) ||
       a.hidden !== undefined ||
       a['aria-hidden'] === 'true' ||
