@@ -358,3 +358,21 @@ test("a quote's <footer> (its attribution) is kept; a page's footer is not", () 
   );
   assert.equal(content.split('\n\n').slice(1).join('\n\n'), '> To be, or not to be.\n>\n> — Hamlet');
 });
+
+test("a MediaWiki page: headings without their [edit] links, code with its language, what follows \"See also\" cut", () => {
+  const { content } = extractHtml(
+    `<html><body><div id="content" class="mw-body"><div class="mw-parser-output">
+<p><b>Rust</b> is a general-purpose programming language emphasizing performance, type safety, and concurrency.</p>
+<h2><span class="mw-headline" id="History">History</span><span class="mw-editsection"><span class="mw-editsection-bracket">[</span><a href="/w/index.php?title=Rust&amp;action=edit&amp;section=1">edit</a><span class="mw-editsection-bracket">]</span></span></h2>
+<p>Rust began as a personal project in 2006 by Mozilla employee Graydon Hoare, who named it after a group of fungi.</p>
+<div class="mw-highlight mw-highlight-lang-rust mw-content-ltr" dir="ltr"><pre><span class="k">fn</span> <span class="nf">main</span>() {}</pre></div>
+<h2><span class="mw-headline" id="See_also">See also</span></h2><ul><li><a href="/wiki/Go">Go</a></li><li><a href="/wiki/Zig">Zig</a></li></ul>
+</div></div></body></html>`,
+    'https://en.wikipedia.org/wiki/Rust',
+  );
+  assert.deepEqual(content.split('\n\n').slice(1), [
+    '## History',
+    'Rust began as a personal project in 2006 by Mozilla employee Graydon Hoare, who named it after a group of fungi.',
+    '```rust\nfn main() {}\n```',
+  ]);
+});

@@ -14,7 +14,7 @@ const DROP_TAGS = new Set([
 ]);
 const DROP_ROLES = /^(navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar)$/i;
 const UNLIKELY =
-  /-ad-|ai2html|banner|breadcrumb|byline|dateline|gallery|slideshow|carousel|caption|credit|combx|comment|community|cookie|consent|cover-wrap|disqus|extra|footer|gdpr|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|share|sharing|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|newsletter|subscribe|outbrain|taboola|yom-remote/i;
+  /-ad-|ai2html|banner|breadcrumb|byline|dateline|editsection|gallery|slideshow|carousel|caption|credit|combx|comment|community|cookie|consent|cover-wrap|disqus|extra|footer|gdpr|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|share|sharing|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|newsletter|subscribe|outbrain|taboola|yom-remote/i;
 const MAYBE = /(article|body|content|entry|main|page|post|text|blog|story|column|hentry)/i;
 const POSITIVE = /(article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story)/i;
 const NEGATIVE =

@@ -201,9 +201,10 @@ function fenced(code: string, language: string): string {
 /** The language a `<pre>`'s class or `data-lang` names, as a fence's info string: letters, digits and `+#.-` alone. */
 /**
  * A class naming a code block's language, as highlighters write it: Prism's and highlight.js's
- * `language-python` (`lang-`), GitHub's `highlight-source-python`, SyntaxHighlighter's `brush: python`.
+ * `language-python` (`lang-`), GitHub's `highlight-source-python`, MediaWiki's `mw-highlight-lang-python`,
+ * SyntaxHighlighter's `brush: python`.
  */
-const LANGUAGE_CLASS = /(?:^|\s)(?:language-|lang-|highlight-source-|brush:\s*)([\w+#.-]+)/;
+const LANGUAGE_CLASS = /(?:^|\s)(?:language-|lang-|highlight-source-|mw-highlight-lang-|brush:\s*)([\w+#.-]+)/;
 /** Sphinx's `highlight-python notranslate` (a `highlight-` class alone is too common a name: `highlight-box`), but for its `highlight-default` and `highlight-none`. */
 const SPHINX_CLASS = /(?:^|\s)highlight-(?!(?:default|none)(?:\s|$))([\w+#.-]+)/;
 const languageOfClass = (cls: string) => LANGUAGE_CLASS.exec(cls)?.[1] ?? (/(?:^|\s)notranslate(?:\s|$)/.test(cls) ? SPHINX_CLASS.exec(cls)?.[1] : undefined);
