@@ -376,3 +376,22 @@ test("a MediaWiki page: headings without their [edit] links, code with its langu
     '```rust\nfn main() {}\n```',
   ]);
 });
+
+test("a heading's permalink (Sphinx's and MkDocs' ¶, rustdoc's §, Docusaurus' zero-width space) is left out; an in-page link's words stay", () => {
+  const headings = [
+    '<h2>Installation<a class="headerlink" href="#install" title="Permalink to this heading">¶</a></h2>',
+    '<h2>Usage<a class="headerlink" href="#usage">&para;</a></h2>',
+    '<h2>Setup<a href="#setup" class="hash-link" aria-label="Direct link to Setup">\u200b</a></h2>',
+    '<h2>Examples<a href="#examples" class="anchor">§</a></h2>',
+    '<h2><a href="#syntax">Syntax</a></h2>',
+  ];
+  const { content } = extractHtml(
+    `<html><body><article><p>A paragraph long enough to be the article that the extractor keeps, with its sections.</p>${headings.join('<p>Some text of the section.</p>')}<p>See <a href="#fn1">note 1</a>.</p></article></body></html>`,
+    'https://a.test/p',
+  );
+  assert.deepEqual(
+    content.split('\n\n').filter((b) => b.startsWith('#')),
+    ['## Installation', '## Usage', '## Setup', '## Examples', '## Syntax'],
+  );
+  assert.match(content, /See note 1\.$/);
+});

@@ -121,6 +121,10 @@ function marked(t: string, mark: (text: string) => string): string {
   return `${/^\s/.test(t) ? ' ' : ''}${mark(text)}${/\s$/.test(t) ? ' ' : ''}`;
 }
 
+/** The text of a heading's permalink, as documentation generators write it (Sphinx and MkDocs `¶`, rustdoc `§`, Docusaurus a zero-width space): nothing to read. */
+const PERMALINK_TEXTS = new Set(['', '¶', '§', '#', '🔗', '\u2693', '\u2693\ufe0e']);
+const isPermalinkText = (text: string) => text.length <= 100 && PERMALINK_TEXTS.has(text.replace(/[\s\u200b-\u200d\ufeff]+/g, ''));
+
 function inline(n: AnyNode, base: string): string {
   if (isText(n)) return collapse(n.data);
   if (!isElement(n)) return '';
@@ -135,9 +139,14 @@ function inline(n: AnyNode, base: string): string {
       return src && alt ? `![${alt}](${src})` : '';
     }
     case 'a': {
-      // A link within the page (`#fn1`, a footnote's) leads nowhere in its markdown: its text alone.
+      // A link within the page (`#fn1`, a footnote's) leads nowhere in its markdown: its text alone;
+      // a heading's permalink (`¶`, `§`, `#`, a zero-width space), none.
       const raw = attr(n, 'href')?.trim();
-      const href = raw?.startsWith('#') ? undefined : absolute(raw, base);
+      if (raw?.startsWith('#')) {
+        const text = inner();
+        return isPermalinkText(text) ? '' : text;
+      }
+      const href = absolute(raw, base);
       return marked(inner(), (text) => (href ? `[${text}](${href})` : text));
     }
     case 'strong':
