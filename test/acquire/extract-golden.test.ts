@@ -395,3 +395,19 @@ test("a heading's permalink (Sphinx's and MkDocs' ¶, rustdoc's §, Docusaurus' 
   );
   assert.match(content, /See note 1\.$/);
 });
+
+test("a code block's lines are a browser's: a <br> and a line's block element end them; a highlighter's column of line numbers is left out", () => {
+  const blocksOf = (inner: string) =>
+    extractHtml(`<html><body><article><p>A paragraph long enough to be the article that the extractor keeps, with its code.</p>${inner}</article></body></html>`, 'https://a.test/p').content.split('\n\n').slice(1);
+  assert.deepEqual(blocksOf('<pre><code>x = 1<br>y = 2</code></pre>'), ['```\nx = 1\ny = 2\n```']);
+  assert.deepEqual(
+    blocksOf('<pre class="prism-code language-js"><code><span class="token-line"><span class="token keyword">const</span> a = 1;<br></span><span class="token-line">const b = 2;<br></span></code></pre>'),
+    ['```js\nconst a = 1;\nconst b = 2;\n```'],
+  );
+  assert.deepEqual(blocksOf('<pre><code><div class="line">x = 1</div><div class="line">y = 2\n</div><div class="line">z = 3</div></code></pre>'), ['```\nx = 1\ny = 2\nz = 3\n```']);
+  assert.deepEqual(
+    blocksOf('<div class="highlight"><table class="highlighttable"><tr><td class="linenos"><div class="linenodiv"><pre>1\n2</pre></div></td><td class="code"><div class="highlight"><pre>x = 1\ny = 2\n</pre></div></td></tr></table></div>'),
+    ['```\nx = 1\ny = 2\n```'],
+  );
+  assert.deepEqual(blocksOf('<pre>2024\n2025</pre>'), ['```\n2024\n2025\n```'], 'digits alone outside a table cell are code');
+});

@@ -177,6 +177,49 @@ function inline(n: AnyNode, base: string): string {
   }
 }
 
+/** Elements a browser ends a line after, inside a `<pre>` as anywhere. */
+const LINE_BLOCKS = new Set(['div', 'p', 'li', 'tr', 'table', 'section', 'ul', 'ol', 'pre', 'blockquote', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+
+/**
+ * The text of a `<pre>` as a browser lays it out: a `<br>` is a line break (Docusaurus ends each
+ * line with one, as some editors do), and so is the end of a block element that a line's text did
+ * not end (a highlighter's `<div class="line">`): the lines ran together, `x = 1y = 2`.
+ */
+function codeText(pre: Element): string {
+  const parts: string[] = [];
+  let lineOpen = false; // text since the last line break
+  const visit = (n: AnyNode) => {
+    if (isText(n)) {
+      if (n.data) {
+        parts.push(n.data);
+        lineOpen = !n.data.endsWith('\n');
+      }
+      return;
+    }
+    if (n.type !== 'tag' && n.type !== 'cdata') return; // as textOf: no script or style
+    if (isElement(n) && n.name === 'br') {
+      parts.push('\n');
+      lineOpen = false;
+      return;
+    }
+    for (const c of children(n)) visit(c);
+    if (lineOpen && isElement(n) && LINE_BLOCKS.has(n.name)) {
+      parts.push('\n');
+      lineOpen = false;
+    }
+  };
+  for (const c of children(pre)) visit(c);
+  return parts.join('');
+}
+
+/** Whether a `<pre>` of only digits is a highlighter's column of line numbers, in a table cell beside the code (Pygments, Hugo). */
+function isLineNumbers(pre: Element, code: string): boolean {
+  if (!/^[\d\s]+$/.test(code)) return false;
+  let p = pre.parent;
+  for (let up = 0; up < 3 && p; up++, p = p.parent) if (isElement(p) && (p.name === 'td' || p.name === 'th')) return true;
+  return false;
+}
+
 /** The longest run of backticks in `s`. */
 function longestBacktickRun(s: string): number {
   let longest = 0;
@@ -462,8 +505,8 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
       if (t.trim()) out.push(name === 'dt' ? `**${t.trim()}**` : t.trim());
     } else if (name === 'pre') {
       // trimEnd, not /\s+$/: that retried a long run of spaces inside the code from each of its positions.
-      const code = textOf(n).replace(/^\n+/, '').trimEnd();
-      if (code) out.push(fenced(code, codeLanguage(n)));
+      const code = codeText(n).replace(/^\n+/, '').trimEnd();
+      if (code && !isLineNumbers(n, code)) out.push(fenced(code, codeLanguage(n)));
     } else if (name === 'blockquote') {
       if (quoteDepth >= MAX_NESTING) {
         blocks(children(n), base, out);
