@@ -3,7 +3,7 @@
  * their URL, GFM tables, fenced code with its language when the class names one, blockquotes.
  */
 import type { AnyNode, Element } from 'domhandler';
-import { attr, children, isElement, isSpace, isText, textOf } from './dom.js';
+import { attr, children, findFirst, isElement, isSpace, isText, textOf } from './dom.js';
 
 const BLOCKS = new Set([
   'address', 'article', 'aside', 'blockquote', 'center', 'dd', 'details', 'div', 'dl', 'dt', 'figcaption', 'figure',
@@ -125,6 +125,9 @@ function marked(t: string, mark: (text: string) => string): string {
 const PERMALINK_TEXTS = new Set(['', '¶', '§', '#', '🔗', '\u2693', '\u2693\ufe0e']);
 const isPermalinkText = (text: string) => text.length <= 100 && PERMALINK_TEXTS.has(text.replace(/[\s\u200b-\u200d\ufeff]+/g, ''));
 
+/** A superscript that is a number, signed or not: an exponent, written `^6` in text. */
+const RAISED_NUMBER = /^\s*[-+\u2212]?\d{1,6}(?:[.,]\d{1,6})?\s*$/;
+
 function inline(n: AnyNode, base: string): string {
   if (isText(n)) return collapse(n.data);
   if (!isElement(n)) return '';
@@ -166,7 +169,12 @@ function inline(n: AnyNode, base: string): string {
     case 'kbd':
     case 'samp':
       return codeSpan(textOf(n));
-    case 'sup':
+    case 'sup': {
+      // A number raised (10<sup>6</sup>, m<sup>-2</sup>) read as one run of digits: 106, m-2. A
+      // footnote's number (a link) and a word (1<sup>st</sup>, TM) stay as they are.
+      const text = inner();
+      return RAISED_NUMBER.test(text) && !findFirst(n, (d) => d.name === 'a') ? `^${text.trim()}` : text;
+    }
     case 'sub':
       return inner();
     case 'td':
