@@ -419,3 +419,11 @@ test('a raised number is written with a caret (10^6, not 106); a footnote number
   );
   assert.equal(content, 'A paragraph long enough to be the article: 10^6 cells per m^-2, e^\u22121.5, the 1st try, BrandTM, a note1, H2O.');
 });
+
+test("a ruby's reading (furigana) is left out of the text it is written above", () => {
+  const { content } = extractHtml(
+    '<html><body><article><p>これは<ruby>漢<rp>(</rp><rt>かん</rt><rp>)</rp>字<rt>じ</rt></ruby>の文章です。とても長い文章なので抽出されるはずです。</p></article></body></html>',
+    'https://a.test/p',
+  );
+  assert.equal(content, 'これは漢字の文章です。とても長い文章なので抽出されるはずです。');
+});

@@ -11,6 +11,8 @@ import { attr, children, findAll, findFirst, isElement, isSpace, isText, removeA
 const DROP_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
   'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'link', 'meta', 'head', 'label', 'title', 'figcaption',
+  // A ruby's reading (furigana, shown above its characters) ran into the text: 漢(かん)字じ for 漢字.
+  'rt', 'rp',
 ]);
 const DROP_ROLES = /^(navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar)$/i;
 const UNLIKELY =
