@@ -13,6 +13,7 @@ import { lineToVersion } from '../../src/acquire/import-jsonl.js';
 import { LINK_GROWTH_LIMIT } from '../../src/acquire/extract/markdown.js';
 import { pageFromResponse } from '../../src/acquire/live-fetch.js';
 import { ServiceError } from '../../src/core/errors.js';
+import { indexTerms } from '../../src/core/text.js';
 
 const TAGS = ['div', 'p', 'span', 'a', 'a', 'a', 'table', 'tr', 'td', 'th', 'ul', 'ol', 'li', 'pre', 'code', 'blockquote', 'h1', 'h2', 'em', 'strong', 'img', 'br', 'hr', 'script', 'style', 'nav', 'header', 'footer', 'article', 'main', 'aside', 'section', 'figure', 'sup', 'dl', 'dt', 'dd', 'details', 'svg', 'math', 'template', 'noscript', 'iframe', 'form', 'button', 'select', 'textarea', 'title', 'meta', 'base', 'time', 'q'];
 const HREFS = [
@@ -65,6 +66,21 @@ describe('hostile pages', () => {
     assert.deepEqual([v.title, v.content, v.author], ['Ti[31mtle', '# Head\n\nBody \ufffd text. Next', 'Ann']);
     const html = lineToVersion(JSON.stringify({ url: 'https://j.test/h', html: '<title>A\u0000B</title><p>One\u001b[2J two <a href="javascript:x">three</a></p>' }), 0);
     assert.deepEqual([html.title, html.content], ['AB', 'One[2J two three']);
+  });
+
+  test('a soft hyphen is taken out of what a page holds, so the word it splits is one word for search', async () => {
+    const v = lineToVersion(JSON.stringify({ url: 'https://j.test/s', title: 'Bundes\u00adregierung', markdown: 'Die Stra\u00adßenbahn fährt.' }), 0);
+    assert.deepEqual([v.title, v.content], ['Bundesregierung', 'Die Straßenbahn fährt.']);
+    const page = await pageFromResponse({
+      requestedUrl: 'https://s.test/',
+      url: 'https://s.test/',
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+      body: Buffer.from('<html><body><article><p>Die Bundes&shy;regierung hat heute be&shy;schlossen, dass die Bahn fährt.</p></article></body></html>'),
+      fetchedAt: 0,
+    });
+    assert.equal(page.content, 'Die Bundesregierung hat heute beschlossen, dass die Bahn fährt.');
+    assert.ok(indexTerms(page.content).includes('bundesregierung'));
   });
 
   // Not a timing: with the patterns before (a run of spaces retried from each of its positions), this test does not end.
