@@ -122,37 +122,108 @@ export async function pageFromResponse(r: RawResponse): Promise<LivePage> {
   return out;
 }
 
-export function createLiveFetcher(o: LiveFetchOptions, client?: HttpClient): LiveFetcher & { robots: RobotsCache; client: HttpClient } {
+/**
+ * Fetches under way by URL, joined by whoever asks for the same URL meanwhile: ten callers of one
+ * page at once (a link shared in a chat, overlapping realtime_content searches) make one request to
+ * its origin, not ten. A caller that goes away leaves the others theirs; the request itself is
+ * stopped when the last of them has gone.
+ */
+export class SharedFetches<T> {
+  private readonly running = new Map<string, Running<T>>();
+
+  /** How many fetches are under way. */
+  get size(): number {
+    return this.running.size;
+  }
+
+  /** How many callers wait for the fetch of `key`. */
+  waiting(key: string): number {
+    return this.running.get(key)?.waiting ?? 0;
+  }
+
+  run(key: string, signal: AbortSignal | undefined, start: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    const entry = this.running.get(key) ?? this.start(key, start);
+    entry.waiting++;
+    return new Promise<T>((resolve, reject) => {
+      const leave = () => {
+        if (--entry.waiting === 0) {
+          entry.stop.abort(signal!.reason);
+          if (this.running.get(key) === entry) this.running.delete(key);
+        }
+        reject(signal!.reason as Error);
+      };
+      signal?.addEventListener('abort', leave, { once: true });
+      entry.result.then(
+        (value) => {
+          signal?.removeEventListener('abort', leave);
+          entry.waiting--;
+          resolve(value);
+        },
+        (e: unknown) => {
+          signal?.removeEventListener('abort', leave);
+          entry.waiting--;
+          reject(e as Error);
+        },
+      );
+    });
+  }
+
+  private start(key: string, start: (signal: AbortSignal) => Promise<T>): Running<T> {
+    const stop = new AbortController();
+    const result = start(stop.signal);
+    const entry: Running<T> = { result, stop, waiting: 0 };
+    const done = () => {
+      if (this.running.get(key) === entry) this.running.delete(key);
+    };
+    result.then(done, done);
+    this.running.set(key, entry);
+    return entry;
+  }
+}
+
+interface Running<T> {
+  result: Promise<T>;
+  stop: AbortController;
+  waiting: number;
+}
+
+export function createLiveFetcher(o: LiveFetchOptions, client?: HttpClient): LiveFetcher & { robots: RobotsCache; client: HttpClient; shared: SharedFetches<LivePage> } {
   const http = client ?? createHttpClient({ allowPrivateNetwork: o.allowPrivateNetwork, userAgent: o.userAgent, timeoutMs: o.timeoutMs, maxBytes: o.maxBytes });
   const robots = new RobotsCache({ client: http, agent: o.robotsAgent });
   const read = o.read ?? pageFromResponse;
+
+  const fetchOnce = async (url: string, signal: AbortSignal): Promise<LivePage> => {
+    try {
+      if (!(await robots.check(url)).allowed) {
+        throw new ServiceError('blocked_by_robots', "The origin's robots.txt does not allow fetching this URL");
+      }
+      // A redirect may lead somewhere robots.txt forbids: checked before it is followed.
+      const beforeRedirect = async (target: URL) => {
+        if (!(await robots.check(target.href)).allowed) {
+          throw new ServiceError('blocked_by_robots', "The origin's robots.txt does not allow fetching the redirect target");
+        }
+      };
+      const res = await http.get(url, { signal, beforeRedirect });
+      const failed = statusFailure(res);
+      if (failed) {
+        const text = res.body.toString('utf8', 0, Math.min(res.body.length, 200_000));
+        if (looksBlocked(res.status, text, 0)) throw new ServiceError('origin_blocked', 'The origin answered with a bot challenge or a login wall');
+        throw failed;
+      }
+      return await read(res, signal);
+    } catch (e) {
+      if (e instanceof AcquireError) throw toServiceError(e);
+      throw e;
+    }
+  };
+
+  const shared = new SharedFetches<LivePage>();
   return {
     robots,
     client: http,
-    async fetch(url, options = {}) {
-      try {
-        if (!(await robots.check(url)).allowed) {
-          throw new ServiceError('blocked_by_robots', "The origin's robots.txt does not allow fetching this URL");
-        }
-        // A redirect may lead somewhere robots.txt forbids: checked before it is followed.
-        const beforeRedirect = async (target: URL) => {
-          if (!(await robots.check(target.href)).allowed) {
-            throw new ServiceError('blocked_by_robots', "The origin's robots.txt does not allow fetching the redirect target");
-          }
-        };
-        const res = await http.get(url, { signal: options.signal, beforeRedirect });
-        const failed = statusFailure(res);
-        if (failed) {
-          const text = res.body.toString('utf8', 0, Math.min(res.body.length, 200_000));
-          if (looksBlocked(res.status, text, 0)) throw new ServiceError('origin_blocked', 'The origin answered with a bot challenge or a login wall');
-          throw failed;
-        }
-        return await read(res, options.signal);
-      } catch (e) {
-        if (e instanceof AcquireError) throw toServiceError(e);
-        throw e;
-      }
-    },
+    shared,
+    fetch: (url, options = {}) => shared.run(url, options.signal, (signal) => fetchOnce(url, signal)),
     close: () => http.close(),
   };
 }

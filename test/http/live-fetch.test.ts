@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
+import type { createLiveFetcher } from '../../src/acquire/live-fetch.js';
 import { html, type Origin, startOrigin } from '../fixtures/origin.js';
 import { createFundedKey, createTestEnv, page, type TestEnv } from '../helpers.js';
 
@@ -18,6 +19,8 @@ describe('live fetch through the API', () => {
   let origin: Origin;
   let env: TestEnv;
   let body = 'Version one of the indexed page, about beavers building dams.';
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
   before(async () => {
     origin = await startOrigin({
       '/robots.txt': (_q, r) => {
@@ -47,6 +50,9 @@ describe('live fetch through the API', () => {
       '/slow': (_q, r) => {
         r.writeHead(200, { 'content-type': 'text/html' });
         r.write('<p>never finishes');
+      },
+      '/held': (_q, r) => {
+        void held.then(() => html('<html><body><article><p>A page many asked for at once, about puffins on their cliffs.</p></article></body></html>')(_q, r));
       },
       '/binary': (_q, r) => {
         r.writeHead(200, { 'content-type': 'image/png' });
@@ -131,6 +137,19 @@ describe('live fetch through the API', () => {
     assert.equal(slow.body.code, 'origin_timeout');
     assert.equal((await live('/binary')).body.code, 'origin_error');
     assert.equal((await get(`/v1/fetch/public?url=${encodeURIComponent('http://127.0.0.1:9/')}&live=true`)).body.code, 'origin_error');
+  });
+
+  test('callers of one URL at once share one request to its origin; a later caller makes its own', async () => {
+    const asked = Array.from({ length: 5 }, () => live('/held'));
+    const shared = (env.services.live as ReturnType<typeof createLiveFetcher>).shared;
+    while (shared.waiting(`${origin.url}/held`) < 5) await new Promise((r) => setTimeout(r, 5));
+    release();
+    const answers = await Promise.all(asked);
+    assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200]);
+    assert.ok(answers.every((a) => a.body.content === answers[0]!.body.content && /puffins/.test(a.body.content)));
+    assert.equal(origin.hits.filter((h) => h === '/held').length, 1);
+    assert.equal((await live('/held')).status, 200);
+    assert.equal(origin.hits.filter((h) => h === '/held').length, 2);
   });
 
   test('plain text documents are returned as they are', async () => {
