@@ -121,6 +121,21 @@ const STRINGS = {
 } as const;
 const INTEGERS = { search: ['max_results', 'snippet_max_length'], fetch: ['max_chars'] } as const;
 
+/**
+ * The arguments with a whole number or a boolean written as a string taken for what it says
+ * (`"max_results": "5"`, `"live": "true"`): models write them so at times, and a refusal cost the
+ * agent a turn for a call it meant plainly.
+ */
+function leniently(tool: 'search' | 'fetch', args: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...args };
+  for (const [k, v] of Object.entries(out)) {
+    if (typeof v !== 'string') continue;
+    if ((INTEGERS[tool] as readonly string[]).includes(k) && /^\d{1,9}$/.test(v.trim())) out[k] = Number(v.trim());
+    if (k === 'live' && (v === 'true' || v === 'false')) out[k] = v === 'true';
+  }
+  return out;
+}
+
 /** The arguments' types as the schema says, or what is wrong (the service checks ranges and formats). */
 function checkArguments(tool: 'search' | 'fetch', args: Record<string, unknown>): string | undefined {
   const known = new Set<string>([...STRINGS[tool], ...INTEGERS[tool], ...(tool === 'fetch' ? ['live'] : [])]);
@@ -174,9 +189,10 @@ export function createMcpHandler(client: ToolClient, o: { server: string; versio
   async function callTool(id: string | number, params: Record<string, unknown>): Promise<JsonRpcResponse | undefined> {
     const name = params.name;
     if (name !== 'search' && name !== 'fetch') return fail(id, ERR.invalidParams, `Unknown tool: ${String(name)}`);
-    const args = params.arguments ?? {};
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) return fail(id, ERR.invalidParams, 'arguments must be an object');
-    const wrong = checkArguments(name, args as Record<string, unknown>);
+    const given = params.arguments ?? {};
+    if (given === null || typeof given !== 'object' || Array.isArray(given)) return fail(id, ERR.invalidParams, 'arguments must be an object');
+    const args = leniently(name, given as Record<string, unknown>);
+    const wrong = checkArguments(name, args);
     if (wrong) return ok(id, { content: [{ type: 'text', text: wrong }], isError: true });
     const cancel = new AbortController();
     inProgress.set(id, cancel);

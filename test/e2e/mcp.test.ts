@@ -128,6 +128,18 @@ describe('websearch mcp', () => {
     const keyedOnly = await call(client, 'search', { query: 'rust', mode: 'webql' });
     assert.match(keyedOnly.content[0]!.text, /^mode_not_allowed \(HTTP 403\)/);
     assert.deepEqual(await call(client, 'search', { query: 7 }), { content: [{ type: 'text', text: 'query must be a string' }], isError: true });
+    // A whole number or a boolean written as a string is taken for what it says; other strings are not.
+    const asStrings = await call(client, 'search', { query: 'rust ownership memory', max_results: '1', snippet_max_length: ' 200 ' });
+    assert.equal(asStrings.isError, undefined, asStrings.content[0]!.text);
+    assert.equal((asStrings.structuredContent as { results: unknown[] }).results.length, 1);
+    assert.equal((await call(client, 'fetch', { url: 'https://docs.example.org/nowhere', live: 'false' })).content[0]!.text.startsWith('not_indexed'), true);
+    for (const [args, text] of [
+      [{ query: 'rust', max_results: '1.5' }, 'max_results must be an integer'],
+      [{ query: 'rust', max_results: 'five' }, 'max_results must be an integer'],
+    ] as const) {
+      assert.deepEqual(await call(client, 'search', args), { content: [{ type: 'text', text }], isError: true });
+    }
+    assert.deepEqual(await call(client, 'fetch', { url: 'https://a.test/', live: 'yes' }), { content: [{ type: 'text', text: 'live must be true or false' }], isError: true });
     assert.deepEqual(await call(client, 'fetch', { url: 'https://a.test/', colour: 'red' }), { content: [{ type: 'text', text: 'Unknown argument: colour' }], isError: true });
     await assert.rejects(client.callTool({ name: 'crawl', arguments: {} }), /Unknown tool: crawl/);
   });
