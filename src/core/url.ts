@@ -17,7 +17,31 @@ export function normalizeUrl(raw: string): string | undefined {
   if (u.hostname.endsWith('.')) u.hostname = u.hostname.slice(0, -1);
   // A host with an empty label (`a..b`, `a..`) names nothing DNS can answer for.
   if (u.hostname.split('.').includes('')) return undefined;
+  if (u.search === '' || TRACKING.test(u.search)) u.search = withoutTracking(u.search);
   return u.toString();
+}
+
+/**
+ * Query parameters that say where a visitor came from, never what the page holds: campaign tags
+ * (`utm_*`), ad click ids (Google, Microsoft, Meta, Yandex, TikTok, X, LinkedIn), Mailchimp's and
+ * HubSpot's mail ids, Google Analytics' linker. A link shared from a newsletter carries them, and the
+ * page it names is the one without them: one page, one key.
+ */
+const TRACKING_NAMES = /^(?:utm_[a-z0-9_]*|fbclid|gclid|gclsrc|dclid|gbraid|wbraid|msclkid|yclid|ttclid|twclid|li_fat_id|igshid|mc_cid|mc_eid|_hsenc|_hsmi|_ga|_gl|mkt_tok)$/i;
+/** Whether a query may hold one of them (the query is then rewritten). */
+const TRACKING = /[?&](?:utm_|fbclid|gclid|gclsrc|dclid|gbraid|wbraid|msclkid|yclid|ttclid|twclid|li_fat_id|igshid|mc_cid|mc_eid|_hsenc|_hsmi|_ga|_gl|mkt_tok)/i;
+
+/**
+ * A query (`?a=1&b=2`, as URL's `search` gives it) without its tracking parameters, the others left
+ * as they were written (URLSearchParams would encode them anew: `a%20b` as `a+b`, `?a` as `?a=`);
+ * empty, so that no `?` is left, when nothing else remains.
+ */
+function withoutTracking(search: string): string {
+  const kept = search
+    .slice(1)
+    .split('&')
+    .filter((pair) => !TRACKING_NAMES.test(pair.split('=', 1)[0]!)); // names as written: no page escapes these
+  return kept.length === 0 || (kept.length === 1 && kept[0] === '') ? '' : `?${kept.join('&')}`;
 }
 
 const LABEL_RE = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;

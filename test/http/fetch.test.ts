@@ -59,6 +59,10 @@ describe('fetch over HTTP', () => {
 
   test('a URL in another spelling finds the same page', async () => {
     assert.equal((await get(`url=${encodeURIComponent('HTTPS://EXAMPLE.com:443/article#top')}`)).status, 200);
+    // A link shared from a newsletter: its tracking parameters name no other page.
+    const shared = await get(`url=${encodeURIComponent('https://example.com/article?utm_source=newsletter&utm_medium=email&fbclid=x')}`);
+    assert.equal(shared.status, 200);
+    assert.equal(shared.body.url, 'https://example.com/article');
   });
 
   test('not indexed: 404 not_indexed; a live-only (unsearchable) copy is not the index', async () => {

@@ -41,6 +41,23 @@ describe('normalizeUrl', () => {
     assert.ok(refused > 100 && refused < 2_500, `${refused} refused`);
   });
 
+  test('tracking parameters are taken off (the others stay as written); an empty query leaves no ?', () => {
+    const cases: [string, string][] = [
+      ['https://a.test/x?utm_source=tw&b=1&UTM_Medium=x', 'https://a.test/x?b=1'],
+      ['https://a.test/x?fbclid=abc', 'https://a.test/x'],
+      ['https://a.test/x?q=a%20b&gclid=1&flag', 'https://a.test/x?q=a%20b&flag'],
+      ['https://a.test/x?mc_cid=1&mc_eid=2&_ga=3&msclkid=4', 'https://a.test/x'],
+      ['https://a.test/x?', 'https://a.test/x'],
+      ['https://a.test/x?ref=main&utm_campaignx=1&_gaxyz=2&page=2', 'https://a.test/x?ref=main&_gaxyz=2&page=2'],
+      ['https://a.test/x?a=1&&b=2', 'https://a.test/x?a=1&&b=2'],
+      ['https://a.test/x?%E0%A4%A=1&utm_id=2', 'https://a.test/x?%E0%A4%A=1'],
+    ];
+    for (const [raw, normal] of cases) {
+      assert.equal(normalizeUrl(raw), normal, raw);
+      assert.equal(normalizeUrl(normal), normal, `${normal} is its own normal form`);
+    }
+  });
+
   test('a host with an empty label names nothing: refused', () => {
     for (const raw of ['http://example.com../', 'http://a..b.com/', 'http://./', 'https://a.b.c.../p']) assert.equal(normalizeUrl(raw), undefined, raw);
     assert.equal(normalizeUrl('http://Example.COM.:80/a/../b?x#y'), 'http://example.com/b?x');
