@@ -1,6 +1,8 @@
 /**
  * DOM -> markdown: headings, paragraphs, nested lists, links made absolute, images as alt text with
- * their URL, GFM tables, fenced code with its language when the class names one, blockquotes.
+ * their URL, GFM tables, fenced code with its language when a class names one, blockquotes, GFM
+ * strikethrough; what a browser shows and markdown has no mark for as text (a `<q>`'s quotation
+ * marks, a raised number's caret).
  */
 import type { AnyNode, Element } from 'domhandler';
 import { attr, children, findFirst, isElement, isSpace, isText, textOf } from './dom.js';
