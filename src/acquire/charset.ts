@@ -23,6 +23,12 @@ const UTF16_LABELS = new Set(['utf-16', 'utf-16le', 'utf-16be', 'unicode', 'unic
  * A `<meta>`'s charset, as the HTML standard's prescan takes it: a meta that names UTF-16 was read
  * as ASCII, so the page is not UTF-16 (UTF-8 is meant), and x-user-defined means windows-1252.
  */
+/** The encoding an XML declaration names (`<?xml version="1.0" encoding="Shift_JIS"?>`: a feed's), at the text's start. */
+function xmlCharset(b: Buffer): string | undefined {
+  const label = /^\s*<\?xml[^>]{0,200}?\sencoding\s*=\s*["']([\w.:-]+)["']/.exec(b.subarray(0, 512).toString('latin1'))?.[1]?.toLowerCase();
+  return label && UTF16_LABELS.has(label) ? 'utf-8' : label;
+}
+
 function metaCharset(b: Buffer): string | undefined {
   const head = b.subarray(0, 4096).toString('latin1');
   const m =
@@ -61,7 +67,7 @@ function decoder(label: string): InstanceType<typeof TextDecoder> | undefined {
 export function decodeText(body: Buffer, contentType: string | undefined, isHtml: boolean): string {
   const bom = bomCharset(body);
   if (bom) return new TextDecoder(bom).decode(body); // the decoder drops the BOM
-  const label = charsetFromContentType(contentType) ?? (isHtml ? metaCharset(body) : undefined);
+  const label = charsetFromContentType(contentType) ?? (isHtml ? metaCharset(body) : xmlCharset(body));
   if (label && CP1252_LABELS.has(label)) return decodeCp1252(body);
   const chosen = label ? decoder(label) : undefined;
   if (chosen) return chosen.decode(body);

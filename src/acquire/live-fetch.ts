@@ -13,6 +13,7 @@ import type { NewVersion } from '../ports/page-store.js';
 import { looksBlocked } from './challenge.js';
 import { decodeText } from './charset.js';
 import { extractHtml } from './extract/index.js';
+import { fenced } from './extract/markdown.js';
 import { AcquireError, createHttpClient, type HttpClient, type RawResponse, statusFailure } from './http-client.js';
 import { pdfToText } from './pdf.js';
 import { RobotsCache } from './robots.js';
@@ -44,8 +45,32 @@ export function toServiceError(e: AcquireError): ServiceError {
   }
 }
 
+/**
+ * Text that is data or code, by its type, and the language its code block is marked with: an
+ * agent reads an API's JSON, a feed, a stylesheet or a CSV as it is, in a fence.
+ */
+const DATA_TYPES: Record<string, string> = {
+  'application/json': 'json',
+  'application/ld+json': 'json',
+  'application/xml': 'xml',
+  'text/xml': 'xml',
+  'application/rss+xml': 'xml',
+  'application/atom+xml': 'xml',
+  'text/csv': 'csv',
+  'text/css': 'css',
+  'text/javascript': 'js',
+  'application/javascript': 'js',
+  'application/yaml': 'yaml',
+  'text/yaml': 'yaml',
+  'application/toml': 'toml',
+};
+
+function dataLanguage(type: string): string | undefined {
+  return DATA_TYPES[type] ?? (type.endsWith('+json') ? 'json' : type.endsWith('+xml') ? 'xml' : undefined);
+}
+
 function contentKind(r: RawResponse): 'html' | 'text' | 'pdf' | undefined {
-  const type = (r.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = mediaType(r);
   if (type === 'text/html' || type === 'application/xhtml+xml') return 'html';
   if (type === 'text/plain' || type === 'text/markdown') return 'text';
   if (type === 'application/pdf') return 'pdf';
@@ -56,6 +81,8 @@ function contentKind(r: RawResponse): 'html' | 'text' | 'pdf' | undefined {
   }
   return undefined;
 }
+
+const mediaType = (r: RawResponse) => (r.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 
 /** The version to store for a fetched page (live fetch, crawl and WARC import all store it this way). */
 export function versionOf(page: LivePage, o: { url?: string; acquiredAt?: number; searchable: boolean }): NewVersion {
@@ -73,11 +100,41 @@ export function versionOf(page: LivePage, o: { url?: string; acquiredAt?: number
   };
 }
 
+/** What every page read from a response holds of it: its URL, time, validators and Content-Language. */
+function baseOf(r: RawResponse, url: string): Pick<LivePage, 'url' | 'fetchedAt' | 'etag' | 'lastModified' | 'lang'> {
+  const base: Pick<LivePage, 'url' | 'fetchedAt' | 'etag' | 'lastModified' | 'lang'> = { url, fetchedAt: r.fetchedAt };
+  // The document's own <html lang> wins over the header.
+  if (r.headers['content-language']) base.lang = r.headers['content-language'];
+  if (r.headers.etag) base.etag = r.headers.etag;
+  if (r.headers['last-modified']) base.lastModified = r.headers['last-modified'];
+  return base;
+}
+
+/** A text answer as a page: as it is, or, when `language` is given, in a code block marked with it. */
+function textPage(r: RawResponse, language: string | undefined): LivePage {
+  const text = withoutControls(decodeText(r.body, r.headers['content-type'], false)).trim();
+  const noindex = /\b(noindex|none)\b/.test((r.headers['x-robots-tag'] ?? '').toLowerCase());
+  return { ...baseOf(r, normalizeUrl(r.url) ?? r.url), content: language && text ? fenced(text, language) : text, noindex, links: [] };
+}
+
+/**
+ * A live fetch's answer that is text but no page (an API's JSON, a feed, a CSV, a script, any other
+ * `text/*`), or undefined: read as it is, data in a code block marked with its language. Only a live
+ * fetch reads these, since its caller asked for that URL; a crawl and a WARC import store a site's
+ * pages, not its scripts and stylesheets. No markup is parsed: it is read on the calling thread.
+ */
+export function textAnswer(r: RawResponse): LivePage | undefined {
+  const type = mediaType(r);
+  const language = dataLanguage(type);
+  if (language !== undefined) return textPage(r, language);
+  return type.startsWith('text/') && contentKind(r) === undefined ? textPage(r, undefined) : undefined;
+}
+
 /** Turns a response into a page; exported for the crawler and WARC import, which have their own bytes. */
 export async function pageFromResponse(r: RawResponse): Promise<LivePage> {
   const kind = contentKind(r);
   if (!kind) {
-    throw new ServiceError('origin_error', `Unsupported content type ${r.headers['content-type'] ?? '(none)'}: HTML, XHTML, plain text and PDF are fetched`);
+    throw new ServiceError('origin_error', `Unsupported content type ${r.headers['content-type'] ?? '(none)'}: HTML, XHTML, text (a live fetch: JSON, XML, CSV and other text too) and PDF are read`);
   }
   const url = normalizeUrl(r.url) ?? r.url;
   if (kind === 'pdf') {
@@ -87,24 +144,15 @@ export async function pageFromResponse(r: RawResponse): Promise<LivePage> {
     } catch (e) {
       throw new ServiceError('origin_error', `The PDF could not be read: ${(e as Error).message}`);
     }
-    const page: LivePage = { url, fetchedAt: r.fetchedAt, content: pdf.content, noindex: /\b(noindex|none)\b/.test((r.headers['x-robots-tag'] ?? '').toLowerCase()), links: [] };
+    const page: LivePage = { ...baseOf(r, url), content: pdf.content, noindex: /\b(noindex|none)\b/.test((r.headers['x-robots-tag'] ?? '').toLowerCase()), links: [] };
     if (pdf.title) page.title = pdf.title;
     if (pdf.author) page.author = pdf.author;
-    if (r.headers.etag) page.etag = r.headers.etag;
-    if (r.headers['last-modified']) page.lastModified = r.headers['last-modified'];
-    if (r.headers['content-language']) page.lang = r.headers['content-language'];
     return page;
   }
-  const text = decodeText(r.body, r.headers['content-type'], kind === 'html');
+  if (kind === 'text') return textPage(r, undefined);
+  const text = decodeText(r.body, r.headers['content-type'], true);
   const robotsHeader = (r.headers['x-robots-tag'] ?? '').toLowerCase();
-  const base: Pick<LivePage, 'url' | 'fetchedAt' | 'etag' | 'lastModified' | 'lang'> = { url, fetchedAt: r.fetchedAt };
-  // The document's own <html lang> (set below) wins over the header.
-  if (r.headers['content-language']) base.lang = r.headers['content-language'];
-  if (r.headers.etag) base.etag = r.headers.etag;
-  if (r.headers['last-modified']) base.lastModified = r.headers['last-modified'];
-  if (kind === 'text') {
-    return { ...base, content: withoutControls(text).trim(), noindex: /\b(noindex|none)\b/.test(robotsHeader), links: [] };
-  }
+  const base = baseOf(r, url);
   const page = extractHtml(text, url);
   if (looksBlocked(r.status, text, page.content.length)) {
     throw new ServiceError('origin_blocked', 'The origin answered with a bot challenge or a login wall');
@@ -211,7 +259,7 @@ export function createLiveFetcher(o: LiveFetchOptions, client?: HttpClient): Liv
         if (looksBlocked(res.status, text, 0)) throw new ServiceError('origin_blocked', 'The origin answered with a bot challenge or a login wall');
         throw failed;
       }
-      return await read(res, signal);
+      return textAnswer(res) ?? (await read(res, signal));
     } catch (e) {
       if (e instanceof AcquireError) throw toServiceError(e);
       throw e;

@@ -59,6 +59,9 @@ describe('WARC import', () => {
       // A day the calendar lacks: Date.parse took it for March 2.
       await record({ url: 'https://zoo.test/leap', date: '2026-02-30T00:00:00Z', body: page('A capture on a day that never was.') }),
       await record({ url: 'https://zoo.test/logo.png', date: '2026-01-10T00:00:00Z', headers: { 'Content-Type': 'image/png' }, body: new Uint8Array(20) }),
+      // A site's script and data are no pages: a live fetch reads them, an import does not store them.
+      await record({ url: 'https://zoo.test/app.js', date: '2026-01-10T00:00:00Z', headers: { 'Content-Type': 'application/javascript' }, body: 'var llamas = "humming";' }),
+      await record({ url: 'https://zoo.test/api.json', date: '2026-01-10T00:00:00Z', headers: { 'Content-Type': 'application/json' }, body: '{"llamas": "humming"}' }),
       await record({ url: 'https://zoo.test/old', date: '2026-01-10T00:00:00Z', status: '301 Moved Permanently', headers: { Location: '/new' }, body: '' }),
       await record({
         url: 'https://zoo.test/yaks',
@@ -84,9 +87,10 @@ describe('WARC import', () => {
     const s = await importWarc(env.services.pages, file);
     assert.equal(s.imported, 3);
     assert.equal(s.notResponses, 1);
-    assert.equal(s.skipped, 2, 'an image and a redirect');
+    assert.equal(s.skipped, 4, 'an image, a script, JSON and a redirect');
     assert.equal(s.broken, 3, 'the records of 30 February and of no date, and the truncated one at the end');
     assert.match(s.brokenReasons[0]!, /record 4: missing target URI, date or HTTP status/);
+    assert.equal(await env.services.pages.latest('https://zoo.test/api.json'), undefined);
     assert.match(s.brokenReasons[1]!, /missing target URI, date or HTTP status/);
     assert.match(s.brokenReasons[2]!, /cut short/);
     assert.equal(await env.services.pages.latest('https://zoo.test/leap'), undefined);

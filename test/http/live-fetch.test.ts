@@ -54,6 +54,22 @@ describe('live fetch through the API', () => {
       '/held': (_q, r) => {
         void held.then(() => html('<html><body><article><p>A page many asked for at once, about puffins on their cliffs.</p></article></body></html>')(_q, r));
       },
+      '/data.json': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'application/json' });
+        r.end('{"bird": "kingfisher", "code": "```"}');
+      },
+      '/feed.xml': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'application/rss+xml' });
+        r.end(Buffer.concat([Buffer.from('<?xml version="1.0" encoding="Shift_JIS"?><rss><title>'), Buffer.from([0x93, 0xfa, 0x96, 0x7b]), Buffer.from('</title></rss>')]));
+      },
+      '/data.csv': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' });
+        r.end('bird,count\nheron,3\n');
+      },
+      '/notes.py': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/x-python' });
+        r.end('print("egret")\n');
+      },
       '/binary': (_q, r) => {
         r.writeHead(200, { 'content-type': 'image/png' });
         r.end(Buffer.alloc(10));
@@ -152,8 +168,15 @@ describe('live fetch through the API', () => {
     assert.equal(origin.hits.filter((h) => h === '/held').length, 2);
   });
 
-  test('plain text documents are returned as they are', async () => {
+  test('plain text documents are returned as they are; data (JSON, XML, CSV) as a code block marked with its language', async () => {
     assert.equal((await live('/plain')).body.content, 'Just some plain text about kingfishers.');
+    assert.equal((await live('/notes.py')).body.content, 'print("egret")');
+    assert.equal((await live('/data.json')).body.content, '````json\n{"bird": "kingfisher", "code": "```"}\n````');
+    assert.equal((await live('/feed.xml')).body.content, '```xml\n<?xml version="1.0" encoding="Shift_JIS"?><rss><title>日本</title></rss>\n```');
+    assert.equal((await live('/data.csv')).body.content, '```csv\nbird,count\nheron,3\n```');
+    const image = await live('/binary');
+    assert.equal(image.status, 502);
+    assert.match(image.body.error, /Unsupported content type image\/png/);
   });
 
   test('the language stored: <html lang>, else Content-Language, else a guess from the text', async () => {

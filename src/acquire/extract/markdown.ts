@@ -255,7 +255,7 @@ function codeSpan(raw: string): string {
 }
 
 /** A fenced code block, its fence longer than any run of backticks in the code, so no line of the code can close it. */
-function fenced(code: string, language: string): string {
+export function fenced(code: string, language: string): string {
   const fence = '`'.repeat(Math.max(3, longestBacktickRun(code) + 1));
   return `${fence}${language}\n${code}\n${fence}`;
 }
