@@ -163,7 +163,7 @@ export async function pageFromResponse(r: RawResponse): Promise<LivePage> {
     noindex: page.noindex || /\b(noindex|none)\b/.test(robotsHeader),
     links: /\b(nofollow|none)\b/.test(robotsHeader) ? [] : page.links,
   };
-  for (const k of ['title', 'description', 'author', 'publishedAt', 'canonicalUrl', 'lang'] as const) {
+  for (const k of ['title', 'description', 'author', 'publishedAt', 'canonicalUrl', 'lang', 'refreshUrl'] as const) {
     if (page[k] !== undefined) (out as unknown as Record<string, unknown>)[k] = page[k];
   }
   if (out.publishedAt !== undefined && publishedTooLate(out.publishedAt, r.fetchedAt)) delete out.publishedAt;
@@ -236,12 +236,22 @@ interface Running<T> {
   waiting: number;
 }
 
+/** Refreshes followed after a page's own redirects (each of which the HTTP client limits to 5). */
+const MAX_REFRESHES = 2;
+
 export function createLiveFetcher(o: LiveFetchOptions, client?: HttpClient): LiveFetcher & { robots: RobotsCache; client: HttpClient; shared: SharedFetches<LivePage> } {
   const http = client ?? createHttpClient({ allowPrivateNetwork: o.allowPrivateNetwork, userAgent: o.userAgent, timeoutMs: o.timeoutMs, maxBytes: o.maxBytes });
   const robots = new RobotsCache({ client: http, agent: o.robotsAgent });
   const read = o.read ?? pageFromResponse;
 
+  /** The page at `url`, and on where its refresh sends the reader (a moved page's stub), at most MAX_REFRESHES times. */
   const fetchOnce = async (url: string, signal: AbortSignal): Promise<LivePage> => {
+    let page = await fetchPage(url, signal);
+    for (let hop = 0; page.refreshUrl !== undefined && hop < MAX_REFRESHES; hop++) page = await fetchPage(page.refreshUrl, signal);
+    return page;
+  };
+
+  const fetchPage = async (url: string, signal: AbortSignal): Promise<LivePage> => {
     try {
       if (!(await robots.check(url)).allowed) {
         throw new ServiceError('blocked_by_robots', "The origin's robots.txt does not allow fetching this URL");

@@ -9,6 +9,8 @@ export interface LivePage {
   publishedAt?: number;
   canonicalUrl?: string;
   lang?: string;
+  /** Where the page's `<meta http-equiv="refresh">` sends the reader at once (a live fetch goes on there). */
+  refreshUrl?: string;
   content: string;
   noindex: boolean;
   links: string[];

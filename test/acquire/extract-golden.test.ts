@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { children, MAX_DEPTH, parseHtml } from '../../src/acquire/extract/dom.js';
 import { extractHtml } from '../../src/acquire/extract/index.js';
+import { refreshTarget } from '../../src/acquire/extract/metadata.js';
 import { pageFromResponse } from '../../src/acquire/live-fetch.js';
 import { AUTHOR_MAX, TITLE_MAX } from '../../src/core/text.js';
 
@@ -426,4 +427,24 @@ test("a ruby's reading (furigana) is left out of the text it is written above", 
     'https://a.test/p',
   );
   assert.equal(content, 'これは漢字の文章です。とても長い文章なので抽出されるはずです。');
+});
+
+test('a refresh names its target as HTML parses it, and the crawler is given it as a link', () => {
+  const page = 'https://a.test/dir/page';
+  const cases: [string, string | undefined][] = [
+    ['0; url=/new', 'https://a.test/new'],
+    ['0;URL=\'new.html\'', 'https://a.test/dir/new.html'],
+    ['5, url="https://b.test/x?utm_source=y"', 'https://b.test/x'],
+    ['0 https://b.test/bare', 'https://b.test/bare'],
+    ['3.5; url=/later', 'https://a.test/later'],
+    ['11; url=/too-late', undefined],
+    ['0', undefined],
+    ['0; url=/dir/page#top', undefined],
+    ['0; url=javascript:alert(1)', undefined],
+    ['soon; url=/x', undefined],
+  ];
+  for (const [content, target] of cases) assert.equal(refreshTarget(content, page), target, content);
+  const extracted = extractHtml('<html><head><meta http-equiv="Refresh" content="0; url=/new"></head><body><p>Moved.</p><a href="/other">other</a></body></html>', page);
+  assert.equal(extracted.refreshUrl, 'https://a.test/new');
+  assert.deepEqual(extracted.links, ['https://a.test/other', 'https://a.test/new']);
 });

@@ -54,6 +54,12 @@ describe('live fetch through the API', () => {
       '/held': (_q, r) => {
         void held.then(() => html('<html><body><article><p>A page many asked for at once, about puffins on their cliffs.</p></article></body></html>')(_q, r));
       },
+      '/moved': html('<html><head><meta http-equiv="refresh" content="0; URL=\'/otters\'"><title>Moved</title></head><body><p>This page has moved.</p></body></html>'),
+      '/loop-a': html('<html><head><meta http-equiv="refresh" content="1;url=/loop-b"></head><body><p>Page A of a loop about terns.</p></body></html>'),
+      '/loop-b': html('<html><head><meta http-equiv="refresh" content="1;url=/loop-a"></head><body><p>Page B of a loop about terns.</p></body></html>'),
+      '/reloads': html('<html><head><meta http-equiv="refresh" content="300; url=/otters"></head><body><p>A page that reloads itself every five minutes, about gulls and their chicks.</p></body></html>'),
+      '/nojs': html('<html><head><noscript><meta http-equiv="refresh" content="0; url=/otters"></noscript></head><body><p>A page that sends browsers without scripts elsewhere, about cormorants.</p></body></html>'),
+      '/to-private': html('<html><head><meta http-equiv="refresh" content="0; url=/private/page"></head><body><p>Off to a page robots.txt keeps us from.</p></body></html>'),
       '/data.json': (_q, r) => {
         r.writeHead(200, { 'content-type': 'application/json' });
         r.end('{"bird": "kingfisher", "code": "```"}');
@@ -166,6 +172,20 @@ describe('live fetch through the API', () => {
     assert.equal(origin.hits.filter((h) => h === '/held').length, 1);
     assert.equal((await live('/held')).status, 200);
     assert.equal(origin.hits.filter((h) => h === '/held').length, 2);
+  });
+
+  test("a page whose refresh sends the reader on at once is followed there (twice at most); a later refresh, or one for browsers without scripts, is not", async () => {
+    const moved = await live('/moved');
+    assert.equal(moved.status, 200);
+    assert.equal(moved.body.url, `${origin.url}/otters`);
+    assert.match(moved.body.content, /Otters are semiaquatic mammals/);
+    const hits = origin.hits.length;
+    const loop = await live('/loop-a');
+    assert.equal(loop.status, 200);
+    assert.deepEqual(origin.hits.slice(hits), ['/loop-a', '/loop-b', '/loop-a']);
+    assert.match((await live('/reloads')).body.content, /reloads itself/);
+    assert.match((await live('/nojs')).body.content, /cormorants/);
+    assert.equal((await live('/to-private')).status, 403, "a refresh's target is checked against robots.txt as a redirect's is");
   });
 
   test('plain text documents are returned as they are; data (JSON, XML, CSV) as a code block marked with its language', async () => {

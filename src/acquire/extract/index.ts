@@ -55,6 +55,8 @@ export function extractHtml(html: string, pageUrl: string): ExtractedPage {
         links.push(abs);
       }
     }
+    // Where a refresh sends the reader is a link too: the crawler follows it as a browser would.
+    if (meta.refreshUrl && meta.refreshUrl.length <= LIMITS.urlMaxChars && !seen.has(meta.refreshUrl)) links.push(meta.refreshUrl);
   }
 
   prune(doc);

@@ -9,6 +9,7 @@
  */
 import type { Document, Element } from 'domhandler';
 import { AUTHOR_MAX, cutAtWord, TITLE_MAX } from '../../core/text.js';
+import { normalizeUrl } from '../../core/url.js';
 import { parseLooseTime } from '../html-time.js';
 import { attr, isElement, textOf, walk } from './dom.js';
 
@@ -19,6 +20,8 @@ export interface PageMetadata {
   publishedAt?: number;
   canonicalUrl?: string;
   lang?: string;
+  /** Where a `<meta http-equiv="refresh">` sends the reader at once (`refreshTarget`). */
+  refreshUrl?: string;
   noindex: boolean;
   nofollow: boolean;
 }
@@ -76,6 +79,8 @@ function ldAuthor(nodes: Record<string, unknown>[]): string | undefined {
 /** The elements metadata comes from, each the first in document order but the lists. */
 interface Sources {
   metas: Element[];
+  /** The first `<meta http-equiv="refresh">` outside a `<noscript>` (one inside it sends browsers without scripts to a page saying so). */
+  refresh?: Element;
   ldScripts: Element[];
   title?: Element;
   h1?: Element;
@@ -83,6 +88,33 @@ interface Sources {
   time?: Element;
   canonical?: Element;
   html?: Element;
+}
+
+function inNoscript(n: Element): boolean {
+  for (let p = n.parent; p; p = p.parent) if (isElement(p) && p.name === 'noscript') return true;
+  return false;
+}
+
+/** A refresh's longest delay that is taken for a redirect: a page of "you will be taken there in 5 seconds" is one; a page that reloads itself every few minutes is not. */
+const REFRESH_MAX_SECONDS = 10;
+
+/**
+ * The page a `<meta http-equiv="refresh" content="0; url=/new">` sends a browser to, as HTML parses
+ * its content (a delay, then `url=` or the URL alone, quoted or not), or undefined: no URL, a longer
+ * delay, or the page itself.
+ */
+export function refreshTarget(content: string | undefined, pageUrl: string): string | undefined {
+  const m = /^\s*(\d{1,9})(?:\.[\d.]*)?\s*[;,]?\s*(?:url\s*=\s*)?(.*)$/is.exec(content ?? '');
+  if (!m || Number(m[1]) > REFRESH_MAX_SECONDS) return undefined;
+  let raw = m[2]!.trim();
+  if ((raw.startsWith('"') || raw.startsWith("'")) && raw.includes(raw[0]!, 1)) raw = raw.slice(1, raw.indexOf(raw[0]!, 1));
+  if (!raw) return undefined;
+  try {
+    const target = normalizeUrl(new URL(raw, pageUrl).toString());
+    return target && target !== normalizeUrl(pageUrl) ? target : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One walk over the page for every source (a page of a million elements took a walk per source). */
@@ -94,6 +126,7 @@ function findSources(doc: Document): Sources {
     switch (n.name) {
       case 'meta':
         s.metas.push(n);
+        if (!s.refresh && a['http-equiv']?.toLowerCase() === 'refresh' && !inNoscript(n)) s.refresh = n;
         break;
       case 'script':
         if (/ld\+json/i.test(a.type ?? '')) s.ldScripts.push(n);
@@ -166,6 +199,7 @@ export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
     publishedAt,
     canonicalUrl,
     lang: clean(htmlEl ? attr(htmlEl, 'lang') : undefined)?.toLowerCase(),
+    refreshUrl: refreshTarget(found.refresh && attr(found.refresh, 'content'), pageUrl),
     noindex: /\b(noindex|none)\b/.test(robots),
     nofollow: /\b(nofollow|none)\b/.test(robots),
   };
