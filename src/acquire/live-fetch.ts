@@ -69,12 +69,15 @@ function dataLanguage(type: string): string | undefined {
   return DATA_TYPES[type] ?? (type.endsWith('+json') ? 'json' : type.endsWith('+xml') ? 'xml' : undefined);
 }
 
+const UNTYPED = new Set(['application/octet-stream', 'binary/octet-stream', 'application/x-download', 'application/download', 'application/force-download']);
+
 function contentKind(r: RawResponse): 'html' | 'text' | 'pdf' | undefined {
   const type = mediaType(r);
   if (type === 'text/html' || type === 'application/xhtml+xml') return 'html';
   if (type === 'text/plain' || type === 'text/markdown') return 'text';
   if (type === 'application/pdf') return 'pdf';
-  if (!type) {
+  // No type, or one that says only "bytes" (object stores serve PDFs so): the bytes say what they are.
+  if (!type || UNTYPED.has(type)) {
     const head = r.body.subarray(0, 512).toString('latin1').trimStart().toLowerCase();
     if (head.startsWith('%pdf-')) return 'pdf';
     if (head.startsWith('<!doctype html') || head.startsWith('<html')) return 'html';

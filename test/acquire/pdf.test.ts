@@ -83,6 +83,14 @@ before(async () => {
       r.writeHead(200, { 'content-type': 'application/pdf' });
       r.end(PDF);
     },
+    '/stored/report': (_q, r) => {
+      r.writeHead(200, { 'content-type': 'binary/octet-stream' }); // as an object store serves an upload
+      r.end(PDF);
+    },
+    '/stored/blob': (_q, r) => {
+      r.writeHead(200, { 'content-type': 'application/octet-stream' });
+      r.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+    },
     '/broken.pdf': (_q, r) => {
       r.writeHead(200, { 'content-type': 'application/pdf' });
       r.end('%PDF-1.4 this is not really a pdf');
@@ -95,11 +103,17 @@ after(async () => {
   await origin.close();
 });
 
-test('live fetch of a PDF; a broken one is an origin error', async () => {
+test('live fetch of a PDF, one served as octet-stream too; a broken one is an origin error', async () => {
   const ok = await env.app.inject({ url: `/v1/fetch/public?url=${encodeURIComponent(`${origin.url}/report.pdf`)}&live=true`, headers: { 'x-service-title': 't' } });
   assert.equal(ok.statusCode, 200);
   assert.equal(ok.json().title, 'River report');
   assert.match(ok.json().content, /Water rose in March[\s\S]*---[\s\S]*Three mills/);
+  // Served as bytes of no kind: the bytes say it is a PDF; other bytes are still refused.
+  const stored = await env.app.inject({ url: `/v1/fetch/public?url=${encodeURIComponent(`${origin.url}/stored/report`)}&live=true`, headers: { 'x-service-title': 't' } });
+  assert.equal(stored.json().title, 'River report');
+  const blob = await env.app.inject({ url: `/v1/fetch/public?url=${encodeURIComponent(`${origin.url}/stored/blob`)}&live=true`, headers: { 'x-service-title': 't' } });
+  assert.equal(blob.statusCode, 502);
+  assert.match(blob.json().error, /Unsupported content type application\/octet-stream/);
   const bad = await env.app.inject({ url: `/v1/fetch/public?url=${encodeURIComponent(`${origin.url}/broken.pdf`)}&live=true`, headers: { 'x-service-title': 't' } });
   assert.equal(bad.statusCode, 502);
   assert.equal(bad.json().code, 'origin_error');
