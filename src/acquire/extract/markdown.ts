@@ -561,6 +561,18 @@ const END_MARKER =
   /^(#{1,6} )?\**(related( (articles|posts|stories|content|coverage|reading))?|more (from|on|in|stories|news|like this)|more (?!(examples?|info|information|details|resources)$)[\w.]+$|you (may|might) (also )?(like|enjoy|be interested)|recommended( for you)?|read (more|next|also)|also read|see also|popular( (now|posts|stories))?|most (read|popular|viewed)|trending|latest (news|posts|stories)|comments?|\d+ comments?|leave a (reply|comment)|join the (conversation|discussion)|share this( (article|post|story))?|about the author|tags?:?|filed under|você pode gostar|veja também|leia também|te puede interesar|también te puede interesar|lee también|à lire aussi|lire aussi|vous aimerez aussi|das könnte sie auch interessieren|mehr zum thema|leggi anche|potrebbe interessarti)\b[^\n]{0,40}$/i;
 
 /**
+ * A paragraph that is a label of the page's chrome inside its article, whole: an ad's label, a
+ * "continue reading" line between an ad and the story, a row of share buttons.
+ */
+const CHROME_LINE =
+  /^(?:advertisement|advertising|sponsored|sponsored content|ad|anzeige|publicidad|publicité|pubblicità|continue reading( the main story| below)?|(story|article) continues below( this)?( advertisement| ad)?|scroll to continue( with content)?|((share|tweet|post|pin)( this| it)?( on| to| via)? (facebook|twitter|x|linkedin|whatsapp|reddit|email|e-mail|pinterest|telegram|threads|bluesky|mastodon|flipboard)\s*)+)$/i;
+
+/** The blocks without those of chrome lines (short, so the pattern reads only what could be one). */
+function withoutChromeLines(out: string[]): string[] {
+  return out.filter((b) => b.length > 120 || !CHROME_LINE.test(b.trim()));
+}
+
+/**
  * Cuts the blocks at the first end marker that comes after most of the text, and after the last
  * code block and table: what follows an article (links, comments) holds neither, and a tutorial's
  * last section ("## Comments" on comments in code) does.
@@ -609,5 +621,5 @@ function trimEdges(out: string[]): string[] {
 export function toMarkdown(nodes: AnyNode[], baseUrl: string): string {
   growth = new LinkGrowth();
   // No block starts or ends with a line break, so the only blank lines in a row are a code block's own.
-  return trimEdges(cutAtEndMarker(blocks(nodes, baseUrl))).join('\n\n').trim();
+  return trimEdges(cutAtEndMarker(withoutChromeLines(blocks(nodes, baseUrl)))).join('\n\n').trim();
 }
