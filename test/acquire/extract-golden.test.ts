@@ -449,14 +449,23 @@ test('a refresh names its target as HTML parses it, and the crawler is given it 
   assert.deepEqual(extracted.links, ['https://a.test/other', 'https://a.test/new']);
 });
 
-test("a chrome line inside the article (an ad's label, continue reading, share buttons) is left out; a sentence that mentions one is not", () => {
+test("a chrome line inside the article (an ad's label, continue reading, share buttons, a link to another story) is left out; a sentence that mentions one is not", () => {
   const p = (s: string) => `<p>${s} The council met on Tuesday to discuss the budget, which has grown by ten percent this year.</p>`;
-  const chrome = ['<p>Advertisement</p>', '<p>ADVERTISEMENT</p>', '<p>Continue reading the main story</p>', '<p>Story continues below advertisement</p>', '<div><span>Share on Facebook</span> <span>Share on X</span></div>', '<p>Anzeige</p>'];
+  const chrome = [
+    '<p>Advertisement</p>',
+    '<p>ADVERTISEMENT</p>',
+    '<p>Continue reading the main story</p>',
+    '<p>Story continues below advertisement</p>',
+    '<div><span>Share on Facebook</span> <span>Share on X</span></div>',
+    '<p>Anzeige</p>',
+    '<p><strong>Related:</strong> <a href="/other"><strong>Ten budgets that went wrong</strong></a></p>',
+    '<p><b>READ MORE: <a href="/more">The mayor answers</a></b></p>',
+  ];
   const { content } = extractHtml(
-    `<html><body><article>${p('First.')}${chrome.map((c, i) => c + p(`Paragraph ${i}.`)).join('')}<p>Advertisement revenue fell by a third.</p><h2>Advertising</h2>${p('Last.')}</article></body></html>`,
+    `<html><body><article>${p('First.')}${chrome.map((c, i) => c + p(`Paragraph ${i}.`)).join('')}<p>Advertisement revenue fell by a third.</p><p>Related: <a href="/r">a report</a> says more.</p><h2>Advertising</h2>${p('Last.')}</article></body></html>`,
     'https://news.test/a',
   );
   const blocks = content.split('\n\n');
   assert.equal(blocks.filter((b) => b.startsWith('Paragraph')).length, chrome.length);
-  assert.deepEqual(blocks.filter((b) => !/The council met/.test(b)), ['Advertisement revenue fell by a third.', '## Advertising']);
+  assert.deepEqual(blocks.filter((b) => !/The council met/.test(b)), ['Advertisement revenue fell by a third.', 'Related: [a report](https://news.test/r) says more.', '## Advertising']);
 });

@@ -567,9 +567,12 @@ const END_MARKER =
 const CHROME_LINE =
   /^(?:advertisement|advertising|sponsored|sponsored content|ad|anzeige|publicidad|publicité|pubblicità|continue reading( the main story| below)?|(story|article) continues below( this)?( advertisement| ad)?|scroll to continue( with content)?|((share|tweet|post|pin)( this| it)?( on| to| via)? (facebook|twitter|x|linkedin|whatsapp|reddit|email|e-mail|pinterest|telegram|threads|bluesky|mastodon|flipboard)\s*)+)$/i;
 
-/** The blocks without those of chrome lines (short, so the pattern reads only what could be one). */
+/** A paragraph that is a label and one link to another story: `**Related:** [Title](...)`, `READ MORE: [Title](...)`. */
+const STORY_LINK_LINE = /^\**(related|read more|read also|read next|see also|also read|more|recommended|watch|listen|don't miss|must read)\**\s*:\s*\**\s*\[.*\]\([^)\s]*\)\**\s*$/i;
+
+/** The blocks without those of chrome lines (short, so the patterns read only what could be one). */
 function withoutChromeLines(out: string[]): string[] {
-  return out.filter((b) => b.length > 120 || !CHROME_LINE.test(b.trim()));
+  return out.filter((b) => b.length > 300 || !(CHROME_LINE.test(b.trim()) || STORY_LINK_LINE.test(b.trim())));
 }
 
 /**
