@@ -469,3 +469,15 @@ test("a chrome line inside the article (an ad's label, continue reading, share b
   assert.equal(blocks.filter((b) => b.startsWith('Paragraph')).length, chrome.length);
   assert.deepEqual(blocks.filter((b) => !/The council met/.test(b)), ['Advertisement revenue fell by a third.', 'Related: [a report](https://news.test/r) says more.', '## Advertising']);
 });
+
+test("an article written as text and <br>s in a div beside its title paragraph is found, not the page's footer", () => {
+  const sidebar = `<div class="col-md-3"><ul>${Array.from({ length: 30 }, (_, i) => `<li><a href="/archive?m=${i}">Month ${i} <span>(${i})</span></a></li>`).join('')}</ul></div>`;
+  const story =
+    'A equipe do Serviço de Atendimento Domiciliar registrou nesta manhã o arrombamento de dois dos cinco automóveis da unidade. Os veículos estavam sem as baterias, com marcas de depredação.<br><br>Foi feito boletim de ocorrência, e a polícia foi até o local para verificar os danos nos veículos.';
+  const { content } = extractHtml(
+    `<html><body><div class="container"><div class="row">${sidebar}<div class="col-md-9"><p class="titulo">Arrombamento</p><small><b>05/10/2018</b> - Publicado por: Clarissa</small><br><br>${story}</div></div></div><div class="footer"><div class="container"><p>Jaraguá do Sul - SC - Rua Walter Marquardt, 1111 - Barra do Rio Molha - Caixa Postal 421 - Fone: (047) 2106-8000</p></div></div></body></html>`,
+    'https://city.test/news/1',
+  );
+  assert.match(content, /registrou nesta manhã o arrombamento[^]*a polícia foi até o local/);
+  assert.doesNotMatch(content, /Caixa Postal/);
+});

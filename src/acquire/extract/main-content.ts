@@ -1,6 +1,6 @@
 /**
  * Finds the main content of a page: boilerplate removed by tag, role and class/id; paragraphs scored
- * (length and commas), scores passed up to parent and grandparent, weighted by class/id hints and cut
+ * (length and commas; a div's own text beside its blocks is one), scores passed up to parent and grandparent, weighted by class/id hints and cut
  * by link density; the best container is taken with the siblings that score close to it; then the
  * container is cleaned of link lists, forms and short fragments. Text statistics are computed once,
  * bottom-up, so the whole pass is linear in the page.
@@ -177,6 +177,22 @@ function computeStats(root: AnyNode, stats: Map<AnyNode, Stats>, explicit: Eleme
 
 const linkDensity = (s: Stats) => (s.chars === 0 ? 0 : s.linkChars / s.chars);
 
+/** The text of an element's own children that are no blocks: its text nodes and inline elements. */
+function looseText(el: Element, stats: Map<AnyNode, Stats>): Stats {
+  const s: Stats = { chars: 0, linkChars: 0, commas: 0, paragraphs: 0, images: 0, listItems: 0 };
+  for (const c of children(el)) {
+    if (isText(c)) addText(c.data, s);
+    else if (isElement(c) && !BLOCK.has(c.name)) {
+      const cs = stats.get(c);
+      if (cs) {
+        s.chars += cs.chars;
+        s.commas += cs.commas;
+      }
+    }
+  }
+  return s;
+}
+
 function hasBlockChild(el: Element): boolean {
   return children(el).some((c) => isElement(c) && BLOCK.has(c.name));
 }
@@ -270,16 +286,24 @@ export function findMainContent(doc: Document): MainContent {
     if (!el || !isElement(el) || el.name === 'html') return;
     scores.set(el, (scores.get(el) ?? initialScore(el)) + v);
   };
-  walk(body, (n) => {
-    if (!isElement(n)) return;
-    const scorable = SCORED.has(n.name) || ((n.name === 'div' || n.name === 'section') && !hasBlockChild(n));
-    if (!scorable) return;
-    const s = stats.get(n)!;
+  /** Scores a paragraph of `s` to `parent`, and less to the two above it. */
+  const credit = (parent: Element, s: Stats) => {
     if (s.chars < 25) return;
     const score = 1 + s.commas + Math.min(Math.floor(s.chars / 100), 3);
-    add(n.parent as Element, score);
-    add(n.parent?.parent as Element, score / 2);
-    add(n.parent?.parent?.parent as Element, score / 3);
+    add(parent, score);
+    add(parent?.parent as Element, score / 2);
+    add(parent?.parent?.parent as Element, score / 3);
+  };
+  walk(body, (n) => {
+    if (!isElement(n)) return;
+    const division = n.name === 'div' || n.name === 'section';
+    if (SCORED.has(n.name) || (division && !hasBlockChild(n))) {
+      credit(n.parent as Element, stats.get(n)!);
+    } else if (division) {
+      // Its own text beside its blocks (an article written as text and <br>s under its heading
+      // paragraph) is a paragraph of it.
+      credit(n, looseText(n, stats));
+    }
   });
   let top: Element | undefined;
   let best = -Infinity;
