@@ -481,3 +481,13 @@ test("an article written as text and <br>s in a div beside its title paragraph i
   assert.match(content, /registrou nesta manhã o arrombamento[^]*a polícia foi até o local/);
   assert.doesNotMatch(content, /Caixa Postal/);
 });
+
+test('a heading that can only open what follows an article ("You may also like") cuts it after a fifth of the text; a widget\'s ("Most read") only after most of it', () => {
+  const long = (s: string) => `<p>${s} ${'This sentence is part of a long teaser for another story on the site, written to draw readers on. '.repeat(4)}</p>`;
+  const article = '<p>Living a true love is one of the great pleasures of life, and expressing it depends on what each of us thinks of it, which is why it matters.</p>'.repeat(2);
+  const body = (marker: string) =>
+    extractHtml(`<html><body><article>${article}<h3>${marker}</h3>${long('One.')}${long('Two.')}</article></body></html>`, 'https://a.test/p').content.split('\n\n');
+  assert.equal(body('Você pode gostar...').length, 2);
+  assert.equal(body('You may also like').length, 2);
+  assert.equal(body('Most read in world news').length, 5, 'a widget in the middle of an article is no end of it');
+});

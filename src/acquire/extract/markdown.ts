@@ -560,6 +560,9 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
 const END_MARKER =
   /^(#{1,6} )?\**(related( (articles|posts|stories|content|coverage|reading))?|more (from|on|in|stories|news|like this)|more (?!(examples?|info|information|details|resources)$)[\w.]+$|you (may|might) (also )?(like|enjoy|be interested)|recommended( for you)?|read (more|next|also)|also read|see also|popular( (now|posts|stories))?|most (read|popular|viewed)|trending|latest (news|posts|stories)|comments?|\d+ comments?|leave a (reply|comment)|join the (conversation|discussion)|share this( (article|post|story))?|about the author|tags?:?|filed under|você pode gostar|veja também|leia também|te puede interesar|también te puede interesar|lee también|à lire aussi|lire aussi|vous aimerez aussi|das könnte sie auch interessieren|mehr zum thema|leggi anche|potrebbe interessarti)\b[^\n]{0,40}$/i;
 
+/** An end marker that is a heading and says so in words no article section uses: enough after a fifth of the text. */
+const SURE_END = /^#{1,6} \**(related (articles|posts|stories)|more (from|stories|news|like this)|you (may|might) (also )?(like|enjoy|be interested)|recommended for you|read next|você pode gostar|veja também|leia também|te puede interesar|también te puede interesar|lee también|à lire aussi|vous aimerez aussi|das könnte sie auch interessieren|mehr zum thema|leggi anche|potrebbe interessarti)\b/i;
+
 /**
  * A paragraph that is a label of the page's chrome inside its article, whole: an ad's label, a
  * "continue reading" line between an ad and the story, a row of share buttons.
@@ -587,7 +590,7 @@ function cutAtEndMarker(out: string[]): string[] {
   let seen = 0;
   for (let i = 0; i < out.length; i++) {
     const b = out[i]!;
-    if (i > lastStructured && b.length <= 80 && END_MARKER.test(b.trim()) && seen >= total * 0.6) return out.slice(0, i);
+    if (i > lastStructured && b.length <= 80 && END_MARKER.test(b.trim()) && seen >= total * (SURE_END.test(b.trim()) ? 0.2 : 0.6)) return out.slice(0, i);
     seen += b.length;
   }
   return out;
