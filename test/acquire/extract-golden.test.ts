@@ -449,7 +449,7 @@ test('a refresh names its target as HTML parses it, and the crawler is given it 
   assert.deepEqual(extracted.links, ['https://a.test/other', 'https://a.test/new']);
 });
 
-test("a chrome line inside the article (an ad's label, continue reading, share buttons, a link to another story) is left out; a sentence that mentions one is not", () => {
+test("a chrome line inside the article (an ad's label, continue reading, share buttons, a link to another story, tags) is left out; a sentence that mentions one is not", () => {
   const p = (s: string) => `<p>${s} The council met on Tuesday to discuss the budget, which has grown by ten percent this year.</p>`;
   const chrome = [
     '<p>Advertisement</p>',
@@ -460,6 +460,7 @@ test("a chrome line inside the article (an ad's label, continue reading, share b
     '<p>Anzeige</p>',
     '<p><strong>Related:</strong> <a href="/other"><strong>Ten budgets that went wrong</strong></a></p>',
     '<p><b>READ MORE: <a href="/more">The mayor answers</a></b></p>',
+    '<p><strong>Tags<br><a href="/tag/budget">budget</a>, <a href="/tag/council">council</a>, <a href="/tag/city">city hall</a></strong></p>',
   ];
   const { content } = extractHtml(
     `<html><body><article>${p('First.')}${chrome.map((c, i) => c + p(`Paragraph ${i}.`)).join('')}<p>Advertisement revenue fell by a third.</p><p>Related: <a href="/r">a report</a> says more.</p><h2>Advertising</h2>${p('Last.')}</article></body></html>`,

@@ -573,9 +573,15 @@ const CHROME_LINE =
 /** A paragraph that is a label and one link to another story: `**Related:** [Title](...)`, `READ MORE: [Title](...)`. */
 const STORY_LINK_LINE = /^\**(related|read more|read also|read next|see also|also read|more|recommended|watch|listen|don't miss|must read)\**\s*:\s*\**\s*\[.*\]\([^)\s]*\)\**\s*$/i;
 
+/** A paragraph that is a label and links alone: a post's tags (`**Tags** [a](...), [b](...)`). */
+const TAG_LINE = /^\**(tags|tagged|tagged with|topics|filed under|categories|etiquetas|schlagwörter|mots-clés)\**\s*:?\s*\**\s*(\[[^\]]*\]\([^)\s]*\)\**[\s,;|·•]*)+$/i;
+
 /** The blocks without those of chrome lines (short, so the patterns read only what could be one). */
 function withoutChromeLines(out: string[]): string[] {
-  return out.filter((b) => b.length > 300 || !(CHROME_LINE.test(b.trim()) || STORY_LINK_LINE.test(b.trim())));
+  return out.filter((b) => {
+    const t = b.trim();
+    return !(t.length <= 300 && (CHROME_LINE.test(t) || STORY_LINK_LINE.test(t))) && !(t.length <= 5_000 && TAG_LINE.test(t));
+  });
 }
 
 /**
