@@ -492,3 +492,15 @@ test('a heading that can only open what follows an article ("You may also like")
   assert.equal(body('You may also like').length, 2);
   assert.equal(body('Most read in world news').length, 5, 'a widget in the middle of an article is no end of it');
 });
+
+test("a post embedded from a social network is kept as the quote it is, in its wrapper of a chrome-like class; share buttons are not", () => {
+  const p = (s: string) => `<p>${s} The governor's campaign was the talk of the state on Monday, and many people said so online.</p>`;
+  const tweet =
+    '<div class="social-media-embed"><blockquote class="twitter-tweet"><p lang="en">Yes this is real and the state spent half a million dollars on it: <a href="https://t.co/x">https://t.co/x</a></p>— Dianna (@dianna) <a href="https://twitter.com/dianna/status/1">November 18, 2019</a></blockquote><script src="https://platform.twitter.com/widgets.js"></script></div>';
+  const { content } = extractHtml(
+    `<html><body><article>${p('First.')}${tweet}${p('Second.')}<div class="social-share"><a href="https://facebook.com/share">Facebook</a> <a href="https://twitter.com/share">Twitter</a></div>${p('Third.')}</article></body></html>`,
+    'https://news.test/a',
+  );
+  assert.match(content, /\n\n> Yes this is real and the state spent half a million dollars on it: \[https:\/\/t\.co\/x\]\(https:\/\/t\.co\/x\)\n>\n> — Dianna \(@dianna\) \[November 18, 2019\]\(https:\/\/twitter\.com\/dianna\/status\/1\)\n\n/);
+  assert.doesNotMatch(content, /Facebook/);
+});

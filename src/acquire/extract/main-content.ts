@@ -53,10 +53,25 @@ function classWeight(el: Element): number {
   return w;
 }
 
-/** Removes what is never content. Keeps the body even when its class looks unlikely. */
+/** The class of a post embedded from a social network: a quote the article makes (the post's text, its author, its date). */
+const EMBEDDED_POST = /\b(twitter-tweet|instagram-media|tiktok-embed|bluesky-embed|mastodon-embed|reddit-embed-bq|threads-post)\b/;
+
+/** The elements that hold an embedded post (`EMBEDDED_POST` on a blockquote), found in one walk. */
+function embedHolders(root: AnyNode): Set<AnyNode> {
+  const holders = new Set<AnyNode>();
+  walk(root, (n) => {
+    if (!isElement(n) || n.name !== 'blockquote' || !EMBEDDED_POST.test(n.attribs.class ?? '')) return;
+    for (let p: AnyNode | null = n; p && !holders.has(p); p = p.parent) holders.add(p);
+    return false;
+  });
+  return holders;
+}
+
+/** Removes what is never content. Keeps the body even when its class looks unlikely, and an embedded post's wrapper (`social-media-embed`). */
 export function prune(doc: Document): void {
   const doomed: AnyNode[] = [];
   const headers: Element[] = [];
+  const embeds = embedHolders(doc);
   // Class names lie sometimes: never prune, by class alone, something holding much of the page's text.
   let pageChars: number | undefined;
   const bigShare = (n: Element) => foldedLength(n) > (pageChars ??= foldedLength(doc)) * 0.3;
@@ -79,7 +94,7 @@ export function prune(doc: Document): void {
       a['aria-hidden'] === 'true' ||
       (style !== undefined && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style)) ||
       // (Without a class or an id there is nothing for the class patterns to match.)
-      (name !== 'article' && name !== 'main' && (a.class !== undefined || a.id !== undefined) && unlikely(hint(n)) && !bigShare(n))
+      (name !== 'article' && name !== 'main' && (a.class !== undefined || a.id !== undefined) && unlikely(hint(n)) && !embeds.has(n) && !bigShare(n))
     ) {
       doomed.push(n);
       return false;
@@ -232,9 +247,10 @@ function initialScore(el: Element): number {
 /** Removes link lists, forms, image galleries and fragments that survived inside the content. */
 function cleanContent(root: Element, stats: Map<AnyNode, Stats>): void {
   const doomed: Element[] = [];
+  const embeds = embedHolders(root);
   walk(root, (n) => {
     if (n === root || !isElement(n)) return;
-    if (!CLEANED.has(n.name)) return;
+    if (!CLEANED.has(n.name) || embeds.has(n)) return; // an embedded post links to its author and date: no link list
     const s = stats.get(n);
     if (!s) return;
     const weight = classWeight(n);
