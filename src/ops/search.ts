@@ -45,8 +45,13 @@ async function refresh(deps: SearchDeps, results: SearchResult[], query: Snippet
   await Promise.all(Array.from({ length: Math.min(REALTIME_CONCURRENCY, results.length) }, worker));
 }
 
+/** Whether a page's description only repeats its title (`og:description` set to the headline): it says nothing more. */
+const repeatsTitle = (description: string, title: string | undefined) => title !== undefined && description.toLowerCase() === title.replace(/\s+/g, ' ').trim().toLowerCase();
+
 function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: number): SearchResult {
-  const description = v.description && shortDescription(v.description);
+  // A description that repeats the title gives way to the page's opening text, as none does.
+  const own = v.description && shortDescription(v.description);
+  const description = own && !repeatsTitle(own, v.title) ? own : '';
   const page = pageSnippet(v.content, v.passages, query, snippetMaxLength, !description);
   const result: SearchResult = { title: v.title?.trim() || v.url, url: v.url, description: description || page.description };
   const snippet = page.snippet;

@@ -31,6 +31,7 @@ describe('search over HTTP', () => {
     await p.putVersion(page('https://snippet.test/long', { content: long, description: 'A long page' }));
     const wholeArticle = Array.from({ length: 60 }, (_, i) => `The kiwi's sentence ${i} runs on.`).join('\n');
     await p.putVersion(page('https://desc.test/kiwi', { title: 'Kiwi', content: 'The kiwi is a flightless bird.', description: wholeArticle }));
+    await p.putVersion(page('https://desc.test/weka', { title: 'The  Weka of the South', content: 'The weka is a flightless rail of New Zealand.', description: 'The weka of the south' }));
     await p.putVersions([
       page('https://ja.test/tenki', { title: '東京の天気', content: '今日は朝から曇っていました。午後になって東京の天気は急に変わりました。' }),
       page('https://ja.test/kyoto', { content: '京都の寺を訪ねました。猫が庭で寝ていました。' }),
@@ -187,6 +188,14 @@ describe('search over HTTP', () => {
       assert.ok(description.length <= 300 && description.length > 250, `${description.length}`);
       assert.match(description, /^The kiwi's sentence 0 runs on\. The kiwi's sentence 1 runs on\. [^\n]*\S…$/);
     }
+  });
+
+  test("a description that only repeats the title gives way to the page's opening text, in search; fetch answers the page's own", async () => {
+    const hit = (await search({ query: 'weka rail' })).body.results[0];
+    assert.equal(hit.url, 'https://desc.test/weka');
+    assert.equal(hit.description, 'The weka is a flightless rail of New Zealand.');
+    const fetched = (await env.app.inject({ url: `/v1/fetch/public?url=${encodeURIComponent(hit.url)}`, headers: { 'x-service-title': 't' } })).json();
+    assert.equal(fetched.description, 'The weka of the south');
   });
 
   test('snippets are query-biased, within snippet_max_length, cut at a word boundary', async () => {
