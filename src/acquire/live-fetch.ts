@@ -71,6 +71,9 @@ function dataLanguage(type: string): string | undefined {
 
 const UNTYPED = new Set(['application/octet-stream', 'binary/octet-stream', 'application/x-download', 'application/download', 'application/force-download']);
 
+/** Whether an answer is a page that `pageFromResponse` reads (HTML, text, PDF), by its type or its first bytes. */
+export const isPage = (r: RawResponse): boolean => contentKind(r) !== undefined;
+
 function contentKind(r: RawResponse): 'html' | 'text' | 'pdf' | undefined {
   const type = mediaType(r);
   if (type === 'text/html' || type === 'application/xhtml+xml') return 'html';

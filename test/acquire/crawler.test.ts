@@ -176,6 +176,34 @@ describe('politeness', () => {
   });
 });
 
+describe('links to what is no page', () => {
+  test('an image, a script or JSON behind a link is skipped as no page, not counted as a failure', async () => {
+    const env = await createTestEnv({ allowPrivateNetwork: true });
+    const typed = (type: string, body: string | Buffer): Route => (_q, r) => {
+      r.writeHead(200, { 'content-type': type });
+      r.end(body);
+    };
+    const site = await startOrigin({
+      '/a': html('<html><body><article><p>A page about tides and the moon, long enough to be read as an article.</p><a href="/logo.png">logo</a> <a href="/app.js">app</a> <a href="/api.json">api</a></article></body></html>'),
+      '/logo.png': typed('image/png', Buffer.alloc(8)),
+      '/app.js': typed('application/javascript', 'var tides = 1;'),
+      '/api.json': typed('application/json', '{"tides": 1}'),
+    });
+    try {
+      const deps = { client: env.services.http, robots: env.services.robots, frontier: env.services.frontier, pages: env.services.pages };
+      const r = await crawl(deps, { seeds: [`${site.url}/a`], maxPages: 100, maxDepth: 3, scope: 'same-site', concurrency: 4, delayMs: 0, sitemaps: false, signal: AbortSignal.timeout(10_000) });
+      assert.deepEqual([r.stored, r.failed, r.skipped], [1, 0, 3], JSON.stringify(r));
+      assert.deepEqual(
+        (await env.services.frontier.reasons(r.crawlId, 5)).map((x) => x.reason).sort(),
+        ['not a page (application/javascript)', 'not a page (application/json)', 'not a page (image/png)'],
+      );
+    } finally {
+      await env.close();
+      await site.close();
+    }
+  });
+});
+
 describe('resume', () => {
   test('a crawl killed with SIGKILL resumes where it stopped when the same command runs again', async () => {
     const site = await startSite({ pages: 30, pageDelayMs: 60 });
