@@ -215,16 +215,17 @@ export function parseFetchRequest(raw: unknown, options: Pick<ParseOptions, 'ign
     throw invalidParameter('url', 'url is required and must be a URL-encoded absolute URL');
   }
   if (rawUrl.length > LIMITS.urlMaxChars) throw invalidParameter('url', `url must be at most ${LIMITS.urlMaxChars} characters`);
+  const given = withScheme(rawUrl.trim());
   let parsed: URL;
   try {
-    parsed = new URL(rawUrl.trim());
+    parsed = new URL(given);
   } catch {
     throw invalidParameter('url', 'url must be an absolute URL such as https://example.com/page');
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new ServiceError('url_not_allowed', 'Only http and https URLs can be fetched', { param: 'url' });
   }
-  const url = normalizeUrl(rawUrl);
+  const url = normalizeUrl(given);
   if (!url) throw invalidParameter('url', 'url must be an absolute http(s) URL');
 
   const req: FetchRequest = {
@@ -240,6 +241,16 @@ export function parseFetchRequest(raw: unknown, options: Pick<ParseOptions, 'ign
     req.prompt = prompt;
   }
   return req;
+}
+
+/**
+ * A URL written without its scheme, as people and models write them (`example.com/page`,
+ * `www.example.com:8080/`), with https put before it; anything else as it is. Only what starts with
+ * a host of two or more labels, the last of letters, is taken so: `localhost/x` and `/relative`
+ * stay errors.
+ */
+function withScheme(raw: string): string {
+  return !raw.includes('://') && /^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,63}(:\d{1,5})?([/?#]|$)/i.test(raw) ? `https://${raw}` : raw;
 }
 
 /** Cuts to at most `max` UTF-16 code units without splitting a surrogate pair. */

@@ -88,6 +88,12 @@ describe('fetch request', () => {
     assert.throws(() => parseFetchRequest({ url: '/relative' }), refusedFor('url'));
     assert.throws(() => parseFetchRequest({ url: 'ftp://example.com/x' }), (e: ServiceError) => e.code === 'url_not_allowed');
     assert.throws(() => parseFetchRequest({ url: 'file:///etc/passwd' }), (e: ServiceError) => e.code === 'url_not_allowed');
+    // Written without a scheme, as people and models write them: https is put before a host.
+    assert.equal(parseFetchRequest({ url: 'example.com/a?b=1' }).url, 'https://example.com/a?b=1');
+    assert.equal(parseFetchRequest({ url: ' Docs.Example.co.uk:8443 ' }).url, 'https://docs.example.co.uk:8443/');
+    for (const url of ['localhost/x', 'example', 'example.com.', '1.2.3.4/x', 'javascript:alert(1)', 'mailto:a@b.c']) {
+      assert.throws(() => parseFetchRequest({ url }), (e: ServiceError) => e.code === 'invalid_parameter' || e.code === 'url_not_allowed', url);
+    }
   });
   test('max_chars 1 to 1,000,000; live is a boolean', () => {
     assert.throws(() => parseFetchRequest({ url: 'https://a.b/', max_chars: '0' }), refusedFor('max_chars'));
