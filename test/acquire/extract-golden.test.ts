@@ -16,6 +16,11 @@ import { AUTHOR_MAX, TITLE_MAX } from '../../src/core/text.js';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'extract');
 
+/** The markdown blocks of a page whose article is `inner`. */
+const articleBlocks = (inner: string) => extractHtml(`<html><body><article>${inner}</article></body></html>`, 'https://a.test/p').content.split('\n\n');
+/** A paragraph long enough to be an article, for what a test puts after it. */
+const LEAD = '<p>A paragraph long enough to be the article that the extractor keeps, with what comes next.</p>';
+
 for (const name of ['article', 'nested', 'no-article']) {
   test(`golden: ${name}`, () => {
     const html = readFileSync(join(DIR, `${name}.html`), 'utf8');
@@ -186,7 +191,7 @@ test('a page of 200,000 paragraphs keeps them all (their blocks once overflowed 
 });
 
 test('a kicker, a dateline and a copyright line are trimmed; a page of short lines, a long run of them and CJK sentences are kept', () => {
-  const body = (inner: string) => extractHtml(`<html><body><article>${inner}</article></body></html>`, 'https://a.test/p').content.split('\n\n');
+  const body = articleBlocks;
   const article = 'The parliament voted on Tuesday to approve the budget, after a debate that lasted eleven hours.';
   assert.deepEqual(body(`<p>POLITICS</p><p>Updated 5 May 2024</p><p>${article}</p><p>Copyright 2024 News Co</p><p>All rights reserved</p>`), [article]);
   const haiku = ['An old silent pond', 'A frog jumps into the pond', 'Splash! Silence again.'];
@@ -237,7 +242,7 @@ test('text is measured with its whitespace folded: Unicode spaces fold, zero-wid
 });
 
 test('an end marker cuts what follows the article, but not a <details> summary, a section with code or a table, nor "More examples"', () => {
-  const body = (inner: string) => extractHtml(`<html><body><article>${inner}</article></body></html>`, 'https://a.test/p').content.split('\n\n');
+  const body = articleBlocks;
   const p = (s: string) => `<p>${s} This sentence explains the topic in more depth so that the section reads like real documentation.</p>`;
   const intro = [p('Variables hold values.'), p('Functions group code.'), p('Loops repeat code.')].join('');
   const introBlocks = body(intro);
@@ -323,8 +328,7 @@ test('a publication time the page gives itself later than a day after it was fet
 });
 
 test("a <tfoot>'s rows come last, as a browser shows them; a table inside a cell keeps its cells apart", () => {
-  const tableOf = (inner: string) =>
-    extractHtml(`<html><body><article><p>A paragraph long enough to be the article that the extractor keeps, with its table.</p><table>${inner}</table></article></body></html>`, 'https://a.test/p').content.split('\n\n')[1];
+  const tableOf = (inner: string) => articleBlocks(`${LEAD}<table>${inner}</table>`)[1];
   assert.equal(
     tableOf('<thead><tr><th>Item</th><th>N</th></tr></thead><tfoot><tr><td>Total</td><td>3</td></tr></tfoot><tbody><tr><td>a</td><td>1</td></tr><tr><td>b</td><td>2</td></tr></tbody>'),
     '| Item | N |\n| --- | --- |\n| a | 1 |\n| b | 2 |\n| Total | 3 |',
@@ -333,8 +337,7 @@ test("a <tfoot>'s rows come last, as a browser shows them; a table inside a cell
 });
 
 test("a code block's language is read from the classes highlighters write, on the <pre>, its <code> or their wrappers; a <q> keeps its quotation marks", () => {
-  const blocksOf = (inner: string) =>
-    extractHtml(`<html><body><article><p>A paragraph long enough to be the article that the extractor keeps, with its code.</p>${inner}</article></body></html>`, 'https://a.test/p').content.split('\n\n').slice(1);
+  const blocksOf = (inner: string) => articleBlocks(`${LEAD}${inner}`).slice(1);
   const pres = [
     '<div class="highlight highlight-source-python"><pre>a</pre></div>', // GitHub
     '<div class="language-ruby highlighter-rouge"><div class="highlight"><pre class="highlight"><code>b</code></pre></div></div>', // Jekyll
@@ -398,8 +401,7 @@ test("a heading's permalink (Sphinx's and MkDocs' ¶, rustdoc's §, Docusaurus' 
 });
 
 test("a code block's lines are a browser's: a <br> and a line's block element end them; a highlighter's column of line numbers is left out", () => {
-  const blocksOf = (inner: string) =>
-    extractHtml(`<html><body><article><p>A paragraph long enough to be the article that the extractor keeps, with its code.</p>${inner}</article></body></html>`, 'https://a.test/p').content.split('\n\n').slice(1);
+  const blocksOf = (inner: string) => articleBlocks(`${LEAD}${inner}`).slice(1);
   assert.deepEqual(blocksOf('<pre><code>x = 1<br>y = 2</code></pre>'), ['```\nx = 1\ny = 2\n```']);
   assert.deepEqual(
     blocksOf('<pre class="prism-code language-js"><code><span class="token-line"><span class="token keyword">const</span> a = 1;<br></span><span class="token-line">const b = 2;<br></span></code></pre>'),
