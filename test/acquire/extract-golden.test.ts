@@ -506,3 +506,8 @@ test("a post embedded from a social network is kept as the quote it is, in its w
   assert.match(content, /\n\n> Yes this is real and the state spent half a million dollars on it: \[https:\/\/t\.co\/x\]\(https:\/\/t\.co\/x\)\n>\n> — Dianna \(@dianna\) \[November 18, 2019\]\(https:\/\/twitter\.com\/dianna\/status\/1\)\n\n/);
   assert.doesNotMatch(content, /Facebook/);
 });
+
+test("an icon font's word (<i class=\"material-icons\">chevron_left</i>) is no text", () => {
+  const blocks = articleBlocks(`${LEAD}<p>Swipe <i class="material-icons">chevron_left</i> to go back, or <span class="material-symbols-outlined">arrow_forward</span> on.</p>`);
+  assert.match(blocks[1]!, /^Swipe\s+to go back, or\s+on\.$/);
+});

@@ -14,6 +14,8 @@ const DROP_TAGS = new Set([
   // A ruby's reading (furigana, shown above its characters) ran into the text: 漢(かん)字じ for 漢字.
   'rt', 'rp',
 ]);
+/** An icon drawn by a font from a word (`<i class="material-icons">chevron_left</i>`): the word is no text. */
+const ICON_FONT = /(?:^|\s)material-(?:icons|symbols)[\w-]*(?:\s|$)/;
 const DROP_ROLES = /^(navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar)$/i;
 const UNLIKELY =
   /-ad-|ai2html|banner|breadcrumb|byline|dateline|editsection|gallery|slideshow|carousel|caption|credit|combx|comment|community|cookie|consent|cover-wrap|disqus|extra|footer|gdpr|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|share|sharing|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|newsletter|subscribe|outbrain|taboola|yom-remote/i;
@@ -92,6 +94,7 @@ export function prune(doc: Document): void {
       (role !== undefined && DROP_ROLES.test(role)) ||
       a.hidden !== undefined ||
       a['aria-hidden'] === 'true' ||
+      (a.class !== undefined && ICON_FONT.test(a.class)) ||
       (style !== undefined && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style)) ||
       // (Without a class or an id there is nothing for the class patterns to match.)
       (name !== 'article' && name !== 'main' && (a.class !== undefined || a.id !== undefined) && unlikely(hint(n)) && !embeds.has(n) && !bigShare(n))
