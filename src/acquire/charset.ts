@@ -19,16 +19,16 @@ function bomCharset(b: Buffer): string | undefined {
 /** Labels the Encoding Standard maps to UTF-16 (LE or BE). */
 const UTF16_LABELS = new Set(['utf-16', 'utf-16le', 'utf-16be', 'unicode', 'unicodefeff', 'unicodefffe', 'csunicode', 'iso-10646-ucs-2', 'ucs-2']);
 
-/**
- * A `<meta>`'s charset, as the HTML standard's prescan takes it: a meta that names UTF-16 was read
- * as ASCII, so the page is not UTF-16 (UTF-8 is meant), and x-user-defined means windows-1252.
- */
 /** The encoding an XML declaration names (`<?xml version="1.0" encoding="Shift_JIS"?>`: a feed's), at the text's start. */
 function xmlCharset(b: Buffer): string | undefined {
   const label = /^\s*<\?xml[^>]{0,200}?\sencoding\s*=\s*["']([\w.:-]+)["']/.exec(b.subarray(0, 512).toString('latin1'))?.[1]?.toLowerCase();
   return label && UTF16_LABELS.has(label) ? 'utf-8' : label;
 }
 
+/**
+ * A `<meta>`'s charset, as the HTML standard's prescan takes it: a meta that names UTF-16 was read
+ * as ASCII, so the page is not UTF-16 (UTF-8 is meant), and x-user-defined means windows-1252.
+ */
 function metaCharset(b: Buffer): string | undefined {
   const head = b.subarray(0, 4096).toString('latin1');
   const m =

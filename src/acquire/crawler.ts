@@ -11,7 +11,7 @@ import { normalizeUrl } from '../core/url.js';
 import type { CrawlFrontier, FrontierItem } from '../ports/crawl-frontier.js';
 import type { NewVersion, PageStore, StoredVersion } from '../ports/page-store.js';
 import { AcquireError, type HttpClient, statusFailure } from './http-client.js';
-import { isPage, pageFromResponse, type ReadPage, versionOf } from './live-fetch.js';
+import { isPage, mediaType, pageFromResponse, type ReadPage, versionOf } from './live-fetch.js';
 import type { RobotsCache } from './robots.js';
 import { readSitemaps } from './sitemap.js';
 
@@ -177,7 +177,7 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       const failure = statusFailure(res);
       if (failure) throw failure;
       // A link to an image, a script or data: no page, and no failure of the crawl's.
-      if (!isPage(res)) throw new Skipped(`not a page (${res.headers['content-type']?.split(';')[0]?.trim() || 'no content type'})`);
+      if (!isPage(res)) throw new Skipped(`not a page (${mediaType(res) || 'no content type'})`);
       const page = await (deps.read ?? pageFromResponse)(res); // a page being read ends; the crawl stops after it
       // A canonical link on the same site names the page's identity; a foreign one is ignored.
       const canonical = page.canonicalUrl && normalizeUrl(page.canonicalUrl);

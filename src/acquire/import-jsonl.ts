@@ -47,8 +47,6 @@ export interface ImportOptions {
 
 const FIELDS = new Set(['url', 'html', 'markdown', 'title', 'description', 'author', 'published_at', 'acquired_at', 'lang']);
 const MAX_LINE_CHARS = 20_000_000;
-/** A first line longer than this is not taken for a title (a page that is one long line). */
-const MAX_HEADING_TITLE = TITLE_MAX;
 
 function optionalText(o: Record<string, unknown>, name: string): string | undefined {
   const v = o[name];
@@ -71,7 +69,7 @@ function optionalTime(o: Record<string, unknown>, name: string): number | undefi
 
 /**
  * A markdown page's title when the line names none: its first line, when that is a level-1 heading
- * (`# Title`, closing hashes dropped) of at most MAX_HEADING_TITLE characters, as plain text. An
+ * (`# Title`, closing hashes dropped) of at most TITLE_MAX characters (a longer first line is no title: a page that is one long line), as plain text. An
  * HTML page without a title element takes its first <h1> likewise (extract/metadata.ts).
  */
 export function markdownTitle(markdown: string): string | undefined {
@@ -80,7 +78,7 @@ export function markdownTitle(markdown: string): string | undefined {
     const line = markdown.slice(start, end < 0 ? markdown.length : end);
     if (line.trim() !== '') {
       // Without its closing hashes, still `#` and a space: `#   ##` is an empty heading.
-      const heading = line.length > MAX_HEADING_TITLE ? '' : line.replace(/[^\S\n]+#+[^\S\n]*$/, '');
+      const heading = line.length > TITLE_MAX ? '' : line.replace(/[^\S\n]+#+[^\S\n]*$/, '');
       return /^ {0,3}#[^\S\n]/.test(heading) ? lineText(heading) || undefined : undefined;
     }
     if (end < 0) return undefined;

@@ -88,7 +88,12 @@ function contentKind(r: RawResponse): 'html' | 'text' | 'pdf' | undefined {
   return undefined;
 }
 
-const mediaType = (r: RawResponse) => (r.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+/** An answer's media type, lowercased, without its parameters (`text/html; charset=utf-8` -> `text/html`). */
+export const mediaType = (r: RawResponse) => (r.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+
+/** The answer's `X-Robots-Tag`, lowercased, and whether it says noindex. */
+const robotsHeader = (r: RawResponse) => (r.headers['x-robots-tag'] ?? '').toLowerCase();
+const headerNoindex = (r: RawResponse) => /\b(noindex|none)\b/.test(robotsHeader(r));
 
 /** The version to store for a fetched page (live fetch, crawl and WARC import all store it this way). */
 export function versionOf(page: LivePage, o: { url?: string; acquiredAt?: number; searchable: boolean }): NewVersion {
@@ -119,8 +124,7 @@ function baseOf(r: RawResponse, url: string): Pick<LivePage, 'url' | 'fetchedAt'
 /** A text answer as a page: as it is, or, when `language` is given, in a code block marked with it. */
 function textPage(r: RawResponse, language: string | undefined): LivePage {
   const text = withoutControls(decodeText(r.body, r.headers['content-type'], false)).trim();
-  const noindex = /\b(noindex|none)\b/.test((r.headers['x-robots-tag'] ?? '').toLowerCase());
-  return { ...baseOf(r, normalizeUrl(r.url) ?? r.url), content: language && text ? fenced(text, language) : text, noindex, links: [] };
+  return { ...baseOf(r, normalizeUrl(r.url) ?? r.url), content: language && text ? fenced(text, language) : text, noindex: headerNoindex(r), links: [] };
 }
 
 /**
@@ -150,14 +154,13 @@ export async function pageFromResponse(r: RawResponse): Promise<LivePage> {
     } catch (e) {
       throw new ServiceError('origin_error', `The PDF could not be read: ${(e as Error).message}`);
     }
-    const page: LivePage = { ...baseOf(r, url), content: pdf.content, noindex: /\b(noindex|none)\b/.test((r.headers['x-robots-tag'] ?? '').toLowerCase()), links: [] };
+    const page: LivePage = { ...baseOf(r, url), content: pdf.content, noindex: headerNoindex(r), links: [] };
     if (pdf.title) page.title = pdf.title;
     if (pdf.author) page.author = pdf.author;
     return page;
   }
   if (kind === 'text') return textPage(r, undefined);
   const text = decodeText(r.body, r.headers['content-type'], true);
-  const robotsHeader = (r.headers['x-robots-tag'] ?? '').toLowerCase();
   const base = baseOf(r, url);
   const page = extractHtml(text, url);
   if (looksBlocked(r.status, text, page.content.length)) {
@@ -166,8 +169,8 @@ export async function pageFromResponse(r: RawResponse): Promise<LivePage> {
   const out: LivePage = {
     ...base,
     content: page.content,
-    noindex: page.noindex || /\b(noindex|none)\b/.test(robotsHeader),
-    links: /\b(nofollow|none)\b/.test(robotsHeader) ? [] : page.links,
+    noindex: page.noindex || headerNoindex(r),
+    links: /\b(nofollow|none)\b/.test(robotsHeader(r)) ? [] : page.links,
   };
   for (const k of ['title', 'description', 'author', 'publishedAt', 'canonicalUrl', 'lang', 'refreshUrl'] as const) {
     if (page[k] !== undefined) (out as unknown as Record<string, unknown>)[k] = page[k];

@@ -176,6 +176,14 @@ export interface Segments {
 }
 
 /**
+ * A code fence line, at a line's start (after a newline, not a \r): three or more backticks and
+ * no backtick after them (CommonMark: a backtick fence's info string holds none, so a paragraph
+ * opening with a code span, ```a``b``` (code holding two backticks), is text), or three or more
+ * tildes and anything after them.
+ */
+const FENCE_LINE_RE = /(?<![^\n])[^\S\n]{0,3}(?:`{3,}[^`\n]*(?![^\n])|~{3,}[^\n]*)/g;
+
+/**
  * The plain text of each line of `markdown`, untrimmed, joined by newlines: the passes of
  * `markdownToText` with no pattern crossing a newline (and a code fence line emptied), so the
  * lines converted at once come out as each converted alone (a test holds them equal), with one
@@ -185,14 +193,6 @@ export interface Segments {
  * (timed ad hoc). With `sentenceBounds`, a result of those pages took 17.4 instead of 20.8 us
  * (bench:snippets' first line).
  */
-/**
- * A code fence line, at a line's start (after a newline, not a \r): three or more backticks and
- * no backtick after them (CommonMark: a backtick fence's info string holds none, so a paragraph
- * opening with a code span, ```a``b``` (code holding two backticks), is text), or three or more
- * tildes and anything after them.
- */
-const FENCE_LINE_RE = /(?<![^\n])[^\S\n]{0,3}(?:`{3,}[^`\n]*(?![^\n])|~{3,}[^\n]*)/g;
-
 function linesToText(markdown: string): string {
   let text = markdown;
   if (text.includes('```') || text.includes('~~~')) text = text.replace(FENCE_LINE_RE, '');

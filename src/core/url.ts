@@ -27,9 +27,10 @@ export function normalizeUrl(raw: string): string | undefined {
  * HubSpot's mail ids, Google Analytics' linker. A link shared from a newsletter carries them, and the
  * page it names is the one without them: one page, one key.
  */
-const TRACKING_NAMES = /^(?:utm_[a-z0-9_]*|fbclid|gclid|gclsrc|dclid|gbraid|wbraid|msclkid|yclid|ttclid|twclid|li_fat_id|igshid|mc_cid|mc_eid|_hsenc|_hsmi|_ga|_gl|mkt_tok)$/i;
+const TRACKING_PARAMS = 'utm_[a-z0-9_]*|fbclid|gclid|gclsrc|dclid|gbraid|wbraid|msclkid|yclid|ttclid|twclid|li_fat_id|igshid|mc_cid|mc_eid|_hsenc|_hsmi|_ga|_gl|mkt_tok';
+const TRACKING_NAMES = new RegExp(`^(?:${TRACKING_PARAMS})$`, 'i');
 /** Whether a query may hold one of them (the query is then rewritten). */
-const TRACKING = /[?&](?:utm_|fbclid|gclid|gclsrc|dclid|gbraid|wbraid|msclkid|yclid|ttclid|twclid|li_fat_id|igshid|mc_cid|mc_eid|_hsenc|_hsmi|_ga|_gl|mkt_tok)/i;
+const TRACKING = new RegExp(`[?&](?:${TRACKING_PARAMS})`, 'i');
 
 /**
  * A query (`?a=1&b=2`, as URL's `search` gives it) without its tracking parameters, the others left

@@ -187,9 +187,6 @@ function inline(n: AnyNode, base: string): string {
   }
 }
 
-/** Elements a browser ends a line after, inside a `<pre>` as anywhere. */
-const LINE_BLOCKS = new Set(['div', 'p', 'li', 'tr', 'table', 'section', 'ul', 'ol', 'pre', 'blockquote', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
-
 /**
  * The text of a `<pre>` as a browser lays it out: a `<br>` is a line break (Docusaurus ends each
  * line with one, as some editors do), and so is the end of a block element that a line's text did
@@ -213,7 +210,7 @@ function codeText(pre: Element): string {
       return;
     }
     for (const c of children(n)) visit(c);
-    if (lineOpen && isElement(n) && LINE_BLOCKS.has(n.name)) {
+    if (lineOpen && isElement(n) && BLOCKS.has(n.name)) {
       parts.push('\n');
       lineOpen = false;
     }
@@ -556,12 +553,26 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
   return out;
 }
 
-/** Headings that open what follows an article: related links, comments, author boxes, tags. */
-const END_MARKER =
-  /^(#{1,6} )?\**(related( (articles|posts|stories|content|coverage|reading))?|more (from|on|in|stories|news|like this)|more (?!(examples?|info|information|details|resources)$)[\w.]+$|you (may|might) (also )?(like|enjoy|be interested)|recommended( for you)?|read (more|next|also)|also read|see also|popular( (now|posts|stories))?|most (read|popular|viewed)|trending|latest (news|posts|stories)|comments?|\d+ comments?|leave a (reply|comment)|join the (conversation|discussion)|share this( (article|post|story))?|about the author|tags?:?|filed under|você pode gostar|veja também|leia também|te puede interesar|también te puede interesar|lee también|à lire aussi|lire aussi|vous aimerez aussi|das könnte sie auch interessieren|mehr zum thema|leggi anche|potrebbe interessarti)\b[^\n]{0,40}$/i;
-
-/** An end marker that is a heading and says so in words no article section uses: enough after a fifth of the text. */
-const SURE_END = /^#{1,6} \**(related (articles|posts|stories)|more (from|stories|news|like this)|you (may|might) (also )?(like|enjoy|be interested)|recommended for you|read next|você pode gostar|veja também|leia também|te puede interesar|también te puede interesar|lee también|à lire aussi|vous aimerez aussi|das könnte sie auch interessieren|mehr zum thema|leggi anche|potrebbe interessarti)\b/i;
+/**
+ * Words that open only what follows an article (related links, recommendations), never a section
+ * of it nor a widget in its middle: enough after a fifth of the text (`SURE_END`).
+ */
+const SURE_END_PHRASES = [
+  'related (articles|posts|stories)', 'more (from|stories|news|like this)', 'you (may|might) (also )?(like|enjoy|be interested)', 'recommended for you', 'read next',
+  'você pode gostar', 'veja também', 'leia também', 'te puede interesar', 'también te puede interesar', 'lee también', 'à lire aussi', 'vous aimerez aussi',
+  'das könnte sie auch interessieren', 'mehr zum thema', 'leggi anche', 'potrebbe interessarti',
+];
+/** Other words that open what follows an article (comments, author boxes, tags), but at times a section of it or a widget in its middle ("Most read"). */
+const END_PHRASES = [
+  'related( (articles|posts|stories|content|coverage|reading))?', 'more (from|on|in|stories|news|like this)', 'more (?!(examples?|info|information|details|resources)$)[\\w.]+$',
+  'recommended( for you)?', 'read (more|next|also)', 'also read', 'see also', 'popular( (now|posts|stories))?', 'most (read|popular|viewed)', 'trending',
+  'latest (news|posts|stories)', 'comments?', '\\d+ comments?', 'leave a (reply|comment)', 'join the (conversation|discussion)', 'share this( (article|post|story))?',
+  'about the author', 'tags?:?', 'filed under', 'lire aussi',
+];
+/** Headings (or lines) that open what follows an article: related links, comments, author boxes, tags. */
+const END_MARKER = new RegExp(`^(#{1,6} )?\\**(${[...END_PHRASES, ...SURE_END_PHRASES].join('|')})\\b[^\\n]{0,40}$`, 'i');
+/** An end marker that is a heading of `SURE_END_PHRASES`. */
+const SURE_END = new RegExp(`^#{1,6} \\**(${SURE_END_PHRASES.join('|')})\\b`, 'i');
 
 /**
  * A paragraph that is a label of the page's chrome inside its article, whole: an ad's label, a
