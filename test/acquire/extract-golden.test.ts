@@ -511,3 +511,36 @@ test("an icon font's word (<i class=\"material-icons\">chevron_left</i>) is no t
   const blocks = articleBlocks(`${LEAD}<p>Swipe <i class="material-icons">chevron_left</i> to go back, or <span class="material-symbols-outlined">arrow_forward</span> on.</p>`);
   assert.match(blocks[1]!, /^Swipe\s+to go back, or\s+on\.$/);
 });
+
+test('a question and its answers are all content, each post apart; a layout class repeated in the footer is not a post', () => {
+  // The accepted answer, long, is the best candidate; each post's wrapper holds its votes and author.
+  const post = (paragraphs: string[], votes: number, who: string) =>
+    `<div class="votecell"><div class="vote-count">${votes}</div></div><div class="postcell"><div class="s-prose js-post-body">${paragraphs.map((p) => `<p>${p}</p>`).join('')}</div><div class="user-info">answered Oct 15, 2010 by <a href="/u/${who}">${who}</a></div></div>`;
+  const accepted = [
+    'Use the built-in reversed() function, which returns an iterator over the list, from its last item to its first, without a copy.',
+    'It works on any sequence, such as a tuple, a string or a range, and on any object that defines __reversed__, such as a deque.',
+    'To get a new list, in reverse, pass the iterator to list(), which reads it, item by item, into a list of its own.',
+  ];
+  const html =
+    '<html><head><title>How do I reverse a list in Python?</title></head><body><div id="content">' +
+    `<div id="question">${post(['How do I iterate over a list in reverse in Python?'], 12, 'leo')}</div>` +
+    '<div id="answers"><h2>2 Answers</h2>' +
+    `<div class="answer">${post(accepted, 1650, 'cod')}</div>` +
+    `<div class="answer">${post(['Use slicing with a step of -1: a[::-1].'], 1500, 'ghost')}</div>` +
+    '</div></div></body></html>';
+  const { content } = extractHtml(html, 'https://qa.test/q/1');
+  assert.equal(
+    content,
+    ['How do I iterate over a list in reverse in Python?', '---', ...accepted, '---', 'Use slicing with a step of -1: a[::-1].'].join('\n\n'),
+  );
+
+  // A story laid out in grids: the footer's grid of the same class holds the author's bio, no post.
+  const grid = (inner: string) => `<div class="grid grid-items-2 narrow">${inner}</div>`;
+  const story = extractHtml(
+    `<html><body><main><article><p>What the neo-banks are, and what they are not.</p>${grid(`<div class="article-body">${'<p>The neo-banks promised to ease the pain of overdraft fees, and many of them did so, for a while.</p>'.repeat(4)}</div>`)}</article>` +
+      `<div class="content-footer">${grid('<div class="bio">Molly Wood is a contributor, and the host of a daily radio show about the business of technology.</div>')}</div></main></body></html>`,
+    'https://news.test/a',
+  );
+  assert.doesNotMatch(story.content, /Molly Wood/);
+  assert.match(story.content, /neo-banks/);
+});

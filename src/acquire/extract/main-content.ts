@@ -5,7 +5,7 @@
  * container is cleaned of link lists, forms and short fragments. Text statistics are computed once,
  * bottom-up, so the whole pass is linear in the page.
  */
-import type { AnyNode, Document, Element } from 'domhandler';
+import { type AnyNode, type Document, Element } from 'domhandler';
 import { attr, children, findAll, findFirst, isElement, isSpace, isText, removeAll, walk } from './dom.js';
 
 const DROP_TAGS = new Set([
@@ -364,6 +364,45 @@ export function findMainContent(doc: Document): MainContent {
     const ld = linkDensity(s);
     if (score >= threshold || (sib.name === 'p' && ((s.chars > 80 && ld < 0.25) || (s.chars > 0 && ld === 0)))) nodes.push(sib);
   }
-  for (const n of nodes) cleanContent(n, stats);
-  return { nodes };
+  const all = withRepeatedPosts(body, top, nodes, stats);
+  for (const n of all) cleanContent(n, stats);
+  return { nodes: all };
 }
+
+/**
+ * The chosen nodes with the other posts of a thread: elements elsewhere of the top candidate's own
+ * class (a question and its answers, a forum topic's replies, each a `div.post-body` in a wrapper
+ * that holds its votes and its author, so no sibling of another), in document order, a thematic
+ * break between two posts. Only a class that reads as content (`classWeight`) is one of posts:
+ * layout classes (`grid`, `row`) repeat over a whole page.
+ */
+function withRepeatedPosts(body: Element, top: Element, nodes: Element[], stats: Map<AnyNode, Stats>): Element[] {
+  const cls = classList(top);
+  if (!cls || classWeight(top) <= 0) return nodes;
+  const chosen = new Set<AnyNode>(nodes);
+  const holders = new Set<AnyNode>();
+  for (const n of nodes) for (let p = n.parent; p && !holders.has(p); p = p.parent) holders.add(p);
+  const all: Element[] = [];
+  let lastPost = false; // the last element taken was another post
+  walk(body, (n) => {
+    if (!isElement(n)) return;
+    if (chosen.has(n)) {
+      if (lastPost) all.push(new Element('hr', {}));
+      all.push(n);
+      lastPost = false;
+      return false;
+    }
+    if (holders.has(n) || n.name !== top.name || classList(n) !== cls) return;
+    const s = stats.get(n);
+    if (s && s.chars > 0 && linkDensity(s) < 0.5) {
+      if (all.length > 0) all.push(new Element('hr', {}));
+      all.push(n);
+      lastPost = true;
+      return false;
+    }
+  });
+  return all;
+}
+
+/** An element's class names, each once space apart. */
+const classList = (el: Element) => (el.attribs.class ?? '').trim().replace(/\s+/g, ' ');
