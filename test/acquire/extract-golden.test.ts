@@ -451,7 +451,7 @@ test('a refresh names its target as HTML parses it, and the crawler is given it 
   assert.deepEqual(extracted.links, ['https://a.test/other', 'https://a.test/new']);
 });
 
-test("a chrome line inside the article (an ad's label, continue reading, share buttons, a link to another story, tags) is left out; a sentence that mentions one is not", () => {
+test("a chrome line inside the article (an ad's label, continue reading, a read-more button, share buttons, a link to another story, tags) is left out; a sentence that mentions one is not", () => {
   const p = (s: string) => `<p>${s} The council met on Tuesday to discuss the budget, which has grown by ten percent this year.</p>`;
   const chrome = [
     '<p>Advertisement</p>',
@@ -463,6 +463,8 @@ test("a chrome line inside the article (an ad's label, continue reading, share b
     '<p><strong>Related:</strong> <a href="/other"><strong>Ten budgets that went wrong</strong></a></p>',
     '<p><b>READ MORE: <a href="/more">The mayor answers</a></b></p>',
     '<p><strong>Tags<br><a href="/tag/budget">budget</a>, <a href="/tag/council">council</a>, <a href="/tag/city">city hall</a></strong></p>',
+    // The button that unfolds the rest of the story: no end of it.
+    '<div class="read-more-button"><div class="read-more-link">Read More</div></div>',
   ];
   const { content } = extractHtml(
     `<html><body><article>${p('First.')}${chrome.map((c, i) => c + p(`Paragraph ${i}.`)).join('')}<p>Advertisement revenue fell by a third.</p><p>Related: <a href="/r">a report</a> says more.</p><h2>Advertising</h2>${p('Last.')}</article></body></html>`,
@@ -471,6 +473,13 @@ test("a chrome line inside the article (an ad's label, continue reading, share b
   const blocks = content.split('\n\n');
   assert.equal(blocks.filter((b) => b.startsWith('Paragraph')).length, chrome.length);
   assert.deepEqual(blocks.filter((b) => !/The council met/.test(b)), ['Advertisement revenue fell by a third.', 'Related: [a report](https://news.test/r) says more.', '## Advertising']);
+});
+
+test('a link in a span inside a sentence is kept; a span that is only a link, standing alone, is not', () => {
+  const blocks = articleBlocks(
+    `${LEAD}<p>The figures, as <span class="ref"><a href="/paper">the paper</a></span> says, agree with the model.</p><div><span class="share"><a href="/share">Share this</a></span></div><p>The end of the story, long enough.</p>`,
+  );
+  assert.deepEqual(blocks.slice(1), ['The figures, as [the paper](https://a.test/paper) says, agree with the model.', 'The end of the story, long enough.']);
 });
 
 test("an article written as text and <br>s in a div beside its title paragraph is found, not the page's footer", () => {

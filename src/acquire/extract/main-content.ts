@@ -247,6 +247,16 @@ function initialScore(el: Element): number {
   }
 }
 
+/** Whether an element stands in a sentence: text beside it, in its parent. */
+function inRunningText(el: Element): boolean {
+  const kids = el.parent ? children(el.parent) : [];
+  for (let i = 0; i < kids.length; i++) {
+    const k = kids[i]!;
+    if (isText(k) && /\S/.test(k.data)) return true;
+  }
+  return false;
+}
+
 /** Removes link lists, forms, image galleries and fragments that survived inside the content. */
 function cleanContent(root: Element, stats: Map<AnyNode, Stats>): void {
   const doomed: Element[] = [];
@@ -259,8 +269,9 @@ function cleanContent(root: Element, stats: Map<AnyNode, Stats>): void {
     const weight = classWeight(n);
     const ld = linkDensity(s);
     if (n.name === 'p' || n.name === 'span') {
-      // A paragraph that is only a link ("Read more", "Share on ...") is chrome.
-      if (s.chars > 0 && s.chars < 120 && ld > 0.9) {
+      // A paragraph that is only a link ("Read more", "Share on ...") is chrome; a span around a
+      // link in a sentence ("as <span><a>the paper</a></span> says") is not.
+      if (s.chars > 0 && s.chars < 120 && ld > 0.9 && !(n.name === 'span' && inRunningText(n))) {
         doomed.push(n);
         return false;
       }
