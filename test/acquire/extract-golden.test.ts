@@ -553,3 +553,19 @@ test('a question and its answers are all content, each post apart; a layout clas
   assert.doesNotMatch(story.content, /Molly Wood/);
   assert.match(story.content, /neo-banks/);
 });
+
+test("a formula reads as its TeX (Wikipedia's hidden MathML beside its image, KaTeX) or, without TeX, as its MathML read out (MathJax)", () => {
+  const wikipedia =
+    '<span class="mwe-math-element"><span class="mwe-math-mathml-inline mwe-math-mathml-a11y" style="display: none;"><math xmlns="http://www.w3.org/1998/Math/MathML" alttext="{\\displaystyle E=mc^{2}}"><semantics><mrow><mi>E</mi><mo>=</mo><mi>m</mi><msup><mi>c</mi><mn>2</mn></msup></mrow><annotation encoding="application/x-tex">{\\displaystyle E=mc^{2}}</annotation></semantics></math></span><img src="https://wikimedia.org/math/render/svg/1" class="mwe-math-fallback-image-inline" aria-hidden="true" alt="{\\displaystyle E=mc^{2}}"></span>';
+  const katex =
+    '<span class="katex"><span class="katex-mathml"><math><semantics><mrow><mi>a</mi><mo>+</mo><mi>b</mi></mrow><annotation encoding="application/x-tex">a+b</annotation></semantics></math></span><span class="katex-html" aria-hidden="true"><span class="mord">a</span><span class="mbin">+</span><span class="mord">b</span></span></span>';
+  const mathjax =
+    '<mjx-container class="MathJax CtxtMenu_Attached_0" jax="CHTML"><mjx-math aria-hidden="true"><mjx-mi><mjx-c></mjx-c></mjx-mi></mjx-math><mjx-assistive-mml display="inline"><math><msup><mi>x</mi><mrow><mi>n</mi><mo>+</mo><mn>1</mn></mrow></msup><mo>+</mo><mfrac><mn>1</mn><mn>2</mn></mfrac></math></mjx-assistive-mml></mjx-container>';
+  const display = '<math display="block" alttext="\\sum_{i=1}^n i"><mo>∑</mo></math>';
+  const blocks = articleBlocks(`${LEAD}<p>The energy is ${wikipedia} at rest.</p><p>Then ${katex} holds, and ${mathjax} grows.</p><p>The sum ${display} follows.</p>${LEAD}`);
+  assert.deepEqual(blocks.slice(1, 4), [
+    'The energy is $E=mc^{2}$ at rest.',
+    'Then $a+b$ holds, and x^(n+1)+1/2 grows.',
+    'The sum $$\\sum_{i=1}^n i$$ follows.',
+  ]);
+});

@@ -19,7 +19,8 @@ const ICON_FONT = /(?:^|\s)material-(?:icons|symbols)[\w-]*(?:\s|$)/;
 const DROP_ROLES = /^(navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar)$/i;
 const UNLIKELY =
   /-ad-|ai2html|banner|breadcrumb|byline|dateline|editsection|gallery|slideshow|carousel|caption|credit|combx|comment|community|cookie|consent|cover-wrap|disqus|extra|footer|gdpr|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|share|sharing|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|newsletter|subscribe|outbrain|taboola|yom-remote/i;
-const MAYBE = /(article|body|content|entry|main|page|post|text|blog|story|column|hentry)/i;
+// A formula's (MathJax's `CtxtMenu_Attached_0` reads as a menu).
+const MAYBE = /(article|body|content|entry|main|page|post|text|blog|story|column|hentry|math)/i;
 const POSITIVE = /(article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story)/i;
 const NEGATIVE =
   /(-ad-|hidden|^hid$|\bhid\b|banner|combx|comment|com-|contact|foot|footer|footnote|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|subscribe|newsletter)/i;
@@ -95,7 +96,7 @@ export function prune(doc: Document): void {
       a.hidden !== undefined ||
       a['aria-hidden'] === 'true' ||
       (a.class !== undefined && ICON_FONT.test(a.class)) ||
-      (style !== undefined && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style)) ||
+      (style !== undefined && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style) && !holdsHiddenMath(n)) ||
       // (Without a class or an id there is nothing for the class patterns to match.)
       (name !== 'article' && name !== 'main' && (a.class !== undefined || a.id !== undefined) && unlikely(hint(n)) && !embeds.has(n) && !bigShare(n))
     ) {
@@ -112,6 +113,13 @@ export function prune(doc: Document): void {
   });
   removeAll(chromeHeaders);
 }
+
+/**
+ * A formula's MathML hidden by its style for its image to show (Wikipedia's `mwe-math-mathml-a11y`,
+ * beside an `aria-hidden` image): the one copy of it with its TeX. Only a wrapper of a class naming
+ * math is looked into.
+ */
+const holdsHiddenMath = (el: Element) => /math/i.test(el.attribs.class ?? '') && findFirst(el, (d) => d.name === 'math') !== undefined;
 
 const unlikely = (h: string) => UNLIKELY.test(h) && !MAYBE.test(h);
 

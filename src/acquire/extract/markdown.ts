@@ -1,8 +1,8 @@
 /**
  * DOM -> markdown: headings, paragraphs, nested lists, links made absolute, images as alt text with
  * their URL, GFM tables, fenced code with its language when a class names one, blockquotes, GFM
- * strikethrough; what a browser shows and markdown has no mark for as text (a `<q>`'s quotation
- * marks, a raised number's caret).
+ * strikethrough, formulas as their TeX in dollars; what a browser shows and markdown has no mark for
+ * as text (a `<q>`'s quotation marks, a raised number's caret).
  */
 import type { AnyNode, Element } from 'domhandler';
 import { attr, children, findFirst, isElement, isSpace, isText, textOf } from './dom.js';
@@ -179,6 +179,8 @@ function inline(n: AnyNode, base: string): string {
     }
     case 'sub':
       return inner();
+    case 'math':
+      return mathText(n);
     case 'td':
     case 'th':
       return `${inner()} `; // a table inside a cell: its cells apart (`x y`, not `xy`)
@@ -186,6 +188,48 @@ function inline(n: AnyNode, base: string): string {
       return inner();
   }
 }
+
+/** Wikipedia's wrapper of a formula's TeX, which sets its style: `{\displaystyle E=mc^{2}}`. */
+const TEX_STYLE = /^\{\\(?:displaystyle|textstyle|scriptstyle)\b\s*([^]*)\}$/;
+
+/**
+ * A MathML formula as text: its TeX in dollars (`$E=mc^{2}$`, `$$...$$` for a displayed one), from
+ * its TeX annotation (KaTeX, Wikipedia) or its `alttext`; else its presentation read out, a power
+ * with a caret and an index with an underscore (`E=mc^2`). Its elements' texts ran together (`E=mc2`,
+ * and the annotation's TeX after them).
+ */
+function mathText(el: Element): string {
+  const annotation = findFirst(el, (d) => d.name === 'annotation' && /^(application\/x-tex|tex)$/i.test(attr(d, 'encoding') ?? ''));
+  const tex = (annotation ? textOf(annotation) : attr(el, 'alttext'))?.trim();
+  if (tex) {
+    const bare = (TEX_STYLE.exec(tex)?.[1] ?? tex).trim();
+    const fence = attr(el, 'display') === 'block' ? '$$' : '$';
+    return `${fence}${collapse(bare)}${fence}`;
+  }
+  const read = (n: AnyNode): string => {
+    if (isText(n)) return collapse(n.data).trim();
+    if (!isElement(n) || n.name === 'annotation' || n.name === 'annotation-xml') return '';
+    const parts = children(n).filter(isElement).map(read);
+    switch (n.name) {
+      case 'msup':
+        return `${parts[0] ?? ''}^${wrapped(parts[1] ?? '')}`;
+      case 'msub':
+        return `${parts[0] ?? ''}_${wrapped(parts[1] ?? '')}`;
+      case 'msubsup':
+        return `${parts[0] ?? ''}_${wrapped(parts[1] ?? '')}^${wrapped(parts[2] ?? '')}`;
+      case 'mfrac':
+        return `${wrapped(parts[0] ?? '')}/${wrapped(parts[1] ?? '')}`;
+      case 'msqrt':
+        return `√(${parts.join('')})`;
+      default:
+        return children(n).map(read).join('');
+    }
+  };
+  return read(el);
+}
+
+/** A part of a formula in parentheses when it is more than one symbol: `c^(n+1)`. */
+const wrapped = (s: string) => (s.length <= 1 || /^\w+$/.test(s) ? s : `(${s})`);
 
 /**
  * The text of a `<pre>` as a browser lays it out: a `<br>` is a line break (Docusaurus ends each
