@@ -70,3 +70,39 @@ export function parseSiteFilter(raw: string): string | undefined {
 export function reverseHost(host: string): string {
   return `${host.split('.').reverse().join('.')}.`;
 }
+
+/**
+ * Other spellings of a normal URL that sites redirect to one another, nearest first: the other
+ * scheme (http and https), the path with or without its trailing slash, the host with or without
+ * `www.`, and their combinations. A site answers at one of them; a link or a person may write any.
+ * Fetch looks them up when the URL itself is not in the index.
+ */
+export function urlTwins(url: string): string[] {
+  const u = new URL(url);
+  const flips: ((v: URL) => boolean)[] = [
+    (v) => {
+      v.protocol = v.protocol === 'https:' ? 'http:' : 'https:';
+      return true;
+    },
+    (v) => {
+      if (v.pathname === '/') return false;
+      v.pathname = v.pathname.endsWith('/') ? v.pathname.slice(0, -1) : `${v.pathname}/`;
+      return true;
+    },
+    (v) => {
+      if (/^[\d.]+$|^\[/.test(v.hostname)) return false; // an address has no www
+      v.hostname = v.hostname.startsWith('www.') ? v.hostname.slice(4) : `www.${v.hostname}`;
+      return true;
+    },
+  ];
+  const twins: string[] = [];
+  // Each subset of the flips, by how many it makes: one change before two, two before three.
+  const subsets = [1, 2, 4, 3, 5, 6, 7];
+  for (const mask of subsets) {
+    const v = new URL(u);
+    if (!flips.every((flip, i) => !(mask & (1 << i)) || flip(v))) continue;
+    const twin = normalizeUrl(v.toString());
+    if (twin && twin !== url && !twins.includes(twin)) twins.push(twin);
+  }
+  return twins;
+}

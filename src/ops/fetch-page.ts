@@ -4,6 +4,7 @@ import { type FetchRequest, type FetchResponse, truncateChars } from '../core/re
 import { versionOf } from '../acquire/live-fetch.js';
 import type { LogSink } from '../core/log.js';
 import { isStorableTime } from '../core/time.js';
+import { urlTwins } from '../core/url.js';
 import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
 import type { LlmExtractor } from '../ports/llm-extractor.js';
 import type { PageStore, StoredVersion } from '../ports/page-store.js';
@@ -85,7 +86,20 @@ export async function fetchPage(deps: FetchDeps, req: FetchRequest, meter: Meter
     }
     return answer(deps, req, page, meter, signal);
   }
-  const version = await deps.pages.latest(req.url);
-  if (!version?.searchable) throw new ServiceError('not_indexed');
+  const version = await indexedVersion(deps.pages, req.url);
+  if (!version) throw new ServiceError('not_indexed');
   return answer(deps, req, version, meter, signal);
+}
+
+/**
+ * The URL's newest searchable version or, when it has none, a twin's (`urlTwins`: the other scheme,
+ * the trailing slash, `www.`), nearest first: `http://example.com/a` finds the page stored as
+ * `https://www.example.com/a`, which its site redirects to. The answer's `url` says which it is.
+ */
+async function indexedVersion(pages: PageStore, url: string): Promise<StoredVersion | undefined> {
+  for (const candidate of [url, ...urlTwins(url)]) {
+    const version = await pages.latest(candidate);
+    if (version?.searchable) return version;
+  }
+  return undefined;
 }

@@ -65,6 +65,18 @@ describe('fetch over HTTP', () => {
     assert.equal(shared.body.url, 'https://example.com/article');
   });
 
+  test('a URL its site would redirect (the other scheme, a trailing slash, www.) finds the indexed page, under its own URL', async () => {
+    for (const spelling of ['http://example.com/article', 'https://example.com/article/', 'http://www.example.com/article/']) {
+      const r = await get(`url=${encodeURIComponent(spelling)}`);
+      assert.equal(r.status, 200, spelling);
+      assert.equal(r.body.url, 'https://example.com/article');
+      assert.match(r.body.content, /Second version/);
+    }
+    // Another path, or a live-only copy under a twin, is no twin of the index.
+    assert.equal((await get(`url=${encodeURIComponent('http://example.com/articles')}`)).status, 404);
+    assert.equal((await get(`url=${encodeURIComponent('http://example.com/private/')}`)).status, 404);
+  });
+
   test('not indexed: 404 not_indexed; a live-only (unsearchable) copy is not the index', async () => {
     const r = await get('url=https://example.com/nope');
     assert.equal(r.status, 404);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { picker, rng } from '../../bench/scifact.js';
-import { normalizeUrl, parseSiteFilter } from '../../src/core/url.js';
+import { normalizeUrl, parseSiteFilter, urlTwins } from '../../src/core/url.js';
 
 describe('normalizeUrl', () => {
   test('the normal form of made-up URLs is its own normal form, and the same scheme, host, port, path and query', () => {
@@ -63,4 +63,18 @@ describe('normalizeUrl', () => {
     assert.equal(normalizeUrl('http://Example.COM.:80/a/../b?x#y'), 'http://example.com/b?x');
     assert.equal(parseSiteFilter('a..b.com'), undefined);
   });
+});
+
+test('urlTwins: the other scheme, the trailing slash and www., one change before two; an address gets no www, the root no slash twin', () => {
+  assert.deepEqual(urlTwins('https://example.com/a'), [
+    'http://example.com/a',
+    'https://example.com/a/',
+    'https://www.example.com/a',
+    'http://example.com/a/',
+    'http://www.example.com/a',
+    'https://www.example.com/a/',
+    'http://www.example.com/a/',
+  ]);
+  assert.deepEqual(urlTwins('http://www.example.com/?q=1'), ['https://www.example.com/?q=1', 'http://example.com/?q=1', 'https://example.com/?q=1']);
+  assert.deepEqual(urlTwins('http://127.0.0.1/x/'), ['https://127.0.0.1/x/', 'http://127.0.0.1/x', 'https://127.0.0.1/x']);
 });
