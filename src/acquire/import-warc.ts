@@ -19,7 +19,7 @@ import type { LivePage } from '../ports/live-fetcher.js';
 import type { RawResponse } from './http-client.js';
 import { parseLooseTime } from './html-time.js';
 import { InOrder } from './in-order.js';
-import { pageFromResponse, type ReadPage, versionOf } from './live-fetch.js';
+import { isPage, pageFromResponse, type ReadPage, versionOf } from './live-fetch.js';
 
 export interface WarcSummary {
   records: number;
@@ -121,7 +121,12 @@ export async function importWarc(
       broken(`record ${n} (${url}): ${(e as Error).message}`);
       return undefined;
     }
-    return { reading: { record: n, url, acquiredAt }, response: { requestedUrl: url, url, status, headers, body, fetchedAt: acquiredAt } };
+    const response: RawResponse = { requestedUrl: url, url, status, headers, body, fetchedAt: acquiredAt };
+    if (!isPage(response)) {
+      s.skipped++; // a script, an image, a feed: no page to store
+      return undefined;
+    }
+    return { reading: { record: n, url, acquiredAt }, response };
   };
   /** A page read, stored (or counted as skipped or broken). */
   const reading = new InOrder<LivePage, Reading>(inFlight, async (r, outcome) => {

@@ -13,6 +13,7 @@ import type { NewVersion } from '../ports/page-store.js';
 import { looksBlocked } from './challenge.js';
 import { decodeText } from './charset.js';
 import { extractHtml } from './extract/index.js';
+import { feedToMarkdown, isFeedXml } from './extract/feed.js';
 import { fenced } from './extract/markdown.js';
 import { AcquireError, createHttpClient, type HttpClient, type RawResponse, statusFailure } from './http-client.js';
 import { pdfToText } from './pdf.js';
@@ -71,14 +72,26 @@ function dataLanguage(type: string): string | undefined {
 
 const UNTYPED = new Set(['application/octet-stream', 'binary/octet-stream', 'application/x-download', 'application/download', 'application/force-download']);
 
-/** Whether an answer is a page that `pageFromResponse` reads (HTML, text, PDF), by its type or its first bytes. */
-export const isPage = (r: RawResponse): boolean => contentKind(r) !== undefined;
+/** Feeds' own types; a feed served as `application/xml` or `text/xml` is known by its root element. */
+const FEED_TYPES = new Set(['application/rss+xml', 'application/atom+xml', 'application/rdf+xml']);
+const XML_TYPES = new Set(['application/xml', 'text/xml']);
 
-function contentKind(r: RawResponse): 'html' | 'text' | 'pdf' | undefined {
+/**
+ * Whether an answer is a page that `pageFromResponse` reads (HTML, text, PDF), by its type or its
+ * first bytes. A feed is read too, by a live fetch, but is no page: a crawl and an import store the
+ * pages it lists, not the list.
+ */
+export const isPage = (r: RawResponse): boolean => {
+  const kind = contentKind(r);
+  return kind !== undefined && kind !== 'feed';
+};
+
+function contentKind(r: RawResponse): 'html' | 'text' | 'pdf' | 'feed' | undefined {
   const type = mediaType(r);
   if (type === 'text/html' || type === 'application/xhtml+xml') return 'html';
   if (type === 'text/plain' || type === 'text/markdown') return 'text';
   if (type === 'application/pdf') return 'pdf';
+  if (FEED_TYPES.has(type) || (XML_TYPES.has(type) && isFeedXml(r.body.subarray(0, 4096).toString('latin1')))) return 'feed';
   // No type, or one that says only "bytes" (object stores serve PDFs so): the bytes say what they are.
   if (!type || UNTYPED.has(type)) {
     const head = r.body.subarray(0, 512).toString('latin1').trimStart().toLowerCase();
@@ -127,6 +140,18 @@ function textPage(r: RawResponse, language: string | undefined): LivePage {
   return { ...baseOf(r, normalizeUrl(r.url) ?? r.url), content: language && text ? fenced(text, language) : text, noindex: headerNoindex(r), links: [] };
 }
 
+/** A feed as markdown (`feedToMarkdown`); XML that is no feed after all (its root says otherwise), in a code block. */
+function feedPage(r: RawResponse, url: string): LivePage {
+  const feed = feedToMarkdown(decodeText(r.body, r.headers['content-type'], false), url);
+  if (!feed) return textPage(r, 'xml');
+  const page: LivePage = { ...baseOf(r, url), content: withoutControls(feed.content).trim(), noindex: headerNoindex(r), links: [] };
+  for (const k of ['title', 'description', 'lang'] as const) {
+    const v = feed[k] && withoutControls(feed[k]).trim();
+    if (v) page[k] = v;
+  }
+  return page;
+}
+
 /**
  * A live fetch's answer that is text but no page (an API's JSON, a feed, a CSV, a script, any other
  * `text/*`), or undefined: read as it is, data in a code block marked with its language. Only a live
@@ -134,6 +159,7 @@ function textPage(r: RawResponse, language: string | undefined): LivePage {
  * pages, not its scripts and stylesheets. No markup is parsed: it is read on the calling thread.
  */
 export function textAnswer(r: RawResponse): LivePage | undefined {
+  if (contentKind(r) === 'feed') return undefined; // read as markup, on a reader thread
   const type = mediaType(r);
   const language = dataLanguage(type);
   if (language !== undefined) return textPage(r, language);
@@ -160,6 +186,7 @@ export async function pageFromResponse(r: RawResponse): Promise<LivePage> {
     return page;
   }
   if (kind === 'text') return textPage(r, undefined);
+  if (kind === 'feed') return feedPage(r, url);
   const text = decodeText(r.body, r.headers['content-type'], true);
   const base = baseOf(r, url);
   const page = extractHtml(text, url);

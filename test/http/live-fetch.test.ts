@@ -66,7 +66,22 @@ describe('live fetch through the API', () => {
       },
       '/feed.xml': (_q, r) => {
         r.writeHead(200, { 'content-type': 'application/rss+xml' });
-        r.end(Buffer.concat([Buffer.from('<?xml version="1.0" encoding="Shift_JIS"?><rss><title>'), Buffer.from([0x93, 0xfa, 0x96, 0x7b]), Buffer.from('</title></rss>')]));
+        const birds = Buffer.from([0x93, 0xfa, 0x96, 0x7b, 0x82, 0xcc, 0x92, 0xb9]); // 日本の鳥 in Shift_JIS
+        r.end(
+          Buffer.concat([
+            Buffer.from('<?xml version="1.0" encoding="Shift_JIS"?><rss version="2.0"><channel><title>'),
+            birds,
+            Buffer.from('</title><language>ja</language><item><title>Herons</title><link>/herons</link><pubDate>Wed, 01 May 2024 10:00:00 +0000</pubDate><description>&lt;p&gt;Grey &lt;b&gt;herons&lt;/b&gt; are back.&lt;/p&gt;</description></item></channel></rss>'),
+          ]),
+        );
+      },
+      '/atom': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/xml' });
+        r.end('<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Tern news</title><entry><title>Terns return</title><link rel="alternate" href="https://terns.test/1"/><author><name>Ann</name></author><summary>The terns are back on the island.</summary></entry></feed>');
+      },
+      '/data.xml': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'application/xml' });
+        r.end('<?xml version="1.0"?><birds><bird>plover</bird></birds>');
       },
       '/data.csv': (_q, r) => {
         r.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' });
@@ -188,11 +203,16 @@ describe('live fetch through the API', () => {
     assert.equal((await live('/to-private')).status, 403, "a refresh's target is checked against robots.txt as a redirect's is");
   });
 
-  test('plain text documents are returned as they are; data (JSON, XML, CSV) as a code block marked with its language', async () => {
+  test('plain text documents are returned as they are; data (JSON, XML, CSV) as a code block marked with its language; a feed (RSS, Atom) as its entries', async () => {
     assert.equal((await live('/plain')).body.content, 'Just some plain text about kingfishers.');
     assert.equal((await live('/notes.py')).body.content, 'print("egret")');
     assert.equal((await live('/data.json')).body.content, '````json\n{"bird": "kingfisher", "code": "```"}\n````');
-    assert.equal((await live('/feed.xml')).body.content, '```xml\n<?xml version="1.0" encoding="Shift_JIS"?><rss><title>日本</title></rss>\n```');
+    const feed = await live('/feed.xml');
+    assert.equal(feed.body.title, '日本の鳥');
+    assert.equal(feed.body.content, `## [Herons](${origin.url}/herons)\n\n2024-05-01T10:00:00Z\n\nGrey **herons** are back.`);
+    assert.equal((await env.services.pages.latest(`${origin.url}/feed.xml`))?.lang, 'ja');
+    assert.equal((await live('/atom')).body.content, '## [Terns return](https://terns.test/1)\n\nAnn\n\nThe terns are back on the island.');
+    assert.equal((await live('/data.xml')).body.content, '```xml\n<?xml version="1.0"?><birds><bird>plover</bird></birds>\n```');
     assert.equal((await live('/data.csv')).body.content, '```csv\nbird,count\nheron,3\n```');
     const image = await live('/binary');
     assert.equal(image.status, 502);

@@ -18,9 +18,12 @@ interface ParserInternals {
   emitOpenTag(name: string): void;
 }
 
-/** Parses a page as htmlparser2's `parseDocument` does, with its nesting capped at `MAX_DEPTH`. */
-export function parseHtml(html: string): Document {
-  const options = { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true };
+/**
+ * Parses a page as htmlparser2's `parseDocument` does, with its nesting capped at `MAX_DEPTH`;
+ * `xml` parses it as XML (a feed: `<link>` holds text, CDATA sections are text), names lowercased.
+ */
+export function parseHtml(html: string, xml = false): Document {
+  const options = { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, xmlMode: xml };
   const handler = new DomHandler();
   const parser = new Parser(handler, options);
   const inner = parser as unknown as ParserInternals;

@@ -685,8 +685,8 @@ function trimEdges(out: string[]): string[] {
   return out.slice(start, end);
 }
 
-export function toMarkdown(nodes: AnyNode[], baseUrl: string): string {
-  growth = new LinkGrowth();
+export function toMarkdown(nodes: AnyNode[], baseUrl: string, budget = new LinkGrowth()): string {
+  growth = budget;
   // No block starts or ends with a line break, so the only blank lines in a row are a code block's own.
   return trimEdges(cutAtEndMarker(withoutChromeLines(blocks(nodes, baseUrl)))).join('\n\n').trim();
 }
