@@ -569,3 +569,27 @@ test("a formula reads as its TeX (Wikipedia's hidden MathML beside its image, Ka
     'The sum $$\\sum_{i=1}^n i$$ follows.',
   ]);
 });
+
+test("a page drawn by its scripts gives its article from its JSON-LD articleBody; a page whose HTML shows the article keeps the HTML's", () => {
+  const sentences = ['The council approved the budget on Tuesday, after a debate of six hours.', 'The vote was seven to two, with the mayor in favour.'];
+  const body = `${sentences[0]} ${'It grew by ten percent over last year, mostly for schools and roads. '.repeat(8)}\n${sentences[1]}`;
+  const ld = (articleBody: string) =>
+    `<script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'Budget passes', articleBody })}</script>`;
+  const spa = extractHtml(`<html><head>${ld(body)}</head><body><div id="root"></div><noscript>Enable JavaScript.</noscript></body></html>`, 'https://news.test/a');
+  const blocks = spa.content.split('\n\n');
+  assert.equal(blocks.length, 2);
+  assert.ok(blocks[0]!.startsWith(sentences[0]!));
+  assert.equal(blocks[1], sentences[1]);
+  assert.equal(spa.title, 'Budget passes');
+  // HTML in articleBody is read as a page's.
+  const html = extractHtml(`<html><head>${ld(`<p>${body}</p><p>See <a href="/vote">the vote</a>.</p>`)}</head><body></body></html>`, 'https://news.test/a');
+  assert.match(html.content, /\n\nSee \[the vote\]\(https:\/\/news\.test\/vote\)\.$/);
+  // A page that shows its article: its HTML, links and all.
+  const shown = extractHtml(
+    `<html><head>${ld(body)}</head><body><article><p>${body.replace('\n', '</p><p>')}</p><p>See <a href="/vote">the vote</a>.</p></article></body></html>`,
+    'https://news.test/a',
+  );
+  assert.match(shown.content, /\[the vote\]/);
+  // A teaser in the structured data is no article.
+  assert.equal(extractHtml(`<html><head>${ld('A short summary.')}</head><body><div id="root"></div></body></html>`, 'https://news.test/a').content, '');
+});

@@ -3,7 +3,7 @@ import { withoutControls } from '../../core/controls.js';
 import { LIMITS } from '../../core/requests.js';
 import { normalizeUrl } from '../../core/url.js';
 import type { Element } from 'domhandler';
-import { attr, findFirst, isElement, parseHtml, remove, textOf, walk } from './dom.js';
+import { attr, children, findFirst, isElement, parseHtml, remove, textOf, walk } from './dom.js';
 import { findMainContent, prune } from './main-content.js';
 import { LinkGrowth, toMarkdown } from './markdown.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
@@ -14,9 +14,22 @@ export interface ExtractedPage extends PageMetadata {
   links: string[];
 }
 
+/** The shortest JSON-LD `articleBody` taken for an article: a summary or a teaser is shorter. */
+const ARTICLE_BODY_MIN = 500;
+
+/** A JSON-LD `articleBody` as markdown: its HTML read as a page's is, or its text's lines as paragraphs. */
+function bodyMarkdown(body: string, base: string): string {
+  if (/<[a-z][^>]*>/i.test(body)) return toMarkdown(children(parseHtml(body)), base);
+  return body
+    .split(/\n/)
+    .map((line) => line.replace(/\s+/g, ' ').trim())
+    .filter(Boolean)
+    .join('\n\n');
+}
+
 export function extractHtml(html: string, pageUrl: string): ExtractedPage {
   const doc = parseHtml(html);
-  const meta = extractMetadata(doc, pageUrl);
+  const { articleBody, ...meta } = extractMetadata(doc, pageUrl);
   // One walk for the base and the links (each a walk of its own took long on a page of a million elements).
   let baseEl: Element | undefined;
   const anchors: Element[] = [];
@@ -65,7 +78,11 @@ export function extractHtml(html: string, pageUrl: string): ExtractedPage {
   const first = nodes[0] && findFirst(nodes[0], (e) => /^h[12]$/.test(e.name));
   if (first && meta.title && textOf(first).replace(/\s+/g, ' ').trim().toLowerCase() === meta.title.toLowerCase()) remove(first);
   // Character references bring back what decoding took out (`&#x1b;`): the texts are cleaned as stored.
-  const page: ExtractedPage = { ...meta, content: withoutControls(toMarkdown(nodes, base)), links };
+  let markdown = toMarkdown(nodes, base);
+  // A page drawn by its scripts, or one showing a teaser, may give its whole article in its
+  // structured data: that text, when what its HTML shows is less than half of it.
+  if (articleBody && articleBody.length >= ARTICLE_BODY_MIN && markdown.length < articleBody.length / 2) markdown = bodyMarkdown(articleBody, base);
+  const page: ExtractedPage = { ...meta, content: withoutControls(markdown), links };
   for (const k of ['title', 'description', 'author'] as const) {
     const text = page[k] === undefined ? undefined : withoutControls(page[k]).trim();
     if (text) page[k] = text;

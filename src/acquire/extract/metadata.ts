@@ -154,7 +154,10 @@ function findSources(doc: Document): Sources {
   return s;
 }
 
-export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
+/** What `extractMetadata` finds: the metadata, and the article's text as its structured data gives it (JSON-LD `articleBody`). */
+export type FoundMetadata = PageMetadata & { articleBody?: string };
+
+export function extractMetadata(doc: Document, pageUrl: string): FoundMetadata {
   const found = findSources(doc);
   const metas = found.metas;
   const meta = (...keys: string[]): string | undefined => {
@@ -192,7 +195,7 @@ export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
   const htmlEl = found.html;
   const robots = `${meta('robots') ?? ''},${meta('googlebot') ?? ''}`.toLowerCase();
 
-  const out: PageMetadata = {
+  const out: FoundMetadata = {
     title: bounded(meta('og:title', 'twitter:title') ?? ldString(ld, 'headline') ?? docTitle ?? clean(h1 ? textOf(h1) : undefined), TITLE_MAX),
     description: meta('description', 'og:description', 'twitter:description') ?? ldString(ld, 'description'),
     author: bounded(clean(author), AUTHOR_MAX),
@@ -202,7 +205,8 @@ export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
     refreshUrl: refreshTarget(found.refresh && attr(found.refresh, 'content'), pageUrl),
     noindex: /\b(noindex|none)\b/.test(robots),
     nofollow: /\b(nofollow|none)\b/.test(robots),
+    articleBody: ldString(ld, 'articleBody'),
   };
-  for (const k of Object.keys(out) as (keyof PageMetadata)[]) if (out[k] === undefined) delete out[k];
+  for (const k of Object.keys(out) as (keyof FoundMetadata)[]) if (out[k] === undefined) delete out[k];
   return out;
 }
