@@ -593,3 +593,25 @@ test("a page drawn by its scripts gives its article from its JSON-LD articleBody
   // A teaser in the structured data is no article.
   assert.equal(extractHtml(`<html><head>${ld('A short summary.')}</head><body><div id="root"></div></body></html>`, 'https://news.test/a').content, '');
 });
+
+test("a tab set's panels are all shown, each under its tab's name, by aria-controls or by order; a player's fallback text is no text", () => {
+  const byOrder =
+    '<div class="tabs-container"><ul role="tablist"><li role="tab" aria-selected="true">npm</li><li role="tab">Yarn</li></ul>' +
+    '<div><div role="tabpanel"><pre><code class="language-bash">npm install widget</code></pre></div><div role="tabpanel" hidden><pre><code class="language-bash">yarn add widget</code></pre></div></div></div>';
+  const byId =
+    '<ul class="nav nav-tabs" role="tablist"><li><a role="tab" href="#py" aria-controls="py">Python</a></li><li><a role="tab" href="#js" aria-controls="js">JavaScript</a></li></ul>' +
+    '<div class="tab-content"><div role="tabpanel" id="js" style="display: none"><p>Call widget() from JavaScript.</p></div><div role="tabpanel" id="py"><p>Call widget() from Python.</p></div></div>';
+  const player = '<video src="/intro.mp4" controls>Your browser does not support the video tag.</video><audio src="/a.mp3">No audio here.</audio>';
+  const blocks = articleBlocks(`${LEAD}${byOrder}${byId}${player}${LEAD}`);
+  assert.deepEqual(blocks.slice(1, -1), [
+    '**npm**',
+    '```bash\nnpm install widget\n```',
+    '**Yarn**',
+    '```bash\nyarn add widget\n```',
+    // The panels as the page orders them, each named by its own tab.
+    '**JavaScript**',
+    'Call widget() from JavaScript.',
+    '**Python**',
+    'Call widget() from Python.',
+  ]);
+});

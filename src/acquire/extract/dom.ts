@@ -127,6 +127,16 @@ export function removeAll(nodes: Iterable<AnyNode>): void {
   }
 }
 
+/** Puts `n` (a new node) first among `parent`'s children. */
+export function prepend(parent: Element, n: AnyNode): void {
+  const first = parent.children[0];
+  parent.children.unshift(n as never);
+  n.parent = parent;
+  n.prev = null;
+  n.next = first ?? null;
+  if (first) first.prev = n;
+}
+
 export function remove(n: AnyNode): void {
   const parent = n.parent;
   if (!parent) return;

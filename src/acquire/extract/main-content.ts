@@ -5,14 +5,16 @@
  * container is cleaned of link lists, forms and short fragments. Text statistics are computed once,
  * bottom-up, so the whole pass is linear in the page.
  */
-import { type AnyNode, type Document, Element } from 'domhandler';
-import { attr, children, findAll, findFirst, isElement, isSpace, isText, removeAll, walk } from './dom.js';
+import { type AnyNode, type Document, Element, Text } from 'domhandler';
+import { attr, children, findAll, findFirst, isElement, isSpace, isText, prepend, remove, removeAll, textOf, walk } from './dom.js';
 
 const DROP_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
   'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'link', 'meta', 'head', 'label', 'title', 'figcaption',
   // A ruby's reading (furigana, shown above its characters) ran into the text: 漢(かん)字じ for 漢字.
   'rt', 'rp',
+  // What a player holds is for browsers that cannot play it ("Your browser does not support video").
+  'video', 'audio',
 ]);
 /** An icon drawn by a font from a word (`<i class="material-icons">chevron_left</i>`): the word is no text. */
 const ICON_FONT = /(?:^|\s)material-(?:icons|symbols)[\w-]*(?:\s|$)/;
@@ -70,8 +72,68 @@ function embedHolders(root: AnyNode): Set<AnyNode> {
   return holders;
 }
 
+/** The most tab sets a page's tabs are unfolded for (each looks through its container once). */
+const MAX_TAB_SETS = 50;
+
+/**
+ * Unfolds a page's tab sets (`role="tablist"` of `role="tab"`s, and their `role="tabpanel"`s): each
+ * panel is shown, under its tab's name in bold, and the list of names goes. A docs page's install
+ * commands for npm, Yarn and pnpm were a list of the three names and npm's panel alone: the others
+ * are `hidden` until chosen. A tab finds its panel by `aria-controls`, else by order among the
+ * panels of the tab list's container.
+ */
+function unfoldTabs(doc: Document): void {
+  const lists: Element[] = [];
+  const byId = new Map<string, Element>();
+  walk(doc, (n) => {
+    if (!isElement(n)) return;
+    if (n.attribs.role === 'tablist' && lists.length < MAX_TAB_SETS) lists.push(n);
+    if (n.attribs.role === 'tabpanel' && n.attribs.id !== undefined) byId.set(n.attribs.id, n);
+  });
+  // A container's outermost panels (not those of a tab set inside a panel), found once for all its tab lists.
+  const panelsIn = new Map<AnyNode, Element[]>();
+  for (const list of lists) {
+    const tabs = findAll(list, (el) => el.attribs.role === 'tab');
+    const container = list.parent;
+    if (tabs.length < 2 || !container) continue;
+    let panels = tabs.map((t) => byId.get(t.attribs['aria-controls'] ?? ''));
+    if (panels.some((p) => p === undefined)) {
+      let outer = panelsIn.get(container);
+      if (!outer) {
+        const found = findAll(container, (el) => el.attribs.role === 'tabpanel');
+        const set = new Set(found);
+        outer = found.filter((p) => !hasAncestorIn(p, set));
+        panelsIn.set(container, outer);
+      }
+      if (outer.length !== tabs.length) continue;
+      panels = outer;
+    }
+    tabs.forEach((tab, i) => {
+      const panel = panels[i]!;
+      delete panel.attribs.hidden;
+      delete panel.attribs['aria-hidden'];
+      delete panel.attribs.style;
+      const name = textOf(tab).replace(/\s+/g, ' ').trim();
+      if (!name) return;
+      const label = new Element('p', {});
+      const strong = new Element('strong', {});
+      prepend(strong, new Text(name));
+      prepend(label, strong);
+      prepend(panel, label);
+    });
+    remove(list);
+  }
+}
+
+/** Whether one of `n`'s ancestors is in `set`. */
+function hasAncestorIn(n: AnyNode, set: Set<AnyNode>): boolean {
+  for (let p = n.parent; p; p = p.parent) if (set.has(p)) return true;
+  return false;
+}
+
 /** Removes what is never content. Keeps the body even when its class looks unlikely, and an embedded post's wrapper (`social-media-embed`). */
 export function prune(doc: Document): void {
+  unfoldTabs(doc);
   const doomed: AnyNode[] = [];
   const headers: Element[] = [];
   const embeds = embedHolders(doc);
