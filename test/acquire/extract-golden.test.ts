@@ -615,3 +615,44 @@ test("a tab set's panels are all shown, each under its tab's name, by aria-contr
     'Call widget() from Python.',
   ]);
 });
+
+test("a discussion's page (a story, its comments) keeps its comments, each apart; a short post in an <article> keeps its article alone", () => {
+  const comment = (i: number) =>
+    `<tr class="athing comtr"><td><table><tr><td class="ind"><img src="s.gif" width="${40 * (i % 2)}"></td><td class="votelinks"><a href="vote?id=${i}"><div class="votearrow"></div></a></td>` +
+    `<td class="default"><div><span class="comhead"><a href="user?id=u${i}" class="hnuser">u${i}</a> <a href="item?id=${i}">3 hours ago</a> | <a href="#p">prev</a> | <a href="#n">next</a></span></div>` +
+    `<div class="comment"><div class="commtext">Comment ${i} says something about the story, with commas, and some detail of its own.</div><div class="reply"><p><a href="reply?id=${i}">reply</a></p></div></div></td></tr></table></td></tr>`;
+  const hn =
+    '<html><head><title>Ask HN: Which search engine do you run?</title></head><body><center><table id="hnmain">' +
+    '<tr><td><table><tr><td><span class="pagetop"><b><a href="news">Hacker News</a></b> <a href="newest">new</a> | <a href="front">past</a></span></td></tr></table></td></tr>' +
+    '<tr><td><table class="fatitem"><tr class="athing submission"><td class="title"><span class="titleline"><a href="item?id=1">Ask HN: Which search engine do you run?</a></span></td></tr>' +
+    '<tr><td class="subtext"><span class="score">120 points</span> by <a href="user?id=op">op</a> | <a href="item?id=1">45 comments</a></td></tr>' +
+    '<tr><td><div class="toptext">We run our own search over a million pages. What do you run, on what machine, and how fast is it?</div></td></tr></table>' +
+    `<table class="comment-tree">${[0, 1, 2].map(comment).join('')}</table></td></tr></table></center></body></html>`;
+  const blocks = extractHtml(hn, 'https://news.test/item?id=1').content.split('\n\n');
+  assert.deepEqual(blocks.slice(1), [
+    'We run our own search over a million pages. What do you run, on what machine, and how fast is it?',
+    '---',
+    'Comment 0 says something about the story, with commas, and some detail of its own.',
+    '---',
+    'Comment 1 says something about the story, with commas, and some detail of its own.',
+    '---',
+    'Comment 2 says something about the story, with commas, and some detail of its own.',
+  ]);
+  assert.match(blocks[0]!, /^120 points by \[op\]/);
+
+  // A blog's short post with a long thread under it: the post is the article.
+  const thread = Array.from({ length: 12 }, (_, i) => `<li class="comment"><div class="comment-body"><p>Comment ${i} on the open thread, a question about the charity's report, with detail.</p></div></li>`).join('');
+  const blog = extractHtml(
+    `<html><body><main><article class="post"><h1>September open thread</h1><div class="entry-content"><p>Our open thread is a place for questions about our work and our research, asked and answered by our staff.</p><p>You can view our June open thread here, as before.</p></div></article><div class="comments-area" id="comments"><ul class="comment-list">${thread}</ul></div></main></body></html>`,
+    'https://blog.test/open-thread',
+  );
+  assert.doesNotMatch(blog.content, /Comment \d/);
+  assert.match(blog.content, /Our open thread is a place/);
+});
+
+test('a table whose text is all in one column (spacers, icons, arrows beside it) is layout: its cells read as blocks', () => {
+  const blocks = articleBlocks(
+    `${LEAD}<table><tr><td><img src="s.gif"></td><td></td><td><p>The first row's text, a paragraph of it.</p></td></tr><tr><td></td><td><img src="up.gif"></td><td><p>The second row's text.</p></td></tr></table>`,
+  );
+  assert.deepEqual(blocks.slice(1), ["The first row's text, a paragraph of it.", "The second row's text."]);
+});

@@ -127,6 +127,19 @@ export function removeAll(nodes: Iterable<AnyNode>): void {
   }
 }
 
+/** Puts `n` (a new node) before `sibling`, in its parent. */
+export function insertBefore(sibling: AnyNode, n: AnyNode): void {
+  const parent = sibling.parent;
+  if (!parent) return;
+  const i = parent.children.indexOf(sibling as never);
+  parent.children.splice(i, 0, n as never);
+  n.parent = parent;
+  n.prev = sibling.prev;
+  n.next = sibling;
+  if (sibling.prev) sibling.prev.next = n;
+  sibling.prev = n;
+}
+
 /** Puts `n` (a new node) first among `parent`'s children. */
 export function prepend(parent: Element, n: AnyNode): void {
   const first = parent.children[0];

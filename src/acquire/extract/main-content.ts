@@ -6,7 +6,7 @@
  * bottom-up, so the whole pass is linear in the page.
  */
 import { type AnyNode, type Document, Element, Text } from 'domhandler';
-import { attr, children, findAll, findFirst, isElement, isSpace, isText, prepend, remove, removeAll, textOf, walk } from './dom.js';
+import { attr, children, findAll, findFirst, insertBefore, isElement, isSpace, isText, prepend, remove, removeAll, textOf, walk } from './dom.js';
 
 const DROP_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
@@ -49,8 +49,9 @@ function hint(el: Element): string {
   return `${attr(el, 'class') ?? ''} ${attr(el, 'id') ?? ''}`;
 }
 
-function classWeight(el: Element): number {
-  const h = hint(el);
+/** A class's weight: -25 for chrome's words, +25 for content's; on a discussion's page (`talk`) its words (`comment`) say nothing. */
+function classWeight(el: Element, talk = false): number {
+  const h = talk ? hint(el).replace(DISCUSSION_WORDS, ' ') : hint(el);
   if (!h.trim()) return 0;
   let w = 0;
   if (NEGATIVE.test(h)) w -= 25;
@@ -131,16 +132,86 @@ function hasAncestorIn(n: AnyNode, set: Set<AnyNode>): boolean {
   return false;
 }
 
-/** Removes what is never content. Keeps the body even when its class looks unlikely, and an embedded post's wrapper (`social-media-embed`). */
-export function prune(doc: Document): void {
+/**
+ * The most text a page may hold besides its comments for its comments to be its content: a
+ * discussion's page (Hacker News, a forum) is a title, a line or two and its comments, while an
+ * article with comments under it holds its article.
+ */
+const DISCUSSION_REST_MAX = 1000;
+
+/** The least text of a page's comments that makes it a discussion (not "3 comments" beside a short page). */
+const DISCUSSION_MIN = 200;
+
+/** A class or id of a discussion's parts (`comment-tree`, `commtext`, `replies`). */
+const DISCUSSION = /comment|repl(y|ies)/i;
+/** The class names and ids of a discussion's parts, whole. */
+const DISCUSSION_WORDS = /\S*(comment|repl(y|ies))\S*/gi;
+
+/**
+ * Removes what is never content. Keeps the body even when its class looks unlikely, and an
+ * embedded post's wrapper (`social-media-embed`). Comments are chrome too, except on a page that is
+ * a discussion: when everything else kept is little (`DISCUSSION_REST_MAX`), and no `<article>`,
+ * they are its content, each apart by a thematic break.
+ */
+export function prune(doc: Document): { talk: boolean } {
   unfoldTabs(doc);
-  const doomed: AnyNode[] = [];
-  const headers: Element[] = [];
   const embeds = embedHolders(doc);
   // Class names lie sometimes: never prune, by class alone, something holding much of the page's text.
   let pageChars: number | undefined;
   const bigShare = (n: Element) => foldedLength(n) > (pageChars ??= foldedLength(doc)) * 0.3;
-  walk(doc, (n) => {
+  const found = chrome(doc, embeds, bigShare, true);
+  let doomed = found.doomed;
+  const headers = found.headers;
+  let discussion = false;
+  if (found.talk.length > 0) {
+    const talk = found.talk.reduce((sum, n) => sum + foldedLength(n), 0);
+    const rest = (pageChars ??= foldedLength(doc)) - doomed.reduce((sum, n) => sum + foldedLength(n), 0);
+    if (rest <= DISCUSSION_REST_MAX && talk >= DISCUSSION_MIN && !hasArticle(doc, found.talk)) {
+      discussion = true;
+      const kept = new Set<AnyNode>(found.talk);
+      doomed = doomed.filter((n) => !kept.has(n));
+      for (const n of found.talk) {
+        const inner = chrome(n, embeds, bigShare, false);
+        doomed.push(...inner.doomed);
+        headers.push(...inner.headers);
+        insertBefore(n, new Element('hr', {})); // each comment apart
+      }
+    }
+  }
+  removeAll(doomed);
+  // A page header outside the article is chrome; one inside it often holds the headline only.
+  const chromeHeaders = headers.filter((h) => {
+    for (let p = h.parent; p; p = p.parent) if (isElement(p) && (p.name === 'article' || p.name === 'main')) return false;
+    return true;
+  });
+  removeAll(chromeHeaders);
+  return { talk: discussion };
+}
+
+/** The least text of an `<article>` that makes a page an article with comments under it, however short. */
+const ARTICLE_MIN = 200;
+
+/** Whether a page has an `<article>` of text besides the comments (`talk`) in it: a blog's short post, its comments under it. */
+function hasArticle(doc: Document, talk: Element[]): boolean {
+  // The comments' text in each article that holds them, from each comment up once.
+  const talkIn = new Map<AnyNode, number>();
+  for (const t of talk) {
+    const chars = foldedLength(t);
+    for (let p = t.parent; p; p = p.parent) if (isElement(p) && p.name === 'article') talkIn.set(p, (talkIn.get(p) ?? 0) + chars);
+  }
+  return findAll(doc, (el) => el.name === 'article').some((a) => foldedLength(a) - (talkIn.get(a) ?? 0) >= ARTICLE_MIN);
+}
+
+/**
+ * What under `root` (not `root` itself) is never content, outermost first, and the page headers;
+ * `talk` gets what is chrome by a discussion's class alone (when `comments` says comments are chrome).
+ */
+function chrome(root: AnyNode, embeds: Set<AnyNode>, bigShare: (n: Element) => boolean, comments: boolean): { doomed: AnyNode[]; headers: Element[]; talk: Element[] } {
+  const doomed: AnyNode[] = [];
+  const headers: Element[] = [];
+  const talk: Element[] = [];
+  walk(root, (n) => {
+    if (n === root) return;
     if (n.type === 'comment' || n.type === 'directive') {
       doomed.push(n);
       return false;
@@ -158,22 +229,24 @@ export function prune(doc: Document): void {
       a.hidden !== undefined ||
       a['aria-hidden'] === 'true' ||
       (a.class !== undefined && ICON_FONT.test(a.class)) ||
-      (style !== undefined && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style) && !holdsHiddenMath(n)) ||
-      // (Without a class or an id there is nothing for the class patterns to match.)
-      (name !== 'article' && name !== 'main' && (a.class !== undefined || a.id !== undefined) && unlikely(hint(n)) && !embeds.has(n) && !bigShare(n))
+      (style !== undefined && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style) && !holdsHiddenMath(n))
     ) {
       doomed.push(n);
       return false;
     }
+    // (Without a class or an id there is nothing for the class patterns to match.)
+    if (name !== 'article' && name !== 'main' && (a.class !== undefined || a.id !== undefined) && !embeds.has(n)) {
+      const h = hint(n);
+      const discussion = DISCUSSION.test(h);
+      if ((comments || !discussion) && unlikely(h) && !bigShare(n)) {
+        doomed.push(n);
+        if (comments && discussion && UNLIKELY.exec(h)?.[0].match(DISCUSSION)) talk.push(n);
+        return false;
+      }
+    }
     if (name === 'header') headers.push(n);
   });
-  removeAll(doomed);
-  // A page header outside the article is chrome; one inside it often holds the headline only.
-  const chromeHeaders = headers.filter((h) => {
-    for (let p = h.parent; p; p = p.parent) if (isElement(p) && (p.name === 'article' || p.name === 'main')) return false;
-    return true;
-  });
-  removeAll(chromeHeaders);
+  return { doomed, headers, talk };
 }
 
 /**
@@ -285,17 +358,17 @@ function hasBlockChild(el: Element): boolean {
   return children(el).some((c) => isElement(c) && BLOCK.has(c.name));
 }
 
-function initialScore(el: Element): number {
+function initialScore(el: Element, talk: boolean): number {
   switch (el.name) {
     case 'div':
     case 'article':
     case 'main':
     case 'section':
-      return 5 + classWeight(el);
+      return 5 + classWeight(el, talk);
     case 'pre':
     case 'td':
     case 'blockquote':
-      return 3 + classWeight(el);
+      return 3 + classWeight(el, talk);
     case 'address':
     case 'ol':
     case 'ul':
@@ -303,7 +376,7 @@ function initialScore(el: Element): number {
     case 'dd':
     case 'dt':
     case 'li':
-      return -3 + classWeight(el);
+      return -3 + classWeight(el, talk);
     case 'h1':
     case 'h2':
     case 'h3':
@@ -311,9 +384,9 @@ function initialScore(el: Element): number {
     case 'h5':
     case 'h6':
     case 'th':
-      return -5 + classWeight(el);
+      return -5 + classWeight(el, talk);
     default:
-      return classWeight(el);
+      return classWeight(el, talk);
   }
 }
 
@@ -327,8 +400,22 @@ function inRunningText(el: Element): boolean {
   return false;
 }
 
+/** The shortest paragraph without links that shows a link-dense container holds text of its own. */
+const OWN_PARAGRAPH_MIN = 80;
+
+/** Whether an element holds a block of text without links, of `OWN_PARAGRAPH_MIN` characters or more. */
+function ownParagraph(el: Element, stats: Map<AnyNode, Stats>): boolean {
+  return (
+    findFirst(el, (d) => {
+      if (d === el || !BLOCK.has(d.name)) return false;
+      const s = stats.get(d);
+      return s !== undefined && s.chars >= OWN_PARAGRAPH_MIN && s.linkChars === 0;
+    }) !== undefined
+  );
+}
+
 /** Removes link lists, forms, image galleries and fragments that survived inside the content. */
-function cleanContent(root: Element, stats: Map<AnyNode, Stats>): void {
+function cleanContent(root: Element, stats: Map<AnyNode, Stats>, talk: boolean): void {
   const doomed: Element[] = [];
   const embeds = embedHolders(root);
   walk(root, (n) => {
@@ -336,7 +423,7 @@ function cleanContent(root: Element, stats: Map<AnyNode, Stats>): void {
     if (!CLEANED.has(n.name) || embeds.has(n)) return; // an embedded post links to its author and date: no link list
     const s = stats.get(n);
     if (!s) return;
-    const weight = classWeight(n);
+    const weight = classWeight(n, talk);
     const ld = linkDensity(s);
     if (n.name === 'p' || n.name === 'span') {
       // A paragraph that is only a link ("Read more", "Share on ...") is chrome; a span around a
@@ -348,6 +435,9 @@ function cleanContent(root: Element, stats: Map<AnyNode, Stats>): void {
       return;
     }
     if (s.commas >= 10) return;
+    // A discussion's story (a title link, its points and links, its text) is as link-dense as
+    // chrome; its own paragraph, without links, says it is not.
+    if (talk && ownParagraph(n, stats)) return;
     const isList = n.name === 'ul' || n.name === 'ol';
     if (
       weight < 0 ||
@@ -369,7 +459,8 @@ export interface MainContent {
   nodes: Element[];
 }
 
-export function findMainContent(doc: Document): MainContent {
+/** `talk`: the page is a discussion (`prune`), its comments its content. */
+export function findMainContent(doc: Document, talk = false): MainContent {
   const stats = new Map<AnyNode, Stats>();
   const explicit: Element[] = [];
   computeStats(doc, stats, explicit);
@@ -377,14 +468,14 @@ export function findMainContent(doc: Document): MainContent {
 
   const explicitChars = explicit.reduce((n, el) => n + (stats.get(el)?.chars ?? 0), 0);
   if (explicit.length > 0 && explicitChars >= 250) {
-    for (const el of explicit) cleanContent(el, stats);
+    for (const el of explicit) cleanContent(el, stats, talk);
     return { nodes: explicit };
   }
 
   const scores = new Map<Element, number>();
   const add = (el: Element | null | undefined, v: number) => {
     if (!el || !isElement(el) || el.name === 'html') return;
-    scores.set(el, (scores.get(el) ?? initialScore(el)) + v);
+    scores.set(el, (scores.get(el) ?? initialScore(el, talk)) + v);
   };
   /** Scores a paragraph of `s` to `parent`, and less to the two above it. */
   const credit = (parent: Element, s: Stats) => {
@@ -417,7 +508,7 @@ export function findMainContent(doc: Document): MainContent {
   }
   if (!top || (stats.get(top)?.chars ?? 0) < 140) {
     const fallback = findAll(body, (el) => el.name === 'article' || el.name === 'main')[0] ?? body;
-    cleanContent(fallback, stats);
+    cleanContent(fallback, stats, talk);
     return { nodes: [fallback] };
   }
   // A top candidate that is nearly all of its parent's text (98%, tuned on the extraction benchmark):
@@ -446,7 +537,7 @@ export function findMainContent(doc: Document): MainContent {
     if (score >= threshold || (sib.name === 'p' && ((s.chars > 80 && ld < 0.25) || (s.chars > 0 && ld === 0)))) nodes.push(sib);
   }
   const all = withRepeatedPosts(body, top, nodes, stats);
-  for (const n of all) cleanContent(n, stats);
+  for (const n of all) cleanContent(n, stats, talk);
   return { nodes: all };
 }
 

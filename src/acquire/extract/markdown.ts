@@ -401,6 +401,10 @@ function table(el: Element, base: string): string[] {
   const cell = (c: Element) => joinLines(inline(c, base)).replace(/\|/g, '\\|').trim();
   const texts = layOut(rows, cell);
   const width = texts.reduce((w, r) => Math.max(w, r.length), 0);
+  // So is a table whose text is all in one column: the others hold spacers, icons, votes' arrows.
+  let columnsOfText = 0;
+  for (let k = 0; k < width && columnsOfText < 2; k++) if (texts.some((r) => (r[k] ?? '') !== '')) columnsOfText++;
+  if (columnsOfText < 2) return rows.flat().flatMap((c) => blocks(children(c), base));
   // The header row holds every column; a shorter row is not padded (GFM fills it with empty cells),
   // so a table of many rows under one wide row stays the size of its page.
   const [head, ...more] = texts;
