@@ -402,9 +402,9 @@ function table(el: Element, base: string): string[] {
   const texts = layOut(rows, cell);
   const width = texts.reduce((w, r) => Math.max(w, r.length), 0);
   // So is a table whose text is all in one column: the others hold spacers, icons, votes' arrows.
-  let columnsOfText = 0;
-  for (let k = 0; k < width && columnsOfText < 2; k++) if (texts.some((r) => (r[k] ?? '') !== '')) columnsOfText++;
-  if (columnsOfText < 2) return rows.flat().flatMap((c) => blocks(children(c), base));
+  const columnsOfText = new Set<number>();
+  for (let i = 0; i < texts.length && columnsOfText.size < 2; i++) texts[i]!.forEach((t, k) => t !== '' && columnsOfText.add(k));
+  if (columnsOfText.size < 2) return rows.flat().flatMap((c) => blocks(children(c), base));
   // The header row holds every column; a shorter row is not padded (GFM fills it with empty cells),
   // so a table of many rows under one wide row stays the size of its page.
   const [head, ...more] = texts;
