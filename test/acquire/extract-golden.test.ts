@@ -415,12 +415,12 @@ test("a code block's lines are a browser's: a <br> and a line's block element en
   assert.deepEqual(blocksOf('<pre>2024\n2025</pre>'), ['```\n2024\n2025\n```'], 'digits alone outside a table cell are code');
 });
 
-test('a raised number is written with a caret (10^6, not 106); a footnote number, an ordinal and a word stay as they are', () => {
+test("a raised number is written with a caret (10^6, not 106); a footnote's mark is in brackets (note[1], not note1); an ordinal and a word stay as they are", () => {
   const { content } = extractHtml(
-    '<html><body><article><p>A paragraph long enough to be the article: 10<sup>6</sup> cells per m<sup>-2</sup>, e<sup>\u22121.5</sup>, the 1<sup>st</sup> try, Brand<sup>TM</sup>, a note<sup><a href="#fn1">1</a></sup>, H<sub>2</sub>O.</p></article></body></html>',
+    '<html><body><article><p>A paragraph long enough to be the article: 10<sup>6</sup> cells per m<sup>-2</sup>, e<sup>\u22121.5</sup>, the 1<sup>st</sup> try, Brand<sup>TM</sup>, a note<sup><a href="#fn1">1</a></sup>, a star<sup id="r"><a href="#fn:a" class="footnote">*</a></sup>, a cite<sup>[<a href="#cite-2">2</a>]</sup>, H<sub>2</sub>O.</p></article></body></html>',
     'https://a.test/p',
   );
-  assert.equal(content, 'A paragraph long enough to be the article: 10^6 cells per m^-2, e^\u22121.5, the 1st try, BrandTM, a note1, H2O.');
+  assert.equal(content, 'A paragraph long enough to be the article: 10^6 cells per m^-2, e^\u22121.5, the 1st try, BrandTM, a note[1], a star[*], a cite[2], H2O.');
 });
 
 test("a ruby's reading (furigana) is left out of the text it is written above", () => {

@@ -127,6 +127,9 @@ function marked(t: string, mark: (text: string) => string): string {
 const PERMALINK_TEXTS = new Set(['', '¶', '§', '#', '🔗', '\u2693', '\u2693\ufe0e']);
 const isPermalinkText = (text: string) => text.length <= 100 && PERMALINK_TEXTS.has(text.replace(/[\s\u200b-\u200d\ufeff]+/g, ''));
 
+/** A footnote's mark without brackets of its own: a number, a letter or a symbol or two (`1`, `a`, `*`, `†`). */
+const FOOTNOTE_MARK = /^\s*(\d{1,4}|[a-z]{1,2}|[*†‡§¶]{1,3})\s*$/i;
+
 /** A superscript that is a number, signed or not: an exponent, written `^6` in text. */
 const RAISED_NUMBER = /^\s*[-+\u2212]?\d{1,6}(?:[.,]\d{1,6})?\s*$/;
 
@@ -173,9 +176,12 @@ function inline(n: AnyNode, base: string): string {
       return codeSpan(textOf(n));
     case 'sup': {
       // A number raised (10<sup>6</sup>, m<sup>-2</sup>) read as one run of digits: 106, m-2. A
-      // footnote's number (a link) and a word (1<sup>st</sup>, TM) stay as they are.
+      // footnote's mark (a link within the page) is in brackets, as Wikipedia writes it: `study1`
+      // was one word. A word (1<sup>st</sup>, TM) stays as it is.
       const text = inner();
-      return RAISED_NUMBER.test(text) && !findFirst(n, (d) => d.name === 'a') ? `^${text.trim()}` : text;
+      const link = findFirst(n, (d) => d.name === 'a');
+      if (link) return FOOTNOTE_MARK.test(text) && attr(link, 'href')?.trim().startsWith('#') ? `[${text.trim()}]` : text;
+      return RAISED_NUMBER.test(text) ? `^${text.trim()}` : text;
     }
     case 'sub':
       return inner();
