@@ -128,7 +128,7 @@ test('code keeps its backticks and its blank lines: a fence longer than any run 
   );
 });
 
-test("a table's spans keep every cell in its column, its caption comes before it; a link within the page is its text", () => {
+test("a table's spans keep every cell in its column, its caption comes before it; a footnote's link within the page is its mark", () => {
   const html = `<html><head><title>Ibis</title></head><body><article>
 <p>A page about ibises and their habits in the wild, long enough to be the main content of the page.<sup><a href="#fn1">1</a></sup></p>
 <table><caption>Table 1: Birds</caption><tr><th colspan="2">Name</th><th>Weight</th></tr>
@@ -138,7 +138,7 @@ test("a table's spans keep every cell in its column, its caption comes before it
   assert.equal(
     extractHtml(html, 'https://a.test/ibis').content,
     [
-      'A page about ibises and their habits in the wild, long enough to be the main content of the page.1',
+      'A page about ibises and their habits in the wild, long enough to be the main content of the page.[1]',
       'Table 1: Birds',
       ['| Name |  | Weight |', '| --- | --- | --- |', '| Ibis | Sacred | 1.5 kg |', '|  | Scarlet | 1.4 kg |', '| Heron | unknown |  |'].join('\n'),
     ].join('\n\n'),
