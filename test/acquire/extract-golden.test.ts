@@ -656,3 +656,10 @@ test('a table whose text is all in one column (spacers, icons, arrows beside it)
   );
   assert.deepEqual(blocks.slice(1), ["The first row's text, a paragraph of it.", "The second row's text."]);
 });
+
+test("a declarative shadow root's <template> is what its element shows; another <template> is not shown", () => {
+  const blocks = articleBlocks(
+    `${LEAD}<blog-card><template shadowrootmode="open"><p>Rendered by the server inside a shadow root.</p><slot></slot></template></blog-card><template id="row"><p>A row's template, never shown.</p></template>`,
+  );
+  assert.deepEqual(blocks.slice(1), ['Rendered by the server inside a shadow root.']);
+});

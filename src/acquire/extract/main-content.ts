@@ -223,8 +223,11 @@ function chrome(root: AnyNode, embeds: Set<AnyNode>, bigShare: (n: Element) => b
     const role = a.role;
     const style = a.style;
     if (
-      // A quote's <footer> is its attribution (`— <cite>Hamlet</cite>`), not the page's.
-      (DROP_TAGS.has(name) && !(name === 'footer' && n.parent !== null && isElement(n.parent) && n.parent.name === 'blockquote')) ||
+      // A quote's <footer> is its attribution (`— <cite>Hamlet</cite>`), not the page's; a
+      // declarative shadow root's <template> is what a browser shows of its element.
+      (DROP_TAGS.has(name) &&
+        !(name === 'footer' && n.parent !== null && isElement(n.parent) && n.parent.name === 'blockquote') &&
+        !(name === 'template' && (a.shadowrootmode !== undefined || a.shadowroot !== undefined))) ||
       (role !== undefined && DROP_ROLES.test(role)) ||
       a.hidden !== undefined ||
       a['aria-hidden'] === 'true' ||
