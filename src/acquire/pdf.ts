@@ -46,6 +46,14 @@ function guardStrayRejections(): void {
   });
 }
 
+/**
+ * A word a justified line broke at its end (`informa-` then `tion`) on one line again, its hyphen
+ * kept (`informa-tion`): the index also takes a hyphenated word joined (`information`), and a
+ * compound broken at its own hyphen (`well-` then `known`) stays as written. Split over two lines,
+ * neither half was a word of the page.
+ */
+export const joinHyphenated = (text: string) => text.replace(/(\p{L})-\n(?=\p{Ll})/gu, '$1-');
+
 export async function pdfToText(data: Uint8Array, maxPages = 500): Promise<PdfText> {
   guardStrayRejections();
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
@@ -74,7 +82,7 @@ export async function pdfToText(data: Uint8Array, maxPages = 500): Promise<PdfTe
       }
       if (line.trim()) lines.push(line.trim());
       // Blank lines between paragraphs survive as empty strings; runs of them fold into one.
-      pages.push(lines.join('\n').replace(/\n{3,}/g, '\n\n').trim());
+      pages.push(joinHyphenated(lines.join('\n')).replace(/\n{3,}/g, '\n\n').trim());
       page.cleanup();
     }
     const info = ((await doc.getMetadata()).info ?? {}) as { Title?: string; Author?: string };

@@ -27,6 +27,14 @@ test('PDF text in reading order, page breaks kept, metadata from the document in
   assert.equal(r.content, PDF_TEXT);
 });
 
+test("a word a line broke at its end is one word again, its hyphen kept; a line's other dashes and a capital after them are not joined", async () => {
+  const pdf = makePdf([['The flow of informa-', 'tion through the mills was well-', 'known in the region. Costs were', 'listed -', 'twice. See the Ohio-', 'Mississippi basin.']]);
+  assert.equal(
+    (await pdfToText(new Uint8Array(pdf))).content,
+    'The flow of informa-tion through the mills was well-known in the region. Costs were\nlisted -\ntwice. See the Ohio-\nMississippi basin.',
+  );
+});
+
 // In a process of their own, where an unhandled rejection ends the process as it would a server's.
 const readOnThisThread = (files: Buffer[]) => {
   const dir = tempDir();
