@@ -11,7 +11,7 @@ import { normalizeUrl } from '../core/url.js';
 import type { CrawlFrontier, FrontierItem } from '../ports/crawl-frontier.js';
 import type { NewVersion, PageStore, StoredVersion } from '../ports/page-store.js';
 import { AcquireError, type HttpClient, statusFailure } from './http-client.js';
-import { isPage, mediaType, pageFromResponse, type ReadPage, versionOf } from './live-fetch.js';
+import { isFeed, isPage, mediaType, pageFromResponse, type ReadPage, versionOf } from './live-fetch.js';
 import type { RobotsCache } from './robots.js';
 import { readSitemaps } from './sitemap.js';
 
@@ -176,13 +176,15 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       }
       const failure = statusFailure(res);
       if (failure) throw failure;
-      // A link to an image, a script or data: no page, and no failure of the crawl's.
-      if (!isPage(res)) throw new Skipped(`not a page (${mediaType(res) || 'no content type'})`);
+      // A link to an image, a script or data: no page, and no failure of the crawl's. A feed is no
+      // page either, but its entries' pages are followed, as a sitemap's are.
+      const feed = isFeed(res);
+      if (!isPage(res) && !feed) throw new Skipped(`not a page (${mediaType(res) || 'no content type'})`);
       const page = await (deps.read ?? pageFromResponse)(res); // a page being read ends; the crawl stops after it
       // A canonical link on the same site names the page's identity; a foreign one is ignored.
       const canonical = page.canonicalUrl && normalizeUrl(page.canonicalUrl);
       const identity = canonical && siteOf(new URL(canonical).hostname) === siteOf(new URL(page.url).hostname) ? canonical : page.url;
-      if (page.content.trim()) {
+      if (page.content.trim() && !feed) {
         const out = await deps.pages.putVersion(versionOf(page, { url: identity, searchable: !page.noindex }));
         if (out.status === 'added') p.stored++;
         else p.unchanged++;

@@ -86,6 +86,9 @@ export const isPage = (r: RawResponse): boolean => {
   return kind !== undefined && kind !== 'feed';
 };
 
+/** Whether an answer is a feed (RSS, Atom): read by `pageFromResponse`, its links its entries' pages. */
+export const isFeed = (r: RawResponse): boolean => contentKind(r) === 'feed';
+
 function contentKind(r: RawResponse): 'html' | 'text' | 'pdf' | 'feed' | undefined {
   const type = mediaType(r);
   if (type === 'text/html' || type === 'application/xhtml+xml') return 'html';
@@ -140,11 +143,15 @@ function textPage(r: RawResponse, language: string | undefined): LivePage {
   return { ...baseOf(r, normalizeUrl(r.url) ?? r.url), content: language && text ? fenced(text, language) : text, noindex: headerNoindex(r), links: [] };
 }
 
-/** A feed as markdown (`feedToMarkdown`); XML that is no feed after all (its root says otherwise), in a code block. */
+/**
+ * A feed as markdown (`feedToMarkdown`), its links its entries' pages (a crawl follows them, as a
+ * sitemap's); XML that is no feed after all (its root says otherwise), in a code block.
+ */
 function feedPage(r: RawResponse, url: string): LivePage {
   const feed = feedToMarkdown(decodeText(r.body, r.headers['content-type'], false), url);
   if (!feed) return textPage(r, 'xml');
-  const page: LivePage = { ...baseOf(r, url), content: withoutControls(feed.content).trim(), noindex: headerNoindex(r), links: [] };
+  const links = /\b(nofollow|none)\b/.test(robotsHeader(r)) ? [] : feed.links;
+  const page: LivePage = { ...baseOf(r, url), content: withoutControls(feed.content).trim(), noindex: headerNoindex(r), links };
   for (const k of ['title', 'description', 'lang'] as const) {
     const v = feed[k] && withoutControls(feed[k]).trim();
     if (v) page[k] = v;

@@ -204,6 +204,32 @@ describe('links to what is no page', () => {
   });
 });
 
+describe('a feed in a crawl', () => {
+  test("a feed is no page to store, but its entries' pages are followed, as a sitemap's", async () => {
+    const env = await createTestEnv({ allowPrivateNetwork: true });
+    const page = (topic: string) => html(`<html><body><article><p>A page about ${topic}, long enough to be read as an article of its own.</p></article></body></html>`);
+    const site = await startOrigin({
+      '/feed.xml': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'application/xml' });
+        r.end('<?xml version="1.0"?><rss version="2.0"><channel><title>Tides</title><item><title>Neap</title><link>/neap</link></item><item><title>Spring</title><link>/spring?utm_source=rss</link></item></channel></rss>');
+      },
+      '/neap': page('neap tides'),
+      '/spring': page('spring tides'),
+    });
+    try {
+      const deps = { client: env.services.http, robots: env.services.robots, frontier: env.services.frontier, pages: env.services.pages };
+      const r = await crawl(deps, { seeds: [`${site.url}/feed.xml`], maxPages: 100, maxDepth: 3, scope: 'same-site', concurrency: 4, delayMs: 0, sitemaps: false, signal: AbortSignal.timeout(10_000) });
+      assert.deepEqual([r.stored, r.failed, r.skipped], [2, 0, 0], JSON.stringify(r));
+      assert.ok(await env.services.pages.latest(`${site.url}/neap`));
+      assert.ok(await env.services.pages.latest(`${site.url}/spring`), 'the tracking parameter is not part of the page');
+      assert.equal(await env.services.pages.latest(`${site.url}/feed.xml`), undefined);
+    } finally {
+      await env.close();
+      await site.close();
+    }
+  });
+});
+
 describe('resume', () => {
   test('a crawl killed with SIGKILL resumes where it stopped when the same command runs again', async () => {
     const site = await startSite({ pages: 30, pageDelayMs: 60 });

@@ -27,6 +27,7 @@ test('RSS 2.0: each item a section of its linked title, its time in UTC and auth
       'Five years <b>of</b> Go.',
       'Only content.',
     ].join('\n\n'),
+    links: ['https://jane.test/rust', 'https://jane.test/go'],
   });
 });
 
@@ -48,6 +49,7 @@ test("RSS 1.0's items beside its channel; Atom's alternate link, its XHTML conte
     description: 'What changed',
     lang: 'de',
     content: '## [Version 2 out](https://x.test/releases/2)\n\nsoon · Max\n\nNew `--fast` flag.\n\n- One',
+    links: ['https://x.test/releases/2'],
   });
   assert.equal(feedToMarkdown('<?xml version="1.0"?><birds><bird>plover</bird></birds>', 'https://x.test/b.xml'), undefined);
 });

@@ -4,6 +4,8 @@
  * is mostly markup and escaped HTML; an agent that fetches a feed wants what is new on a site.
  */
 import type { AnyNode, Element } from 'domhandler';
+import { LIMITS } from '../../core/requests.js';
+import { normalizeUrl } from '../../core/url.js';
 import { attr, children, isElement, parseHtml, textOf } from './dom.js';
 import { LinkGrowth, toMarkdown } from './markdown.js';
 
@@ -12,6 +14,8 @@ export interface Feed {
   description?: string;
   lang?: string;
   content: string;
+  /** The entries' pages, normalised, each once, in the feed's order. */
+  links: string[];
 }
 
 /** How much of the start of an XML text is looked at for its root element: a declaration, comments and a stylesheet come first. */
@@ -106,14 +110,17 @@ export function feedToMarkdown(xml: string, url: string): Feed | undefined {
   const entries: Element[] = [];
   for (const holder of new Set([channel, root])) for (const c of children(holder)) if (isElement(c) && ENTRY_NAMES.has(c.name)) entries.push(c);
   const growth = new LinkGrowth();
+  const links = new Set<string>();
   const sections = entries.map((entry) => {
     const title = plain(child(entry, 'title'));
     const link = entryLink(entry, url, growth);
+    const page = link && normalizeUrl(link);
+    if (page && page.length <= LIMITS.urlMaxChars) links.add(page);
     const heading = title && link ? `## [${title}](${link})` : title ? `## ${title}` : link ? `## ${link}` : undefined;
     const byline = [entryTime(entry), entryAuthor(entry)].filter(Boolean).join(' · ');
     return [heading, byline, entryText(entry, url, growth)].filter(Boolean).join('\n\n');
   });
-  const feed: Feed = { content: sections.filter(Boolean).join('\n\n') };
+  const feed: Feed = { content: sections.filter(Boolean).join('\n\n'), links: [...links] };
   const title = plain(child(channel, 'title'));
   if (title) feed.title = title;
   const description = plain(child(channel, 'description', 'subtitle'));
