@@ -663,3 +663,20 @@ test("a declarative shadow root's <template> is what its element shows; another 
   );
   assert.deepEqual(blocks.slice(1), ['Rendered by the server inside a shadow root.']);
 });
+
+test("a figure of no image keeps its caption (a quote's attribution, a listing's title), a photo's is left out; an emoji drawn as an image is its character", () => {
+  const blocks = articleBlocks(
+    `${LEAD}<figure><blockquote><p>Simplicity is prerequisite for reliability.</p></blockquote><figcaption>— Edsger W. Dijkstra</figcaption></figure>` +
+      '<figure><img src="/stage.jpg" alt="The stage"><figcaption>Photo: Getty Images</figcaption></figure>' +
+      '<figure><pre><code>print("hi")</code></pre><figcaption>Listing 1: hello</figcaption></figure>' +
+      '<p>Great talk <img class="emoji" alt=":+1:" src="/e/1f44d.png"> and <img draggable="false" alt="👍🏽" src="https://s.w.org/images/core/emoji/1f44d.svg">, and a <img alt="chart" src="/c.png"> of it.</p>',
+  );
+  assert.deepEqual(blocks.slice(1), [
+    '> Simplicity is prerequisite for reliability.',
+    '— Edsger W. Dijkstra',
+    '![The stage](https://a.test/stage.jpg)',
+    '```\nprint("hi")\n```',
+    'Listing 1: hello',
+    'Great talk :+1: and 👍🏽, and a ![chart](https://a.test/c.png) of it.',
+  ]);
+});

@@ -16,6 +16,8 @@ const DROP_TAGS = new Set([
   // What a player holds is for browsers that cannot play it ("Your browser does not support video").
   'video', 'audio',
 ]);
+/** What a figure shows that its caption credits (a photo's "Getty Images") or describes: no text of the page's. */
+const PICTURES = new Set(['img', 'picture', 'video', 'audio', 'svg', 'iframe', 'canvas', 'object', 'embed']);
 /** An icon drawn by a font from a word (`<i class="material-icons">chevron_left</i>`): the word is no text. */
 const ICON_FONT = /(?:^|\s)material-(?:icons|symbols)[\w-]*(?:\s|$)/;
 const DROP_ROLES = /^(navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar)$/i;
@@ -224,10 +226,12 @@ function chrome(root: AnyNode, embeds: Set<AnyNode>, bigShare: (n: Element) => b
     const style = a.style;
     if (
       // A quote's <footer> is its attribution (`— <cite>Hamlet</cite>`), not the page's; a
-      // declarative shadow root's <template> is what a browser shows of its element.
+      // declarative shadow root's <template> is what a browser shows of its element; the caption of
+      // a figure of no image (a quote's attribution, a listing's or a table's title) is its text.
       (DROP_TAGS.has(name) &&
         !(name === 'footer' && n.parent !== null && isElement(n.parent) && n.parent.name === 'blockquote') &&
-        !(name === 'template' && (a.shadowrootmode !== undefined || a.shadowroot !== undefined))) ||
+        !(name === 'template' && (a.shadowrootmode !== undefined || a.shadowroot !== undefined)) &&
+        !(name === 'figcaption' && n.parent !== null && isElement(n.parent) && n.parent.name === 'figure' && !findFirst(n.parent, (d) => PICTURES.has(d.name)))) ||
       (role !== undefined && DROP_ROLES.test(role)) ||
       a.hidden !== undefined ||
       a['aria-hidden'] === 'true' ||

@@ -127,6 +127,9 @@ function marked(t: string, mark: (text: string) => string): string {
 const PERMALINK_TEXTS = new Set(['', '¶', '§', '#', '🔗', '\u2693', '\u2693\ufe0e']);
 const isPermalinkText = (text: string) => text.length <= 100 && PERMALINK_TEXTS.has(text.replace(/[\s\u200b-\u200d\ufeff]+/g, ''));
 
+/** An image's alt text that is an emoji or a few (`😀`, `👍🏽`, a flag, a ZWJ sequence). */
+const EMOJI_ALT = /^[\p{Extended_Pictographic}\p{Emoji_Component}\u200d\ufe0f]{1,16}$/u;
+
 /** A footnote's mark without brackets of its own: a number, a letter or a symbol or two (`1`, `a`, `*`, `†`). */
 const FOOTNOTE_MARK = /^\s*(\d{1,4}|[a-z]{1,2}|[*†‡§¶]{1,3})\s*$/i;
 
@@ -142,8 +145,10 @@ function inline(n: AnyNode, base: string): string {
     case 'br':
       return '\n';
     case 'img': {
-      const src = imageSource(n, base);
       const alt = collapse(attr(n, 'alt') ?? '').trim();
+      // An emoji drawn as an image (WordPress, Twitter) is its character, as it reads.
+      if (alt && (EMOJI_ALT.test(alt) || /(?:^|\s)emoji(?:\s|$)/.test(attr(n, 'class') ?? ''))) return alt;
+      const src = imageSource(n, base);
       return src && alt ? `![${alt}](${src})` : '';
     }
     case 'a': {
