@@ -128,7 +128,7 @@ const PERMALINK_TEXTS = new Set(['', '¶', '§', '#', '🔗', '\u2693', '\u2693\
 const isPermalinkText = (text: string) => text.length <= 100 && PERMALINK_TEXTS.has(text.replace(/[\s\u200b-\u200d\ufeff]+/g, ''));
 
 /** An image's alt text that is an emoji or a few (`😀`, `👍🏽`, a flag, a ZWJ sequence). */
-const EMOJI_ALT = /^[\p{Extended_Pictographic}\p{Emoji_Component}\u200d\ufe0f]{1,16}$/u;
+const EMOJI_ALT = /^(?:\p{Extended_Pictographic}|\p{Emoji_Component}|\u200d|\ufe0f){1,16}$/u;
 
 /** A footnote's mark without brackets of its own: a number, a letter or a symbol or two (`1`, `a`, `*`, `†`). */
 const FOOTNOTE_MARK = /^\s*(\d{1,4}|[a-z]{1,2}|[*†‡§¶]{1,3})\s*$/i;
