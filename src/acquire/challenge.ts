@@ -9,3 +9,19 @@ export function looksBlocked(status: number, html: string, contentChars: number)
   // A login wall: a password field and hardly anything else to read.
   return contentChars < 600 && /<input[^<>]+type\s*=\s*["']?password/i.test(head) && /(sign|log) ?in/i.test(head);
 }
+
+/** A host that only asks a visitor to accept cookies (Google's, YouTube's, Yahoo's, AOL's): `consent.*`, Yahoo's `guce.*`. */
+const CONSENT_HOST = /^(consent|guce)\./i;
+
+/**
+ * Whether a request was redirected to a consent page (`www.youtube.com/...` to
+ * `consent.youtube.com/...`, as sites do for visitors from the EU): its text is the cookie
+ * banner's, not the page's. A consent page asked for by its own URL is read as any page.
+ */
+export function redirectedToConsent(requestedUrl: string, url: string): boolean {
+  try {
+    return CONSENT_HOST.test(new URL(url).hostname) && !CONSENT_HOST.test(new URL(requestedUrl).hostname);
+  } catch {
+    return false;
+  }
+}

@@ -10,7 +10,7 @@ import { publishedTooLate } from '../core/time.js';
 import { normalizeUrl } from '../core/url.js';
 import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
 import type { NewVersion } from '../ports/page-store.js';
-import { looksBlocked } from './challenge.js';
+import { looksBlocked, redirectedToConsent } from './challenge.js';
 import { decodeText } from './charset.js';
 import { extractHtml } from './extract/index.js';
 import { feedToMarkdown, isFeedXml } from './extract/feed.js';
@@ -180,6 +180,9 @@ export async function pageFromResponse(r: RawResponse): Promise<LivePage> {
     throw new ServiceError('origin_error', `Unsupported content type ${r.headers['content-type'] ?? '(none)'}: HTML, XHTML, text (a live fetch: JSON, XML, CSV and other text too) and PDF are read`);
   }
   const url = normalizeUrl(r.url) ?? r.url;
+  if (redirectedToConsent(r.requestedUrl, r.url)) {
+    throw new ServiceError('origin_blocked', `The origin sent the request to a consent page (${new URL(r.url).hostname}), not the page`);
+  }
   if (kind === 'pdf') {
     let pdf;
     try {
