@@ -601,8 +601,13 @@ test("a tab set's panels are all shown, each under its tab's name, by aria-contr
   const byId =
     '<ul class="nav nav-tabs" role="tablist"><li><a role="tab" href="#py" aria-controls="py">Python</a></li><li><a role="tab" href="#js" aria-controls="js">JavaScript</a></li></ul>' +
     '<div class="tab-content"><div role="tabpanel" id="js" style="display: none"><p>Call widget() from JavaScript.</p></div><div role="tabpanel" id="py"><p>Call widget() from Python.</p></div></div>';
+  // Material for MkDocs: radio inputs, labels, a block per tab (and, before its version 8, a content after each label).
+  const mkdocs =
+    '<div class="tabbed-set tabbed-alternate"><input checked id="t1" name="t" type="radio"><input id="t2" name="t" type="radio"><div class="tabbed-labels"><label for="t1">Python 3.10+</label><label for="t2">Python 3.8+</label></div>' +
+    '<div class="tabbed-content"><div class="tabbed-block"><p>x: int | None</p></div><div class="tabbed-block"><p>x: Optional[int]</p></div></div></div>' +
+    '<div class="tabbed-set"><input checked id="u1" name="u" type="radio"><label for="u1">pip</label><div class="tabbed-content"><p>pip install widget</p></div><input id="u2" name="u" type="radio"><label for="u2">conda</label><div class="tabbed-content"><p>conda install widget</p></div></div>';
   const player = '<video src="/intro.mp4" controls>Your browser does not support the video tag.</video><audio src="/a.mp3">No audio here.</audio>';
-  const blocks = articleBlocks(`${LEAD}${byOrder}${byId}${player}${LEAD}`);
+  const blocks = articleBlocks(`${LEAD}${byOrder}${byId}${mkdocs}${player}${LEAD}`);
   assert.deepEqual(blocks.slice(1, -1), [
     '**npm**',
     '```bash\nnpm install widget\n```',
@@ -613,6 +618,14 @@ test("a tab set's panels are all shown, each under its tab's name, by aria-contr
     'Call widget() from JavaScript.',
     '**Python**',
     'Call widget() from Python.',
+    '**Python 3.10+**',
+    'x: int | None',
+    '**Python 3.8+**',
+    'x: Optional[int]',
+    '**pip**',
+    'pip install widget',
+    '**conda**',
+    'conda install widget',
   ]);
 });
 

@@ -80,7 +80,8 @@ const MAX_TAB_SETS = 50;
 
 /**
  * Unfolds a page's tab sets (`role="tablist"` of `role="tab"`s, and their `role="tabpanel"`s): each
- * panel is shown, under its tab's name in bold, and the list of names goes. A docs page's install
+ * panel is shown, under its tab's name in bold, and the list of names goes (Material for MkDocs'
+ * `tabbed-set`s too). A docs page's install
  * commands for npm, Yarn and pnpm were a list of the three names and npm's panel alone: the others
  * are `hidden` until chosen. A tab finds its panel by `aria-controls`, else by order among the
  * panels of the tab list's container.
@@ -88,9 +89,11 @@ const MAX_TAB_SETS = 50;
 function unfoldTabs(doc: Document): void {
   const lists: Element[] = [];
   const byId = new Map<string, Element>();
+  const tabbedSets: Element[] = [];
   walk(doc, (n) => {
     if (!isElement(n)) return;
     if (n.attribs.role === 'tablist' && lists.length < MAX_TAB_SETS) lists.push(n);
+    if (n.attribs.class?.includes('tabbed-set') && hasClass(n, 'tabbed-set') && tabbedSets.length < MAX_TAB_SETS) tabbedSets.push(n);
     if (n.attribs.role === 'tabpanel' && n.attribs.id !== undefined) byId.set(n.attribs.id, n);
   });
   // A container's outermost panels (not those of a tab set inside a panel), found once for all its tab lists.
@@ -111,21 +114,40 @@ function unfoldTabs(doc: Document): void {
       if (outer.length !== tabs.length) continue;
       panels = outer;
     }
-    tabs.forEach((tab, i) => {
-      const panel = panels[i]!;
-      delete panel.attribs.hidden;
-      delete panel.attribs['aria-hidden'];
-      delete panel.attribs.style;
-      const name = textOf(tab).replace(/\s+/g, ' ').trim();
-      if (!name) return;
-      const label = new Element('p', {});
-      const strong = new Element('strong', {});
-      prepend(strong, new Text(name));
-      prepend(label, strong);
-      prepend(panel, label);
-    });
+    tabs.forEach((tab, i) => showPanel(panels[i]!, tab));
     remove(list);
   }
+  // Material for MkDocs' content tabs: a radio input and a label per tab (labels are dropped as a
+  // form's), a block per tab (`tabbed-block`s in a `tabbed-content`; before its version 8, a
+  // `tabbed-content` after each label).
+  for (const set of tabbedSets) {
+    const labels = findAll(set, (el) => el.name === 'label' && closestTabbedSet(el) === set);
+    const content = children(set).filter((c): c is Element => isElement(c) && hasClass(c, 'tabbed-content'));
+    const blocks = content.length === 1 ? children(content[0]!).filter((c): c is Element => isElement(c) && hasClass(c, 'tabbed-block')) : content;
+    if (labels.length >= 2 && blocks.length === labels.length) labels.forEach((label, i) => showPanel(blocks[i]!, label));
+  }
+}
+
+/** Shows a tab's panel (whatever hid it) under the tab's name in bold. */
+function showPanel(panel: Element, tab: Element): void {
+  delete panel.attribs.hidden;
+  delete panel.attribs['aria-hidden'];
+  delete panel.attribs.style;
+  const name = textOf(tab).replace(/\s+/g, ' ').trim();
+  if (!name) return;
+  const label = new Element('p', {});
+  const strong = new Element('strong', {});
+  prepend(strong, new Text(name));
+  prepend(label, strong);
+  prepend(panel, label);
+}
+
+const hasClass = (el: Element, name: string) => (el.attribs.class ?? '').split(/\s+/).includes(name);
+
+/** The nearest `tabbed-set` holding an element. */
+function closestTabbedSet(el: Element): Element | undefined {
+  for (let p = el.parent; p; p = p.parent) if (isElement(p) && hasClass(p, 'tabbed-set')) return p;
+  return undefined;
 }
 
 /** Whether one of `n`'s ancestors is in `set`. */
