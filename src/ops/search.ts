@@ -2,6 +2,7 @@
 import type { SearchRequest, SearchResponse, SearchResult } from '../core/requests.js';
 import { cachedStem, queryReadings, termWord } from '../core/text.js';
 import { isStorableTime, toIso } from '../core/time.js';
+import { parseSiteFilter } from '../core/url.js';
 import { parseWebql, positiveWords } from '../core/webql.js';
 import type { IndexStore } from '../ports/index-store.js';
 import type { PageStore, ResultVersion } from '../ports/page-store.js';
@@ -62,17 +63,45 @@ function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: numbe
   return result;
 }
 
+/**
+ * The one host a standard query names with `site:` (`site:docs.python.org asyncio`, as people and
+ * models write queries), the query without it, and the site the search is then restricted to: the
+ * narrower of it and the request's `site`, or `null` when the two are different sites (no page is
+ * of both). Undefined, and the query read as it is, when it names none or several, when the host is
+ * not one (`site:` a URL gives its host), or when nothing else is left to search for.
+ */
+export function siteInQuery(query: string, site: string | undefined): { text: string; site: string | null } | undefined {
+  const found = [...query.matchAll(/(?:^|\s)site:(\S+)/gi)];
+  if (found.length !== 1) return undefined;
+  const value = found[0]![1]!;
+  let host = parseSiteFilter(value);
+  if (!host && /^https?:\/\//i.test(value)) {
+    try {
+      host = parseSiteFilter(new URL(value).hostname);
+    } catch {
+      host = undefined;
+    }
+  }
+  const text = (query.slice(0, found[0]!.index) + query.slice(found[0]!.index + found[0]![0].length)).trim();
+  if (!host || queryReadings(text).terms.length === 0) return undefined;
+  if (site === undefined || host === site || host.endsWith(`.${site}`)) return { text, site: host };
+  return { text, site: site.endsWith(`.${host}`) ? site : null };
+}
+
 /** `signal` stops realtime_content's live fetches early (the caller went away). */
 export async function search(deps: SearchDeps, req: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
   // A webql syntax error is a 400 here, after the tier admitted the call; the tier releases the reservation.
   const webql = req.mode === 'webql' ? parseWebql(req.query, req.queryOffset) : undefined;
+  // webql reads its own `site:`; a standard query's is its site filter.
+  const named = webql ? undefined : siteInQuery(req.query, req.site);
+  if (named?.site === null) return { query: req.query, results: [] };
   // A hyphenated compound is also read as its joined word: a page scores the better reading.
-  const { terms, alternative } = webql ? { terms: positiveWords(webql), alternative: undefined } : queryReadings(req.query);
+  const { terms, alternative } = webql ? { terms: positiveWords(webql), alternative: undefined } : queryReadings(named?.text ?? req.query);
   const hits = await deps.index.search({
     terms,
     ...(alternative && { alternative }),
     ...(webql && { webql }),
-    site: req.site,
+    site: named?.site ?? req.site,
     acquiredAfter: req.acquiredAfter,
     acquiredBefore: req.acquiredBefore,
     publishedAfter: req.publishedAfter,

@@ -162,6 +162,22 @@ describe('search over HTTP', () => {
     assert.deepEqual(await urls({ query: 'otter', site: 'blog.site.test' }), ['https://blog.site.test/b']);
   });
 
+  test('site: in a standard query restricts it as the site field does, and narrows the field; the response echoes the query', async () => {
+    assert.deepEqual(await urls({ query: 'site:site.test otter' }), ['https://blog.site.test/b', 'https://www.site.test/a']);
+    assert.deepEqual(await urls({ query: 'otter site:BLOG.site.test' }), ['https://blog.site.test/b']);
+    assert.deepEqual(await urls({ query: 'site:https://blog.site.test/any/path otter' }), ['https://blog.site.test/b'], 'a URL gives its host');
+    assert.deepEqual(await urls({ query: 'site:blog.site.test otter', site: 'site.test' }), ['https://blog.site.test/b']);
+    assert.deepEqual(await urls({ query: 'site:site.test otter', site: 'blog.site.test' }), ['https://blog.site.test/b']);
+    assert.deepEqual(await urls({ query: 'site:othersite.test otter', site: 'site.test' }), [], 'two sites: no page is of both');
+    assert.equal((await search({ query: 'site:site.test otter' })).body.query, 'site:site.test otter');
+    // Two sites, or none that is a host: the query is read as words, as before (every otter page is found).
+    const otters = ['https://blog.site.test/b', 'https://othersite.test/c', 'https://www.site.test/a'];
+    for (const query of ['site:site.test site:othersite.test otter', 'site:not_a_host otter']) {
+      const found = await urls({ query });
+      assert.deepEqual(otters.filter((u) => found.includes(u)), otters, query);
+    }
+  });
+
   test('never more than max_results; default 10', async () => {
     assert.equal((await search({ query: 'badger' })).body.results.length, 10);
     assert.equal((await search({ query: 'badger', max_results: 1 })).body.results.length, 1);
