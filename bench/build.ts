@@ -24,7 +24,7 @@
  * and its segment's postings.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -33,6 +33,7 @@ import { ENGINE_WEIGHTS, EngineIndexStore, rangeBuilder } from '../src/adapters/
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
 import { samplePeaks } from './memory.js';
+import { cachedCorpus } from './scifact.js';
 
 const { values } = parseArgs({
   options: {
@@ -46,8 +47,7 @@ const { values } = parseArgs({
     malloc: { type: 'string', default: 'returning' },
   },
 });
-const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
-if (!existsSync(path)) throw new Error(`${path} is missing: run npm run bench:search -- --sizes ${values.size} first`);
+const path = cachedCorpus(values.size);
 const runs = Number(values.runs);
 const searchThreads = Number(values['search-threads']);
 if (searchThreads !== 1 && searchThreads !== 2) throw new Error(`--search-threads takes 1 or 2, not ${values['search-threads']}`);

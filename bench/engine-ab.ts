@@ -22,7 +22,7 @@ import type { SearchableSegment } from '../src/adapters/engine/engine.js';
 import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { cachedStem, queryTerms } from '../src/core/text.js';
-import { BENCH_WINDOWS, benchQuerySets, median, percentile } from './scifact.js';
+import { BENCH_WINDOWS, benchQuerySets, cachedCorpus, median, percentile } from './scifact.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -52,7 +52,7 @@ try {
   execFileSync('git', ['-C', root, 'worktree', 'prune']);
 }
 
-const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
+const path = cachedCorpus(values.size);
 const services = await createServices(loadSettings({ env: {}, flags: { databaseUrl: `sqlite:${path}`, logLevel: 'warn' } }));
 const store = services.index as EngineIndexStore;
 await store.open();

@@ -8,12 +8,11 @@
  * moves with this machine's moment when nothing else changes. Uses the segments bench:search
  * cached in bench/.cache.
  */
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { queryReadings } from '../src/core/text.js';
 import { openServedIndex } from './http-figure.js';
-import { BENCH_WINDOWS, benchQuerySets, percentile } from './scifact.js';
+import { BENCH_WINDOWS, benchQuerySets, cachedCorpus, percentile } from './scifact.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,7 +26,7 @@ const { values } = parseArgs({
 const queries = benchQuerySets(Number(values.queries)).find(([set]) => set === values.set)?.[1];
 const window = BENCH_WINDOWS.find(([name]) => name === values.window)?.[1];
 if (!queries || !window) throw new Error(`no such cell: ${values.set} claims, ${values.window} (windows: ${BENCH_WINDOWS.map(([n]) => n).join(', ')})`);
-const { services, engine } = await openServedIndex(join(import.meta.dirname, '.cache', `generated-${values.size}.db`));
+const { services, engine } = await openServedIndex(cachedCorpus(values.size));
 console.log(`Our engine alone, ${values.set} claims, ${values.window}, ${queries.length} queries a pass:`);
 const perQuery = queries.map(() => [] as number[]);
 for (let pass = 1; pass <= Number(values.passes); pass++) {

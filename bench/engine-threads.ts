@@ -19,13 +19,12 @@
  * The two ways are two engines over the same saved segments (this process loads them twice); uses
  * the corpus and segments bench:search cached in bench/.cache.
  */
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { IndexHit, IndexQuery } from '../src/ports/index-store.js';
 import { cachedStem, queryReadings } from '../src/core/text.js';
 import { openServedIndex } from './http-figure.js';
-import { BENCH_WINDOWS, benchQuerySets, median, percentile } from './scifact.js';
+import { BENCH_WINDOWS, benchQuerySets, cachedCorpus, median, percentile } from './scifact.js';
 
 const { values } = parseArgs({
   options: {
@@ -36,7 +35,7 @@ const { values } = parseArgs({
     'no-split': { type: 'boolean', default: false },
   },
 });
-const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
+const path = cachedCorpus(values.size);
 const one = await openServedIndex(path, 1);
 // The split thresholds as `serve` has them, or set so that every search is split, or none.
 const two = await openServedIndex(path, 2, values.every ? { splitFrom: 0, splitWork: 0 } : values['no-split'] ? { splitWork: Infinity } : undefined);

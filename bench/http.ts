@@ -13,12 +13,11 @@
  * time and its variance taken out. `--stand-in 0` gives what the API costs warm (nothing runs
  * between requests); a few milliseconds, what it costs after a pause as long as the engine's.
  */
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { IndexHit, IndexQuery } from '../src/ports/index-store.js';
 import { queryReadings } from '../src/core/text.js';
 import { describeHttpFigure, httpFigure, type HttpTier, openServedIndex } from './http-figure.js';
-import { benchQuerySets, computeFor } from './scifact.js';
+import { benchQuerySets, cachedCorpus, computeFor } from './scifact.js';
 
 const { values } = parseArgs({
   options: {
@@ -35,7 +34,7 @@ const searchThreads = Number(values['search-threads']);
 if (searchThreads !== 1 && searchThreads !== 2) throw new Error(`--search-threads takes 1 or 2, not ${values['search-threads']}`);
 const standIn = values['stand-in'] === undefined ? undefined : Number(values['stand-in']);
 if (standIn !== undefined && !(standIn >= 0)) throw new Error(`--stand-in takes milliseconds, not ${values['stand-in']}`);
-const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
+const path = cachedCorpus(values.size);
 const { services, engine } = await openServedIndex(path, searchThreads);
 console.log(`Search threads: ${searchThreads}${searchThreads === 2 ? ' (a search split between the serving thread and a helper, as `serve` does by default)' : ''}`);
 const search = engine.search;

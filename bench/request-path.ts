@@ -18,18 +18,17 @@
  * Uses the corpus and segments bench:search cached in bench/.cache.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { toIso } from '../src/core/time.js';
 import { buildApp } from '../src/http/app.js';
 import { openServedIndex } from './http-figure.js';
-import { benchQuerySets, computeFor, median, rng } from './scifact.js';
+import { benchQuerySets, cachedCorpus, computeFor, median, rng } from './scifact.js';
 import { WireClient } from './wire-client.js';
 
 const { values } = parseArgs({ options: { size: { type: 'string', default: '1000000' }, queries: { type: 'string', default: '300' } } });
-const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
+const path = cachedCorpus(values.size);
 const us = (ms: number) => `${(ms * 1000).toFixed(ms < 0.01 ? 2 : 1)} us`;
 
 // Dates: 20,000 instants of the last years, each way in turn, five passes (the first warms up).

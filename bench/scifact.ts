@@ -1,5 +1,5 @@
 /** SciFact (BEIR layout) loading, the synthetic corpus generator, and IR metrics. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { queryTerms } from '../src/core/text.js';
@@ -221,4 +221,19 @@ export async function timeLatencies(run: (q: string) => unknown, queries: readon
 export function cellOf(latencies: readonly number[], totalMs = latencies.reduce((a, b) => a + b, 0)): Cell {
   const sorted = [...latencies].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), qps: (latencies.length / totalMs) * 1000, mean: totalMs / latencies.length };
+}
+
+/**
+ * The path of the cached corpus of `size` generated documents (bench/.cache/generated-SIZE.db),
+ * which `npm run bench:search -- --sizes SIZE` builds; a script that times it ends here when it is
+ * not there. Opened missing, it would be made empty, and a search of it times nothing (the HTTP
+ * figure of a fresh machine was of an empty index).
+ */
+export function cachedCorpus(size: string | number): string {
+  const path = join(import.meta.dirname, '.cache', `generated-${size}.db`);
+  if (!existsSync(path) || existsSync(`${path}.building`)) {
+    console.error(`No cached corpus of ${size} documents (${path}): run \`npm run bench:search -- --sizes ${size}\` first.`);
+    process.exit(1);
+  }
+  return path;
 }
