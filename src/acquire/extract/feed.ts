@@ -7,7 +7,7 @@ import type { AnyNode, Element } from 'domhandler';
 import { LIMITS } from '../../core/requests.js';
 import { normalizeUrl } from '../../core/url.js';
 import { attr, children, isElement, parseHtml, textOf } from './dom.js';
-import { LinkGrowth, toMarkdown } from './markdown.js';
+import { absoluteUrl, LinkGrowth, toMarkdown } from './markdown.js';
 
 export interface Feed {
   title?: string;
@@ -40,24 +40,8 @@ function plain(el: Element | undefined): string | undefined {
   return text || undefined;
 }
 
-/**
- * An http(s) URL against the feed's own, with parentheses escaped as the markdown's links are; else
- * undefined, as when the feed's budget of `LINK_GROWTH_LIMIT` characters (relative links made
- * absolute, its entries' and theirs together) is spent.
- */
-function linkUrl(href: string | undefined, base: string, growth: LinkGrowth): string | undefined {
-  const h = href?.trim();
-  if (!h) return undefined;
-  let url: URL;
-  try {
-    url = new URL(h, base);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  const out = url.toString().replace(/\(/g, '%28').replace(/\)/g, '%29');
-  return growth.allows(h, out) ? out : undefined;
-}
+/** An http(s) URL against the feed's own (`absoluteUrl`, images' schemes), within the feed's budget of link growth. */
+const linkUrl = (href: string | undefined, base: string, growth: LinkGrowth) => absoluteUrl(href, base, growth, true);
 
 /** An entry's link: RSS's `<link>` text, Atom's `<link href>` that is its page (`alternate`, or no `rel`), RSS's permalink `<guid>`. */
 function entryLink(entry: Element, base: string, growth: LinkGrowth): string | undefined {

@@ -47,6 +47,11 @@ let growth = new LinkGrowth();
  * cannot close the link's destination early.
  */
 function absolute(href: string | undefined, base: string, image = false): string | undefined {
+  return absoluteUrl(href, base, growth, image);
+}
+
+/** `absolute` against a budget of its own (a feed's, for all its entries); `image`: http(s) alone. */
+export function absoluteUrl(href: string | undefined, base: string, budget: LinkGrowth, image = false): string | undefined {
   const h = href?.trim();
   if (!h) return undefined;
   let url: URL;
@@ -57,7 +62,7 @@ function absolute(href: string | undefined, base: string, image = false): string
   }
   if (image ? url.protocol !== 'http:' && url.protocol !== 'https:' : !LINK_SCHEMES.has(url.protocol)) return undefined;
   const out = url.toString().replace(/\(/g, '%28').replace(/\)/g, '%29');
-  return growth.allows(h, out) ? out : undefined;
+  return budget.allows(h, out) ? out : undefined;
 }
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ');
