@@ -25,9 +25,12 @@ import { stemmer } from 'stemmer';
  * `unicodeWords` reads the run with the text before it) and a `C++` at its end is one word
  * (`—C++`: `wideRunEnd`), as `words()` always read them; the engine's terms, snippets and
  * webql's phrases had read `s` and `c`. Such a `C#` joined to a hyphenated chain spoils it as
- * an ASCII one does (`—C#-state-of-the-art` is no compound).
+ * an ASCII one does (`—C#-state-of-the-art` is no compound). 14: an invisible format character
+ * inside a word (a soft hyphen, a word joiner, a zero-width joiner) no longer splits it, and is
+ * left out of it (`INVISIBLE_RE`); the ligatures ﬁ, ﬂ, ﬀ, ﬃ, ﬄ, ﬅ and ﬆ are read as their
+ * letters.
  */
-export const ANALYSIS_VERSION = 13;
+export const ANALYSIS_VERSION = 14;
 
 /** Lucene's EnglishAnalyzer default stop set. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -42,7 +45,18 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
  * between ASCII digits (`joinsDigits`); or one ASCII letter with the signs of a language's name
  * (`C++`, `C#`, `F#`: `signedEnd`).
  */
-const WORD_RE = /(?<![\p{L}\p{N}\p{M}])[A-Za-z](?:\+\+|#)(?!\p{L})|[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}]|(?<=[0-9])[.,](?=[0-9]))*/gu;
+const WORD_RE = /(?<![\p{L}\p{N}\p{M}])[A-Za-z](?:\+\+|#)(?!\p{L})|[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}\u00ad\u200c-\u200f\u2060-\u2064\ufeff]|(?<=[0-9])[.,](?=[0-9]))*/gu;
+/**
+ * The invisible characters a word may hold, as Unicode's word boundaries (UAX #29) and Lucene's
+ * tokenizer keep them in a word, left out of the word read: a soft hyphen
+ * (`Bundes&shy;regierung`, as German pages break long words), the zero-width non-joiner and
+ * joiner (a Persian or Devanagari word's shaping), the left-to-right and right-to-left marks, the
+ * word joiner and the invisible operators, a byte-order mark. The zero-width space separates
+ * words, as UAX #29 says. (The rarer format characters, such as the direction embeddings, still
+ * separate words: each range more in webql's `ASCII_MAKERS` slows its test of a page.)
+ */
+const INVISIBLE_RE = /[\u00ad\u200c-\u200f\u2060-\u2064\ufeff]/;
+const INVISIBLE_ALL_RE = new RegExp(INVISIBLE_RE.source, 'g');
 const LETTER_RE = /\p{L}/u;
 /**
  * The marks folding removes: Latin, Greek and Cyrillic diacritics (the combining blocks), Hebrew
@@ -59,8 +73,11 @@ const DIACRITICS_RE = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe
 const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\u30fc\\p{sc=Hangul}';
 const CJK_RE = new RegExp(`[${CJK}]`, 'u');
 const CJK_PARTS_RE = new RegExp(`[${CJK}]+|[^${CJK}]+`, 'gu');
-/** The halfwidth and fullwidth forms block: ＡＢＣ１２３ and ｶﾀｶﾅ, which NFKC makes ABC123 and カタカナ. */
-const WIDTH_RE = /[\uff00-\uffef]/;
+/**
+ * The halfwidth and fullwidth forms block (ＡＢＣ１２３ and ｶﾀｶﾅ) and the Latin ligatures (ﬁ, ﬂ,
+ * ﬃ: a PDF's text holds them), which NFKC makes ABC123, カタカナ, fi, fl and ffi.
+ */
+const WIDTH_RE = /[\uff00-\uffef\ufb00-\ufb06]/;
 /** Scripts written without spaces whose words ICU's dictionaries find. */
 const DICTIONARY_RE = /[\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u;
 /** Made at the first such run: making one takes about 30 ms, which every process (a CLI command, a build thread) would pay at start. */
@@ -108,9 +125,12 @@ export function fold(word: string): string {
  * not for every page holding 東 or 京. A match in Thai, Lao, Khmer or Myanmar is cut into its
  * dictionary words (Intl.Segmenter). Fullwidth Latin letters and digits and halfwidth katakana,
  * common in Japanese pages, are first read as their usual forms, as Lucene's CJKWidthFilter reads
- * them (ＡＢＣ is abc).
+ * them (ＡＢＣ is abc), and so are the Latin ligatures (ﬁ is fi). An invisible format character
+ * in the word (`INVISIBLE_RE`) is left out first.
  */
 function pushWords(out: string[], match: string, pairsOnly: boolean): void {
+  // A word starts with a letter or digit, so one is left.
+  if (INVISIBLE_RE.test(match)) match = match.replace(INVISIBLE_ALL_RE, '');
   if (WIDTH_RE.test(match)) match = match.normalize('NFKC');
   if (CJK_RE.test(match)) {
     for (const [part] of match.normalize('NFC').matchAll(CJK_PARTS_RE)) {

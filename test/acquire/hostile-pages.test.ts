@@ -68,9 +68,12 @@ describe('hostile pages', () => {
     assert.deepEqual([html.title, html.content], ['AB', 'One[2J two three']);
   });
 
-  test('a soft hyphen is taken out of what a page holds, so the word it splits is one word for search', async () => {
+  test('a soft hyphen, zero-width space, word joiner or byte-order mark is taken out of what a page holds, so the word it splits is one word for search', async () => {
     const v = lineToVersion(JSON.stringify({ url: 'https://j.test/s', title: 'Bundes\u00adregierung', markdown: 'Die Stra\u00adßenbahn fährt.' }), 0);
     assert.deepEqual([v.title, v.content], ['Bundesregierung', 'Die Straßenbahn fährt.']);
+    const invisible = lineToVersion(JSON.stringify({ url: 'https://j.test/z', title: '\ufeffTitle', markdown: 'call long_\u200bidentifier with no\u2060break; a 👩\u200d💻 coder; می\u200cخواهم' }), 0);
+    // The zero-width joiner and non-joiner stay: the emoji and the Persian word need them.
+    assert.deepEqual([invisible.title, invisible.content], ['Title', 'call long_identifier with nobreak; a 👩\u200d💻 coder; می\u200cخواهم']);
     const page = await pageFromResponse({
       requestedUrl: 'https://s.test/',
       url: 'https://s.test/',
@@ -81,6 +84,16 @@ describe('hostile pages', () => {
     });
     assert.equal(page.content, 'Die Bundesregierung hat heute beschlossen, dass die Bahn fährt.');
     assert.ok(indexTerms(page.content).includes('bundesregierung'));
+    // A paragraph of a zero-width space (an editor's empty line) is no paragraph.
+    const spaced = await pageFromResponse({
+      requestedUrl: 'https://s.test/z',
+      url: 'https://s.test/z',
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+      body: Buffer.from('<html><body><article><p>The first paragraph of the story.</p><p>&#8203;</p><p>&#x2060;</p><p>The sec&#8203;ond one.</p></article></body></html>'),
+      fetchedAt: 0,
+    });
+    assert.equal(spaced.content, 'The first paragraph of the story.\n\nThe second one.');
   });
 
   // Not a timing: with the patterns before (a run of spaces retried from each of its positions), this test does not end.

@@ -77,8 +77,9 @@ describe('indexTerms (the engine analysis)', () => {
       'cell', "cell's", 'cell\u2019s', "Cell'S", 's', "'s", 'it', 'The', 'C++', 'c', 'C#', 'F#', 'x#y', '1,000', '12,500.75', '3.12', '1.5',
       'e-mail', 'Wi-Fi', 'state-of-the-art', 'café', 'cafe\u0301', 'Åland', '\u212Aelvin', 'İnsulin', 'ﬁle', 'ｆｉｌｅ', 'ｶﬁle', 'β',
       'βcell', 'cellβ', '東京', '細胞s', 'ภาษาไทย', 'ภาษาcell', '서울의', 'ß', 'Straße', '𝐜ell', '🎉', 'किताब', 'نَص',
+      'infor\u00admation', 'ce\u2060ll', 'cell\u200d', 'ﬂow',
     ];
-    const separators = [' ', ' ', ' ', ', ', '. ', '-', ' - ', '\u2014', '\u2010', '\u00a0', "'", '\u2019', '+', '#', '.', ',', '_', '/', '\n'];
+    const separators = [' ', ' ', ' ', ', ', '. ', '-', ' - ', '\u2014', '\u2010', '\u00a0', "'", '\u2019', '+', '#', '.', ',', '_', '/', '\n', '\u200b', '\u00ad', '\ufeff'];
     for (let t = 0; t < 3000; t++) {
       let text = pick(vocabulary);
       for (let k = 1 + Math.floor(random() * 8); k > 0; k--) text += pick(separators) + pick(vocabulary);
@@ -220,6 +221,21 @@ describe('words of scripts other than Latin', () => {
     assert.deepEqual(queryTerms('lodz kobenhavn'), queryTerms('Łódź København'));
   });
 
+  test('an invisible character inside a word keeps it whole and is left out of it; a zero-width space parts words', () => {
+    // A soft hyphen (German pages break long words so), a word joiner, the joiners, a direction mark, a byte-order mark.
+    assert.deepEqual(words('Bundes\u00adregierung infor\u2060mation co\u200dop\u200cer\u200eate \ufeffcell'), ['bundesregierung', 'information', 'cooperate', 'cell']);
+    assert.deepEqual(indexTerms('infor\u00admation retrieval'), indexTerms('information retrieval'));
+    assert.deepEqual(queryTerms('Bundes\u00adregierung'), queryTerms('Bundesregierung'));
+    // Persian writes a zero-width non-joiner inside a word (می‌خواهم): one word, as Unicode's word boundaries read it.
+    assert.deepEqual(words('می\u200cخواهم'), ['میخواهم']);
+    assert.deepEqual(words('cell\u200bwall'), ['cell', 'wall']);
+  });
+
+  test('the Latin ligatures are read as their letters, as a PDF\'s text writes them', () => {
+    assert.deepEqual(words('ﬁnance ﬂow eﬀect oﬃce baﬄe ﬅ ﬆ'), ['finance', 'flow', 'effect', 'office', 'baffle', 'st', 'st']);
+    assert.deepEqual(indexTerms('the ﬁnancial oﬃce'), indexTerms('the financial office'));
+  });
+
   test('a query of stop words alone asks for them as a title\'s terms, marked apart from any stem', () => {
     assert.deepEqual(queryTerms('To be, or not to be'), ['~to', '~be', '~or', '~not']);
     assert.deepEqual(queryTerms('to be happy'), ['happy']);
@@ -295,8 +311,9 @@ describe('snippet word filter', () => {
     const vocabulary = [
       'insulin', 'cell', 'cells', "cell's", 'cell\u2019s', 's', "'s", 'it', 'C++', 'c', 'C#', '1,000', '1000', '3.12', 'e-mail',
       'email', 'mail', 'café', 'cafe', 'Åland', 'β', 'βcell', 'cellβ', '細胞', 'ß', 'ss', 'ｆｉｌｅ', 'file', 'wi-fi',
+      'in\u00adsulin', 'ce\u200dll', 'ﬁle',
     ];
-    const separators = [' ', ' ', ' ', ', ', ' - ', '-', '\u2014', '\u00a0', "'", '\u2019'];
+    const separators = [' ', ' ', ' ', ', ', ' - ', '-', '\u2014', '\u00a0', "'", '\u2019', '\u200b', '\u00ad'];
     let compared = 0;
     for (let t = 0; t < 1500; t++) {
       const sentences = Array.from({ length: 2 + Math.floor(random() * 4) }, () => {

@@ -65,7 +65,10 @@ export function absoluteUrl(href: string | undefined, base: string, budget: Link
   return budget.allows(h, out) ? out : undefined;
 }
 
-const collapse = (s: string) => s.replace(/\s+/g, ' ');
+/** A zero-width space or word joiner: shown as nothing (a line of them is no line), and stored without them (core/controls.ts). */
+const INVISIBLE = /[\u200b\u2060]/;
+const INVISIBLES = /[\u200b\u2060]+/g;
+const collapse = (s: string) => (INVISIBLE.test(s) ? s.replace(INVISIBLES, '') : s).replace(/\s+/g, ' ');
 
 /**
  * A `srcset`'s first candidate's URL (`/a.png 1x, /b.png 2x` -> `/a.png`): as HTML parses it, up to
