@@ -693,3 +693,20 @@ test("a figure of no image keeps its caption (a quote's attribution, a listing's
     'Great talk :+1: and 👍🏽, and a ![chart](https://a.test/c.png) of it.',
   ]);
 });
+
+test("a task list's boxes are its items' marks, as GitHub writes them; a form's box is dropped", () => {
+  const blocks = articleBlocks(
+    `${LEAD}<ul class="contains-task-list"><li class="task-list-item"><input type="checkbox" class="task-list-item-checkbox" checked disabled> Write the parser</li>` +
+      '<li class="task-list-item"><input type="checkbox" class="task-list-item-checkbox" disabled> Ship it</li><li><p><input type="CHECKBOX" checked> Tested</p></li></ul>' +
+      '<ul><li>Accept the terms <input type="checkbox" name="terms"></li></ul>',
+  );
+  assert.deepEqual(blocks.slice(1), ['- [x] Write the parser\n- [ ] Ship it\n- [x] Tested', '- Accept the terms']);
+});
+
+test('the spaces an element and its neighbour hold between them are one space, as a browser shows them', () => {
+  const blocks = articleBlocks(
+    `${LEAD}<p>Read <a href="/a"> the guide </a> and <strong> then </strong> the <em>rest </em> of it.</p><ul><li>One <b> two </b> three</li></ul>` +
+      '<table><tr><th>A</th><th>B</th></tr><tr><td>x <i> y </i> z</td><td>w</td></tr></table>',
+  );
+  assert.deepEqual(blocks.slice(1), ['Read [the guide](https://a.test/a) and **then** the *rest* of it.', '- One **two** three', '| A | B |\n| --- | --- |\n| x *y* z | w |']);
+});

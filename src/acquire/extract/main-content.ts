@@ -79,19 +79,22 @@ function embedHolders(root: AnyNode): Set<AnyNode> {
 const MAX_TAB_SETS = 50;
 
 /**
- * Unfolds a page's tab sets (`role="tablist"` of `role="tab"`s, and their `role="tabpanel"`s): each
- * panel is shown, under its tab's name in bold, and the list of names goes (Material for MkDocs'
- * `tabbed-set`s too). A docs page's install
+ * Shows what a page's markup draws or hides in ways the cleaning would lose: a task list's boxes
+ * (`markTaskBoxes`) and its tab sets. A tab set (`role="tablist"` of `role="tab"`s, and their
+ * `role="tabpanel"`s) is unfolded: each panel is shown, under its tab's name in bold, and the list
+ * of names goes (Material for MkDocs' `tabbed-set`s too). A docs page's install
  * commands for npm, Yarn and pnpm were a list of the three names and npm's panel alone: the others
  * are `hidden` until chosen. A tab finds its panel by `aria-controls`, else by order among the
  * panels of the tab list's container.
  */
-function unfoldTabs(doc: Document): void {
+function unfold(doc: Document): void {
   const lists: Element[] = [];
   const byId = new Map<string, Element>();
   const tabbedSets: Element[] = [];
+  const boxes: Element[] = [];
   walk(doc, (n) => {
     if (!isElement(n)) return;
+    if (n.name === 'input' && n.attribs.type?.toLowerCase() === 'checkbox') boxes.push(n);
     if (n.attribs.role === 'tablist' && lists.length < MAX_TAB_SETS) lists.push(n);
     if (n.attribs.class?.includes('tabbed-set') && hasClass(n, 'tabbed-set') && tabbedSets.length < MAX_TAB_SETS) tabbedSets.push(n);
     if (n.attribs.role === 'tabpanel' && n.attribs.id !== undefined) byId.set(n.attribs.id, n);
@@ -126,6 +129,33 @@ function unfoldTabs(doc: Document): void {
     const blocks = content.length === 1 ? children(content[0]!).filter((c): c is Element => isElement(c) && hasClass(c, 'tabbed-block')) : content;
     if (labels.length >= 2 && blocks.length === labels.length) labels.forEach((label, i) => showPanel(blocks[i]!, label));
   }
+  markTaskBoxes(boxes);
+}
+
+/**
+ * A task list's boxes as GitHub's markdown writes them (`- [x] done`, `- [ ] to do`): a checkbox
+ * that opens a list item (GitHub's, GitLab's, a docs page's checklist) is its mark, where inputs
+ * are dropped as a form's and the item read as a plain one. A box elsewhere stays a form's.
+ */
+function markTaskBoxes(boxes: readonly Element[]): void {
+  for (const box of boxes) {
+    if (!opensListItem(box)) continue;
+    insertBefore(box, new Text(box.attribs.checked !== undefined ? '[x] ' : '[ ] '));
+    remove(box);
+  }
+}
+
+/** Whether nothing but space comes before `el` in the list item that holds it, at most two levels up (`<li><p><input>`; a label is dropped, box and all, as a form's). */
+function opensListItem(el: Element): boolean {
+  let n: AnyNode = el;
+  for (let level = 0; level < 3; level++) {
+    for (let b = n.prev; b; b = b.prev) if (!isText(b) || /\S/.test(b.data)) return false;
+    const parent: AnyNode | null = n.parent;
+    if (!parent || !isElement(parent)) return false;
+    if (parent.name === 'li') return true;
+    n = parent;
+  }
+  return false;
 }
 
 /** Shows a tab's panel (whatever hid it) under the tab's name in bold. */
@@ -178,7 +208,7 @@ const DISCUSSION_WORDS = /\S*(comment|repl(y|ies))\S*/gi;
  * they are its content, each apart by a thematic break.
  */
 export function prune(doc: Document): { talk: boolean } {
-  unfoldTabs(doc);
+  unfold(doc);
   const embeds = embedHolders(doc);
   // Class names lie sometimes: never prune, by class alone, something holding much of the page's text.
   let pageChars: number | undefined;

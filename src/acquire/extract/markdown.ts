@@ -102,6 +102,14 @@ function imageSource(img: Element, base: string): string | undefined {
  */
 const joinLines = (s: string) => (s.includes('\n') ? s.replace(/\s+/g, (run) => (run.includes('\n') ? ' ' : run)) : s);
 
+/**
+ * Each run of spaces inside a line as one, as a browser shows them: an element's inner space and
+ * its neighbour's meet (`and <strong> bold </strong>` was `and  **bold** `). Text nodes are folded
+ * already (`collapse`), code's spaces are kept in its own blocks (`pre`), and a no-break space is
+ * no space here.
+ */
+const singleSpaced = (s: string) => (s.includes('  ') ? s.replace(/ {2,}/g, ' ') : s);
+
 const holdsBlock = new WeakMap<Element, boolean>();
 
 /**
@@ -417,7 +425,7 @@ function table(el: Element, base: string): string[] {
   // A one-column or one-row "table" is layout, not data: its cells read as blocks (a whole article,
   // at times). Its cells as written: a layout table's spans do not make it data.
   if (cells === 1 || rows.length === 1) return rows.flat().flatMap((c) => blocks(children(c), base));
-  const cell = (c: Element) => joinLines(inline(c, base)).replace(/\|/g, '\\|').trim();
+  const cell = (c: Element) => singleSpaced(joinLines(inline(c, base)).replace(/\|/g, '\\|').trim());
   const texts = layOut(rows, cell);
   const width = texts.reduce((w, r) => Math.max(w, r.length), 0);
   // So is a table whose text is all in one column: the others hold spacers, icons, votes' arrows.
@@ -496,7 +504,7 @@ function listLines(el: Element, base: string, indent: string): string {
       afterBlock = block;
     };
     const endRun = () => {
-      const t = joinLines(run).trim();
+      const t = singleSpaced(joinLines(run).trim());
       if (t) parts.push({ text: t, before: false, after: false });
       run = '';
       afterBlock = false;
@@ -542,14 +550,16 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
   let buffer = '';
   const flush = () => {
     // A run of one line (most are) is only trimmed.
-    const t = !buffer.includes('\n')
-      ? buffer.trim()
-      : buffer
-          .split('\n')
-          .map((l) => l.trim())
-          .join('\n')
-          .replace(/\n{2,}/g, '\n')
-          .trim();
+    const t = singleSpaced(
+      !buffer.includes('\n')
+        ? buffer.trim()
+        : buffer
+            .split('\n')
+            .map((l) => l.trim())
+            .join('\n')
+            .replace(/\n{2,}/g, '\n')
+            .trim(),
+    );
     if (t) out.push(t);
     buffer = '';
   };
