@@ -63,36 +63,71 @@ function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: numbe
   return result;
 }
 
+/** The most `-site:` operators of a standard query that are read; a query with more is read as words. */
+export const EXCLUDED_SITES_MAX = 20;
+
+/** The host a `site:` or `-site:` operator names: a bare host, or a URL's host. */
+function operatorHost(value: string): string | undefined {
+  const host = parseSiteFilter(value);
+  if (host || !/^https?:\/\//i.test(value)) return host;
+  try {
+    return parseSiteFilter(new URL(value).hostname);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The one host a standard query names with `site:` (`site:docs.python.org asyncio`, as people and
- * models write queries), the query without it, and the site the search is then restricted to: the
- * narrower of it and the request's `site`, or `null` when the two are different sites (no page is
- * of both). Undefined, and the query read as it is, when it names none or several, when the host is
- * not one (`site:` a URL gives its host), or when nothing else is left to search for.
+ * The site operators of a standard query, as people and models write them: the one host it names
+ * with `site:` (`site:docs.python.org asyncio`) and those it leaves out with `-site:`
+ * (`-site:pinterest.com`), the query without them, and the site the search is then restricted to:
+ * the narrower of it and the request's `site`, or `null` when the two are different sites (no
+ * page is of both). Each operator that names a host is read (`site:` a URL gives its host); two
+ * `site:`s, or more than `EXCLUDED_SITES_MAX` `-site:`s, are not, nor one that names no host: they
+ * stay words of the query. Undefined, and the query read as it is, when none is read or when
+ * nothing else is left to search for.
  */
-export function siteInQuery(query: string, site: string | undefined): { text: string; site: string | null } | undefined {
-  const found = [...query.matchAll(/(?:^|\s)site:(\S+)/gi)];
-  if (found.length !== 1) return undefined;
-  const value = found[0]![1]!;
-  let host = parseSiteFilter(value);
-  if (!host && /^https?:\/\//i.test(value)) {
-    try {
-      host = parseSiteFilter(new URL(value).hostname);
-    } catch {
-      host = undefined;
+export function siteInQuery(query: string, site: string | undefined): { text: string; site?: string | null; exclude?: string[] } | undefined {
+  const spans: [number, number][] = [];
+  let named: string | undefined;
+  const includes = [...query.matchAll(/(?:^|\s)site:(\S+)/gi)];
+  if (includes.length === 1) {
+    named = operatorHost(includes[0]![1]!);
+    if (named) spans.push([includes[0]!.index, includes[0]!.index + includes[0]![0].length]);
+  }
+  const exclude: string[] = [];
+  const excludes = [...query.matchAll(/(?:^|\s)-site:(\S+)/gi)];
+  if (excludes.length <= EXCLUDED_SITES_MAX) {
+    for (const m of excludes) {
+      const host = operatorHost(m[1]!);
+      if (!host) continue;
+      exclude.push(host);
+      spans.push([m.index, m.index + m[0].length]);
     }
   }
-  const text = (query.slice(0, found[0]!.index) + query.slice(found[0]!.index + found[0]![0].length)).trim();
-  if (!host || queryReadings(text).terms.length === 0) return undefined;
-  if (site === undefined || host === site || host.endsWith(`.${site}`)) return { text, site: host };
-  return { text, site: site.endsWith(`.${host}`) ? site : null };
+  if (spans.length === 0) return undefined;
+  spans.sort((a, b) => a[0] - b[0]);
+  let text = '';
+  let at = 0;
+  for (const [from, to] of spans) {
+    text += `${query.slice(at, from)} `;
+    at = to;
+  }
+  text = (text + query.slice(at)).replace(/\s+/g, ' ').trim();
+  if (queryReadings(text).terms.length === 0) return undefined;
+  const out: { text: string; site?: string | null; exclude?: string[] } = { text };
+  if (exclude.length > 0) out.exclude = exclude;
+  if (named === undefined) return out;
+  if (site === undefined || named === site || named.endsWith(`.${site}`)) out.site = named;
+  else out.site = site.endsWith(`.${named}`) ? site : null;
+  return out;
 }
 
 /** `signal` stops realtime_content's live fetches early (the caller went away). */
 export async function search(deps: SearchDeps, req: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
   // A webql syntax error is a 400 here, after the tier admitted the call; the tier releases the reservation.
   const webql = req.mode === 'webql' ? parseWebql(req.query, req.queryOffset) : undefined;
-  // webql reads its own `site:`; a standard query's is its site filter.
+  // webql reads its own `site:`; a standard query's `site:` is its site filter, its `-site:`s sites left out.
   const named = webql ? undefined : siteInQuery(req.query, req.site);
   if (named?.site === null) return { query: req.query, results: [] };
   // A hyphenated compound is also read as its joined word: a page scores the better reading.
@@ -102,6 +137,7 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
     ...(alternative && { alternative }),
     ...(webql && { webql }),
     site: named?.site ?? req.site,
+    ...(named?.exclude && { excludeSites: named.exclude }),
     acquiredAfter: req.acquiredAfter,
     acquiredBefore: req.acquiredBefore,
     publishedAfter: req.publishedAfter,

@@ -164,6 +164,22 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         assert.deepEqual(await urlsOf(index, pages, { terms: ['kiwi'], site: 'docs.example.com' }), ['https://docs.example.com/2']);
       }));
 
+    test('excluded sites leave out their hosts and subdomains only, with or without a site', () =>
+      withStores(async ({ pages, index }) => {
+        await pages.putVersions([
+          page('https://example.com/1', { content: 'kiwi' }),
+          page('https://docs.example.com/2', { content: 'kiwi' }),
+          page('https://notexample.com/3', { content: 'kiwi' }),
+          page('https://example.com.evil.test/4', { content: 'kiwi' }),
+        ]);
+        const urls = async (q: Partial<IndexQuery>) => (await urlsOf(index, pages, { terms: ['kiwi'], ...q })).sort();
+        assert.deepEqual(await urls({ excludeSites: ['example.com'] }), ['https://example.com.evil.test/4', 'https://notexample.com/3']);
+        assert.deepEqual(await urls({ excludeSites: ['docs.example.com', 'evil.test'] }), ['https://example.com/1', 'https://notexample.com/3']);
+        assert.deepEqual(await urls({ site: 'example.com', excludeSites: ['docs.example.com'] }), ['https://example.com/1']);
+        assert.deepEqual(await urls({ site: 'docs.example.com', excludeSites: ['example.com'] }), []);
+        assert.deepEqual(await urls({ excludeSites: ['nowhere.test'] }), (await urls({})));
+      }));
+
     test('acquired and published windows are inclusive; pages without a publication time drop out of published filters', () =>
       withStores(async ({ pages, index }) => {
         await pages.putVersions([

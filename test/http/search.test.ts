@@ -178,6 +178,21 @@ describe('search over HTTP', () => {
     }
   });
 
+  test('-site: in a standard query leaves the site and its subdomains out, with or without site: or the site field', async () => {
+    assert.deepEqual(await urls({ query: 'otter -site:site.test' }), ['https://othersite.test/c']);
+    assert.deepEqual(await urls({ query: '-site:blog.site.test otter -site:othersite.test' }), ['https://www.site.test/a']);
+    assert.deepEqual(await urls({ query: 'site:site.test otter -site:www.site.test' }), ['https://blog.site.test/b']);
+    assert.deepEqual(await urls({ query: 'otter -site:https://www.site.test/a', site: 'site.test' }), ['https://blog.site.test/b'], 'a URL gives its host');
+    assert.deepEqual(await urls({ query: 'otter -site:site.test', site: 'blog.site.test' }), [], 'the site itself left out');
+    // The words site, www, test are not searched for: only otter pages are found.
+    assert.deepEqual(await urls({ query: 'otter -site:nowhere.test' }), await urls({ query: 'otter' }));
+    assert.equal((await search({ query: 'otter -site:site.test' })).body.query, 'otter -site:site.test');
+    // More than twenty, or one that names no host: read as words, as before.
+    const many = `otter ${Array.from({ length: 21 }, (_, i) => `-site:x${i}.test`).join(' ')}`;
+    assert.ok((await urls({ query: many })).includes('https://www.site.test/a'));
+    assert.ok((await urls({ query: 'otter -site:not_a_host' })).includes('https://www.site.test/a'));
+  });
+
   test('never more than max_results; default 10', async () => {
     assert.equal((await search({ query: 'badger' })).body.results.length, 10);
     assert.equal((await search({ query: 'badger', max_results: 1 })).body.results.length, 1);

@@ -17,6 +17,8 @@ export { B, K1 };
 export interface EngineFilter {
   /** Reversed-host prefix (site and subdomains). */
   revSite?: string;
+  /** Reversed-host prefixes left out (each a site and its subdomains). */
+  notRevSites?: readonly string[];
   acquiredAfter?: number;
   acquiredBefore?: number;
   publishedAfter?: number;
@@ -432,6 +434,12 @@ function compileFilter(s: SearchableSegment, f: EngineFilter): ((doc: number) =>
     [hostLo, hostHi] = hostRange(seg.hosts, f.revSite);
     if (hostLo >= hostHi) return undefined; // no host of this segment is under the site
   }
+  // The host ranks of the sites left out, as [lo, hi) pairs: a host and its subdomains are one run of ranks.
+  let out: number[] | undefined;
+  for (const rev of f.notRevSites ?? []) {
+    const [a, b] = hostRange(seg.hosts, rev);
+    if (a < b) (out ??= []).push(a, b);
+  }
   const now = f.queryTime === undefined;
   const hasPub = pubLo !== undefined || pubHi !== undefined;
   const lo = pubLo ?? -Infinity;
@@ -447,6 +455,7 @@ function compileFilter(s: SearchableSegment, f: EngineFilter): ((doc: number) =>
       if (!(p >= lo && p <= hi)) return false; // NaN (unknown) fails any published window
     }
     const h = hostRank[doc]!;
+    if (out !== undefined) for (let k = 0; k < out.length; k += 2) if (h >= out[k]! && h < out[k + 1]!) return false;
     return h >= hostLo && h < hostHi;
   };
 }
@@ -1094,6 +1103,7 @@ function windowScratch(lists: number): WindowScratch {
 function isTrivial(f: EngineFilter, windowed = false): boolean {
   return (
     f.revSite === undefined &&
+    f.notRevSites === undefined &&
     f.acquiredAfter === undefined &&
     f.acquiredBefore === undefined &&
     (windowed || (f.publishedAfter === undefined && f.publishedBefore === undefined)) &&

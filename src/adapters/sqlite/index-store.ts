@@ -204,6 +204,11 @@ export class SqliteIndexStore implements IndexStore {
       where.push(site.sql);
       params.push(...site.params);
     }
+    for (const host of q.excludeSites ?? []) {
+      const site = siteCondition(host);
+      where.push(`NOT ${site.sql}`);
+      params.push(...site.params);
+    }
     const { title, description, content } = this.weights;
     // Pages are joined only for conditions on them (site, url, inurl).
     const pages = where.some((w) => /\bp\./.test(w)) ? 'JOIN pages p ON p.id = v.page_id' : '';
