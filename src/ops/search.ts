@@ -63,8 +63,8 @@ function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: numbe
   return result;
 }
 
-/** The most `-site:` operators of a standard query that are read; a query with more is read as words. */
-export const EXCLUDED_SITES_MAX = 20;
+/** The most `site:` or `-site:` operators of a standard query that are read, each; a query with more of either reads those as words. */
+export const SITE_OPERATORS_MAX = 20;
 
 /** The host a `site:` or `-site:` operator names: a bare host, or a URL's host. */
 function operatorHost(value: string): string | undefined {
@@ -77,34 +77,48 @@ function operatorHost(value: string): string | undefined {
   }
 }
 
+/** What a standard query's site operators ask (`siteInQuery`). */
+export interface QuerySites {
+  /** The query without them. */
+  text: string;
+  /** The sites its pages must be of (one of them, or a subdomain of one); empty when the request's `site` is none of them. */
+  sites?: string[];
+  /** The sites left out. */
+  exclude?: string[];
+}
+
+/** `host` narrowed by the request's `site`: the narrower of the two, or undefined when they are different sites. */
+function narrowed(host: string, site: string | undefined): string | undefined {
+  if (site === undefined || host === site || host.endsWith(`.${site}`)) return host;
+  return site.endsWith(`.${host}`) ? site : undefined;
+}
+
 /**
- * The site operators of a standard query, as people and models write them: the one host it names
- * with `site:` (`site:docs.python.org asyncio`) and those it leaves out with `-site:`
- * (`-site:pinterest.com`), the query without them, and the site the search is then restricted to:
- * the narrower of it and the request's `site`, or `null` when the two are different sites (no
- * page is of both). Each operator that names a host is read (`site:` a URL gives its host); two
- * `site:`s, or more than `EXCLUDED_SITES_MAX` `-site:`s, are not, nor one that names no host: they
- * stay words of the query. Undefined, and the query read as it is, when none is read or when
- * nothing else is left to search for.
+ * The site operators of a standard query, as people and models write them: the sites it keeps to
+ * with `site:` (`site:docs.python.org asyncio`; two or more: a page of any,
+ * `site:a.org OR site:b.org`) and those it leaves out with `-site:` (`-site:pinterest.com`), and the
+ * query without them. With the request's `site` too, each site named is narrowed by it (the
+ * narrower of the two), and one of another site is dropped: none left finds nothing. Each operator
+ * that names a host is read (`site:` a URL gives its host); one that names none stays a word of the
+ * query, and so do all the `site:`s (or `-site:`s) when there are more than `SITE_OPERATORS_MAX`.
+ * Undefined, and the query read as it is, when none is read or when nothing else is left to search for.
  */
-export function siteInQuery(query: string, site: string | undefined): { text: string; site?: string | null; exclude?: string[] } | undefined {
+export function siteInQuery(query: string, site: string | undefined): QuerySites | undefined {
   const spans: [number, number][] = [];
-  let named: string | undefined;
-  const includes = [...query.matchAll(/(?:^|\s)site:(\S+)/gi)];
-  if (includes.length === 1) {
-    named = operatorHost(includes[0]![1]!);
-    if (named) spans.push([includes[0]!.index, includes[0]!.index + includes[0]![0].length]);
-  }
-  const exclude: string[] = [];
-  const excludes = [...query.matchAll(/(?:^|\s)-site:(\S+)/gi)];
-  if (excludes.length <= EXCLUDED_SITES_MAX) {
-    for (const m of excludes) {
+  const read = (pattern: RegExp): string[] => {
+    const found = [...query.matchAll(pattern)];
+    const hosts: string[] = [];
+    if (found.length > SITE_OPERATORS_MAX) return hosts;
+    for (const m of found) {
       const host = operatorHost(m[1]!);
       if (!host) continue;
-      exclude.push(host);
+      hosts.push(host);
       spans.push([m.index, m.index + m[0].length]);
     }
-  }
+    return hosts;
+  };
+  const named = read(/(?:^|\s)site:(\S+)/gi);
+  const exclude = read(/(?:^|\s)-site:(\S+)/gi);
   if (spans.length === 0) return undefined;
   spans.sort((a, b) => a[0] - b[0]);
   let text = '';
@@ -115,11 +129,9 @@ export function siteInQuery(query: string, site: string | undefined): { text: st
   }
   text = (text + query.slice(at)).replace(/\s+/g, ' ').trim();
   if (queryReadings(text).terms.length === 0) return undefined;
-  const out: { text: string; site?: string | null; exclude?: string[] } = { text };
+  const out: QuerySites = { text };
   if (exclude.length > 0) out.exclude = exclude;
-  if (named === undefined) return out;
-  if (site === undefined || named === site || named.endsWith(`.${site}`)) out.site = named;
-  else out.site = site.endsWith(`.${named}`) ? site : null;
+  if (named.length > 0) out.sites = [...new Set(named.map((h) => narrowed(h, site)).filter((h) => h !== undefined))];
   return out;
 }
 
@@ -129,14 +141,16 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   const webql = req.mode === 'webql' ? parseWebql(req.query, req.queryOffset) : undefined;
   // webql reads its own `site:`; a standard query's `site:` is its site filter, its `-site:`s sites left out.
   const named = webql ? undefined : siteInQuery(req.query, req.site);
-  if (named?.site === null) return { query: req.query, results: [] };
+  if (named?.sites?.length === 0) return { query: req.query, results: [] };
   // A hyphenated compound is also read as its joined word: a page scores the better reading.
   const { terms, alternative } = webql ? { terms: positiveWords(webql), alternative: undefined } : queryReadings(named?.text ?? req.query);
   const hits = await deps.index.search({
     terms,
     ...(alternative && { alternative }),
     ...(webql && { webql }),
-    site: named?.site ?? req.site,
+    // One site named is the site filter; several, the sites a page must be of one of (each narrowed by the field's).
+    site: named?.sites?.length === 1 ? named.sites[0] : req.site,
+    ...(named?.sites && named.sites.length > 1 && { anySites: named.sites }),
     ...(named?.exclude && { excludeSites: named.exclude }),
     acquiredAfter: req.acquiredAfter,
     acquiredBefore: req.acquiredBefore,

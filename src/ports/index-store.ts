@@ -18,6 +18,8 @@ export interface IndexQuery {
   webql?: WebqlNode;
   /** Bare host; matches the host and its subdomains. */
   site?: string;
+  /** Bare hosts; a version matches when its host is one of them or a subdomain of one (none: nothing matches). */
+  anySites?: string[];
   /** Bare hosts whose pages (the host's and its subdomains') are left out. */
   excludeSites?: string[];
   acquiredAfter?: number;

@@ -180,6 +180,22 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         assert.deepEqual(await urls({ excludeSites: ['nowhere.test'] }), (await urls({})));
       }));
 
+    test('any of several sites matches their hosts and subdomains; none matches nothing', () =>
+      withStores(async ({ pages, index }) => {
+        await pages.putVersions([
+          page('https://example.com/1', { content: 'kiwi' }),
+          page('https://docs.example.com/2', { content: 'kiwi' }),
+          page('https://notexample.com/3', { content: 'kiwi' }),
+          page('https://example.com.evil.test/4', { content: 'kiwi' }),
+        ]);
+        const urls = async (q: Partial<IndexQuery>) => (await urlsOf(index, pages, { terms: ['kiwi'], ...q })).sort();
+        assert.deepEqual(await urls({ anySites: ['docs.example.com', 'notexample.com'] }), ['https://docs.example.com/2', 'https://notexample.com/3']);
+        assert.deepEqual(await urls({ anySites: ['example.com', 'evil.test'] }), ['https://docs.example.com/2', 'https://example.com.evil.test/4', 'https://example.com/1']);
+        assert.deepEqual(await urls({ anySites: ['example.com', 'notexample.com'], site: 'notexample.com' }), ['https://notexample.com/3']);
+        assert.deepEqual(await urls({ anySites: ['example.com', 'nowhere.test'], excludeSites: ['docs.example.com'] }), ['https://example.com/1']);
+        assert.deepEqual(await urls({ anySites: [] }), []);
+      }));
+
     test('acquired and published windows are inclusive; pages without a publication time drop out of published filters', () =>
       withStores(async ({ pages, index }) => {
         await pages.putVersions([

@@ -170,12 +170,20 @@ describe('search over HTTP', () => {
     assert.deepEqual(await urls({ query: 'site:site.test otter', site: 'blog.site.test' }), ['https://blog.site.test/b']);
     assert.deepEqual(await urls({ query: 'site:othersite.test otter', site: 'site.test' }), [], 'two sites: no page is of both');
     assert.equal((await search({ query: 'site:site.test otter' })).body.query, 'site:site.test otter');
-    // Two sites, or none that is a host: the query is read as words, as before (every otter page is found).
+    // One that names no host stays a word of the query, as before (every otter page is found).
     const otters = ['https://blog.site.test/b', 'https://othersite.test/c', 'https://www.site.test/a'];
-    for (const query of ['site:site.test site:othersite.test otter', 'site:not_a_host otter']) {
-      const found = await urls({ query });
-      assert.deepEqual(otters.filter((u) => found.includes(u)), otters, query);
-    }
+    const found = await urls({ query: 'site:not_a_host otter' });
+    assert.deepEqual(otters.filter((u) => found.includes(u)), otters);
+  });
+
+  test('two or more site:s in a standard query find the pages of any of them, each narrowed by the site field', async () => {
+    const sorted = async (q: Record<string, unknown>) => (await urls(q)).sort();
+    assert.deepEqual(await sorted({ query: 'site:site.test site:othersite.test otter' }), ['https://blog.site.test/b', 'https://othersite.test/c', 'https://www.site.test/a']);
+    assert.deepEqual(await sorted({ query: 'site:blog.site.test OR site:othersite.test otter' }), ['https://blog.site.test/b', 'https://othersite.test/c']);
+    assert.deepEqual(await sorted({ query: 'site:blog.site.test site:othersite.test otter', site: 'site.test' }), ['https://blog.site.test/b']);
+    assert.deepEqual(await sorted({ query: 'site:site.test site:othersite.test otter', site: 'www.site.test' }), ['https://www.site.test/a']);
+    assert.deepEqual(await urls({ query: 'site:blog.site.test site:othersite.test otter', site: 'nowhere.test' }), [], 'none of them is of the field\'s site');
+    assert.deepEqual(await sorted({ query: 'site:site.test site:othersite.test otter -site:blog.site.test' }), ['https://othersite.test/c', 'https://www.site.test/a']);
   });
 
   test('-site: in a standard query leaves the site and its subdomains out, with or without site: or the site field', async () => {

@@ -1104,6 +1104,7 @@ export class EngineIndexStore implements IndexStore {
   private filter(q: IndexQuery): EngineFilter {
     const f: EngineFilter = {};
     if (q.site !== undefined) f.revSite = reverseHost(q.site);
+    if (q.anySites !== undefined) f.anyRevSites = q.anySites.map(reverseHost);
     if (q.excludeSites !== undefined && q.excludeSites.length > 0) f.notRevSites = q.excludeSites.map(reverseHost);
     if (q.acquiredAfter !== undefined) f.acquiredAfter = q.acquiredAfter;
     if (q.acquiredBefore !== undefined) f.acquiredBefore = q.acquiredBefore;

@@ -17,6 +17,8 @@ export { B, K1 };
 export interface EngineFilter {
   /** Reversed-host prefix (site and subdomains). */
   revSite?: string;
+  /** Reversed-host prefixes of which a document's host must be under one (each a site and its subdomains). */
+  anyRevSites?: readonly string[];
   /** Reversed-host prefixes left out (each a site and its subdomains). */
   notRevSites?: readonly string[];
   acquiredAfter?: number;
@@ -434,12 +436,14 @@ function compileFilter(s: SearchableSegment, f: EngineFilter): ((doc: number) =>
     [hostLo, hostHi] = hostRange(seg.hosts, f.revSite);
     if (hostLo >= hostHi) return undefined; // no host of this segment is under the site
   }
-  // The host ranks of the sites left out, as [lo, hi) pairs: a host and its subdomains are one run of ranks.
-  let out: number[] | undefined;
-  for (const rev of f.notRevSites ?? []) {
-    const [a, b] = hostRange(seg.hosts, rev);
-    if (a < b) (out ??= []).push(a, b);
+  // The host ranks of the sites asked for and of those left out, as [lo, hi) pairs: a host and its
+  // subdomains are one run of ranks.
+  let any: number[] | undefined;
+  if (f.anyRevSites !== undefined) {
+    any = hostRanges(seg.hosts, f.anyRevSites);
+    if (any.length === 0) return undefined; // no host of this segment is under one of the sites
   }
+  const out = f.notRevSites === undefined ? undefined : hostRanges(seg.hosts, f.notRevSites);
   const now = f.queryTime === undefined;
   const hasPub = pubLo !== undefined || pubHi !== undefined;
   const lo = pubLo ?? -Infinity;
@@ -455,9 +459,26 @@ function compileFilter(s: SearchableSegment, f: EngineFilter): ((doc: number) =>
       if (!(p >= lo && p <= hi)) return false; // NaN (unknown) fails any published window
     }
     const h = hostRank[doc]!;
-    if (out !== undefined) for (let k = 0; k < out.length; k += 2) if (h >= out[k]! && h < out[k + 1]!) return false;
+    if (out !== undefined && inRanges(out, h)) return false;
+    if (any !== undefined && !inRanges(any, h)) return false;
     return h >= hostLo && h < hostHi;
   };
+}
+
+/** The [lo, hi) pairs of host ranks under each reversed-host prefix that has any in `hosts`. */
+function hostRanges(hosts: readonly string[], revs: readonly string[]): number[] {
+  const ranges: number[] = [];
+  for (const rev of revs) {
+    const [a, b] = hostRange(hosts, rev);
+    if (a < b) ranges.push(a, b);
+  }
+  return ranges;
+}
+
+/** Whether host rank `h` is in one of the [lo, hi) pairs. */
+function inRanges(ranges: readonly number[], h: number): boolean {
+  for (let k = 0; k < ranges.length; k += 2) if (h >= ranges[k]! && h < ranges[k + 1]!) return true;
+  return false;
 }
 
 /**
@@ -1103,6 +1124,7 @@ function windowScratch(lists: number): WindowScratch {
 function isTrivial(f: EngineFilter, windowed = false): boolean {
   return (
     f.revSite === undefined &&
+    f.anyRevSites === undefined &&
     f.notRevSites === undefined &&
     f.acquiredAfter === undefined &&
     f.acquiredBefore === undefined &&

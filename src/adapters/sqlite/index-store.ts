@@ -204,6 +204,11 @@ export class SqliteIndexStore implements IndexStore {
       where.push(site.sql);
       params.push(...site.params);
     }
+    if (q.anySites !== undefined) {
+      const sites = q.anySites.map(siteCondition);
+      where.push(sites.length === 0 ? '0' : `(${sites.map((c) => c.sql).join(' OR ')})`);
+      for (const c of sites) params.push(...c.params);
+    }
     for (const host of q.excludeSites ?? []) {
       const site = siteCondition(host);
       where.push(`NOT ${site.sql}`);
