@@ -710,3 +710,27 @@ test('the spaces an element and its neighbour hold between them are one space, a
   );
   assert.deepEqual(blocks.slice(1), ['Read [the guide](https://a.test/a) and **then** the *rest* of it.', '- One **two** three', '| A | B |\n| --- | --- |\n| x *y* z | w |']);
 });
+
+test("a thread's posts are parted by one break each: none before the first, none doubled where two ways of parting them meet", () => {
+  // A code host's issue: each comment in a container of a comment's class, its text in a block of a content class.
+  const comment = (who: string, text: string) =>
+    `<div class="TimelineItem js-comment-container"><div class="timeline-comment"><div class="timeline-comment-header"><h3><a class="author" href="/${who}">${who}</a> commented <a href="#c">May 1</a></h3></div>` +
+    `<table class="d-block"><tbody><tr><td class="d-block comment-body markdown-body">${text}</td></tr></tbody></table></div></div>`;
+  const html =
+    '<html><head><title>Crash when parsing an empty file · Issue #42</title></head><body><main><h1>Crash on an empty file #42</h1><div class="js-discussion">' +
+    comment('alice', '<p>When I run the parser on an empty file, it crashes with a stack trace instead of saying that the file is empty.</p>') +
+    comment('bob', '<p>I can reproduce this on another system too, with an older version, so it is not new; the parser assumes a line.</p>') +
+    comment('carol', '<p>Fixed in the next release: the parser now returns an empty document for an empty file, and says so.</p>') +
+    '</div></main></body></html>';
+  assert.deepEqual(extractHtml(html, 'https://code.test/acme/widget/issues/42').content.split('\n\n'), [
+    '# Crash on an empty file #42',
+    'When I run the parser on an empty file, it crashes with a stack trace instead of saying that the file is empty.',
+    '---',
+    'I can reproduce this on another system too, with an older version, so it is not new; the parser assumes a line.',
+    '---',
+    'Fixed in the next release: the parser now returns an empty document for an empty file, and says so.',
+  ]);
+  // Breaks the page draws itself: after a heading, twice in a row, at the end.
+  const blocks = articleBlocks(`${LEAD}<h2>Part two</h2><hr><p>The second part of the story, a paragraph long enough to keep.</p><hr><hr><p>The third part.</p><hr>`);
+  assert.deepEqual(blocks.slice(1), ['## Part two', 'The second part of the story, a paragraph long enough to keep.', '---', 'The third part.']);
+});

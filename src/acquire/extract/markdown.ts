@@ -718,8 +718,24 @@ function trimEdges(out: string[]): string[] {
   return out.slice(start, end);
 }
 
+/**
+ * The thematic breaks that part nothing left out: one at the start or the end, right after a
+ * heading, or right after another. Two ways of parting posts meet on a thread's page (each comment
+ * after a break, each post of the best block's class apart: `---` then `---`), and a break before
+ * the first comment stood between a thread's title and its first post.
+ */
+function withoutIdleBreaks(out: string[]): string[] {
+  const kept: string[] = [];
+  for (const b of out) {
+    if (b === '---' && (kept.length === 0 || kept[kept.length - 1] === '---' || /^#{1,6} /.test(kept[kept.length - 1]!))) continue;
+    kept.push(b);
+  }
+  while (kept[kept.length - 1] === '---') kept.pop();
+  return kept;
+}
+
 export function toMarkdown(nodes: AnyNode[], baseUrl: string, budget = new LinkGrowth()): string {
   growth = budget;
   // No block starts or ends with a line break, so the only blank lines in a row are a code block's own.
-  return trimEdges(cutAtEndMarker(withoutChromeLines(blocks(nodes, baseUrl)))).join('\n\n').trim();
+  return withoutIdleBreaks(trimEdges(cutAtEndMarker(withoutChromeLines(blocks(nodes, baseUrl))))).join('\n\n').trim();
 }
