@@ -74,25 +74,12 @@ describe('hostile pages', () => {
     const invisible = lineToVersion(JSON.stringify({ url: 'https://j.test/z', title: '\ufeffTitle', markdown: 'call long_\u200bidentifier with no\u2060break; a 👩\u200d💻 coder; می\u200cخواهم' }), 0);
     // The zero-width joiner and non-joiner stay: the emoji and the Persian word need them.
     assert.deepEqual([invisible.title, invisible.content], ['Title', 'call long_identifier with nobreak; a 👩\u200d💻 coder; می\u200cخواهم']);
-    const page = await pageFromResponse({
-      requestedUrl: 'https://s.test/',
-      url: 'https://s.test/',
-      status: 200,
-      headers: { 'content-type': 'text/html' },
-      body: Buffer.from('<html><body><article><p>Die Bundes&shy;regierung hat heute be&shy;schlossen, dass die Bahn fährt.</p></article></body></html>'),
-      fetchedAt: 0,
-    });
+    const htmlPage = (url: string, html: string) => pageFromResponse({ requestedUrl: url, url, status: 200, headers: { 'content-type': 'text/html' }, body: Buffer.from(html), fetchedAt: 0 });
+    const page = await htmlPage('https://s.test/', '<html><body><article><p>Die Bundes&shy;regierung hat heute be&shy;schlossen, dass die Bahn fährt.</p></article></body></html>');
     assert.equal(page.content, 'Die Bundesregierung hat heute beschlossen, dass die Bahn fährt.');
     assert.ok(indexTerms(page.content).includes('bundesregierung'));
     // A paragraph of a zero-width space (an editor's empty line) is no paragraph.
-    const spaced = await pageFromResponse({
-      requestedUrl: 'https://s.test/z',
-      url: 'https://s.test/z',
-      status: 200,
-      headers: { 'content-type': 'text/html' },
-      body: Buffer.from('<html><body><article><p>The first paragraph of the story.</p><p>&#8203;</p><p>&#x2060;</p><p>The sec&#8203;ond one.</p></article></body></html>'),
-      fetchedAt: 0,
-    });
+    const spaced = await htmlPage('https://s.test/z', '<html><body><article><p>The first paragraph of the story.</p><p>&#8203;</p><p>&#x2060;</p><p>The sec&#8203;ond one.</p></article></body></html>');
     assert.equal(spaced.content, 'The first paragraph of the story.\n\nThe second one.');
   });
 

@@ -29,6 +29,10 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
       const hits = await index.search({ limit: 10, ...q });
       return (await pages.getVersions(hits.map((h) => h.versionId))).map((v) => v.url);
     };
+    /** Pages of a site, its subdomain, a host ending like it and a host beginning like it. */
+    const putKiwis = (pages: PageStore) =>
+      pages.putVersions(['https://example.com/1', 'https://docs.example.com/2', 'https://notexample.com/3', 'https://example.com.evil.test/4'].map((url) => page(url, { content: 'kiwi' })));
+    const kiwiUrls = async (index: IndexStore, pages: PageStore, q: Partial<IndexQuery>) => (await urlsOf(index, pages, { terms: ['kiwi'], ...q })).sort();
 
     test('a version round-trips with its metadata', () =>
       withStores(async ({ pages }) => {
@@ -153,12 +157,7 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
 
     test('site matches the host and its subdomains only', () =>
       withStores(async ({ pages, index }) => {
-        await pages.putVersions([
-          page('https://example.com/1', { content: 'kiwi' }),
-          page('https://docs.example.com/2', { content: 'kiwi' }),
-          page('https://notexample.com/3', { content: 'kiwi' }),
-          page('https://example.com.evil.test/4', { content: 'kiwi' }),
-        ]);
+        await putKiwis(pages);
         const urls = await urlsOf(index, pages, { terms: ['kiwi'], site: 'example.com' });
         assert.deepEqual(urls.sort(), ['https://docs.example.com/2', 'https://example.com/1']);
         assert.deepEqual(await urlsOf(index, pages, { terms: ['kiwi'], site: 'docs.example.com' }), ['https://docs.example.com/2']);
@@ -166,13 +165,8 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
 
     test('excluded sites leave out their hosts and subdomains only, with or without a site', () =>
       withStores(async ({ pages, index }) => {
-        await pages.putVersions([
-          page('https://example.com/1', { content: 'kiwi' }),
-          page('https://docs.example.com/2', { content: 'kiwi' }),
-          page('https://notexample.com/3', { content: 'kiwi' }),
-          page('https://example.com.evil.test/4', { content: 'kiwi' }),
-        ]);
-        const urls = async (q: Partial<IndexQuery>) => (await urlsOf(index, pages, { terms: ['kiwi'], ...q })).sort();
+        await putKiwis(pages);
+        const urls = (q: Partial<IndexQuery>) => kiwiUrls(index, pages, q);
         assert.deepEqual(await urls({ excludeSites: ['example.com'] }), ['https://example.com.evil.test/4', 'https://notexample.com/3']);
         assert.deepEqual(await urls({ excludeSites: ['docs.example.com', 'evil.test'] }), ['https://example.com/1', 'https://notexample.com/3']);
         assert.deepEqual(await urls({ site: 'example.com', excludeSites: ['docs.example.com'] }), ['https://example.com/1']);
@@ -182,13 +176,8 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
 
     test('any of several sites matches their hosts and subdomains; none matches nothing', () =>
       withStores(async ({ pages, index }) => {
-        await pages.putVersions([
-          page('https://example.com/1', { content: 'kiwi' }),
-          page('https://docs.example.com/2', { content: 'kiwi' }),
-          page('https://notexample.com/3', { content: 'kiwi' }),
-          page('https://example.com.evil.test/4', { content: 'kiwi' }),
-        ]);
-        const urls = async (q: Partial<IndexQuery>) => (await urlsOf(index, pages, { terms: ['kiwi'], ...q })).sort();
+        await putKiwis(pages);
+        const urls = (q: Partial<IndexQuery>) => kiwiUrls(index, pages, q);
         assert.deepEqual(await urls({ anySites: ['docs.example.com', 'notexample.com'] }), ['https://docs.example.com/2', 'https://notexample.com/3']);
         assert.deepEqual(await urls({ anySites: ['example.com', 'evil.test'] }), ['https://docs.example.com/2', 'https://example.com.evil.test/4', 'https://example.com/1']);
         assert.deepEqual(await urls({ anySites: ['example.com', 'notexample.com'], site: 'notexample.com' }), ['https://notexample.com/3']);
