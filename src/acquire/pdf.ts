@@ -5,6 +5,7 @@
  */
 import { withoutControls } from '../core/controls.js';
 import { AUTHOR_MAX, cutAtWord, TITLE_MAX } from '../core/text.js';
+import { escapeLines } from './extract/markdown.js';
 
 interface TextItem {
   str: string;
@@ -82,7 +83,8 @@ export async function pdfToText(data: Uint8Array, maxPages = 500): Promise<PdfTe
       }
       if (line.trim()) lines.push(line.trim());
       // Blank lines between paragraphs survive as empty strings; runs of them fold into one.
-      pages.push(joinHyphenated(lines.join('\n')).replace(/\n{3,}/g, '\n\n').trim());
+      // Text as markdown reads it as text (a line `1. Introduction` is no list, `<b>` no tag): `escapeLines`.
+      pages.push(escapeLines(joinHyphenated(lines.join('\n')).replace(/\n{3,}/g, '\n\n').trim()));
       page.cleanup();
     }
     const info = ((await doc.getMetadata()).info ?? {}) as { Title?: string; Author?: string };

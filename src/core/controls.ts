@@ -9,11 +9,12 @@
  * A control character (C0 but tab, line feed and carriage return; DEL; C1), a soft hyphen (shown
  * only where a line breaks; German pages write Bundes&shy;regierung, and it split the word in two
  * for search), a zero-width space, word joiner or byte-order mark (none is shown: a break allowed
- * or forbidden inside what reads as one word, `long_\u200bidentifier`), or a lone surrogate. The
+ * or forbidden inside what reads as one word, `long_\u200bidentifier`), a noncharacter U+FDD0-U+FDEF
+ * (Unicode keeps them for a program's own use, as core/text.ts `holdEscapes` uses them), or a lone surrogate. The
  * zero-width joiner and non-joiner stay: an emoji's sequence and a Persian word's shaping need them.
  */
 // eslint-disable-next-line no-control-regex -- control characters are what it finds
-const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u200b\u2060\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u200b\u2060\ufdd0-\ufdef\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNPRINTABLES = new RegExp(UNPRINTABLE.source, 'g');
 
 /**

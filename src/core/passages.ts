@@ -20,7 +20,7 @@
  * page); a query stem whose hash a page holds for another stem counts as found there. Either only
  * changes which sentence a snippet shows.
  */
-import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords, withoutRuleLines } from './text.js';
+import { ANALYSIS_VERSION, cachedStem, compoundWord, holdEscapes, releaseEscapes, scanWords, unicodeWords, withoutRuleLines } from './text.js';
 
 /** Pages can be large; passages are looked for in the first part only. */
 export const SCAN_LIMIT = 200_000;
@@ -29,8 +29,9 @@ export const SCAN_LIMIT = 200_000;
  * the sentence goes on from (「本当？」と聞いた。). 4: every marker at a line's start is taken off (`> - item`).
  * 5: a table's delimiter row and a thematic break hold no text. 6: a line opening with a code span
  * (```a``b```) is no fence line, and a tilde fence (~~~) is one; a strikethrough's ~~ holds no text.
+ * 7: a backslash escape (`\#`, `\*`: markdown.ts escapes what a page shows as text) is its character.
  */
-const PASSAGES_LAYOUT = 6;
+const PASSAGES_LAYOUT = 7;
 /**
  * The layout and the analysis of the words (text.ts ANALYSIS_VERSION), so that a change of either
  * leaves an index of another format unread (the page is scanned instead) until `websearch import`
@@ -194,14 +195,15 @@ const FENCE_LINE_RE = /(?<![^\n])[^\S\n]{0,3}(?:`{3,}[^`\n]*(?![^\n])|~{3,}[^\n]
  * (bench:snippets' first line).
  */
 function linesToText(markdown: string): string {
-  let text = markdown;
+  const held = markdown.includes('\\');
+  let text = holdEscapes(markdown);
   if (text.includes('```') || text.includes('~~~')) text = text.replace(FENCE_LINE_RE, '');
   if (text.includes('](')) text = text.replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '').replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1');
   text = withoutRuleLines(text);
   if (mayStartLineMarker(text)) text = text.replace(LINE_MARKER_RE, '');
   if (text.includes('*') || text.includes('_') || text.includes('`') || text.includes('|')) text = text.replace(/[*_`|]+/g, ' ');
   if (text.includes('~~')) text = text.replace(/~~+/g, ' '); // a strikethrough's marks (a lone ~ is text: ~5 km)
-  return hasSpaceToFold(text) ? text.replace(/[^\S\n]{2,}|[^\S \n]/g, ' ') : text;
+  return releaseEscapes(hasSpaceToFold(text) ? text.replace(/[^\S\n]{2,}|[^\S \n]/g, ' ') : text, held);
 }
 
 /** Whether a line of `text` may start with a list, quote or heading marker: it starts with one's first character or with a space of any kind. */

@@ -651,10 +651,32 @@ export function withoutRuleLines(text: string): string {
   return cut ? out + text.slice(copied) : text;
 }
 
-/** Plain text of markdown: images, link targets, emphasis and heading marks dropped, whitespace folded. */
+/** ASCII's punctuation, which CommonMark's backslash escapes: 32 characters. */
+const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+const ESCAPED_RE = /\\([!-/:-@[-`{-~])/g;
+/** Unicode's 32 noncharacters U+FDD0-U+FDEF, one for each punctuation character held (stored text has none: core/controls.ts). */
+const HELD_RE = /[\ufdd0-\ufdef]/g;
+
+/**
+ * Markdown with each backslash escape (`\*`, `\#`, `\[`: markdown.ts writes what a page shows as
+ * text so) held as a noncharacter, which no pass of `markdownToText` or of the passages' line text
+ * reads as a mark; `releaseEscapes` gives back the character, as the page shows it. A code block's
+ * backslashes are read so too, though CommonMark reads none there (`a\*b` in code reads `a*b`).
+ */
+export function holdEscapes(markdown: string): string {
+  return markdown.includes('\\') ? markdown.replace(ESCAPED_RE, (_, c: string) => String.fromCharCode(0xfdd0 + PUNCTUATION.indexOf(c))) : markdown;
+}
+
+/** The characters `holdEscapes` held, given back; `held` is whether it had any to hold (the markdown holds a backslash). */
+export function releaseEscapes(text: string, held: boolean): string {
+  return held ? text.replace(HELD_RE, (c) => PUNCTUATION[c.charCodeAt(0) - 0xfdd0]!) : text;
+}
+
+/** Plain text of markdown: images, link targets, emphasis and heading marks dropped, escaped characters as the page shows them, whitespace folded. */
 export function markdownToText(markdown: string): string {
   // Each pass runs only when its pattern can match (every image or link holds "](").
-  let text = markdown;
+  const held = markdown.includes('\\');
+  let text = holdEscapes(markdown);
   if (text.includes('```')) text = text.replace(/```[^\n]*\n/g, '');
   if (text.includes('](')) text = text.replace(/!\[[^\]]*\]\([^)]*\)/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
   text = withoutRuleLines(text);
@@ -663,7 +685,7 @@ export function markdownToText(markdown: string): string {
   if (text.includes('~~')) text = text.replace(/~~+/g, ' ');
   // Each run of whitespace becomes one space, as /\s+/g would make it; a lone space is not matched,
   // or every space of the page would be rewritten (a 30 kB page's text took twice as long).
-  return text.replace(FOLD_RE, ' ').trim();
+  return releaseEscapes(text.replace(FOLD_RE, ' ').trim(), held);
 }
 
 /**

@@ -24,7 +24,7 @@ test('RSS 2.0: each item a section of its linked title, its time in UTC and auth
       '2024-05-01T10:00:00Z · Jane Doe',
       'One chapter of [the book](https://jane.test/book) a day.',
       '## [Go & me](https://jane.test/go)',
-      'Five years <b>of</b> Go.',
+      'Five years \\<b>of\\</b> Go.', // text that reads as a tag, escaped
       'Only content.',
     ].join('\n\n'),
     links: ['https://jane.test/rust', 'https://jane.test/go'],

@@ -71,6 +71,81 @@ const INVISIBLES = /[\u200b\u2060]+/g;
 const collapse = (s: string) => (INVISIBLE.test(s) ? s.replace(INVISIBLES, '') : s).replace(/\s+/g, ' ');
 
 /**
+ * What a page shows as text, written so that markdown reads it as text (CommonMark's backslash
+ * escapes): a page that shows `&lt;script&gt;` or `&lt;img onerror=...&gt;` as text made live HTML of
+ * its markdown, `[x](javascript:...)` a link, `__init__` bold. Only what could be read as markup is
+ * escaped, lighter than Turndown's every `_`, `*` and bracket:
+ * - a backslash before ASCII punctuation (it would escape it), a backtick (a code span);
+ * - `<` before a letter, `/`, `!` or `?` (a tag, a comment, an autolink), `&` of an entity (`&amp;`);
+ * - `*` and `~` but between spaces (`5 * 3` is no emphasis), `_` but inside a word (`snake_case`
+ *   is none: CommonMark);
+ * - `]` before `(`, `[` or `:` (a link, a reference, a definition; `[1]` and `[sic]` stay as they
+ *   are), and in a link's text each bracket (`inLink`), which would end the link.
+ * What starts a line is escaped where the line is made (`escapeLineStart`).
+ */
+const MAY_ESCAPE = /[\\`*_<&[\]~]/;
+const ESCAPES = /[\\`*_[\]~]|<(?=[A-Za-z/!?])|&(?=#?[0-9A-Za-z]{1,32};)/g;
+const ASCII_PUNCTUATION = /^[!-/:-@[-`{-~]$/;
+const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+const LINK_FOLLOWS = /^[([:]$/;
+const isBlank = (c: number) => c === 32 || c === 9;
+
+export function escapeText(s: string, inLink = false): string {
+  if (!MAY_ESCAPE.test(s)) return s;
+  return s.replace(ESCAPES, (c: string, at: number) => {
+    switch (c) {
+      case '\\':
+        return ASCII_PUNCTUATION.test(s.charAt(at + 1)) ? '\\\\' : c;
+      case '*':
+      case '~':
+        return isBlank(s.charCodeAt(at - 1)) && isBlank(s.charCodeAt(at + 1)) ? c : `\\${c}`;
+      case '_':
+        return WORD_CHAR.test(s.charAt(at - 1)) && WORD_CHAR.test(s.charAt(at + 1)) ? c : '\\_';
+      case '[':
+        return inLink ? '\\[' : c;
+      case ']':
+        return inLink || LINK_FOLLOWS.test(s.charAt(at + 1)) ? '\\]' : c;
+      default:
+        return `\\${c}`;
+    }
+  });
+}
+
+/**
+ * What would open a block at a line's start (CommonMark): a heading's `#`s, a quote's `>`, a list
+ * item's `-`, `+`, `*` or `1.`/`1)`, a line of `=` or `-` (a heading's underline, a thematic break).
+ * A paragraph of text reading `# of users grew`, `1984. The year` or `- Bob said` became a heading,
+ * a list numbered from 1984, a list item. (A fence's backticks or tildes, a tag's `<`, a thematic
+ * break's `*` or `_` are escaped in the text already: `escapeText`.)
+ */
+const LINE_START = /^(?:#{1,6}(?=[ \t]|$)|>|[-+*](?=[ \t]|$)|=+[ \t]*$|-+[ \t]*$|\d{1,9}(?=[.)](?:[ \t]|$)))/;
+
+/** A line of three or more `-`, `*` or `_` alike (escaped or not), spaces between: a thematic break written as text. */
+const TEXT_BREAK = /^(?:(?:\\?-[ \t]*){3,}|(?:\\?\*[ \t]*){3,}|(?:\\?_[ \t]*){3,})$/;
+
+/** A line of text, its start escaped when it would open a block (`LINE_START`). */
+export function escapeLineStart(line: string): string {
+  const m = LINE_START.exec(line);
+  if (!m) return line;
+  const digits = m[0].charCodeAt(0) >= 48 && m[0].charCodeAt(0) <= 57;
+  return digits ? `${m[0]}\\${line.slice(m[0].length)}` : `\\${line}`;
+}
+
+/** A heading's text, its `#`s at the end after a space ("Episode #") escaped: they would be read as its closing sequence. */
+export const headingText = (t: string) => (t.endsWith('#') ? t.replace(/(^| )(#+)$/, '$1\\$2') : t);
+
+/** A text's lines (a PDF's), each escaped as text and at its start. */
+export function escapeLines(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => escapeLineStart(escapeText(l)))
+    .join('\n');
+}
+
+/** How many links the text being written is inside (`escapeText`'s `inLink`); reset by `toMarkdown`. */
+let linkDepth = 0;
+
+/**
  * A `srcset`'s first candidate's URL (`/a.png 1x, /b.png 2x` -> `/a.png`): as HTML parses it, up to
  * a space (a URL may hold commas: `/w_100,h_100/a.png`), less the commas that end it.
  */
@@ -147,13 +222,13 @@ const isPermalinkText = (text: string) => text.length <= 100 && PERMALINK_TEXTS.
 const EMOJI_ALT = /^(?:\p{Extended_Pictographic}|\p{Emoji_Component}|\u200d|\ufe0f){1,16}$/u;
 
 /** A footnote's mark without brackets of its own: a number, a letter or a symbol or two (`1`, `a`, `*`, `†`). */
-const FOOTNOTE_MARK = /^\s*(\d{1,4}|[a-z]{1,2}|[*†‡§¶]{1,3})\s*$/i;
+const FOOTNOTE_MARK = /^\s*(\d{1,4}|[a-z]{1,2}|(?:\\?[*†‡§¶]){1,3})\s*$/i;
 
 /** A superscript that is a number, signed or not: an exponent, written `^6` in text. */
 const RAISED_NUMBER = /^\s*[-+\u2212]?\d{1,6}(?:[.,]\d{1,6})?\s*$/;
 
 function inline(n: AnyNode, base: string): string {
-  if (isText(n)) return collapse(n.data);
+  if (isText(n)) return escapeText(collapse(n.data), linkDepth > 0);
   if (!isElement(n)) return '';
   // A block inside inline content (a list item's or a cell's paragraphs, a link around a card) is a line of its own.
   const inner = () => children(n).map((c) => (isElement(c) && BLOCKS.has(c.name) ? `\n${inline(c, base)}\n` : inline(c, base))).join('');
@@ -165,7 +240,7 @@ function inline(n: AnyNode, base: string): string {
       // An emoji drawn as an image (WordPress, Twitter) is its character, as it reads.
       if (alt && (EMOJI_ALT.test(alt) || /(?:^|\s)emoji(?:\s|$)/.test(attr(n, 'class') ?? ''))) return alt;
       const src = imageSource(n, base);
-      return src && alt ? `![${alt}](${src})` : '';
+      return src && alt ? `![${escapeText(alt, true)}](${src})` : '';
     }
     case 'a': {
       // A link within the page (`#fn1`, a footnote's) leads nowhere in its markdown: its text alone;
@@ -176,7 +251,13 @@ function inline(n: AnyNode, base: string): string {
         return isPermalinkText(text) ? '' : text;
       }
       const href = absolute(raw, base);
-      return marked(inner(), (text) => (href ? `[${text}](${href})` : text));
+      if (!href) return marked(inner(), (text) => text);
+      linkDepth++;
+      try {
+        return marked(inner(), (text) => `[${text}](${href})`);
+      } finally {
+        linkDepth--;
+      }
     }
     case 'strong':
     case 'b':
@@ -437,7 +518,7 @@ function table(el: Element, base: string): string[] {
   const [head, ...more] = texts;
   const rest = more.filter((r) => r.length > 0); // a row of no cells (a spacer) is none
   for (let k = head!.length; k < width; k++) head!.push('');
-  const title = caption && joinLines(inline(caption, base)).trim();
+  const title = caption && escapeLineStart(singleSpaced(joinLines(inline(caption, base)).trim()));
   const lines = [`| ${head!.join(' | ')} |`, `| ${head!.map(() => '---').join(' | ')} |`, ...rest.map((r) => `| ${r.join(' | ')} |`)];
   return title ? [title, lines.join('\n')] : [lines.join('\n')];
 }
@@ -504,7 +585,7 @@ function listLines(el: Element, base: string, indent: string): string {
       afterBlock = block;
     };
     const endRun = () => {
-      const t = singleSpaced(joinLines(run).trim());
+      const t = escapeLineStart(singleSpaced(joinLines(run).trim()));
       if (t) parts.push({ text: t, before: false, after: false });
       run = '';
       afterBlock = false;
@@ -552,15 +633,16 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
     // A run of one line (most are) is only trimmed.
     const t = singleSpaced(
       !buffer.includes('\n')
-        ? buffer.trim()
+        ? escapeLineStart(buffer.trim())
         : buffer
             .split('\n')
-            .map((l) => l.trim())
+            .map((l) => escapeLineStart(l.trim()))
             .join('\n')
             .replace(/\n{2,}/g, '\n')
             .trim(),
     );
-    if (t) out.push(t);
+    // A paragraph that is a break drawn in text (`***`, `* * *`, `---`: a story's scene break) is one.
+    if (t) out.push(TEXT_BREAK.test(t) ? '---' : t);
     buffer = '';
   };
   for (const n of nodes) {
@@ -582,7 +664,7 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
     flush();
     const name = n.name;
     if (/^h[1-6]$/.test(name)) {
-      const t = inline(n, base).replace(/\s+/g, ' ').trim();
+      const t = headingText(inline(n, base).replace(/\s+/g, ' ').trim());
       if (t) out.push(`${'#'.repeat(Number(name[1]))} ${t}`);
     } else if (name === 'p' || name === 'dt' || name === 'dd' || name === 'figcaption' || name === 'summary' || name === 'address') {
       const t = blocks(children(n), base).join('\n\n');
@@ -736,6 +818,7 @@ function withoutIdleBreaks(out: string[]): string[] {
 
 export function toMarkdown(nodes: AnyNode[], baseUrl: string, budget = new LinkGrowth()): string {
   growth = budget;
+  linkDepth = 0;
   // No block starts or ends with a line break, so the only blank lines in a row are a code block's own.
   return withoutIdleBreaks(trimEdges(cutAtEndMarker(withoutChromeLines(blocks(nodes, baseUrl))))).join('\n\n').trim();
 }

@@ -1,0 +1,155 @@
+/**
+ * What a page shows as text stays text in its markdown: a CommonMark renderer (markdown-it, with
+ * raw HTML allowed, as many are) shows the page's words and makes no tag, link, heading or list of
+ * them; and search reads the characters as the page shows them.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import MarkdownIt from 'markdown-it';
+import type { Element } from 'domhandler';
+import { findFirst, isElement, parseHtml, textOf, walk } from '../../src/acquire/extract/dom.js';
+import { escapeLineStart, escapeText } from '../../src/acquire/extract/markdown.js';
+import { extractHtml } from '../../src/acquire/extract/index.js';
+import { feedToMarkdown } from '../../src/acquire/extract/feed.js';
+import { pdfToText } from '../../src/acquire/pdf.js';
+import { withoutControls } from '../../src/core/controls.js';
+import { lineText } from '../../src/core/passages.js';
+import { markdownToText } from '../../src/core/text.js';
+import { makePdf } from '../fixtures/pdf.js';
+
+const renderer = new MarkdownIt({ html: true });
+const rendered = (markdown: string) => parseHtml(renderer.render(markdown));
+
+/** The element names of rendered HTML, in order. */
+function elementNames(markdown: string): string[] {
+  const names: string[] = [];
+  walk(rendered(markdown), (n) => {
+    if (isElement(n)) names.push(n.name);
+  });
+  return names;
+}
+
+/** Paragraphs that show what markdown would read as markup; each long enough to be the article's. */
+const TEXTS = [
+  'To run a script, a page may write <script>alert(document.cookie)</script> or <img src=x onerror=alert(1)> in its HTML.',
+  '# of users grew in 2024, the report says, and the number of pages grew with them, as it does each year.',
+  '1984. That was the year the story begins, and this paragraph is long enough to be read as part of it.',
+  '2) The second reason, numbered as some writers number reasons, with a parenthesis after the number.',
+  '- Bob said hello, as dialogue is written in some novels, with a dash at the start of each line of speech.',
+  '+ One more point, made with a plus sign at the start of the line, as notes are written at times.',
+  '> Quoted with a sign, as plain-text mail quotes, though the page shows the sign as it is written here.',
+  'Then the __init__ method of a*b*c ran, and [click me](javascript:alert(1)) was printed, and [1]: http://a.test too.',
+  'Use &amp; to write an ampersand in HTML, `code` for code in markdown, ~~old~~ for a strike, C:\\*.txt for files.',
+  'Text that needs no escape: 5 * 3 = 15, snake_case names, a note [1] and a [sic], C:\\Users\\ada, and ~ alone.',
+];
+/** The HTML of a paragraph showing `text` (its `&`, `<` and `>` as entities). */
+const html = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+test("text that reads as markup is escaped: a renderer shows the page's words, as paragraphs, and makes no tag, link, heading or list of them", () => {
+  const page = `<html><head><title>T</title></head><body><article>${TEXTS.map((t) => `<p>${html(t)}</p>`).join('')}</article></body></html>`;
+  const { content } = extractHtml(page, 'https://a.test/p');
+  assert.deepEqual(elementNames(content), TEXTS.map(() => 'p'), content);
+  const shown = [...rendered(content).children].filter(isElement).map((p) => textOf(p));
+  assert.deepEqual(shown, TEXTS);
+  // What needs no escape is written as it is.
+  assert.ok(content.includes(TEXTS.at(-1)!), content);
+  // Search and snippets read what the page shows (a `*` or `_` left as it is reads as a mark, as before).
+  const escaped = TEXTS.slice(0, -1);
+  assert.equal(markdownToText(content.split('\n\n').slice(0, -1).join('\n\n')), escaped.join(' '));
+  assert.deepEqual(content.split('\n\n').slice(0, -1).map(lineText), escaped);
+});
+
+test("the page's own markup stays markup around escaped text: emphasis, links, images, code, headings, lists", () => {
+  const page =
+    '<html><body><article><h2>Setup_ for *all*</h2><p>Call <code>a*b</code> from <em>main_</em> with <a href="/doc">the [docs] here</a> and ' +
+    '<img alt="a ] b" src="/i.png"> once, as the long paragraph of this article says in its words.</p><ul><li># not a heading</li><li>1. not a list</li></ul></article></body></html>';
+  const { content } = extractHtml(page, 'https://a.test/p');
+  assert.deepEqual(elementNames(content), ['h2', 'p', 'code', 'em', 'a', 'img', 'ul', 'li', 'li'], content);
+  const out = rendered(content);
+  const el = (name: string) => findFirst(out, (e) => e.name === name) as Element;
+  assert.equal(textOf(el('h2')), 'Setup_ for *all*');
+  assert.equal(textOf(el('code')), 'a*b');
+  assert.equal(textOf(el('em')), 'main_');
+  assert.equal(textOf(el('a')), 'the [docs] here');
+  assert.equal(el('a').attribs.href, 'https://a.test/doc');
+  assert.equal(el('img').attribs.alt, 'a ] b');
+  const items = [...el('ul').children].filter(isElement).map((li) => textOf(li));
+  assert.deepEqual(items, ['# not a heading', '1. not a list']);
+});
+
+test('a line break inside a paragraph: each line is escaped at its start (a heading underline, a list)', () => {
+  const { content } = extractHtml(
+    '<html><body><article><p>A first line, long enough for the paragraph to be the article of the page, as it is here.<br>===<br>- then a dash<br>3. and a number</p></article></body></html>',
+    'https://a.test/p',
+  );
+  assert.deepEqual(elementNames(content), ['p'], content);
+  assert.deepEqual(textOf(rendered(content)).split('\n').slice(1, 4), ['===', '- then a dash', '3. and a number']);
+});
+
+test('a break drawn in text (***, * * *, ---) is a thematic break; one in a sentence is text', () => {
+  const lead = '<p>A paragraph long enough to be the article that the extractor keeps, with what comes next.</p>';
+  for (const mark of ['***', '* * *', '---', '___', '- - -']) {
+    const { content } = extractHtml(`<html><body><article>${lead}<p>${mark}</p>${lead}</article></body></html>`, 'https://a.test/p');
+    assert.deepEqual(content.split('\n\n')[1], '---', mark);
+  }
+});
+
+test('escapeText and escapeLineStart: what each escapes, and what each leaves', () => {
+  const cases: [string, string][] = [
+    ['a <b> c', 'a \\<b> c'],
+    ['a < b and c > d', 'a < b and c > d'],
+    ['x &amp; y & z', 'x \\&amp; y & z'],
+    ['_lead and trail_ and in_word', '\\_lead and trail\\_ and in_word'],
+    ['*em* and 2 * 3', '\\*em\\* and 2 * 3'],
+    ['[a](b) [c][d] [e]: f [g]', '[a\\](b) [c\\][d] [e\\]: f [g]'],
+    ['\\ and \\a and \\*', '\\ and \\a and \\\\\\*'],
+    ['~5 km, ~~no~~, 1 ~ 2', '\\~5 km, \\~\\~no\\~\\~, 1 ~ 2'],
+  ];
+  for (const [text, want] of cases) assert.equal(escapeText(text), want, text);
+  assert.equal(escapeText('[a] b', true), '\\[a\\] b');
+  const starts: [string, string][] = [
+    ['# a', '\\# a'],
+    ['#hashtag', '#hashtag'],
+    ['####### seven', '####### seven'],
+    ['12. a', '12\\. a'],
+    ['3.14 is pi', '3.14 is pi'],
+    ['1234567890. ten digits', '1234567890. ten digits'],
+    ['- a', '\\- a'],
+    ['-5 degrees', '-5 degrees'],
+    ['===', '\\==='],
+    ['> a', '\\> a'],
+    ['plain', 'plain'],
+  ];
+  for (const [line, want] of starts) assert.equal(escapeLineStart(line), want, line);
+});
+
+test("a feed's titles and authors, a PDF's lines and a JSON-LD articleBody's text are escaped as a page's text is", async () => {
+  const feed = feedToMarkdown(
+    '<rss version="2.0"><channel><title>F</title><item><title>Why [x](y) &amp;lt;b&amp;gt; #</title><link>https://f.test/a</link><author>*Ada*</author></item>' +
+      '<item><title>Episode #</title></item></channel></rss>',
+    'https://f.test/feed.xml',
+  )!;
+  assert.deepEqual(elementNames(feed.content), ['h2', 'a', 'p', 'h2'], feed.content);
+  const out = rendered(feed.content);
+  assert.equal(textOf(findFirst(out, (e) => e.name === 'a')!), 'Why [x](y) <b> #');
+  assert.equal(textOf(findFirst(out, (e) => e.name === 'p')!), '*Ada*');
+  assert.equal(textOf([...out.children].filter(isElement).at(-1)!), 'Episode #');
+
+  const pdf = await pdfToText(new Uint8Array(makePdf([['1. Introduction', 'The <b> tag and a_b_c and _init_ here.', '---', '# 5 items']])));
+  assert.deepEqual(elementNames(pdf.content), ['p'], pdf.content);
+  assert.equal(textOf(rendered(pdf.content)), '1. Introduction\nThe <b> tag and a_b_c and _init_ here.\n---\n# 5 items\n');
+
+  // Text alone (no tag in it): its lines are paragraphs.
+  const body = Array.from({ length: 20 }, (_, k) => (k % 2 ? `# of readers rose by ${k}.` : `${k}. In [a](b), no link & no *emphasis*.`)).join('\n');
+  const jsonLd = `<script type="application/ld+json">${JSON.stringify({ '@type': 'NewsArticle', articleBody: body })}</script>`;
+  const { content } = extractHtml(`<html><head>${jsonLd}</head><body><div id="root"></div></body></html>`, 'https://a.test/p');
+  assert.ok(elementNames(content).every((n) => n === 'p'), content);
+  assert.equal(markdownToText(content), body.split('\n').join(' '));
+});
+
+test('stored text holds no noncharacter U+FDD0-U+FDEF (search holds escaped characters as them while reading markdown)', () => {
+  assert.equal(withoutControls('a\ufdd0b\ufdefc\ufdcfd\ufdf0'), 'abc\ufdcfd\ufdf0');
+  // Escapes held while the marks are taken off, given back after: an escaped mark is text.
+  assert.equal(markdownToText('\\# a \\*b\\* **c** \\[d\\](e) \\\\ \\q'), '# a *b* c [d](e) \\ \\q');
+  assert.equal(lineText('1984\\. The \\_\\_init\\_\\_ method'), '1984. The __init__ method');
+});
