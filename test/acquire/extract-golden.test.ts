@@ -734,3 +734,16 @@ test("a thread's posts are parted by one break each: none before the first, none
   const blocks = articleBlocks(`${LEAD}<h2>Part two</h2><hr><p>The second part of the story, a paragraph long enough to keep.</p><hr><hr><p>The third part.</p><hr>`);
   assert.deepEqual(blocks.slice(1), ['## Part two', 'The second part of the story, a paragraph long enough to keep.', '---', 'The third part.']);
 });
+
+test('two line breaks in a row part paragraphs, as a browser shows them; one is a line break; in a link, neither', () => {
+  const content = (inner: string) => extractHtml(`<html><body><article>${inner}</article></body></html>`, 'https://a.test/p').content;
+  // A post written with <br>s (a tweet, a forum post, an old page), a no-break space between two of them.
+  assert.equal(
+    content(`<div>A title line<br><br>The first paragraph of the post, long enough to be the article's text here.<br>\n&nbsp;<br>A second one,<br>its second line.<br><br><br>A third.</div>`),
+    "A title line\n\nThe first paragraph of the post, long enough to be the article's text here.\n\nA second one,\nits second line.\n\nA third.",
+  );
+  assert.equal(
+    content(`${LEAD}<p>Text and <a href="/x">a link<br><br>of two lines</a>, <!-- a comment --> then<br><!-- c --><br>more.</p>`).split('\n\n').slice(1).join('\n\n'),
+    'Text and [a link\nof two lines](https://a.test/x), then\n\nmore.',
+  );
+});

@@ -629,7 +629,11 @@ function append<T>(out: T[], items: readonly T[]): void {
 /** Renders nodes as markdown blocks, appended to `out` (a nested element's go straight there: copied up level by level, 250 levels of 100,000 blocks took twice as long). */
 function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
   let buffer = '';
-  const flush = () => {
+  // The paragraphs of this run of inline content that a <br><br> parted (`a<br><br>b`, as pages and
+  // forum posts part paragraphs, read as one paragraph of lines). They stay one block of `out`, as
+  // the run was: what reads blocks (chrome lines, edges, end markers) reads them as before.
+  let parted: string[] = [];
+  const endParagraph = () => {
     // A run of one line (most are) is only trimmed.
     const t = singleSpaced(
       !buffer.includes('\n')
@@ -642,15 +646,29 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
             .trim(),
     );
     // A paragraph that is a break drawn in text (`***`, `* * *`, `---`: a story's scene break) is one.
-    if (t) out.push(TEXT_BREAK.test(t) ? '---' : t);
+    if (t) parted.push(TEXT_BREAK.test(t) ? '---' : t);
     buffer = '';
   };
+  const flush = () => {
+    endParagraph();
+    if (parted.length > 0) out.push(parted.join('\n\n'));
+    parted = [];
+  };
+  // Whether the last of the run's nodes but space and comments was a <br>.
+  let afterBreak = false;
   for (const n of nodes) {
     if (n.type === 'root') {
       flush();
       blocks(children(n), base, out);
       continue;
     }
+    if (isElement(n) && n.name === 'br') {
+      if (afterBreak) endParagraph();
+      else buffer += '\n';
+      afterBreak = !afterBreak;
+      continue;
+    }
+    if (isElement(n) || (isText(n) && n.data.trim() !== '')) afterBreak = false;
     if (!isElement(n) || !BLOCKS.has(n.name)) {
       // A link around blocks stays one link (its blocks become lines of it, in `inline`).
       if (!isElement(n) || n.name === 'a' || !containsBlock(n)) {
