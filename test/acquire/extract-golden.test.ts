@@ -540,7 +540,8 @@ test('a question and its answers are all content, each post apart; a layout clas
   const { content } = extractHtml(html, 'https://qa.test/q/1');
   assert.equal(
     content,
-    ['How do I iterate over a list in reverse in Python?', '---', ...accepted, '---', 'Use slicing with a step of -1: a[::-1].'].join('\n\n'),
+    // Each post after its author's name (the wrapper's `user-info`).
+    ['**leo**:', 'How do I iterate over a list in reverse in Python?', '---', '**cod**:', ...accepted, '---', '**ghost**:', 'Use slicing with a step of -1: a[::-1].'].join('\n\n'),
   );
 
   // A story laid out in grids: the footer's grid of the same class holds the author's bio, no post.
@@ -645,10 +646,13 @@ test("a discussion's page (a story, its comments) keeps its comments, each apart
   assert.deepEqual(blocks.slice(1), [
     'We run our own search over a million pages. What do you run, on what machine, and how fast is it?',
     '---',
+    '**u0**:',
     'Comment 0 says something about the story, with commas, and some detail of its own.',
     '---',
+    '**u1**:',
     'Comment 1 says something about the story, with commas, and some detail of its own.',
     '---',
+    '**u2**:',
     'Comment 2 says something about the story, with commas, and some detail of its own.',
   ]);
   assert.match(blocks[0]!, /^120 points by \[op\]/);
@@ -724,10 +728,13 @@ test("a thread's posts are parted by one break each: none before the first, none
     '</div></main></body></html>';
   assert.deepEqual(extractHtml(html, 'https://code.test/acme/widget/issues/42').content.split('\n\n'), [
     '# Crash on an empty file #42',
+    '**alice**:',
     'When I run the parser on an empty file, it crashes with a stack trace instead of saying that the file is empty.',
     '---',
+    '**bob**:',
     'I can reproduce this on another system too, with an older version, so it is not new; the parser assumes a line.',
     '---',
+    '**carol**:',
     'Fixed in the next release: the parser now returns an empty document for an empty file, and says so.',
   ]);
   // Breaks the page draws itself: after a heading, twice in a row, at the end.
@@ -746,4 +753,35 @@ test('two line breaks in a row part paragraphs, as a browser shows them; one is 
     content(`${LEAD}<p>Text and <a href="/x">a link<br><br>of two lines</a>, <!-- a comment --> then<br><!-- c --><br>more.</p>`).split('\n\n').slice(1).join('\n\n'),
     'Text and [a link\nof two lines](https://a.test/x), then\n\nmore.',
   );
+});
+
+test("a thread's post is named by its own author: a sure name (itemprop) before an editor's, none where two are nearest, none taken from another post, none on an article", () => {
+  const body = (text: string) => `<div class="s-prose js-post-body"><p>${text}</p></div>`;
+  const signature = (inner: string) => `<div class="post-signature">${inner}</div>`;
+  const user = (who: string, sure = false) => `<div class="user-info"><div class="user-details"${sure ? ' itemprop="author"' : ''}><a href="/u/${who}">${who}</a><span>1,234</span></div></div>`;
+  const html =
+    '<html><body><div id="content">' +
+    // The question: no name at all (a deleted user); its answers' names are not its own.
+    `<div class="question"><div class="postcell">${body('How do I read a file line by line in Rust, without reading all of it into memory first?')}</div></div>` +
+    // Edited by another user: the author is the sure one.
+    `<div class="answer"><div class="postcell">${body('Use BufReader and its lines() method, which yields each line as it reads, with a small buffer.</p><p>Each line is a Result, since reading may fail, so handle the error or use ? in a function that returns one.</p><p>The buffer is 8 KiB by default, and with_capacity() sets another size, for long lines or a slow disk.')}${signature(user('editor') + user('ada', true))}</div></div>` +
+    // A post that quotes another user's: two names nearest it, none is given.
+    `<div class="answer"><div class="postcell">${body('As the other answer says, lines() is the way; it allocates a String for each line, though.')}<blockquote class="quote"><span class="username">ada</span> wrote</blockquote>${user('bo')}</div></div>` +
+    `<div class="answer"><div class="postcell">${body('For bytes, read_until() into one Vec you clear each time avoids an allocation per line.')}${signature(user('cy'))}</div></div>` +
+    '</div></body></html>';
+  const blocks = extractHtml(html, 'https://qa.test/q/2').content.split('\n\n');
+  assert.deepEqual(
+    blocks.filter((b) => b.startsWith('**')),
+    ['**ada**:', '**cy**:'],
+    blocks.join('\n\n'),
+  );
+  assert.match(blocks[0]!, /^How do I read a file/);
+  assert.equal(blocks[blocks.indexOf('**ada**:') + 1], 'Use BufReader and its lines() method, which yields each line as it reads, with a small buffer.');
+
+  // An article (no thread) with a byline: no author line.
+  const article = extractHtml(
+    `<html><body><article><div class="author"><a href="/a/jo">Jo Writer</a></div><div class="post-body">${'<p>A long paragraph of the article, long enough to be its text, with commas, and more words.</p>'.repeat(3)}</div></article></body></html>`,
+    'https://news.test/a',
+  );
+  assert.doesNotMatch(article.content, /\*\*Jo Writer\*\*/);
 });

@@ -72,8 +72,8 @@ export function extractHtml(html: string, pageUrl: string): ExtractedPage {
     if (meta.refreshUrl && meta.refreshUrl.length <= LIMITS.urlMaxChars && !seen.has(meta.refreshUrl)) links.push(meta.refreshUrl);
   }
 
-  const { talk } = prune(doc);
-  const { nodes } = findMainContent(doc, talk);
+  const { talk, authors } = prune(doc);
+  const { nodes } = findMainContent(doc, talk, authors);
   // The headline is metadata; a first heading that repeats the title is not content.
   const first = nodes[0] && findFirst(nodes[0], (e) => /^h[12]$/.test(e.name));
   if (first && meta.title && textOf(first).replace(/\s+/g, ' ').trim().toLowerCase() === meta.title.toLowerCase()) remove(first);

@@ -207,8 +207,10 @@ const DISCUSSION_WORDS = /\S*(comment|repl(y|ies))\S*/gi;
  * a discussion: when everything else kept is little (`DISCUSSION_REST_MAX`), and no `<article>`,
  * they are its content, each apart by a thematic break.
  */
-export function prune(doc: Document): { talk: boolean } {
+export function prune(doc: Document): { talk: boolean; authors: Authors } {
   unfold(doc);
+  // Before anything is removed: a post's author is often in a header that reads as chrome.
+  const authors = findAuthors(doc);
   const embeds = embedHolders(doc);
   // Class names lie sometimes: never prune, by class alone, something holding much of the page's text.
   let pageChars: number | undefined;
@@ -224,12 +226,15 @@ export function prune(doc: Document): { talk: boolean } {
       discussion = true;
       const kept = new Set<AnyNode>(found.talk);
       doomed = doomed.filter((n) => !kept.has(n));
-      for (const n of found.talk) {
+      const names = authorsOf(found.talk, authors);
+      found.talk.forEach((n, k) => {
         const inner = chrome(n, embeds, bigShare, false);
         doomed.push(...inner.doomed);
         headers.push(...inner.headers);
         insertBefore(n, new Element('hr', {})); // each comment apart
-      }
+        const name = names[k];
+        if (name) insertBefore(n, authorLine(name));
+      });
     }
   }
   removeAll(doomed);
@@ -239,8 +244,98 @@ export function prune(doc: Document): { talk: boolean } {
     return true;
   });
   removeAll(chromeHeaders);
-  return { talk: discussion };
+  return { talk: discussion, authors };
 }
+
+/**
+ * What names a post's author: schema.org's `itemprop="author"` or `rel="author"` (sure), else a
+ * class of an author's name (GitHub's and Reddit's `author`, Hacker News' `hnuser`, forums'
+ * `username`, Stack Overflow's `user-details`).
+ */
+const AUTHOR_CLASS = /(?:^|\s)(?:author|username|user-name|hnuser|user-details|user-info|post-author|comment-author|poster)(?:\s|$)/i;
+const AUTHOR_NAME_MAX = 60;
+/** How many levels above a name an element may be the post it names the author of (a post's wrapper holds its header a few levels up). */
+const AUTHOR_LEVELS = 6;
+
+/** The author names under an element, as far as `AUTHOR_LEVELS` up from each, sure ones apart; null where two differ (a thread's whole list). */
+interface Names {
+  sure?: string | null;
+  likely?: string | null;
+}
+export type Authors = Map<AnyNode, Names>;
+
+/** The most nodes an author element may hold: a name and a link or two (a wrapper of the page's whole text, one of a hostile page's hundreds nested, is none). */
+const AUTHOR_NODES_MAX = 64;
+
+/** The name an author element shows: its `itemprop="name"`, its link's text (a profile's), else its text; none past `AUTHOR_NODES_MAX` or `AUTHOR_NAME_MAX`. */
+function authorName(el: Element): string | undefined {
+  // Its nodes in document order, without reading further than a name's few.
+  const nodes: AnyNode[] = [];
+  const stack: AnyNode[] = [el];
+  while (stack.length > 0) {
+    if (nodes.length > AUTHOR_NODES_MAX) return undefined;
+    const n = stack.pop()!;
+    nodes.push(n);
+    if (isElement(n)) for (let i = Math.min(n.children.length, AUTHOR_NODES_MAX + 1) - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+  const elements = nodes.filter(isElement);
+  const named =
+    elements.find((d) => d.attribs.itemprop === 'name') ?? (el.name === 'a' ? el : elements.find((d) => d.name === 'a' && textOf(d).trim() !== '')) ?? el;
+  const name = textOf(named).replace(/\s+/g, ' ').trim();
+  return name.length > 0 && name.length <= AUTHOR_NAME_MAX ? name : undefined;
+}
+
+/** Each element's author names (`Names`), from every author element of the page, in one walk. */
+function findAuthors(doc: Document): Authors {
+  const authors: Authors = new Map();
+  walk(doc, (n) => {
+    if (!isElement(n)) return;
+    const a = n.attribs;
+    const sure = a.itemprop === 'author' || (a.rel !== undefined && /(?:^|\s)author(?:\s|$)/i.test(a.rel));
+    if (!sure && !(a.class !== undefined && AUTHOR_CLASS.test(a.class))) return;
+    const name = authorName(n);
+    if (!name) return;
+    const key = sure ? 'sure' : 'likely';
+    let p = n.parent;
+    for (let level = 0; p && level < AUTHOR_LEVELS; level++, p = p.parent) {
+      let names = authors.get(p);
+      if (!names) authors.set(p, (names = {}));
+      const seen = names[key];
+      if (seen === undefined) names[key] = name;
+      else if (seen !== name) names[key] = null;
+    }
+    // Its inside is looked into too: a sure name in a likely one (Stack Overflow's `user-details` in its `user-info`).
+  });
+  return authors;
+}
+
+/**
+ * Each post's author: the nearest name around it (`AUTHOR_LEVELS` up at most), a sure one before a
+ * likely one. None when the nearest holds two (a quote's author in a post), or once an element
+ * holds another of the `posts` too: a question without a name is not given its answer's.
+ */
+function authorsOf(posts: readonly Element[], authors: Authors): (string | undefined)[] {
+  // How many posts each element holds, as far as AUTHOR_LEVELS up from each.
+  const holds = new Map<AnyNode, number>();
+  for (const post of posts) {
+    let p = post.parent;
+    for (let level = 0; p && level < AUTHOR_LEVELS; level++, p = p.parent) holds.set(p, (holds.get(p) ?? 0) + 1);
+  }
+  return posts.map((post) => {
+    let p: AnyNode | null = post;
+    for (let level = 0; p && level <= AUTHOR_LEVELS; level++, p = p.parent) {
+      if ((holds.get(p) ?? 0) > (level > 0 ? 1 : 0)) return undefined; // it holds another post
+      const names = authors.get(p);
+      if (!names) continue;
+      if (names.sure) return names.sure;
+      return names.likely && names.sure !== null ? names.likely : undefined;
+    }
+    return undefined;
+  });
+}
+
+/** A post's author as a line before it: `**alice**:`. */
+const authorLine = (name: string) => new Element('p', {}, [new Element('strong', {}, [new Text(name)]), new Text(':')]);
 
 /** The least text of an `<article>` that makes a page an article with comments under it, however short. */
 const ARTICLE_MIN = 200;
@@ -518,8 +613,8 @@ export interface MainContent {
   nodes: Element[];
 }
 
-/** `talk`: the page is a discussion (`prune`), its comments its content. */
-export function findMainContent(doc: Document, talk = false): MainContent {
+/** `talk`: the page is a discussion (`prune`), its comments its content; `authors`: the page's author names (`prune`), for a thread's posts. */
+export function findMainContent(doc: Document, talk = false, authors: Authors = new Map()): MainContent {
   const stats = new Map<AnyNode, Stats>();
   const explicit: Element[] = [];
   computeStats(doc, stats, explicit);
@@ -595,9 +690,13 @@ export function findMainContent(doc: Document, talk = false): MainContent {
     const ld = linkDensity(s);
     if (score >= threshold || (sib.name === 'p' && ((s.chars > 80 && ld < 0.25) || (s.chars > 0 && ld === 0)))) nodes.push(sib);
   }
-  const all = withRepeatedPosts(body, top, nodes, stats);
+  const { all, posts } = withRepeatedPosts(body, top, nodes, stats);
   for (const n of all) cleanContent(n, stats, talk);
-  return { nodes: all };
+  if (posts.length === 0) return { nodes: all };
+  // A thread's posts, each after its author's name.
+  const found = authorsOf(posts, authors);
+  const names = new Map(posts.map((post, k) => [post, found[k]]));
+  return { nodes: all.flatMap((n) => (names.get(n) ? [authorLine(names.get(n)!), n] : [n])) };
 }
 
 /**
@@ -607,13 +706,14 @@ export function findMainContent(doc: Document, talk = false): MainContent {
  * break between two posts. Only a class that reads as content (`classWeight`) is one of posts:
  * layout classes (`grid`, `row`) repeat over a whole page.
  */
-function withRepeatedPosts(body: Element, top: Element, nodes: Element[], stats: Map<AnyNode, Stats>): Element[] {
+function withRepeatedPosts(body: Element, top: Element, nodes: Element[], stats: Map<AnyNode, Stats>): { all: Element[]; posts: Element[] } {
   const cls = classList(top);
-  if (!cls || classWeight(top) <= 0) return nodes;
+  if (!cls || classWeight(top) <= 0) return { all: nodes, posts: [] };
   const chosen = new Set<AnyNode>(nodes);
   const holders = new Set<AnyNode>();
   for (const n of nodes) for (let p = n.parent; p && !holders.has(p); p = p.parent) holders.add(p);
   const all: Element[] = [];
+  const others: Element[] = [];
   let lastPost = false; // the last element taken was another post
   walk(body, (n) => {
     if (!isElement(n)) return;
@@ -628,11 +728,14 @@ function withRepeatedPosts(body: Element, top: Element, nodes: Element[], stats:
     if (s && s.chars > 0 && linkDensity(s) < 0.5) {
       if (all.length > 0) all.push(new Element('hr', {}));
       all.push(n);
+      others.push(n);
       lastPost = true;
       return false;
     }
   });
-  return all;
+  // The posts of a thread: the chosen container among them (by document order).
+  const isPost = new Set<AnyNode>(others);
+  return { all, posts: others.length === 0 ? [] : all.filter((n) => n === top || isPost.has(n)) };
 }
 
 /** An element's class names, each once space apart. */
