@@ -86,12 +86,15 @@ test('a line break inside a paragraph: each line is escaped at its start (a head
   assert.deepEqual(textOf(rendered(content)).split('\n').slice(1, 4), ['===', '- then a dash', '3. and a number']);
 });
 
-test('a break drawn in text (***, * * *, ---) is a thematic break; one in a sentence is text', () => {
+test('a break drawn in text (***, * * *, ---, a heading of underscores) is a thematic break', () => {
   const lead = '<p>A paragraph long enough to be the article that the extractor keeps, with what comes next.</p>';
   for (const mark of ['***', '* * *', '---', '___', '- - -']) {
     const { content } = extractHtml(`<html><body><article>${lead}<p>${mark}</p>${lead}</article></body></html>`, 'https://a.test/p');
     assert.deepEqual(content.split('\n\n')[1], '---', mark);
   }
+  // A heading drawn as a line is one too.
+  const { content } = extractHtml(`<html><body><article>${lead}<h2>______________</h2>${lead}</article></body></html>`, 'https://a.test/p');
+  assert.deepEqual(content.split('\n\n')[1], '---');
 });
 
 test('escapeText and escapeLineStart: what each escapes, and what each leaves', () => {

@@ -683,7 +683,8 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
     const name = n.name;
     if (/^h[1-6]$/.test(name)) {
       const t = headingText(inline(n, base).replace(/\s+/g, ' ').trim());
-      if (t) out.push(`${'#'.repeat(Number(name[1]))} ${t}`);
+      // A heading drawn as a line (`<h2>______</h2>`, a separator) is a thematic break.
+      if (t) out.push(TEXT_BREAK.test(t) ? '---' : `${'#'.repeat(Number(name[1]))} ${t}`);
     } else if (name === 'p' || name === 'dt' || name === 'dd' || name === 'figcaption' || name === 'summary' || name === 'address') {
       const t = blocks(children(n), base).join('\n\n');
       if (t.trim()) out.push(name === 'dt' ? `**${t.trim()}**` : t.trim());
