@@ -16,6 +16,7 @@ import { withoutControls } from '../../src/core/controls.js';
 import { lineText } from '../../src/core/passages.js';
 import { markdownToText } from '../../src/core/text.js';
 import { makePdf } from '../fixtures/pdf.js';
+import { rng } from '../../bench/scifact.js';
 
 const renderer = new MarkdownIt({ html: true });
 const rendered = (markdown: string) => parseHtml(renderer.render(markdown));
@@ -105,7 +106,7 @@ test('escapeText and escapeLineStart: what each escapes, and what each leaves', 
     ['_lead and trail_ and in_word', '\\_lead and trail\\_ and in_word'],
     ['*em* and 2 * 3', '\\*em\\* and 2 * 3'],
     ['[a](b) [c][d] [e]: f [g]', '[a\\](b) [c\\][d] [e\\]: f [g]'],
-    ['\\ and \\a and \\*', '\\ and \\a and \\\\\\*'],
+    ['\\ and \\a and \\*', '\\\\ and \\a and \\\\\\*'],
     ['~5 km, ~~no~~, 1 ~ 2', '\\~5 km, \\~\\~no\\~\\~, 1 ~ 2'],
   ];
   for (const [text, want] of cases) assert.equal(escapeText(text), want, text);
@@ -155,4 +156,38 @@ test('stored text holds no noncharacter U+FDD0-U+FDEF (search holds escaped char
   // Escapes held while the marks are taken off, given back after: an escaped mark is text.
   assert.equal(markdownToText('\\# a \\*b\\* **c** \\[d\\](e) \\\\ \\q'), '# a *b* c [d](e) \\ \\q');
   assert.equal(lineText('1984\\. The \\_\\_init\\_\\_ method'), '1984. The __init__ method');
+});
+
+test("made-up texts of markdown's characters, in a paragraph, a link, emphasis, a list, a table, a heading and a quote: the renderer shows each as the page does", () => {
+  const next = rng(39);
+  const pieces = ['a', 'word', ' ', ' ', '\t', '    ', '*', '**', '***', '_', '__', '`', '```', '~', '~~', '~~~', '[', ']', '](', '(', ')', '<', '>', '&', '#', '!', '\\', '-', '---', '+', '=', '===', '|', '1.', '2)', 'x:', '"', '$', '^', '.', '&amp;', '&#65;', '<b>', '</i>', '<!--', '-->', '<http://x.y>', 'http://a.b', 'www.a.b', '[x]: /u', '![i](j)'];
+  const made = () => {
+    let t = '';
+    for (let n = 1 + Math.floor(next() * 12); n > 0; n--) t += pieces[Math.floor(next() * pieces.length)];
+    return t;
+  };
+  const shownAs = (t: string) => t.replace(/\s+/g, ' ').trim();
+  const lead = '<p>A paragraph long enough to be the article that the extractor keeps, with what comes next.</p>';
+  const contexts: [(t: string[]) => string, (t: string[]) => string][] = [
+    [(t) => `<p>${t.map(html).join('<br>')}</p>`, (t) => t.join(' ')],
+    [(t) => `<p>see <a href="/x">${html(t[0]!)}</a> here</p>`, (t) => `see ${t[0]} here`],
+    [(t) => `<p>x <em>${html(t[0]!)}</em> y <strong>${html(t[1]!)}</strong> z</p>`, (t) => `x ${t[0]} y ${t[1]} z`],
+    [(t) => `<ul><li>${html(t[0]!)}</li><li>${html(t[1]!)}</li></ul>`, (t) => `${t[0]} ${t[1]}`],
+    [(t) => `<table><tr><th>h1</th><th>h2</th></tr><tr><td>${html(t[0]!)}</td><td>${html(t[1]!)}</td></tr></table>`, (t) => `h1 h2 ${t[0]} ${t[1]}`],
+    [(t) => `<h2>${html(t[0]!)}</h2><p>${html(t[1]!)}</p>`, (t) => `${t[0]} ${t[1]}`],
+    [(t) => `<blockquote><p>${html(t[0]!)}</p></blockquote>`, (t) => t[0]!],
+  ];
+  let compared = 0;
+  for (let k = 0; k < 1_400; k++) {
+    const [make, shows] = contexts[k % contexts.length]!;
+    const texts = [made(), made(), made()];
+    // Text that is blank, or a break drawn in text (`---`: a thematic break), shows nothing.
+    if (texts.some((t) => !shownAs(t) || /^[-_*\s]+$/.test(t))) continue;
+    const page = `<html><body><article>${lead}${make(texts)}${lead}</article></body></html>`;
+    const { content } = extractHtml(page, 'https://a.test/p');
+    const want = shownAs(`${textOf(parseHtml(lead))} ${shows(texts)} ${textOf(parseHtml(lead))}`);
+    assert.equal(shownAs(textOf(rendered(content))), want, `${JSON.stringify(texts)}\n${content}`);
+    compared++;
+  }
+  assert.ok(compared > 1_000, `${compared} pages compared`);
 });

@@ -75,7 +75,8 @@ const collapse = (s: string) => (INVISIBLE.test(s) ? s.replace(INVISIBLES, '') :
  * escapes): a page that shows `&lt;script&gt;` or `&lt;img onerror=...&gt;` as text made live HTML of
  * its markdown, `[x](javascript:...)` a link, `__init__` bold. Only what could be read as markup is
  * escaped, lighter than Turndown's every `_`, `*` and bracket:
- * - a backslash before ASCII punctuation (it would escape it), a backtick (a code span);
+ * - a backslash before ASCII punctuation (it would escape it), or before a space or the end (a
+ *   line's end: a hard line break), a backtick (a code span);
  * - `<` before a letter, `/`, `!` or `?` (a tag, a comment, an autolink), `&` of an entity (`&amp;`);
  * - `*` and `~` but between spaces (`5 * 3` is no emphasis), `_` but inside a word (`snake_case`
  *   is none: CommonMark);
@@ -95,7 +96,8 @@ export function escapeText(s: string, inLink = false): string {
   return s.replace(ESCAPES, (c: string, at: number) => {
     switch (c) {
       case '\\':
-        return ASCII_PUNCTUATION.test(s.charAt(at + 1)) ? '\\\\' : c;
+        // Before punctuation, or before a space or the end, which trimming may make a line's end (a hard break: `\` is lost).
+        return at + 1 === s.length || isBlank(s.charCodeAt(at + 1)) || ASCII_PUNCTUATION.test(s.charAt(at + 1)) ? '\\\\' : c;
       case '*':
       case '~':
         return isBlank(s.charCodeAt(at - 1)) && isBlank(s.charCodeAt(at + 1)) ? c : `\\${c}`;
