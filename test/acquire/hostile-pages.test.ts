@@ -96,6 +96,18 @@ describe('hostile pages', () => {
     assert.match(cell.content, /\| start end \| b \|/);
   });
 
+  test('a paragraph or heading of ten million of one markdown character is read whole, each escaped (a break\'s pattern overflowed the stack on it)', async () => {
+    const read = (body: string) =>
+      pageFromResponse({ requestedUrl: 'https://s.test/', url: 'https://s.test/', status: 200, headers: { 'content-type': 'text/html' }, body: Buffer.from(`<html><body><article>${body}</article></body></html>`), fetchedAt: 0 });
+    for (const c of ['_', '*', '\\']) {
+      const page = await read(`<p>${c.repeat(10_000_000)}</p>`);
+      assert.equal(page.content, `\\${c}`.repeat(10_000_000), c);
+    }
+    const text = '<p>A page about herons and the water they wade in, long enough to be its text.</p>';
+    const heading = await read(`${text}<h2>${'_'.repeat(1_000_000)}</h2>${text}`);
+    assert.ok(heading.content.includes(`\n\n## ${'\\_'.repeat(1_000_000)}\n\n`), heading.content.slice(0, 200));
+  });
+
   // Not a timing: before, each row was padded to the widest (20,000 x 20,000 cells) and the read ran out of memory.
   test("a table's markdown grows with its page: rows are not padded to a wide row, and spans add a bounded number of cells", async () => {
     const read = (rows: string) =>
