@@ -5,7 +5,7 @@
  */
 import { withoutControls } from '../core/controls.js';
 import { AUTHOR_MAX, cutAtWord, TITLE_MAX } from '../core/text.js';
-import { escapeLines } from './extract/markdown.js';
+import { escapeLines } from '../core/escapes.js';
 
 interface TextItem {
   str: string;

@@ -20,7 +20,8 @@
  * page); a query stem whose hash a page holds for another stem counts as found there. Either only
  * changes which sentence a snippet shows.
  */
-import { ANALYSIS_VERSION, cachedStem, compoundWord, holdEscapes, releaseEscapes, scanWords, unicodeWords, withoutRuleLines } from './text.js';
+import { holdEscapes, releaseEscapes } from './escapes.js';
+import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords, withoutRuleLines } from './text.js';
 
 /** Pages can be large; passages are looked for in the first part only. */
 export const SCAN_LIMIT = 200_000;

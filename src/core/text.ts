@@ -6,6 +6,7 @@
  * `porter unicode61`, which folds and stems the same way but keeps such runs whole.
  */
 import { stemmer } from 'stemmer';
+import { holdEscapes, releaseEscapes } from './escapes.js';
 
 /**
  * Bumped when the words of some text change: an engine index saved under another version is
@@ -649,27 +650,6 @@ export function withoutRuleLines(text: string): string {
     at = end + 1;
   }
   return cut ? out + text.slice(copied) : text;
-}
-
-/** ASCII's punctuation, which CommonMark's backslash escapes: 32 characters. */
-const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
-const ESCAPED_RE = /\\([!-/:-@[-`{-~])/g;
-/** Unicode's 32 noncharacters U+FDD0-U+FDEF, one for each punctuation character held (stored text has none: core/controls.ts). */
-const HELD_RE = /[\ufdd0-\ufdef]/g;
-
-/**
- * Markdown with each backslash escape (`\*`, `\#`, `\[`: markdown.ts writes what a page shows as
- * text so) held as a noncharacter, which no pass of `markdownToText` or of the passages' line text
- * reads as a mark; `releaseEscapes` gives back the character, as the page shows it. A code block's
- * backslashes are read so too, though CommonMark reads none there (`a\*b` in code reads `a*b`).
- */
-export function holdEscapes(markdown: string): string {
-  return markdown.includes('\\') ? markdown.replace(ESCAPED_RE, (_, c: string) => String.fromCharCode(0xfdd0 + PUNCTUATION.indexOf(c))) : markdown;
-}
-
-/** The characters `holdEscapes` held, given back; `held` is whether it had any to hold (the markdown holds a backslash). */
-export function releaseEscapes(text: string, held: boolean): string {
-  return held ? text.replace(HELD_RE, (c) => PUNCTUATION[c.charCodeAt(0) - 0xfdd0]!) : text;
 }
 
 /** Plain text of markdown: images, link targets, emphasis and heading marks dropped, escaped characters as the page shows them, whitespace folded. */

@@ -8,6 +8,7 @@
  * and the call is never answered, as the protocol asks.
  */
 import { ApiError, type FetchParams, notReached, type SearchParams } from '../client/client.js';
+import { escapeLineStart, escapeText, headingText } from '../core/escapes.js';
 import type { FetchResponse, SearchResponse } from '../core/requests.js';
 
 /** Newest first; an unknown version asked for is answered with the newest (the client decides). */
@@ -156,16 +157,18 @@ export function formatSearch(res: SearchResponse): string {
     .map((r, i) => {
       const dates = [r.published_at && `published ${r.published_at}`, r.acquired_at && `acquired ${r.acquired_at}`].filter(Boolean).join(', ');
       const text = r.snippet ?? r.description;
-      return `${i + 1}. ${r.title}\n${r.url}${dates ? `\n(${dates})` : ''}${text ? `\n${text}` : ''}`;
+      // A page's title and text are text: escaped as a page's text is in its markdown (a host renders the answer).
+      const line = (t: string) => escapeLineStart(escapeText(t));
+      return `${i + 1}. ${line(r.title)}\n${r.url}${dates ? `\n(${dates})` : ''}${text ? `\n${line(text)}` : ''}`;
     })
     .join('\n\n');
 }
 
 export function formatFetch(res: FetchResponse): string {
-  const head = [`# ${res.title ?? res.url}`, `URL: ${res.url}`];
-  if (res.author) head.push(`Author: ${res.author}`);
+  const head = [`# ${headingText(escapeText(res.title ?? res.url))}`, `URL: ${res.url}`];
+  if (res.author) head.push(`Author: ${escapeText(res.author)}`);
   if (res.published_at !== undefined) head.push(`Published: ${new Date(res.published_at * 1000).toISOString()}`);
-  if (res.description) head.push(`Description: ${res.description}`);
+  if (res.description) head.push(`Description: ${escapeText(res.description)}`);
   return `${head.join('\n')}\n\n${res.content}`;
 }
 

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import MarkdownIt from 'markdown-it';
 import type { Element } from 'domhandler';
 import { findFirst, isElement, parseHtml, textOf, walk } from '../../src/acquire/extract/dom.js';
-import { escapeLineStart, escapeText } from '../../src/acquire/extract/markdown.js';
+import { escapeLineStart, escapeText } from '../../src/core/escapes.js';
 import { extractHtml } from '../../src/acquire/extract/index.js';
 import { feedToMarkdown } from '../../src/acquire/extract/feed.js';
 import { pdfToText } from '../../src/acquire/pdf.js';
@@ -17,6 +17,8 @@ import { lineText } from '../../src/core/passages.js';
 import { markdownToText } from '../../src/core/text.js';
 import { makePdf } from '../fixtures/pdf.js';
 import { rng } from '../../bench/scifact.js';
+import { formatFetch, formatSearch } from '../../src/mcp/server.js';
+import type { FetchResponse, SearchResponse } from '../../src/core/requests.js';
 
 const renderer = new MarkdownIt({ html: true });
 const rendered = (markdown: string) => parseHtml(renderer.render(markdown));
@@ -190,4 +192,16 @@ test("made-up texts of markdown's characters, in a paragraph, a link, emphasis, 
     compared++;
   }
   assert.ok(compared > 1_000, `${compared} pages compared`);
+});
+
+test("the MCP tools' answers write a page's title, author, description and snippet as text", () => {
+  const title = '<img src=x onerror=alert(1)> # 1. [a](javascript:b) #';
+  const page = formatFetch({ url: 'https://a.test/p', title, author: '*Ada*', description: '<b>bold</b>', content: 'Body.' } as FetchResponse);
+  assert.deepEqual(elementNames(page), ['h1', 'p', 'p'], page);
+  const out = rendered(page);
+  assert.equal(textOf(findFirst(out, (e) => e.name === 'h1')!), title);
+  assert.match(textOf(out), /Author: \*Ada\*\nDescription: <b>bold<\/b>/);
+  const found = formatSearch({ query: 'q', results: [{ url: 'https://a.test/p', title: '1984. <b>Year</b>', snippet: '# of <i>users</i>' }] } as unknown as SearchResponse);
+  assert.deepEqual(elementNames(found), ['ol', 'li'], found);
+  assert.equal(textOf(rendered(found)).trim(), '1984. <b>Year</b>\nhttps://a.test/p\n# of <i>users</i>');
 });

@@ -7,7 +7,8 @@ import type { AnyNode, Element } from 'domhandler';
 import { LIMITS } from '../../core/requests.js';
 import { normalizeUrl } from '../../core/url.js';
 import { attr, children, isElement, parseHtml, textOf } from './dom.js';
-import { absoluteUrl, escapeLineStart, escapeText, headingText, LinkGrowth, toMarkdown } from './markdown.js';
+import { escapeLineStart, escapeText, headingText } from '../../core/escapes.js';
+import { absoluteUrl, LinkGrowth, toMarkdown } from './markdown.js';
 
 export interface Feed {
   title?: string;

@@ -5,7 +5,8 @@ import { normalizeUrl } from '../../core/url.js';
 import type { Element } from 'domhandler';
 import { attr, children, findFirst, isElement, parseHtml, remove, textOf, walk } from './dom.js';
 import { findMainContent, prune } from './main-content.js';
-import { escapeLineStart, escapeText, LinkGrowth, toMarkdown } from './markdown.js';
+import { escapeLineStart, escapeText } from '../../core/escapes.js';
+import { LinkGrowth, toMarkdown } from './markdown.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
 
 export interface ExtractedPage extends PageMetadata {

@@ -5,6 +5,7 @@
  * as text (a `<q>`'s quotation marks, a raised number's caret).
  */
 import type { AnyNode, Element } from 'domhandler';
+import { escapeLineStart, escapeText, headingText } from '../../core/escapes.js';
 import { attr, children, findFirst, isElement, isSpace, isText, textOf } from './dom.js';
 
 const BLOCKS = new Set([
@@ -70,95 +71,11 @@ const INVISIBLE = /[\u200b\u2060]/;
 const INVISIBLES = /[\u200b\u2060]+/g;
 const collapse = (s: string) => (INVISIBLE.test(s) ? s.replace(INVISIBLES, '') : s).replace(/\s+/g, ' ');
 
-/**
- * What a page shows as text, written so that markdown reads it as text (CommonMark's backslash
- * escapes): a page that shows `&lt;script&gt;` or `&lt;img onerror=...&gt;` as text made live HTML of
- * its markdown, `[x](javascript:...)` a link, `__init__` bold. Only what could be read as markup is
- * escaped, lighter than Turndown's every `_`, `*` and bracket:
- * - a backslash before ASCII punctuation (it would escape it), or before a space or the end (a
- *   line's end: a hard line break), a backtick (a code span);
- * - `<` before a letter, `/`, `!` or `?` (a tag, a comment, an autolink), `&` of an entity (`&amp;`);
- * - `*` and `~` but between spaces (`5 * 3` is no emphasis), `_` but inside a word (`snake_case`
- *   is none: CommonMark);
- * - `]` before `(`, `[` or `:` (a link, a reference, a definition; `[1]` and `[sic]` stay as they
- *   are), and in a link's text each bracket (`inLink`), which would end the link.
- * What starts a line is escaped where the line is made (`escapeLineStart`).
- */
-const MAY_ESCAPE = /[\\`*_<&[\]~]/;
-/** Runs of the characters to escape, each decided whole (a run of 10 MB of `_` was 10 million calls one by one: 1.2 s). */
-const ESCAPES = /\\+|`+|\*+|_+|~+|\[+|\]+|<(?=[A-Za-z/!?])|&(?=#?[0-9A-Za-z]{1,32};)/g;
-const ASCII_PUNCTUATION = /^[!-/:-@[-`{-~]$/;
-const WORD_CHAR = /^[\p{L}\p{N}]$/u;
-const LINK_FOLLOWS = /^[([:]$/;
-const isBlank = (c: number) => c === 32 || c === 9;
-/** A run of one character, each escaped (a pattern's replace took 190 ns a character). */
-const everyOne = (run: string) => `\\${run[0]}`.repeat(run.length);
-/** A letter or digit (an ASCII one without the pattern: most are). */
-const isWordChar = (s: string, at: number) => {
-  const c = s.charCodeAt(at);
-  if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-  return WORD_CHAR.test(s.charAt(at));
-};
-
-export function escapeText(s: string, inLink = false): string {
-  if (!MAY_ESCAPE.test(s)) return s;
-  return s.replace(ESCAPES, (run: string, at: number) => {
-    const end = at + run.length; // where what follows the run starts
-    switch (run[0]) {
-      case '\\': {
-        // Each but the last is before a backslash. The last is escaped before punctuation, or before
-        // a space or the end, which trimming may make a line's end (a hard break: the `\` is lost).
-        const last = end === s.length || isBlank(s.charCodeAt(end)) || ASCII_PUNCTUATION.test(s.charAt(end));
-        return last ? everyOne(run) : `${everyOne(run.slice(1))}\\`;
-      }
-      case '*':
-      case '~':
-        return run.length === 1 && isBlank(s.charCodeAt(at - 1)) && isBlank(s.charCodeAt(end)) ? run : everyOne(run);
-      case '_':
-        return run.length === 1 && isWordChar(s, at - 1) && isWordChar(s, end) ? run : everyOne(run);
-      case '[':
-        return inLink ? everyOne(run) : run;
-      case ']':
-        return inLink ? everyOne(run) : LINK_FOLLOWS.test(s.charAt(end)) ? `${run.slice(1)}\\]` : run;
-      default:
-        return everyOne(run);
-    }
-  });
-}
-
-/**
- * What would open a block at a line's start (CommonMark): a heading's `#`s, a quote's `>`, a list
- * item's `-`, `+`, `*` or `1.`/`1)`, a line of `=` or `-` (a heading's underline, a thematic break).
- * A paragraph of text reading `# of users grew`, `1984. The year` or `- Bob said` became a heading,
- * a list numbered from 1984, a list item. (A fence's backticks or tildes, a tag's `<`, a thematic
- * break's `*` or `_` are escaped in the text already: `escapeText`.)
- */
-const LINE_START = /^(?:#{1,6}(?=[ \t]|$)|>|[-+*](?=[ \t]|$)|=+[ \t]*$|-+[ \t]*$|\d{1,9}(?=[.)](?:[ \t]|$)))/;
-
 /** A line of three or more `-`, `*` or `_` alike (escaped or not), spaces between: a thematic break written as text. */
 const TEXT_BREAK = /^(?:(?:\\?-[ \t]*){3,}|(?:\\?\*[ \t]*){3,}|(?:\\?_[ \t]*){3,})$/;
 /** The longest line read as such a break: a line drawn across a page is tens of characters (the pattern's repeated group overflowed the stack on a paragraph of 10 MB of `_`). */
 const TEXT_BREAK_MAX = 200;
 const isTextBreak = (t: string) => t.length <= TEXT_BREAK_MAX && TEXT_BREAK.test(t);
-
-/** A line of text, its start escaped when it would open a block (`LINE_START`). */
-export function escapeLineStart(line: string): string {
-  const m = LINE_START.exec(line);
-  if (!m) return line;
-  const digits = m[0].charCodeAt(0) >= 48 && m[0].charCodeAt(0) <= 57;
-  return digits ? `${m[0]}\\${line.slice(m[0].length)}` : `\\${line}`;
-}
-
-/** A heading's text, its `#`s at the end after a space ("Episode #") escaped: they would be read as its closing sequence. */
-export const headingText = (t: string) => (t.endsWith('#') ? t.replace(/(^| )(#+)$/, '$1\\$2') : t);
-
-/** A text's lines (a PDF's), each escaped as text and at its start. */
-export function escapeLines(text: string): string {
-  return text
-    .split('\n')
-    .map((l) => escapeLineStart(escapeText(l)))
-    .join('\n');
-}
 
 /** How many links the text being written is inside (`escapeText`'s `inLink`); reset by `toMarkdown`. */
 let linkDepth = 0;

@@ -1,0 +1,111 @@
+/**
+ * CommonMark's backslash escapes, both ways: text written so that markdown reads it as text (a
+ * page's text in its markdown, acquire/extract/markdown.ts; a page's title in the MCP tools' and
+ * the CLI's markdown), and markdown read back as text with its escaped characters as they are
+ * (text.ts `markdownToText`, the passages' line text). Imports nothing of ours.
+ */
+
+/**
+ * What a page shows as text, written so that markdown reads it as text (CommonMark's backslash
+ * escapes): a page that shows `&lt;script&gt;` or `&lt;img onerror=...&gt;` as text made live HTML of
+ * its markdown, `[x](javascript:...)` a link, `__init__` bold. Only what could be read as markup is
+ * escaped, lighter than Turndown's every `_`, `*` and bracket:
+ * - a backslash before ASCII punctuation (it would escape it), or before a space or the end (a
+ *   line's end: a hard line break), a backtick (a code span);
+ * - `<` before a letter, `/`, `!` or `?` (a tag, a comment, an autolink), `&` of an entity (`&amp;`);
+ * - `*` and `~` but between spaces (`5 * 3` is no emphasis), `_` but inside a word (`snake_case`
+ *   is none: CommonMark);
+ * - `]` before `(`, `[` or `:` (a link, a reference, a definition; `[1]` and `[sic]` stay as they
+ *   are), and in a link's text each bracket (`inLink`), which would end the link.
+ * What starts a line is escaped where the line is made (`escapeLineStart`).
+ */
+const MAY_ESCAPE = /[\\`*_<&[\]~]/;
+/** Runs of the characters to escape, each decided whole (a run of 10 MB of `_` was 10 million calls one by one: 1.2 s). */
+const ESCAPES = /\\+|`+|\*+|_+|~+|\[+|\]+|<(?=[A-Za-z/!?])|&(?=#?[0-9A-Za-z]{1,32};)/g;
+const ASCII_PUNCTUATION = /^[!-/:-@[-`{-~]$/;
+const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+const LINK_FOLLOWS = /^[([:]$/;
+const isBlank = (c: number) => c === 32 || c === 9;
+/** A run of one character, each escaped (a pattern's replace took 190 ns a character). */
+const everyOne = (run: string) => `\\${run[0]}`.repeat(run.length);
+/** A letter or digit (an ASCII one without the pattern: most are). */
+const isWordChar = (s: string, at: number) => {
+  const c = s.charCodeAt(at);
+  if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  return WORD_CHAR.test(s.charAt(at));
+};
+
+export function escapeText(s: string, inLink = false): string {
+  if (!MAY_ESCAPE.test(s)) return s;
+  return s.replace(ESCAPES, (run: string, at: number) => {
+    const end = at + run.length; // where what follows the run starts
+    switch (run[0]) {
+      case '\\': {
+        // Each but the last is before a backslash. The last is escaped before punctuation, or before
+        // a space or the end, which trimming may make a line's end (a hard break: the `\` is lost).
+        const last = end === s.length || isBlank(s.charCodeAt(end)) || ASCII_PUNCTUATION.test(s.charAt(end));
+        return last ? everyOne(run) : `${everyOne(run.slice(1))}\\`;
+      }
+      case '*':
+      case '~':
+        return run.length === 1 && isBlank(s.charCodeAt(at - 1)) && isBlank(s.charCodeAt(end)) ? run : everyOne(run);
+      case '_':
+        return run.length === 1 && isWordChar(s, at - 1) && isWordChar(s, end) ? run : everyOne(run);
+      case '[':
+        return inLink ? everyOne(run) : run;
+      case ']':
+        return inLink ? everyOne(run) : LINK_FOLLOWS.test(s.charAt(end)) ? `${run.slice(1)}\\]` : run;
+      default:
+        return everyOne(run);
+    }
+  });
+}
+
+/**
+ * What would open a block at a line's start (CommonMark): a heading's `#`s, a quote's `>`, a list
+ * item's `-`, `+`, `*` or `1.`/`1)`, a line of `=` or `-` (a heading's underline, a thematic break).
+ * A paragraph of text reading `# of users grew`, `1984. The year` or `- Bob said` became a heading,
+ * a list numbered from 1984, a list item. (A fence's backticks or tildes, a tag's `<`, a thematic
+ * break's `*` or `_` are escaped in the text already: `escapeText`.)
+ */
+const LINE_START = /^(?:#{1,6}(?=[ \t]|$)|>|[-+*](?=[ \t]|$)|=+[ \t]*$|-+[ \t]*$|\d{1,9}(?=[.)](?:[ \t]|$)))/;
+
+/** A line of text, its start escaped when it would open a block (`LINE_START`). */
+export function escapeLineStart(line: string): string {
+  const m = LINE_START.exec(line);
+  if (!m) return line;
+  const digits = m[0].charCodeAt(0) >= 48 && m[0].charCodeAt(0) <= 57;
+  return digits ? `${m[0]}\\${line.slice(m[0].length)}` : `\\${line}`;
+}
+
+/** A heading's text, its `#`s at the end after a space ("Episode #") escaped: they would be read as its closing sequence. */
+export const headingText = (t: string) => (t.endsWith('#') ? t.replace(/(^| )(#+)$/, '$1\\$2') : t);
+
+/** A text's lines (a PDF's), each escaped as text and at its start. */
+export function escapeLines(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => escapeLineStart(escapeText(l)))
+    .join('\n');
+}
+
+/** ASCII's punctuation, which CommonMark's backslash escapes: 32 characters. */
+const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+const ESCAPED_RE = /\\([!-/:-@[-`{-~])/g;
+/** Unicode's 32 noncharacters U+FDD0-U+FDEF, one for each punctuation character held (stored text has none: controls.ts). */
+const HELD_RE = /[\ufdd0-\ufdef]/g;
+
+/**
+ * Markdown with each backslash escape (`\*`, `\#`, `\[`: markdown.ts writes what a page shows as
+ * text so) held as a noncharacter, which no pass of `markdownToText` or of the passages' line text
+ * reads as a mark; `releaseEscapes` gives back the character, as the page shows it. A code block's
+ * backslashes are read so too, though CommonMark reads none there (`a\*b` in code reads `a*b`).
+ */
+export function holdEscapes(markdown: string): string {
+  return markdown.includes('\\') ? markdown.replace(ESCAPED_RE, (_, c: string) => String.fromCharCode(0xfdd0 + PUNCTUATION.indexOf(c))) : markdown;
+}
+
+/** The characters `holdEscapes` held, given back; `held` is whether it had any to hold (the markdown holds a backslash). */
+export function releaseEscapes(text: string, held: boolean): string {
+  return held ? text.replace(HELD_RE, (c) => PUNCTUATION[c.charCodeAt(0) - 0xfdd0]!) : text;
+}
