@@ -785,3 +785,34 @@ test("a thread's post is named by its own author: a sure name (itemprop) before 
   );
   assert.doesNotMatch(article.content, /\*\*Jo Writer\*\*/);
 });
+
+test("a page's footnotes and references are kept under its text, their marks in brackets and their links back left out", () => {
+  const para = (i: number, mark: string) => `<p>Paragraph ${i} of the post about herons, with a claim${mark} and more words, commas, and detail to be long enough for it.</p>`;
+  const read = (html: string) => extractHtml(html, 'https://b.test/p').content.split('\n\n');
+  // kramdown (Jekyll): a <div class="footnotes">, each note's link back a ↩.
+  const kramdown = read(
+    `<html><body><article class="post"><div class="post-content">${para(1, '<sup id="fnref:1" role="doc-noteref"><a href="#fn:1" class="footnote" rel="footnote">1</a></sup>')}${para(2, '<sup id="fnref:2"><a href="#fn:2" class="footnote">2</a></sup>')}` +
+      `<div class="footnotes" role="doc-endnotes"><ol><li id="fn:1" role="doc-endnote"><p>The first note, in the author's own words, with a <a href="https://x.test/src">source</a>. <a href="#fnref:1" class="reversefootnote" role="doc-backlink">&#8617;</a></p></li>` +
+      '<li id="fn:2"><p>The second note. <a href="#fnref:2">&#8617;&#xfe0e;</a></p></li></ol></div></div></article></body></html>',
+  );
+  assert.match(kramdown[0]!, /a claim\[1\] and/);
+  assert.equal(kramdown.at(-1), "1. The first note, in the author's own words, with a [source](https://x.test/src).\n2. The second note.");
+  // Pandoc: the mark a link around a <sup>, the notes a <section role="doc-endnotes">.
+  const pandoc = read(
+    `<html><body><main>${para(1, '<a href="#fn1" class="footnote-ref" id="fnref1" role="doc-noteref"><sup>1</sup></a>')}${para(2, '')}` +
+      '<section id="footnotes" class="footnotes footnotes-end-of-document" role="doc-endnotes"><hr /><ol><li id="fn1"><p>Pandoc\'s note.<a href="#fnref1" class="footnote-back" role="doc-backlink">↩︎</a></p></li></ol></section></main></body></html>',
+  );
+  assert.match(pandoc[0]!, /a claim\[1\] and/);
+  assert.equal(pandoc.at(-1), "1. Pandoc's note.");
+  // MediaWiki: its references as link-dense as chrome, each with a ^ back to its mark.
+  const note = (i: number) =>
+    `<li id="cite_note-${i}"><span class="mw-cite-backlink"><b><a href="#cite_ref-${i}">^</a></b></span> <span class="reference-text"><cite class="citation journal">Smith, J. (202${i}). <a class="external text" href="https://doi.org/10.1/${i}">"Herons of the world"</a>. <i>Journal of Birds</i>. <b>12</b>: 1–10.</cite></span></li>`;
+  const cite = (i: number) => `<sup id="cite_ref-${i}" class="reference"><a href="#cite_note-${i}"><span class="cite-bracket">[</span>${i + 1}<span class="cite-bracket">]</span></a></sup>`;
+  const wiki = read(
+    `<html><head><title>Heron - Wikipedia</title></head><body><div id="content" class="mw-body"><h1>Heron</h1><div id="bodyContent"><div class="mw-parser-output">` +
+      `${[0, 1, 2, 3].map((i) => para(i, cite(i))).join('')}<h2 id="References">References</h2><div class="reflist"><div class="mw-references-wrap"><ol class="references">${[0, 1, 2, 3].map(note).join('')}</ol></div></div>` +
+      '</div></div></div></body></html>',
+  );
+  assert.match(wiki[0]!, /a claim\[1\] and/);
+  assert.deepEqual(wiki.slice(-2), ['## References', [0, 1, 2, 3].map((i) => `${i + 1}. Smith, J. (202${i}). ["Herons of the world"](https://doi.org/10.1/${i}). *Journal of Birds*. **12**: 1–10.`).join('\n')]);
+});

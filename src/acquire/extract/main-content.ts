@@ -20,7 +20,24 @@ const DROP_TAGS = new Set([
 const PICTURES = new Set(['img', 'picture', 'video', 'audio', 'svg', 'iframe', 'canvas', 'object', 'embed']);
 /** An icon drawn by a font from a word (`<i class="material-icons">chevron_left</i>`): the word is no text. */
 const ICON_FONT = /(?:^|\s)material-(?:icons|symbols)[\w-]*(?:\s|$)/;
-const DROP_ROLES = /^(navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar)$/i;
+const DROP_ROLES = /^(navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar|doc-backlink)$/i;
+/**
+ * A footnote's link back to its mark (`↩`, Wikipedia's `^ a b`): Pandoc's, kramdown's, markdown-it's
+ * and MediaWiki's classes (their role, `doc-backlink`, is one of DROP_ROLES).
+ */
+const BACKLINK_CLASS = /(?:^|\s)(?:mw-cite-backlink|footnote-backref|footnote-back|reversefootnote)(?:\s|$)/;
+/**
+ * A page's footnotes or references, which its text's marks (`claim[1]`) point to: a footnote's own
+ * words, a claim's source. Their role (`doc-endnotes`, `doc-footnote`), `footnotes` (Pandoc,
+ * kramdown, markdown-it), `footnote` (Substack's, one each), MediaWiki's `reflist` and
+ * `ol.references`. They are link-dense and their class reads as chrome (`footnote` is NEGATIVE's),
+ * so the content's cleaning kept none.
+ */
+const FOOTNOTES_CLASS = /(?:^|\s)(?:footnotes?|reflist)(?:\s|$)/;
+const isFootnotes = (el: Element) =>
+  /^doc-(?:endnotes|footnote)$/.test(el.attribs.role ?? '') ||
+  FOOTNOTES_CLASS.test(el.attribs.class ?? '') ||
+  (el.name === 'ol' && /(?:^|\s)references(?:\s|$)/.test(el.attribs.class ?? ''));
 const UNLIKELY =
   /-ad-|ai2html|banner|breadcrumb|byline|dateline|editsection|gallery|slideshow|carousel|caption|credit|combx|comment|community|cookie|consent|cover-wrap|disqus|extra|footer|gdpr|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|share|sharing|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|newsletter|subscribe|outbrain|taboola|yom-remote/i;
 // A formula's (MathJax's `CtxtMenu_Attached_0` reads as a menu).
@@ -380,6 +397,7 @@ function chrome(root: AnyNode, embeds: Set<AnyNode>, bigShare: (n: Element) => b
         !(name === 'template' && (a.shadowrootmode !== undefined || a.shadowroot !== undefined)) &&
         !(name === 'figcaption' && n.parent !== null && isElement(n.parent) && n.parent.name === 'figure' && !findFirst(n.parent, (d) => PICTURES.has(d.name)))) ||
       (role !== undefined && DROP_ROLES.test(role)) ||
+      (a.class !== undefined && BACKLINK_CLASS.test(a.class)) ||
       a.hidden !== undefined ||
       a['aria-hidden'] === 'true' ||
       (a.class !== undefined && ICON_FONT.test(a.class)) ||
@@ -575,6 +593,7 @@ function cleanContent(root: Element, stats: Map<AnyNode, Stats>, talk: boolean):
   walk(root, (n) => {
     if (n === root || !isElement(n)) return;
     if (!CLEANED.has(n.name) || embeds.has(n)) return; // an embedded post links to its author and date: no link list
+    if (isFootnotes(n)) return false; // kept whole: its items are sources, as link-dense as chrome
     const s = stats.get(n);
     if (!s) return;
     const weight = classWeight(n, talk);

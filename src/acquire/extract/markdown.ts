@@ -149,8 +149,8 @@ function marked(t: string, mark: (text: string) => string): string {
   return `${/^\s/.test(t) ? ' ' : ''}${mark(text)}${/\s$/.test(t) ? ' ' : ''}`;
 }
 
-/** The text of a heading's permalink, as documentation generators write it (Sphinx and MkDocs `¶`, rustdoc `§`, Docusaurus a zero-width space): nothing to read. */
-const PERMALINK_TEXTS = new Set(['', '¶', '§', '#', '🔗', '\u2693', '\u2693\ufe0e']);
+/** The text of a heading's permalink, as documentation generators write it (Sphinx and MkDocs `¶`, rustdoc `§`, Docusaurus a zero-width space), or of a footnote's link back to its mark (`↩`, `^`): nothing to read. */
+const PERMALINK_TEXTS = new Set(['', '¶', '§', '#', '🔗', '\u2693', '\u2693\ufe0e', '↩', '↩\ufe0e', '↩\ufe0f', '↑', '^']);
 const isPermalinkText = (text: string) => text.length <= 100 && PERMALINK_TEXTS.has(text.replace(/[\s\u200b-\u200d\ufeff]+/g, ''));
 
 /** An image's alt text that is an emoji or a few (`😀`, `👍🏽`, a flag, a ZWJ sequence). */
@@ -182,6 +182,9 @@ function inline(n: AnyNode, base: string): string {
       // a heading's permalink (`¶`, `§`, `#`, a zero-width space), none.
       const raw = attr(n, 'href')?.trim();
       if (raw?.startsWith('#')) {
+        // A footnote's mark that is a link around a raised number (Pandoc's `<a><sup>1</sup></a>`): in brackets, as one in a <sup> is.
+        const sup = n.children.length === 1 && isElement(n.children[0]!) && n.children[0].name === 'sup' ? textOf(n.children[0]).trim() : undefined;
+        if (sup !== undefined && FOOTNOTE_MARK.test(sup)) return `[${escapeText(sup)}]`;
         const text = inner();
         return isPermalinkText(text) ? '' : text;
       }
