@@ -816,3 +816,18 @@ test("a page's footnotes and references are kept under its text, their marks in 
   assert.match(wiki[0]!, /a claim\[1\] and/);
   assert.deepEqual(wiki.slice(-2), ['## References', [0, 1, 2, 3].map((i) => `${i + 1}. Smith, J. (202${i}). ["Herons of the world"](https://doi.org/10.1/${i}). *Journal of Birds*. **12**: 1–10.`).join('\n')]);
 });
+
+test("Substack's footnotes: each a <div class=\"footnote\"> of its number and its text, the marks links without a <sup>", () => {
+  const mark = (i: number) => `<a class="footnote-anchor" data-component-name="FootnoteAnchorToDOM" id="footnote-anchor-${i}" href="#footnote-${i}" target="_self">${i}</a>`;
+  const note = (i: number, text: string) =>
+    `<div class="footnote" data-component-name="FootnoteToDOM"><a id="footnote-${i}" href="#footnote-anchor-${i}" class="footnote-number" contenteditable="false" target="_self">${i}</a><div class="footnote-content"><p>${text}</p></div></div>`;
+  const html =
+    '<html><body><article><div class="available-content"><div class="body markup">' +
+    `<p>The first paragraph of the post, long enough to be its text, with a claim${mark(1)} and more words, commas, and detail.</p>` +
+    `<p>The second paragraph of the post, long enough to be its text too, with another claim${mark(2)} and more words.</p>` +
+    `${note(1, 'The first note, in the author\'s words.')}${note(2, 'The second note.')}</div></div></article></body></html>`;
+  const blocks = extractHtml(html, 'https://x.substack.com/p/herons').content.split('\n\n');
+  assert.match(blocks[0]!, /with a claim\[1\] and/);
+  assert.match(blocks[1]!, /another claim\[2\] and/);
+  assert.deepEqual(blocks.slice(2), ['[1]', "The first note, in the author's words.", '[2]', 'The second note.']);
+});

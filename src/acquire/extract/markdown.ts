@@ -159,6 +159,9 @@ const EMOJI_ALT = /^(?:\p{Extended_Pictographic}|\p{Emoji_Component}|\u200d|\ufe
 /** A footnote's mark without brackets of its own: a number, a letter or a symbol or two (`1`, `a`, `*`, `†`). */
 const FOOTNOTE_MARK = /^\s*(\d{1,4}|[a-z]{1,2}|(?:\\?[*†‡§¶]){1,3})\s*$/i;
 
+/** A link to a footnote or back from one: `#fn1`, `#fn:1`, `#fnref1`, `#footnote-1`, `#footnote-anchor-1`, `#cite_note-1`, `#note1`. */
+const NOTE_HREF = /^#(?:fn|footnote|cite_note|cite_ref|note)/i;
+
 /** A superscript that is a number, signed or not: an exponent, written `^6` in text. */
 const RAISED_NUMBER = /^\s*[-+\u2212]?\d{1,6}(?:[.,]\d{1,6})?\s*$/;
 
@@ -182,9 +185,11 @@ function inline(n: AnyNode, base: string): string {
       // a heading's permalink (`¶`, `§`, `#`, a zero-width space), none.
       const raw = attr(n, 'href')?.trim();
       if (raw?.startsWith('#')) {
-        // A footnote's mark that is a link around a raised number (Pandoc's `<a><sup>1</sup></a>`): in brackets, as one in a <sup> is.
+        // A footnote's mark in brackets, as one in a <sup> is: a link around a raised number (Pandoc's
+        // `<a><sup>1</sup></a>`), or to a note or back from one (Substack's `#footnote-1`).
         const sup = n.children.length === 1 && isElement(n.children[0]!) && n.children[0].name === 'sup' ? textOf(n.children[0]).trim() : undefined;
-        if (sup !== undefined && FOOTNOTE_MARK.test(sup)) return `[${escapeText(sup)}]`;
+        const mark = sup ?? (NOTE_HREF.test(raw) ? textOf(n).trim() : undefined);
+        if (mark !== undefined && FOOTNOTE_MARK.test(mark)) return `[${escapeText(mark)}]`;
         const text = inner();
         return isPermalinkText(text) ? '' : text;
       }
