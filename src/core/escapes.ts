@@ -70,10 +70,13 @@ export function escapeText(s: string, inLink = false): string {
  */
 const LINE_START = /^(?:#{1,6}(?=[ \t]|$)|>|[-+*](?=[ \t]|$)|=+[ \t]*$|-+[ \t]*$|\d{1,9}(?=[.)](?:[ \t]|$)))/;
 
-/** A line of text, its start escaped when it would open a block (`LINE_START`). */
+/** A GFM table's delimiter row (`--- | ---`, `|:-:|`): after a line of text with a `|`, the two were a table. */
+const DELIMITER_ROW = /^[-|: \t]+$/;
+
+/** A line of text, its start escaped when it would open a block (`LINE_START`) or make a table (`DELIMITER_ROW`). */
 export function escapeLineStart(line: string): string {
   const m = LINE_START.exec(line);
-  if (!m) return line;
+  if (!m) return line.includes('|') && line.includes('-') && DELIMITER_ROW.test(line) ? `\\${line}` : line;
   const digits = m[0].charCodeAt(0) >= 48 && m[0].charCodeAt(0) <= 57;
   return digits ? `${m[0]}\\${line.slice(m[0].length)}` : `\\${line}`;
 }

@@ -87,6 +87,9 @@ test('a line break inside a paragraph: each line is escaped at its start (a head
   );
   assert.deepEqual(elementNames(content), ['p'], content);
   assert.deepEqual(textOf(rendered(content)).split('\n').slice(1, 4), ['===', '- then a dash', '3. and a number']);
+  // Two lines of text that were a table's header and delimiter row.
+  const table = extractHtml('<html><body><article><p>A line long enough for the paragraph to be the article | with a pipe in it, as here.<br>--- | ---</p></article></body></html>', 'https://a.test/p');
+  assert.deepEqual(elementNames(table.content), ['p'], table.content);
 });
 
 test('a break drawn in text (***, * * *, ---, a heading of underscores) is a thematic break', () => {
@@ -124,6 +127,9 @@ test('escapeText and escapeLineStart: what each escapes, and what each leaves', 
     ['-5 degrees', '-5 degrees'],
     ['===', '\\==='],
     ['> a', '\\> a'],
+    ['--- | ---', '\\--- | ---'],
+    ['|:-:|', '\\|:-:|'],
+    ['a | b', 'a | b'],
     ['plain', 'plain'],
   ];
   for (const [line, want] of starts) assert.equal(escapeLineStart(line), want, line);
