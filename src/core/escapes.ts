@@ -101,11 +101,51 @@ const HELD_RE = /[\ufdd0-\ufdef]/g;
 /**
  * Markdown with each backslash escape (`\*`, `\#`, `\[`: markdown.ts writes what a page shows as
  * text so) held as a noncharacter, which no pass of `markdownToText` or of the passages' line text
- * reads as a mark; `releaseEscapes` gives back the character, as the page shows it. A code block's
- * backslashes are read so too, though CommonMark reads none there (`a\*b` in code reads `a*b`).
+ * reads as a mark; `releaseEscapes` gives back the character, as the page shows it. A code span's
+ * backslashes are its own (CommonMark reads no escape there: `` `\.` `` is a regex's `\.`), so a
+ * span is kept as it is, to its closing run of backticks on the same line. A code block's lines
+ * are read as any other: a line is read alone too (`lineText`, whose text a passage index's offsets
+ * point into), and alone it cannot tell it is in a block.
  */
 export function holdEscapes(markdown: string): string {
-  return markdown.includes('\\') ? markdown.replace(ESCAPED_RE, (_, c: string) => String.fromCharCode(0xfdd0 + PUNCTUATION.indexOf(c))) : markdown;
+  if (!markdown.includes('\\')) return markdown;
+  if (!markdown.includes('`')) return markdown.replace(ESCAPED_RE, holdOne);
+  let out = '';
+  let copied = 0;
+  // Characters the search for closing runs may read, in all: a line of runs of 1, 2, 3, ... backticks
+  // (a code block's, verbatim) made each opening run read the rest of the line. Past it, a run is text.
+  const budget = { left: 4 * markdown.length };
+  const pattern = new RegExp(ESCAPE_OR_TICKS.source, 'g');
+  for (let m = pattern.exec(markdown); m; m = pattern.exec(markdown)) {
+    if (m[1] !== undefined) {
+      out += markdown.slice(copied, m.index) + holdOne(m[0], m[1]);
+      copied = pattern.lastIndex;
+      continue;
+    }
+    const close = closingTicks(markdown, pattern.lastIndex, m[0].length, budget);
+    if (close >= 0) pattern.lastIndex = close; // the span, as it is
+  }
+  return out + markdown.slice(copied);
+}
+const ESCAPE_OR_TICKS = /\\([!-/:-@[-`{-~])|`+/;
+const holdOne = (_: string, c: string) => String.fromCharCode(0xfdd0 + PUNCTUATION.indexOf(c));
+
+/** Where the run of `n` backticks that closes a code span opened before `from` ends, on its line; -1 when none does, or once `budget` is spent. */
+function closingTicks(s: string, from: number, n: number, budget: { left: number }): number {
+  if (budget.left <= 0) return -1;
+  const lineEnd = s.indexOf('\n', from);
+  const end = lineEnd < 0 ? s.length : lineEnd;
+  for (let at = s.indexOf('`', from); at >= 0 && at < end; at = s.indexOf('`', at)) {
+    let run = at;
+    while (s.charCodeAt(run) === 96) run++;
+    if (run - at === n) {
+      budget.left -= run - from;
+      return run;
+    }
+    at = run;
+  }
+  budget.left -= end - from;
+  return -1;
 }
 
 /** The characters `holdEscapes` held, given back; `held` is whether it had any to hold (the markdown holds a backslash). */
