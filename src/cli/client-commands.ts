@@ -1,6 +1,6 @@
 /** `websearch search`, `websearch fetch` and `websearch mcp`: clients of a running server. */
 import { createClient, notReached, type SearchParams } from '../client/client.js';
-import { escapeText, headingText } from '../core/escapes.js';
+import { escapeHeading } from '../core/escapes.js';
 import { createMcpHandler } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
 import { CommandFailed, packageVersion, parse, settingsFrom, UsageError, wholeNumberFlag } from './args.js';
@@ -79,7 +79,7 @@ export async function fetchCommand(argv: string[]): Promise<void> {
   const params = { url, max_chars: wholeNumberFlag(values['max-chars'], 'max-chars'), live: values.live, prompt: values.prompt };
   const res = await atServer(settings.serverUrl, () => client.fetch(params));
   if (values.json) process.stdout.write(`${JSON.stringify(res)}\n`);
-  else process.stdout.write(`# ${headingText(escapeText(res.title ?? res.url))}\n\n${res.content}\n`); // the title as text, as the content's
+  else process.stdout.write(`# ${escapeHeading(res.title ?? res.url)}\n\n${res.content}\n`); // the title as text, as the content's
 }
 
 /** An MCP server on stdin/stdout whose tools call the server at --server (keyed with --key). */

@@ -10,7 +10,7 @@
  * only where a line breaks; German pages write Bundes&shy;regierung, and it split the word in two
  * for search), a zero-width space, word joiner or byte-order mark (none is shown: a break allowed
  * or forbidden inside what reads as one word, `long_\u200bidentifier`), a noncharacter U+FDD0-U+FDEF
- * (Unicode keeps them for a program's own use, as core/text.ts `holdEscapes` uses them), or a lone surrogate. The
+ * (Unicode keeps them for a program's own use, as core/escapes.ts `holdEscapes` uses them), or a lone surrogate. The
  * zero-width joiner and non-joiner stay: an emoji's sequence and a Persian word's shaping need them.
  */
 // eslint-disable-next-line no-control-regex -- control characters are what it finds

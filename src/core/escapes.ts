@@ -22,7 +22,9 @@
 const MAY_ESCAPE = /[\\`*_<&[\]~]/;
 /** Runs of the characters to escape, each decided whole (a run of 10 MB of `_` was 10 million calls one by one: 1.2 s). */
 const ESCAPES = /\\+|`+|\*+|_+|~+|\[+|\]+|<(?=[A-Za-z/!?])|&(?=#?[0-9A-Za-z]{1,32};)/g;
-const ASCII_PUNCTUATION = /^[!-/:-@[-`{-~]$/;
+/** ASCII's punctuation, which CommonMark's backslash escapes (32 characters), as a pattern's class. */
+const PUNCTUATION_CLASS = '[!-/:-@[-`{-~]';
+const ASCII_PUNCTUATION = new RegExp(`^${PUNCTUATION_CLASS}$`);
 const WORD_CHAR = /^[\p{L}\p{N}]$/u;
 const LINK_FOLLOWS = /^[([:]$/;
 const isBlank = (c: number) => c === 32 || c === 9;
@@ -81,20 +83,23 @@ export function escapeLineStart(line: string): string {
   return digits ? `${m[0]}\\${line.slice(m[0].length)}` : `\\${line}`;
 }
 
-/** A heading's text, its `#`s at the end after a space ("Episode #") escaped: they would be read as its closing sequence. */
+/** A heading's markdown text, its `#`s at the end after a space ("Episode #") escaped: they would be read as its closing sequence. */
 export const headingText = (t: string) => (t.endsWith('#') ? t.replace(/(^| )(#+)$/, '$1\\$2') : t);
 
-/** A text's lines (a PDF's), each escaped as text and at its start. */
-export function escapeLines(text: string): string {
-  return text
-    .split('\n')
-    .map((l) => escapeLineStart(escapeText(l)))
-    .join('\n');
-}
+/** A line of text (a feed's byline, a result's title) as markdown: escaped as text and at its start. */
+export const escapeLine = (line: string) => escapeLineStart(escapeText(line));
 
-/** ASCII's punctuation, which CommonMark's backslash escapes: 32 characters. */
+/** A text (a page's title) as a heading's markdown text. */
+export const escapeHeading = (text: string) => headingText(escapeText(text));
+
+/** A text's lines (a PDF's), each escaped as a line. */
+export const escapeLines = (text: string) => text.split('\n').map(escapeLine).join('\n');
+
+/** ASCII's punctuation, in order: a held character's index is its noncharacter's offset. */
 const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
-const ESCAPED_RE = /\\([!-/:-@[-`{-~])/g;
+const ESCAPED_RE = new RegExp(`\\\\(${PUNCTUATION_CLASS})`, 'g');
+/** A backslash escape, or a run of backticks (a code span's start, whose escapes are its own). */
+const ESCAPE_OR_TICKS = new RegExp(`\\\\(${PUNCTUATION_CLASS})|\`+`, 'g');
 /** Unicode's 32 noncharacters U+FDD0-U+FDEF, one for each punctuation character held (stored text has none: controls.ts). */
 const HELD_RE = /[\ufdd0-\ufdef]/g;
 
@@ -115,7 +120,8 @@ export function holdEscapes(markdown: string): string {
   // Characters the search for closing runs may read, in all: a line of runs of 1, 2, 3, ... backticks
   // (a code block's, verbatim) made each opening run read the rest of the line. Past it, a run is text.
   const budget = { left: 4 * markdown.length };
-  const pattern = new RegExp(ESCAPE_OR_TICKS.source, 'g');
+  const pattern = ESCAPE_OR_TICKS; // one call at a time: nothing in the loop awaits
+  pattern.lastIndex = 0;
   for (let m = pattern.exec(markdown); m; m = pattern.exec(markdown)) {
     if (m[1] !== undefined) {
       out += markdown.slice(copied, m.index) + holdOne(m[0], m[1]);
@@ -127,7 +133,6 @@ export function holdEscapes(markdown: string): string {
   }
   return out + markdown.slice(copied);
 }
-const ESCAPE_OR_TICKS = /\\([!-/:-@[-`{-~])|`+/;
 const holdOne = (_: string, c: string) => String.fromCharCode(0xfdd0 + PUNCTUATION.indexOf(c));
 
 /** Where the run of `n` backticks that closes a code span opened before `from` ends, on its line; -1 when none does, or once `budget` is spent. */

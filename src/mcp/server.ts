@@ -8,7 +8,7 @@
  * and the call is never answered, as the protocol asks.
  */
 import { ApiError, type FetchParams, notReached, type SearchParams } from '../client/client.js';
-import { escapeLineStart, escapeText, headingText } from '../core/escapes.js';
+import { escapeHeading, escapeLine, escapeText } from '../core/escapes.js';
 import type { FetchResponse, SearchResponse } from '../core/requests.js';
 
 /** Newest first; an unknown version asked for is answered with the newest (the client decides). */
@@ -158,14 +158,13 @@ export function formatSearch(res: SearchResponse): string {
       const dates = [r.published_at && `published ${r.published_at}`, r.acquired_at && `acquired ${r.acquired_at}`].filter(Boolean).join(', ');
       const text = r.snippet ?? r.description;
       // A page's title and text are text: escaped as a page's text is in its markdown (a host renders the answer).
-      const line = (t: string) => escapeLineStart(escapeText(t));
-      return `${i + 1}. ${line(r.title)}\n${r.url}${dates ? `\n(${dates})` : ''}${text ? `\n${line(text)}` : ''}`;
+      return `${i + 1}. ${escapeLine(r.title)}\n${r.url}${dates ? `\n(${dates})` : ''}${text ? `\n${escapeLine(text)}` : ''}`;
     })
     .join('\n\n');
 }
 
 export function formatFetch(res: FetchResponse): string {
-  const head = [`# ${headingText(escapeText(res.title ?? res.url))}`, `URL: ${res.url}`];
+  const head = [`# ${escapeHeading(res.title ?? res.url)}`, `URL: ${res.url}`];
   if (res.author) head.push(`Author: ${escapeText(res.author)}`);
   if (res.published_at !== undefined) head.push(`Published: ${new Date(res.published_at * 1000).toISOString()}`);
   if (res.description) head.push(`Description: ${escapeText(res.description)}`);

@@ -7,7 +7,7 @@ import type { AnyNode, Element } from 'domhandler';
 import { LIMITS } from '../../core/requests.js';
 import { normalizeUrl } from '../../core/url.js';
 import { attr, children, isElement, parseHtml, textOf } from './dom.js';
-import { escapeLineStart, escapeText, headingText } from '../../core/escapes.js';
+import { escapeHeading, escapeLine, escapeText } from '../../core/escapes.js';
 import { absoluteUrl, LinkGrowth, toMarkdown } from './markdown.js';
 
 export interface Feed {
@@ -102,8 +102,8 @@ export function feedToMarkdown(xml: string, url: string): Feed | undefined {
     const page = link && normalizeUrl(link);
     if (page && page.length <= LIMITS.urlMaxChars) links.add(page);
     // The title and byline are text: escaped as markdown.ts escapes a page's (`escapeText`).
-    const heading = title && link ? `## [${escapeText(title, true)}](${link})` : title ? `## ${headingText(escapeText(title))}` : link ? `## ${link}` : undefined;
-    const byline = escapeLineStart(escapeText([entryTime(entry), entryAuthor(entry)].filter(Boolean).join(' · ')));
+    const heading = title && link ? `## [${escapeText(title, true)}](${link})` : title ? `## ${escapeHeading(title)}` : link ? `## ${link}` : undefined;
+    const byline = escapeLine([entryTime(entry), entryAuthor(entry)].filter(Boolean).join(' · '));
     return [heading, byline, entryText(entry, url, growth)].filter(Boolean).join('\n\n');
   });
   const feed: Feed = { content: sections.filter(Boolean).join('\n\n'), links: [...links] };

@@ -5,7 +5,7 @@ import { normalizeUrl } from '../../core/url.js';
 import type { Element } from 'domhandler';
 import { attr, children, findFirst, isElement, parseHtml, remove, textOf, walk } from './dom.js';
 import { findMainContent, prune } from './main-content.js';
-import { escapeLineStart, escapeText } from '../../core/escapes.js';
+import { escapeLine } from '../../core/escapes.js';
 import { LinkGrowth, toMarkdown } from './markdown.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
 
@@ -23,7 +23,7 @@ function bodyMarkdown(body: string, base: string): string {
   if (/<[a-z][^>]*>/i.test(body)) return toMarkdown(children(parseHtml(body)), base);
   return body
     .split(/\n/)
-    .map((line) => escapeLineStart(escapeText(line.replace(/\s+/g, ' ').trim())))
+    .map((line) => escapeLine(line.replace(/\s+/g, ' ').trim()))
     .filter(Boolean)
     .join('\n\n');
 }
