@@ -7,7 +7,8 @@
  * before, once (it takes seconds): robots-parser's own matcher, the regular expressions the code
  * had (kept here as they were), and pruning by `remove` one node at a time (which dom.ts keeps).
  * The inputs are sized for the way before to end in seconds; then the service alone on inputs the
- * way before would not finish (the tests' sizes), and pages whose markdown grew far past them.
+ * way before would not finish (the tests' sizes), pages whose markdown grew far past them, and text
+ * of markdown's characters escaped as text and read back.
  * Last, a search whose ten results are pages of 5 MB: their versions read and their snippets made,
  * now (the part snippets read) and before (the whole content column).
  */
@@ -25,6 +26,7 @@ import { parseSitemap } from '../src/acquire/sitemap.js';
 import { buildMessages } from '../src/adapters/llm/openai-compatible.js';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
+import { holdEscapes } from '../src/core/escapes.js';
 import { cachedStem } from '../src/core/text.js';
 import { pageSnippet, SnippetQuery } from '../src/ops/snippet.js';
 import { median } from './scifact.js';
@@ -117,6 +119,17 @@ for (const [what, html] of grown) {
   const t = await timed(() => read(html));
   console.log(`page of ${what} (${kb(html)}), read to markdown: ${ms(t)}, ${kb((await read(html)).content)} of markdown`);
 }
+// Text of markdown's characters, escaped as text (core/escapes.ts): a paragraph of 10 MB of one
+// (`_` overflowed the stack in a break's pattern), and a line of runs of 1, 2, 3, ... backticks,
+// whose code spans reading markdown as text looks for (a bounded search).
+for (const unit of ['_', '*', '\\', 'a_b ', '[x](y) ']) {
+  const html = article(`<p>${unit.repeat(Math.floor(10_000_000 / unit.length))}</p>`);
+  console.log(`page of a paragraph of 10 MB of ${JSON.stringify(unit)}, read to markdown: ${ms(await timed(() => read(html)))}`);
+}
+let ticks = '';
+for (let n = 1; ticks.length < 200_000; n++) ticks += `${'`'.repeat(n)} `;
+ticks += '\\*';
+console.log(`a line of runs of 1, 2, 3, ... backticks (${kb(ticks)}) and an escape, read as text: ${ms(await timed(() => holdEscapes(ticks)))}`);
 const many = '<page '.repeat(300_000);
 console.log(`prompt delimiter, 300,000 unclosed <page tags (${kb(many)}): ${ms(await timed(() => buildMessages('x', { url: 'https://a.test/', markdown: many }, 1_000_000)))}`);
 

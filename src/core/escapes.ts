@@ -75,8 +75,14 @@ const LINE_START = /^(?:#{1,6}(?=[ \t]|$)|>|[-+*](?=[ \t]|$)|=+[ \t]*$|-+[ \t]*$
 /** A GFM table's delimiter row (`--- | ---`, `|:-:|`): after a line of text with a `|`, the two were a table. */
 const DELIMITER_ROW = /^[-|: \t]+$/;
 
+/** The characters a line that `LINE_START` or `DELIMITER_ROW` matches may open with: `# > - + * = | :`, a digit, a space or a tab. */
+const OPENS_BLOCK: boolean[] = [];
+for (const c of '#>-+*=|: \t0123456789') OPENS_BLOCK[c.charCodeAt(0)] = true;
+
 /** A line of text, its start escaped when it would open a block (`LINE_START`) or make a table (`DELIMITER_ROW`). */
 export function escapeLineStart(line: string): string {
+  // Most lines open with a letter: no pattern is tried (every paragraph of a page is a line).
+  if (!OPENS_BLOCK[line.charCodeAt(0)]) return line;
   const m = LINE_START.exec(line);
   if (!m) return line.includes('|') && line.includes('-') && DELIMITER_ROW.test(line) ? `\\${line}` : line;
   const digits = m[0].charCodeAt(0) >= 48 && m[0].charCodeAt(0) <= 57;

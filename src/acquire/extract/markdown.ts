@@ -75,7 +75,7 @@ const collapse = (s: string) => (INVISIBLE.test(s) ? s.replace(INVISIBLES, '') :
 const TEXT_BREAK = /^(?:(?:\\?-[ \t]*){3,}|(?:\\?\*[ \t]*){3,}|(?:\\?_[ \t]*){3,})$/;
 /** The longest line read as such a break: a line drawn across a page is tens of characters (the pattern's repeated group overflowed the stack on a paragraph of 10 MB of `_`). */
 const TEXT_BREAK_MAX = 200;
-const isTextBreak = (t: string) => t.length <= TEXT_BREAK_MAX && TEXT_BREAK.test(t);
+const isTextBreak = (t: string) => t.length <= TEXT_BREAK_MAX && /^[-*_\\]/.test(t) && TEXT_BREAK.test(t);
 
 /** How many links the text being written is inside (`escapeText`'s `inLink`); reset by `toMarkdown`. */
 let linkDepth = 0;
@@ -569,33 +569,40 @@ function append<T>(out: T[], items: readonly T[]): void {
   for (const item of items) out.push(item);
 }
 
+/**
+ * A run of inline content as a paragraph's lines, each escaped at its start ('' for none). A
+ * paragraph that is a break drawn in text (`***`, `* * *`, `---`: a story's scene break) is one.
+ */
+function paragraph(run: string): string {
+  // A run of one line (most are) is only trimmed.
+  const t = singleSpaced(
+    !run.includes('\n')
+      ? escapeLineStart(run.trim())
+      : run
+          .split('\n')
+          .map((l) => escapeLineStart(l.trim()))
+          .join('\n')
+          .replace(/\n{2,}/g, '\n')
+          .trim(),
+  );
+  return t && isTextBreak(t) ? '---' : t;
+}
+
+/** Paragraphs `done` with `next` after them, apart by a blank line. */
+const thenParagraph = (done: string, next: string) => (!next ? done : done ? `${done}\n\n${next}` : next);
+
 /** Renders nodes as markdown blocks, appended to `out` (a nested element's go straight there: copied up level by level, 250 levels of 100,000 blocks took twice as long). */
 function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
   let buffer = '';
   // The paragraphs of this run of inline content that a <br><br> parted (`a<br><br>b`, as pages and
   // forum posts part paragraphs, read as one paragraph of lines). They stay one block of `out`, as
   // the run was: what reads blocks (chrome lines, edges, end markers) reads them as before.
-  let parted: string[] = [];
-  const endParagraph = () => {
-    // A run of one line (most are) is only trimmed.
-    const t = singleSpaced(
-      !buffer.includes('\n')
-        ? escapeLineStart(buffer.trim())
-        : buffer
-            .split('\n')
-            .map((l) => escapeLineStart(l.trim()))
-            .join('\n')
-            .replace(/\n{2,}/g, '\n')
-            .trim(),
-    );
-    // A paragraph that is a break drawn in text (`***`, `* * *`, `---`: a story's scene break) is one.
-    if (t) parted.push(isTextBreak(t) ? '---' : t);
-    buffer = '';
-  };
+  let parted = '';
   const flush = () => {
-    endParagraph();
-    if (parted.length > 0) out.push(parted.join('\n\n'));
-    parted = [];
+    parted = thenParagraph(parted, paragraph(buffer));
+    buffer = '';
+    if (parted) out.push(parted);
+    parted = '';
   };
   // Whether the last of the run's nodes but space and comments was a <br>.
   let afterBreak = false;
@@ -606,8 +613,12 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
       continue;
     }
     if (isElement(n) && n.name === 'br') {
-      if (afterBreak) endParagraph();
-      else buffer += '\n';
+      if (afterBreak) {
+        parted = thenParagraph(parted, paragraph(buffer));
+        buffer = '';
+      } else {
+        buffer += '\n';
+      }
       afterBreak = !afterBreak;
       continue;
     }
