@@ -91,3 +91,26 @@ export function requireString(values: Record<string, unknown>, name: string): st
   if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${name} is required`);
   return v.trim();
 }
+
+/**
+ * The command and its arguments. Settings flags written before the command (`websearch --data-dir
+ * /srv/ws import pages.jsonl`, as `git -C` is) are read as the command's own: they are moved after
+ * it, before a `--` that ends its flags. A flag without its value there is left where it is (and then
+ * read as an unknown command).
+ */
+export function commandLine(argv: readonly string[]): { command: string | undefined; args: string[] } {
+  const leading: string[] = [];
+  let i = 0;
+  for (;;) {
+    const m = /^--([a-z-]+)(=.*)?$/s.exec(argv[i] ?? '');
+    if (!m || !Object.hasOwn(SETTINGS_FLAGS, m[1]!)) break;
+    const take = m[2] === undefined ? 2 : 1;
+    if (i + take > argv.length) break;
+    leading.push(...argv.slice(i, i + take));
+    i += take;
+  }
+  const [command, ...args] = argv.slice(i);
+  const end = args.indexOf('--');
+  args.splice(end === -1 ? args.length : end, 0, ...leading);
+  return { command, args };
+}

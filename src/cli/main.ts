@@ -5,7 +5,7 @@ import { StoreUnreachable } from '../config/services.js';
 import { ApiError } from '../client/client.js';
 import { adminCommand } from './admin.js';
 import { crawlCommand } from './crawl.js';
-import { CommandFailed, packageVersion, UsageError } from './args.js';
+import { CommandFailed, commandLine, packageVersion, UsageError } from './args.js';
 import { fetchCommand, mcpCommand, searchCommand } from './client-commands.js';
 import { shareCommand } from './share.js';
 import { importCommand, indexCommand } from './import.js';
@@ -38,8 +38,8 @@ Usage:
                                                 the last N days (7) has applied
   websearch version                             this release's version (also --version)
 
-Every command takes --data-dir, --database-url, --config, --log-level; serve takes --host, --port,
---trust-proxy; search, fetch and mcp take --server and --key (or WEBSEARCH_URL, WEBSEARCH_API_KEY).
+Every command takes --data-dir, --database-url, --config, --log-level (before or after the command);
+serve takes --host, --port, --trust-proxy; search, fetch and mcp take --server and --key (or WEBSEARCH_URL, WEBSEARCH_API_KEY).
 Admin commands print one JSON object with --json. See README.md for every variable.
 `;
 
@@ -56,7 +56,7 @@ function endQuietlyWhenStdoutCloses(): void {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
+  const { command, args: rest } = commandLine(argv);
   if (command !== 'serve') endQuietlyWhenStdoutCloses();
   switch (command) {
     case 'serve':

@@ -184,6 +184,11 @@ describe('CLI and server end to end', () => {
     });
     assert.equal(unknownVar.status, 2);
     assert.match(unknownVar.stderr, /Unknown configuration variable\(s\): WEBSEARCH_DATADIR/);
+    // A settings flag before the command is the command's.
+    const other = join(dir.path, 'other');
+    const leading = cli('--data-dir', other, 'org', 'create', 'Elsewhere', '--json');
+    assert.equal(leading.code, 0, leading.stderr);
+    assert.ok(existsSync(join(other, 'websearch.db')), 'the organization is made in the folder named before the command');
   });
 
   test('the server fills in the passage indexes an older release left out, in the background', async () => {
