@@ -156,10 +156,10 @@ try {
   await compare(
     'a search of ten 5 MB pages: their versions read and their snippets made',
     async () => {
-      for (const v of await store.getVersions(ids)) pageSnippet(v.content, v.passages, query, 300, true);
+      for (const v of await store.getVersions(ids)) pageSnippet(v.content, v.passages, query, 300, { describe: true });
     },
     () => {
-      for (const v of whole.all(...ids)) pageSnippet(v.content, v.passages ?? undefined, query, 300, true);
+      for (const v of whole.all(...ids)) pageSnippet(v.content, v.passages ?? undefined, query, 300, { describe: true });
     },
   );
   db.close();

@@ -36,13 +36,17 @@ function page(size: number): string {
 
 // The search benchmark's own pages (bench:search, bench:http): plain sentences, no markdown, scanned at search time.
 {
-  const plain = Array.from(generateDocs(sentences, 1_000), (d) => d.content);
+  const docs = Array.from(generateDocs(sentences, 1_000));
+  const plain = docs.map((d) => d.content);
   const long = plain.filter((md) => md.length > 500).length;
   const passes: number[] = [];
   for (let pass = 0; pass < 8; pass++) {
     const t = performance.now();
     queries.forEach((query, k) => {
-      for (let i = 0; i < 10; i++) pageSnippet(plain[(k * 10 + i) % plain.length]!, undefined, query, 500, true);
+      for (let i = 0; i < 10; i++) {
+        const d = docs[(k * 10 + i) % docs.length]!;
+        pageSnippet(d.content, undefined, query, 500, { describe: true, title: d.title });
+      }
     });
     if (pass > 0) passes.push(performance.now() - t); // the first pass warms up
   }
@@ -64,8 +68,8 @@ const pages = [1_500, 10_000, 30_000, 100_000].map((size) => {
 // code was still being optimized (1.5 kB pages read 77-127 us a result that way, 28-52 us after).
 for (const { md, passages } of pages) {
   for (const query of queries) {
-    pageSnippet(md, undefined, query, 500, true);
-    pageSnippet(md, passages, query, 500, true);
+    pageSnippet(md, undefined, query, 500, { describe: true });
+    pageSnippet(md, passages, query, 500, { describe: true });
   }
 }
 for (const { md, passages } of pages) {
@@ -77,9 +81,9 @@ for (const { md, passages } of pages) {
     const timed = pass > 0; // the first pass warms up
     for (const query of queries) {
       const t0 = performance.now();
-      const scanned = pageSnippet(md, undefined, query, 500, true);
+      const scanned = pageSnippet(md, undefined, query, 500, { describe: true });
       const t1 = performance.now();
-      const indexed = pageSnippet(md, passages, query, 500, true);
+      const indexed = pageSnippet(md, passages, query, 500, { describe: true });
       const t2 = performance.now();
       if (scanned.snippet !== indexed.snippet || scanned.description !== indexed.description) {
         throw new Error(`scanned and indexed results differ:\n${JSON.stringify(scanned)}\n${JSON.stringify(indexed)}`);

@@ -424,17 +424,17 @@ export class PassageIndex {
   }
 
   /**
-   * The best sentence for the query's distinct stem hashes, scored as the scan scores it: ten
-   * points per distinct query stem the sentence holds, plus one per occurrence up to five; the
-   * first of equals, and the first sentence when none holds any.
+   * The best sentence from sentence `first` on for the query's distinct stem hashes, scored as the
+   * scan scores it: ten points per distinct query stem the sentence holds, plus one per occurrence
+   * up to five; the first of equals, and sentence `first` when none holds any.
    */
-  best(queryHashes: Uint32Array): number {
+  best(queryHashes: Uint32Array, first = 0): number {
     const found: number[] = [];
     for (const h of queryHashes) {
       const t = this.find(h);
       if (t >= 0) found.push(t);
     }
-    if (found.length === 0) return 0;
+    if (found.length === 0) return first;
     found.sort((a, b) => a - b);
     const hits = new Uint16Array(this.sentences);
     const distinct = new Uint16Array(this.sentences);
@@ -460,9 +460,9 @@ export class PassageIndex {
       }
       postings.at = end;
     }
-    let best = 0;
+    let best = first;
     let bestScore = -1;
-    for (let s = 0; s < this.sentences; s++) {
+    for (let s = first; s < this.sentences; s++) {
       const score = distinct[s]! * 10 + Math.min(hits[s]!, 5);
       if (score > bestScore) {
         bestScore = score;

@@ -35,7 +35,7 @@ async function refresh(deps: SearchDeps, results: SearchResult[], query: Snippet
         const page = await deps.live!.fetch(r.url, { signal });
         if (signal.aborted) return;
         await storeLivePage(deps, page, r.url);
-        const { snippet } = pageSnippet(page.content, undefined, query, snippetMaxLength);
+        const { snippet } = pageSnippet(page.content, undefined, query, snippetMaxLength, { title: r.title });
         if (snippet) r.snippet = snippet;
         r.acquired_at = toIso(page.fetchedAt);
       } catch {
@@ -53,8 +53,9 @@ function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: numbe
   // A description that repeats the title gives way to the page's opening text, as none does.
   const own = v.description && shortDescription(v.description);
   const description = own && !repeatsTitle(own, v.title) ? own : '';
-  const page = pageSnippet(v.content, v.passages, query, snippetMaxLength, !description);
-  const result: SearchResult = { title: v.title?.trim() || v.url, url: v.url, description: description || page.description };
+  const title = v.title?.trim() || v.url;
+  const page = pageSnippet(v.content, v.passages, query, snippetMaxLength, { describe: !description, title });
+  const result: SearchResult = { title, url: v.url, description: description || page.description };
   const snippet = page.snippet;
   if (snippet) result.snippet = snippet;
   // A time out of range (stored before imports refused such times) is not available, not a 500.

@@ -5,7 +5,9 @@
  * best one is widened with its neighbours until the length is used. Two lines of a passage are
  * joined by a space within a paragraph and by a newline where the second starts a block (a
  * paragraph, a heading, a list item: passages.ts `startsBlock`), so a heading does not run into
- * the sentence under it.
+ * the sentence under it. A page's first line, when it is a heading the result's title already
+ * shows (a markdown page's `# Title`), is no part of a snippet: the title is shown above it, and a
+ * query of the title's words would otherwise find that heading best on every such page.
  *
  * A search builds ten of these per request. A stored version of a long page carries a passage
  * index (core/passages.ts), which gives the best sentence without reading the page; other pages are
@@ -113,19 +115,20 @@ function firstInSentence(last: Int32Array, stem: number, mark: number): number {
 }
 
 /**
- * The best sentence (its index in `bounds`, a multiple of two; the first of equals). How well a
+ * The best sentence from sentence `first` on (its index in `bounds`, a multiple of two; the first
+ * of equals). How well a
  * sentence matches: ten points per distinct query stem it holds, plus one per occurrence up to
  * five. Words are those of `words()`, found as `scanWords` finds them (runs of ASCII letters and
  * digits and of characters outside ASCII; a possessive's s is none), but in one loop here without
  * a call per word: this loop is most of a long page's snippet.
  */
-export function bestSentence(text: string, bounds: readonly number[], query: SnippetQuery): number {
+export function bestSentence(text: string, bounds: readonly number[], query: SnippetQuery, first = 0): number {
   // The sentence (+1) in which each query stem was last counted: distinct stems per sentence without a set.
   const last = new Int32Array(query.size);
   const chain = new CompoundChain(text);
-  let best = 0;
+  let best = 2 * first;
   let bestScore = -1;
-  for (let s = 0; s < bounds.length; s += 2) {
+  for (let s = 2 * first; s < bounds.length; s += 2) {
     const mark = s + 1;
     const end = bounds[s + 1]!;
     let distinct = 0;
@@ -203,14 +206,33 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
   return best;
 }
 
-/** Widens sentence `best` forward (reads naturally), then backward, while the passage fits: returns [from, to]. */
-function widen(best: number, count: number, length: (s: number) => number, maxLength: number): [number, number] {
+/** Widens sentence `best` forward (reads naturally), then backward to sentence `first` at most, while the passage fits: returns [from, to]. */
+function widen(best: number, first: number, count: number, length: (s: number) => number, maxLength: number): [number, number] {
   let from = best;
   let to = best;
   let width = length(best);
   while (to + 1 < count && width + 1 + length(to + 1) <= maxLength) width += 1 + length(++to);
-  while (from > 0 && width + 1 + length(from - 1) <= maxLength) width += 1 + length(--from);
+  while (from > first && width + 1 + length(from - 1) <= maxLength) width += 1 + length(--from);
   return [from, to];
+}
+
+/** Whether a heading's text adds nothing to the title shown above the snippet: the title holds it (case and spacing apart). */
+function inTitle(heading: string, title: string): boolean {
+  const fold = (t: string) => t.replace(/\s+/g, ' ').trim().toLowerCase();
+  const h = fold(heading);
+  return h.length > 0 && fold(title).includes(h);
+}
+
+/**
+ * How many sentences the page's title heading is: those of its first line of text, when that is a
+ * heading the title holds (`inTitle`); else 0. `lineStart` gives each sentence's line, `text` the
+ * first line's text.
+ */
+function titleSentences(markdown: string, title: string | undefined, count: number, lineStart: (s: number) => number, text: () => string): number {
+  if (title === undefined || count === 0 || !isHeadingAt(markdown, lineStart(0)) || !inTitle(text(), title)) return 0;
+  let n = 1;
+  while (n < count && lineStart(n) === lineStart(0)) n++;
+  return n;
 }
 
 /**
@@ -233,25 +255,45 @@ function passageOf(seg: Segments, markdown: string, from: number, to: number): s
   return passage + text.slice(at, end);
 }
 
-/** The whole text of a page cut into `seg`, its lines joined as a passage's are. */
-function wholeText(seg: Segments, markdown: string): string {
-  return seg.bounds.length === 0 ? seg.text : passageOf(seg, markdown, 0, seg.bounds.length / 2 - 1);
+/** The text of a page cut into `seg` from sentence `first` on, its lines joined as a passage's are. */
+function wholeText(seg: Segments, markdown: string, first: number): string {
+  const count = seg.bounds.length / 2;
+  if (count === 0) return seg.text;
+  return first < count ? passageOf(seg, markdown, first, count - 1) : '';
+}
+
+/** The title heading's sentences of a page cut into `seg` (`titleSentences`). */
+function segmentTitle(seg: Segments, markdown: string, title: string | undefined): number {
+  const { text, bounds, lineStart } = seg;
+  const count = bounds.length / 2;
+  return titleSentences(markdown, title, count, (s) => lineStart[s]!, () => {
+    let last = 0;
+    while (last + 1 < count && lineStart[last + 1] === lineStart[0]) last++;
+    return text.slice(bounds[0], bounds[2 * last + 1]);
+  });
 }
 
 /** The best passage of a page cut into `seg`, found by scanning its sentences. */
-function scannedSnippet(seg: Segments, markdown: string, query: SnippetQuery, maxLength: number): string {
+function scannedSnippet(seg: Segments, markdown: string, query: SnippetQuery, maxLength: number, title: string | undefined): string {
   const { text, bounds } = seg;
-  if (text.length <= maxLength) return wholeText(seg, markdown);
-  const best = bestSentence(text, bounds, query) / 2;
-  const [from, to] = widen(best, bounds.length / 2, (s) => bounds[2 * s + 1]! - bounds[2 * s]!, maxLength);
+  const first = segmentTitle(seg, markdown, title);
+  const count = bounds.length / 2;
+  if (first === count) return '';
+  if (text.length - (first === 0 ? 0 : bounds[2 * first]!) <= maxLength) return wholeText(seg, markdown, first);
+  const best = bestSentence(text, bounds, query, first) / 2;
+  const [from, to] = widen(best, first, count, (s) => bounds[2 * s + 1]! - bounds[2 * s]!, maxLength);
   return cutAtWord(passageOf(seg, markdown, from, to), maxLength);
 }
 
 /** The best passage of `markdown` by its passage index: only the lines of the passage are read. */
-function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQuery, maxLength: number): string {
-  if (index.textLength <= maxLength) return wholeText(segment(markdown), markdown);
+function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQuery, maxLength: number, title: string | undefined): string {
   const table = index.sentenceTable();
-  const [from, to] = widen(index.best(query.hashes), index.sentences, (s) => table.length[s]!, maxLength);
+  const first = titleSentences(markdown, title, index.sentences, (s) => table.lineStart[s]!, () => lineText(lineAt(markdown, table.lineStart[0]!)));
+  if (first === index.sentences) return '';
+  // The text from sentence `first` on: the title line's text and the space after it left out.
+  const skipped = first === 0 ? 0 : lineText(lineAt(markdown, table.lineStart[0]!)).length + 1;
+  if (index.textLength - skipped <= maxLength) return wholeText(segment(markdown), markdown, first);
+  const [from, to] = widen(index.best(query.hashes, first), first, index.sentences, (s) => table.length[s]!, maxLength);
   let passage = '';
   let line = -1;
   let text = '';
@@ -289,20 +331,22 @@ function openingOf(seg: Segments, markdown: string, maxLength: number): string {
  * A result's snippet, the best passage of the page for the query in at most `maxLength`
  * characters, and, when `describe`, its fallback description: by the version's passage index
  * when it has one (of the current format), else by cutting the page into sentences once for both.
+ * `title`, the result's: a first heading it holds is no part of the snippet (`titleSentences`).
  */
 export function pageSnippet(
   markdown: string,
   passages: Uint8Array | undefined,
   query: SnippetQuery,
   maxLength: number,
-  describe = false,
+  options: { describe?: boolean; title?: string } = {},
 ): { snippet: string; description: string } {
+  const { describe = false, title } = options;
   const index = passages && PassageIndex.open(passages);
   if (index) {
-    return { snippet: indexedSnippet(markdown, index, query, maxLength), description: describe ? fallbackDescription(markdown) : '' };
+    return { snippet: indexedSnippet(markdown, index, query, maxLength, title), description: describe ? fallbackDescription(markdown) : '' };
   }
   const seg = segment(markdown);
-  return { snippet: scannedSnippet(seg, markdown, query, maxLength), description: describe ? openingOf(seg, markdown, DESCRIPTION_LENGTH) : '' };
+  return { snippet: scannedSnippet(seg, markdown, query, maxLength, title), description: describe ? openingOf(seg, markdown, DESCRIPTION_LENGTH) : '' };
 }
 
 export function buildSnippet(markdown: string, queryStems: readonly string[], maxLength: number): string {

@@ -51,6 +51,7 @@ describe('search over HTTP', () => {
       page('https://song.test/rain', { title: 'It Will Rain', content: 'A song.' }),
       page('https://code.test/cpp', { title: 'Templates', content: 'C++ templates are resolved at compile time.' }),
       page('https://food.test/vitc', { title: 'Citrus', content: 'Vitamin C is found in citrus fruit.' }),
+      page('https://md.test/pangolin', { title: 'Pangolin facts', content: '# Pangolin facts\n\nPangolins roll into a ball when threatened.' }),
       page('https://py.test/312', {
         title: 'Release notes',
         content:
@@ -252,6 +253,11 @@ describe('search over HTTP', () => {
     assert.ok(r.body.results[0].snippet.length > 5000);
   });
 
+  test('a snippet leaves out a first heading the title shows already', async () => {
+    const [hit] = (await search({ query: 'pangolin facts' })).body.results;
+    assert.deepEqual([hit.title, hit.snippet], ['Pangolin facts', 'Pangolins roll into a ball when threatened.']);
+  });
+
   test('Chinese, Japanese, Korean and Thai pages are found by their words, though written without spaces', async () => {
     assert.deepEqual(await urls({ query: '東京' }), ['https://ja.test/tenki']);
     assert.deepEqual(await urls({ query: '天気' }), ['https://ja.test/tenki']);
@@ -284,7 +290,8 @@ describe('search over HTTP', () => {
     const r = await search({ query: 'øresund nyhavn' });
     assert.deepEqual(r.body.results.map((x: { url: string }) => x.url), ['https://dk.test/havn']);
     const [hit] = r.body.results;
-    assert.equal(hit.snippet, 'Havne\nHavnen ligger ved Øresund, og der er mange både.\nNyhavn\nNyhavn har gamle huse.\nKanaler\nBåde');
+    // The page's first heading is its title, shown above the snippet; the others are kept.
+    assert.equal(hit.snippet, 'Havnen ligger ved Øresund, og der er mange både.\nNyhavn\nNyhavn har gamle huse.\nKanaler\nBåde');
     assert.equal(hit.description, 'Havnen ligger ved Øresund, og der er mange både. Nyhavn har gamle huse. Kanaler Både');
   });
 

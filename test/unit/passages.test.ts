@@ -38,8 +38,13 @@ describe('passage index', () => {
     let compared = 0;
     let notFirst = 0;
     let withCompounds = 0;
+    let titled = 0;
     for (let p = 0; p < 60; p++) {
-      const md = page(p + 1, 10 + p * 3);
+      // Two pages in three open with a heading: the result's title (left out of the snippet), or another.
+      const body = page(p + 1, 10 + p * 3);
+      const heading = p % 3 === 2 ? undefined : `# ${p % 3 === 0 ? corpus[p]!.title : 'Another title'}`;
+      const md = heading ? `${heading}\n\n${body}` : body;
+      const title = corpus[p]!.title;
       const passages = buildPassages(md, 0);
       assert.ok(passages);
       // The joined words of two of the page's hyphenated compounds (`e-mail` asked for as `email`).
@@ -48,10 +53,17 @@ describe('passage index', () => {
       for (const q of [claims[p % claims.length]!, claims[(p * 7) % claims.length]!, corpus[p]!.title, 'straße äpfel café', 'the of', "s john's", joined || 'x']) {
         const query = new SnippetQuery(queryTerms(q).map(stem));
         for (const max of [60, 200, 500, 2_000]) {
-          const scanned = pageSnippet(md, undefined, query, max, true);
-          assert.deepEqual(pageSnippet(md, passages, query, max, true), scanned, `page ${p}, ${max}: ${q}`);
+          const scanned = pageSnippet(md, undefined, query, max, { describe: true, title });
+          assert.deepEqual(pageSnippet(md, passages, query, max, { describe: true, title }), scanned, `page ${p}, ${max}: ${q}`);
           assert.equal(scanned.description, fallbackDescription(md));
           assert.ok(scanned.snippet.length > 0 && scanned.snippet.length <= max);
+          if (p % 3 === 0) {
+            // The page's snippet is the one of its text under the title.
+            assert.equal(scanned.snippet, pageSnippet(body, undefined, query, max).snippet, `page ${p}, ${max}: ${q}`);
+            titled++;
+          } else if (heading && max >= 2_000 && md.length <= max) {
+            assert.ok(scanned.snippet.startsWith(lineText(heading)), 'a heading that is not the title stays');
+          }
           if (!segment(md).text.startsWith(scanned.snippet.slice(0, 20))) notFirst++;
           compared++;
         }
@@ -59,6 +71,7 @@ describe('passage index', () => {
     }
     assert.ok(compared >= 1_000 && notFirst > compared / 4, `${notFirst} of ${compared} snippets are not the page's opening`);
     assert.ok(withCompounds > 30, `${withCompounds} pages were asked for their compounds' joined words`);
+    assert.ok(titled >= 500, `${titled}`);
   });
 
   test('a snippet by the index is the scan\'s on made-up pages of possessives, signs, numbers, compounds, accents and other scripts', () => {
@@ -81,8 +94,8 @@ describe('passage index', () => {
       for (let t = 0; t < 10; t++) {
         const query = new SnippetQuery(Array.from({ length: 1 + Math.floor(r() * 3) }, () => queryTerms(pick(vocabulary)).map(stem)).flat());
         if (query.size === 0) continue;
-        const scanned = pageSnippet(md, undefined, query, 200, true);
-        assert.deepEqual(pageSnippet(md, passages, query, 200, true), scanned, `page ${p}: ${[...query.index.keys()].join(' ')}`);
+        const scanned = pageSnippet(md, undefined, query, 200, { describe: true });
+        assert.deepEqual(pageSnippet(md, passages, query, 200, { describe: true }), scanned, `page ${p}: ${[...query.index.keys()].join(' ')}`);
         compared++;
       }
     }
@@ -233,12 +246,42 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     assert.ok(changed > 2_500, `${changed} lines the passes change`);
   });
 
+  test('a first heading the result\'s title holds is no part of the snippet, by the index as by the scan', () => {
+    const body = Array.from({ length: 40 }, (_, i) =>
+      i === 25 ? 'Rust checks ownership at compile time, so memory is freed when its owner goes out of scope.' : `Paragraph ${i} is about tools and compilers, and about other matters of interest to those who write programs.`,
+    ).join('\n\n');
+    const md = `# Rust ownership explained\n\n${body}`;
+    assert.ok(md.length >= PASSAGE_INDEX_MIN);
+    const query = new SnippetQuery(queryTerms('rust ownership').map(stem));
+    const both = (title: string | undefined, markdown = md, max = 300) => {
+      const scanned = pageSnippet(markdown, undefined, query, max, { title }).snippet;
+      assert.equal(pageSnippet(markdown, buildPassages(markdown, 0), query, max, { title }).snippet, scanned, String(title));
+      return scanned;
+    };
+    // The heading holds both words and came first of equals; the body's sentence that holds them is the snippet now.
+    assert.match(both(undefined), /^Rust ownership explained\nParagraph 0 /);
+    assert.match(both('Other'), /^Rust ownership explained\n/);
+    for (const title of ['Rust ownership explained', 'RUST  Ownership explained | The Blog']) {
+      assert.match(both(title), /^Rust checks ownership at compile time/, title);
+    }
+    // Widened backward, a snippet stops under the heading (a long paragraph after the best sentence sends it backward).
+    const opened = `# Rust ownership explained\n\nAn opener.\n\nRust checks ownership at compile time.\n\n${body.replaceAll('\n\n', ' ')}`;
+    assert.equal(both(undefined, opened, 100), 'Rust ownership explained\nAn opener.\nRust checks ownership at compile time.');
+    assert.equal(both('Rust ownership explained', opened, 100), 'An opener.\nRust checks ownership at compile time.');
+    // A short page is its text under the heading; a page of the heading alone has no snippet.
+    assert.equal(both('Rust ownership', '# Rust ownership\n\nOwnership keeps memory safe.'), 'Ownership keeps memory safe.');
+    assert.equal(both('Rust ownership', '# Rust ownership'), '');
+    // Only a heading, and only on the first line of text.
+    assert.match(both('Rust ownership', 'Rust ownership\n\nMore text.'), /^Rust ownership\nMore text/);
+    assert.match(both('Rust ownership', 'Intro.\n\n# Rust ownership\n\nMore text.'), /^Intro\.\nRust ownership\nMore/);
+  });
+
   test('a description reads headings in the part scanned, as fallbackDescription does', () => {
     // A heading line that starts one character before SCAN_LIMIT: only its `#` is read.
     const md = `ab\n${'# h\n'.repeat((SCAN_LIMIT + 4) / 4)}`;
     assert.equal(md.lastIndexOf('\n# h', SCAN_LIMIT - 1), SCAN_LIMIT - 2);
     assert.equal(fallbackDescription(md), 'ab #');
-    assert.equal(pageSnippet(md, undefined, new SnippetQuery(['h']), 500, true).description, 'ab #');
+    assert.equal(pageSnippet(md, undefined, new SnippetQuery(['h']), 500, { describe: true }).description, 'ab #');
   });
 
   test('only the first SCAN_LIMIT characters are indexed, the same part the scan reads', () => {
