@@ -27,6 +27,7 @@ import { buildMessages } from '../src/adapters/llm/openai-compatible.js';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
 import { holdEscapes } from '../src/core/escapes.js';
+import { SCAN_LIMIT, segment } from '../src/core/passages.js';
 import { cachedStem } from '../src/core/text.js';
 import { pageSnippet, SnippetQuery } from '../src/ops/snippet.js';
 import { median } from './scifact.js';
@@ -130,6 +131,13 @@ let ticks = '';
 for (let n = 1; ticks.length < 200_000; n++) ticks += `${'`'.repeat(n)} `;
 ticks += '\\*';
 console.log(`a line of runs of 1, 2, 3, ... backticks (${kb(ticks)}) and an escape, read as text: ${ms(await timed(() => holdEscapes(ticks)))}`);
+// Markdown read as text, as a snippet's scan and a passage index read a page's first SCAN_LIMIT
+// characters (core/text.ts `withoutMarks`: a pipe is a mark on a table row's line only, a `_` inside a
+// word and a `*` between spaces are text, a code span's text is held).
+for (const unit of ['a|', '|a|\n', 'a_', '* ', '`a_b*c` ', '`']) {
+  const md = unit.repeat(Math.floor(SCAN_LIMIT / unit.length));
+  console.log(`markdown of ${kb(md)} of ${JSON.stringify(unit)}, cut into sentences: ${ms(await timed(() => segment(md)))}`);
+}
 const many = '<page '.repeat(300_000);
 console.log(`prompt delimiter, 300,000 unclosed <page tags (${kb(many)}): ${ms(await timed(() => buildMessages('x', { url: 'https://a.test/', markdown: many }, 1_000_000)))}`);
 

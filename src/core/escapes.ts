@@ -107,25 +107,25 @@ const ESCAPED_RE = new RegExp(`\\\\(${PUNCTUATION_CLASS})`, 'g');
 /** A backslash escape, or a run of backticks (a code span's start, whose escapes are its own). */
 const ESCAPE_OR_TICKS = new RegExp(`\\\\(${PUNCTUATION_CLASS})|\`+`, 'g');
 /** Unicode's 32 noncharacters U+FDD0-U+FDEF, one for each punctuation character held (stored text has none: controls.ts). */
-const HELD_RE = /[\ufdd0-\ufdef]/g;
+const HELD_RE = /[\ufdd0-\ufdef]/;
 
 /**
  * Markdown with each backslash escape (`\*`, `\#`, `\[`: markdown.ts writes what a page shows as
  * text so) held as a noncharacter, which no pass of `markdownToText` or of the passages' line text
  * reads as a mark; `releaseEscapes` gives back the character, as the page shows it. A code span's
- * backslashes are its own (CommonMark reads no escape there: `` `\.` `` is a regex's `\.`), so a
- * span is kept as it is, to its closing run of backticks on the same line. A code block's lines
+ * text is held whole, every punctuation character of it: CommonMark reads no escape or mark there
+ * (`` `\.` `` is a regex's `\.`, `` `my_var*2` `` a program's), so the span reads as it is written,
+ * to its closing run of backticks on the same line; its backticks are left, marks for those passes. A code block's lines
  * are read as any other: a line is read alone too (`lineText`, whose text a passage index's offsets
  * point into), and alone it cannot tell it is in a block.
  */
 export function holdEscapes(markdown: string): string {
-  if (!markdown.includes('\\')) return markdown;
-  if (!markdown.includes('`')) return markdown.replace(ESCAPED_RE, holdOne);
+  if (!markdown.includes('`')) return markdown.includes('\\') ? markdown.replace(ESCAPED_RE, holdOne) : markdown;
   let out = '';
   let copied = 0;
   // Characters the search for closing runs may read, in all: a line of runs of 1, 2, 3, ... backticks
   // (a code block's, verbatim) made each opening run read the rest of the line. Past it, a run is text.
-  const budget = { left: 4 * markdown.length };
+  const budget = { left: 4 * markdown.length, lineEnd: -1 };
   const pattern = ESCAPE_OR_TICKS; // one call at a time: nothing in the loop awaits
   pattern.lastIndex = 0;
   for (let m = pattern.exec(markdown); m; m = pattern.exec(markdown)) {
@@ -135,17 +135,40 @@ export function holdEscapes(markdown: string): string {
       continue;
     }
     const close = closingTicks(markdown, pattern.lastIndex, m[0].length, budget);
-    if (close >= 0) pattern.lastIndex = close; // the span, as it is
+    if (close < 0) continue;
+    // The span, held: each punctuation character of its text.
+    out += markdown.slice(copied, pattern.lastIndex);
+    copied = pattern.lastIndex;
+    for (let i = copied, end = close - m[0].length; i < end; i++) {
+      const held = HELD[markdown.charCodeAt(i)];
+      if (held === undefined) continue;
+      out += markdown.slice(copied, i) + held;
+      copied = i + 1;
+    }
+    pattern.lastIndex = close;
   }
   return out + markdown.slice(copied);
 }
-const holdOne = (_: string, c: string) => String.fromCharCode(0xfdd0 + PUNCTUATION.indexOf(c));
+/** Each ASCII punctuation character's noncharacter, by its code. */
+const HELD: (string | undefined)[] = [];
+for (let k = 0; k < PUNCTUATION.length; k++) HELD[PUNCTUATION.charCodeAt(k)] = String.fromCharCode(0xfdd0 + k);
+const holdOne = (_: string, c: string) => HELD[c.charCodeAt(0)]!;
 
-/** Where the run of `n` backticks that closes a code span opened before `from` ends, on its line; -1 when none does, or once `budget` is spent. */
-function closingTicks(s: string, from: number, n: number, budget: { left: number }): number {
+/** Whether `holdEscapes` may hold anything of `markdown` (a backslash escape, a code span): `releaseEscapes`' `held`. */
+export const mayHold = (markdown: string) => markdown.includes('\\') || markdown.includes('`');
+
+/**
+ * Where the run of `n` backticks that closes a code span opened before `from` ends, on its line; -1
+ * when none does, or once `budget` is spent. `budget.lineEnd` keeps the end of the line last looked
+ * at, so a line of many spans is searched for its end once.
+ */
+function closingTicks(s: string, from: number, n: number, budget: { left: number; lineEnd: number }): number {
   if (budget.left <= 0) return -1;
-  const lineEnd = s.indexOf('\n', from);
-  const end = lineEnd < 0 ? s.length : lineEnd;
+  if (from > budget.lineEnd) {
+    const lineEnd = s.indexOf('\n', from);
+    budget.lineEnd = lineEnd < 0 ? s.length : lineEnd;
+  }
+  const end = budget.lineEnd;
   for (let at = s.indexOf('`', from); at >= 0 && at < end; at = s.indexOf('`', at)) {
     let run = at;
     while (s.charCodeAt(run) === 96) run++;
@@ -159,7 +182,18 @@ function closingTicks(s: string, from: number, n: number, budget: { left: number
   return -1;
 }
 
-/** The characters `holdEscapes` held, given back; `held` is whether it had any to hold (the markdown holds a backslash). */
+/** The characters `holdEscapes` held, given back; `held` is whether it had any to hold (`mayHold`). */
 export function releaseEscapes(text: string, held: boolean): string {
-  return held ? text.replace(HELD_RE, (c) => PUNCTUATION[c.charCodeAt(0) - 0xfdd0]!) : text;
+  const first = held ? text.search(HELD_RE) : -1;
+  if (first < 0) return text;
+  // A loop, not a replace's callback for each: a code span's characters are held too (a page of them, 0.5 us each).
+  let out = '';
+  let copied = 0;
+  for (let i = first; i < text.length; i++) {
+    const c = text.charCodeAt(i) - 0xfdd0;
+    if (c < 0 || c > 31) continue;
+    out += text.slice(copied, i) + PUNCTUATION[c]!;
+    copied = i + 1;
+  }
+  return out + text.slice(copied);
 }

@@ -20,8 +20,8 @@
  * page); a query stem whose hash a page holds for another stem counts as found there. Either only
  * changes which sentence a snippet shows.
  */
-import { holdEscapes, releaseEscapes } from './escapes.js';
-import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords, withoutRuleLines } from './text.js';
+import { holdEscapes, mayHold, releaseEscapes } from './escapes.js';
+import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords, withoutMarks, withoutRuleLines } from './text.js';
 
 /** Pages can be large; passages are looked for in the first part only. */
 export const SCAN_LIMIT = 200_000;
@@ -31,8 +31,10 @@ export const SCAN_LIMIT = 200_000;
  * 5: a table's delimiter row and a thematic break hold no text. 6: a line opening with a code span
  * (```a``b```) is no fence line, and a tilde fence (~~~) is one; a strikethrough's ~~ holds no text.
  * 7: a backslash escape (`\#`, `\*`: markdown.ts escapes what a page shows as text) is its character.
+ * 8: a code span reads as written, and a `_` inside a word, a `*` between spaces and a pipe outside
+ * a table row are text (text.ts `withoutMarks`).
  */
-const PASSAGES_LAYOUT = 7;
+const PASSAGES_LAYOUT = 8;
 /**
  * The layout and the analysis of the words (text.ts ANALYSIS_VERSION), so that a change of either
  * leaves an index of another format unread (the page is scanned instead) until `websearch import`
@@ -196,13 +198,13 @@ const FENCE_LINE_RE = /(?<![^\n])[^\S\n]{0,3}(?:`{3,}[^`\n]*(?![^\n])|~{3,}[^\n]
  * (bench:snippets' first line).
  */
 function linesToText(markdown: string): string {
-  const held = markdown.includes('\\');
+  const held = mayHold(markdown);
   let text = holdEscapes(markdown);
   if (text.includes('```') || text.includes('~~~')) text = text.replace(FENCE_LINE_RE, '');
   if (text.includes('](')) text = text.replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '').replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1');
   text = withoutRuleLines(text);
   if (mayStartLineMarker(text)) text = text.replace(LINE_MARKER_RE, '');
-  if (text.includes('*') || text.includes('_') || text.includes('`') || text.includes('|')) text = text.replace(/[*_`|]+/g, ' ');
+  if (text.includes('*') || text.includes('_') || text.includes('`') || text.includes('|')) text = withoutMarks(text);
   if (text.includes('~~')) text = text.replace(/~~+/g, ' '); // a strikethrough's marks (a lone ~ is text: ~5 km)
   return releaseEscapes(hasSpaceToFold(text) ? text.replace(/[^\S\n]{2,}|[^\S \n]/g, ' ') : text, held);
 }

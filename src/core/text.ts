@@ -6,7 +6,7 @@
  * `porter unicode61`, which folds and stems the same way but keeps such runs whole.
  */
 import { stemmer } from 'stemmer';
-import { holdEscapes, releaseEscapes } from './escapes.js';
+import { holdEscapes, mayHold, releaseEscapes } from './escapes.js';
 
 /**
  * Bumped when the words of some text change: an engine index saved under another version is
@@ -652,16 +652,62 @@ export function withoutRuleLines(text: string): string {
   return cut ? out + text.slice(copied) : text;
 }
 
-/** Plain text of markdown: images, link targets, emphasis and heading marks dropped, escaped characters as the page shows them, whitespace folded. */
+const MARK_RUN_RE = /[*_`|]+/g;
+const isSpaceAt = (text: string, i: number) => i < 0 || i >= text.length || /\s/.test(text[i]!);
+
+/**
+ * `text` without markdown's inline marks, as a renderer shows it: emphasis (`*`, `_`) and a code
+ * span's backticks taken out (`**Note**:` reads `Note:`), a table row's pipes each a space (its
+ * cells' words stay apart; a run with others is one). What CommonMark reads as text stays: a run of `*` or `_`
+ * between spaces (`5 * 3`, `a ** b`; a line's edge is a space), a run of `_` inside a word
+ * (`snake_case`: no emphasis opens or closes there), and pipes on a line that is no table row (one
+ * not opening with `|`: `Home | About`). A code span's text is held (escapes.ts `holdEscapes`) and
+ * is not read here. Lines are read alone: the text of each is as if it were read by itself.
+ */
+export function withoutMarks(text: string): string {
+  let out = '';
+  let copied = 0;
+  // The line of the last pipe read (its end) and whether it is a table row.
+  let lineEnd = -1;
+  let row = false;
+  const pattern = MARK_RUN_RE; // one call at a time: nothing in the loop awaits
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+    const at = m.index;
+    const end = pattern.lastIndex;
+    const c = text.charCodeAt(at);
+    let same = true;
+    for (let k = at + 1; k < end && same; k++) same = text.charCodeAt(k) === c;
+    if (same && c === 124) {
+      if (at > lineEnd) {
+        const start = text.lastIndexOf('\n', at) + 1;
+        lineEnd = text.indexOf('\n', at);
+        if (lineEnd < 0) lineEnd = text.length;
+        let first = start;
+        while (first < at && /[^\S\n]/.test(text[first]!)) first++;
+        row = text.charCodeAt(first) === 124;
+      }
+      if (!row) continue;
+    } else if (same && c !== 96) {
+      if (isSpaceAt(text, at - 1) && isSpaceAt(text, end)) continue;
+      if (c === 95 && at > 0 && end < text.length && isWordCharAt(text, at - 1, true) && isWordCharAt(text, end)) continue;
+    }
+    out += text.slice(copied, at) + (c === 124 ? ' ' : '');
+    copied = end;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** Plain text of markdown: images, link targets, emphasis and heading marks dropped (`withoutMarks`), escaped characters and code spans as the page shows them, whitespace folded. */
 export function markdownToText(markdown: string): string {
   // Each pass runs only when its pattern can match (every image or link holds "](").
-  const held = markdown.includes('\\');
+  const held = mayHold(markdown);
   let text = holdEscapes(markdown);
   if (text.includes('```')) text = text.replace(/```[^\n]*\n/g, '');
   if (text.includes('](')) text = text.replace(/!\[[^\]]*\]\([^)]*\)/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
   text = withoutRuleLines(text);
   text = text.replace(/^\s{0,3}(?:(?:#{1,6}|>|[-*+]|\d+\.)\s+)+/gm, '');
-  if (/[*_`|]/.test(text)) text = text.replace(/[*_`|]+/g, ' ');
+  if (/[*_`|]/.test(text)) text = withoutMarks(text);
   if (text.includes('~~')) text = text.replace(/~~+/g, ' ');
   // Each run of whitespace becomes one space, as /\s+/g would make it; a lone space is not matched,
   // or every space of the page would be rewritten (a 30 kB page's text took twice as long).

@@ -165,7 +165,7 @@ test('stored text holds no noncharacter U+FDD0-U+FDEF (search holds escaped char
   assert.equal(markdownToText('\\# a \\*b\\* **c** \\[d\\](e) \\\\ \\q'), '# a *b* c [d](e) \\ \\q');
   assert.equal(lineText('1984\\. The \\_\\_init\\_\\_ method'), '1984. The __init__ method');
   // A code span's backslashes are its own (a regex's `\.`); a backtick escaped or left open opens none.
-  assert.equal(lineText('Match `a\\.b` or ``c`\\*`` in \\*text\\*.'), 'Match a\\.b or c \\ in *text*.');
+  assert.equal(lineText('Match `a\\.b` or ``c`\\*`` in \\*text\\*.'), 'Match a\\.b or c`\\* in *text*.');
   assert.equal(lineText('\\`not code\\` and `open \\* here'), '`not code` and open * here');
 });
 

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { benchQuerySets, loadCorpus, picker, rng, sentencesOf } from '../../bench/scifact.js';
 import { holdEscapes, releaseEscapes } from '../../src/core/escapes.js';
 import { buildPassages, lineText, PASSAGE_INDEX_MIN, PassageIndex, SCAN_LIMIT, segment } from '../../src/core/passages.js';
-import { compoundWord, cutAtWord, queryTerms, scanWords, stem } from '../../src/core/text.js';
+import { compoundWord, cutAtWord, markdownToText, queryTerms, scanWords, stem, withoutMarks } from '../../src/core/text.js';
 import { fallbackDescription, pageSnippet, SnippetQuery } from '../../src/ops/snippet.js';
 
 const corpus = loadCorpus();
@@ -180,15 +180,37 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     for (const fence of ['````', '   ```js', '~~~', '~~~ python `x`']) assert.equal(lineText(fence), '', fence);
   });
 
+  test('marks are taken off and text that only looks like them kept: a word\'s underscores, a spaced star, a pipe outside a table, a code span as written', () => {
+    const cases: [string, string][] = [
+      ['Use snake_case, my__var and Straße_Weg; __init__ is strong.', 'Use snake_case, my__var and Straße_Weg; init is strong.'],
+      ['*em*, **strong**, _em_, ***both*** and snake_', 'em, strong, em, both and snake'],
+      ['5 * 3 = 15, 2 ** 8 and a _ b', '5 * 3 = 15, 2 ** 8 and a _ b'],
+      ['Home | About | Contact', 'Home | About | Contact'],
+      ['| a | b_c | 2 * 3 |', 'a b_c 2 * 3'],
+      ['- | cell | in a list |', 'cell in a list'],
+      ['|**bold**| x |', 'bold x'],
+      ['Call `my_func(a*b)` or `x | y` or ``a`b`` now.', 'Call my_func(a*b) or x | y or a`b now.'],
+      ['An `open span, *em* and snake_case', 'An open span, em and snake_case'],
+      ['a\\_b and \\*x\\*', 'a_b and *x*'],
+    ];
+    for (const [line, want] of cases) {
+      assert.equal(lineText(line), want, line);
+      assert.equal(markdownToText(line), want, line);
+    }
+    // The page's lines are read alone: a table row's pipes are marks, the next line's are text.
+    assert.equal(segment('| a | b |\nx | y').text, 'a b x | y');
+    assert.equal(markdownToText('| a | b |\nx | y'), 'a b x | y');
+  });
+
   test("a strikethrough's marks hold no text; a lone tilde is text", () => {
     assert.equal(lineText('Now ~~50 USD~~ 30 USD, about ~5 km away.'), 'Now 50 USD 30 USD, about ~5 km away.');
   });
 
   test('a line opening with a code span is text, not a code fence line (no backtick follows a fence\'s backticks)', () => {
-    assert.equal(lineText('```a``b``` is how the span is written.'), 'a b is how the span is written.');
+    assert.equal(lineText('```a``b``` is how the span is written.'), 'a``b is how the span is written.');
     const md = 'Intro line.\n\n```x``y``` marks code that holds two backticks.\n\n```js\nlet river = 1;\n```';
     const query = new SnippetQuery(queryTerms('backticks river').map(stem));
-    assert.equal(pageSnippet(md, undefined, query, 500).snippet, 'Intro line.\nx y marks code that holds two backticks.\nlet river = 1;');
+    assert.equal(pageSnippet(md, undefined, query, 500).snippet, 'Intro line.\nx``y marks code that holds two backticks.\nlet river = 1;');
   });
 
   test('the lines converted at once are each line converted alone, on markdown with odd whitespace and constructs', () => {
@@ -226,7 +248,7 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
         .replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1')
         .replace(/(?<![^\n])[|:\t ]*-[-|:\t ]*(?![^\n])/g, '')
         .replace(/^[^\S\n]{0,3}(?:(?:#{1,6}|>|[-*+]|\d+\.)[^\S\n]+)+/gm, '')
-        .replace(/[*_`|]+/g, ' ')
+        .replace(/[^\n]+/g, withoutMarks)
         .replace(/~~+/g, ' ')
         .replace(/[^\S\n]{2,}|[^\S \n]/g, ' ')
         .trim()
