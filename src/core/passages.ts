@@ -70,6 +70,8 @@ const LINE_MARKER_RE = new RegExp(`^${INDENT}(?:(?:${HEADING_MARK}|>|${LIST_MARK
 /** A heading's and a list item's marker at a line's start (sticky: tested at an offset without a slice). */
 const HEADING_AT = new RegExp(`${INDENT}${HEADING_MARK}[^\\S\\n]`, 'y');
 const LIST_ITEM_AT = new RegExp(`${INDENT}(?:${LIST_MARK})[^\\S\\n]`, 'y');
+/** A table row's line: it opens with a pipe (markdown.ts writes each row so). */
+const TABLE_ROW_AT = new RegExp(`${INDENT}\\|`, 'y');
 
 function startsWith(pattern: RegExp, markdown: string, at: number): boolean {
   pattern.lastIndex = at;
@@ -84,14 +86,14 @@ export function isHeadingAt(markdown: string, at: number): boolean {
 /**
  * Whether the text of the markdown line at `next` starts a block of its own after that of the
  * line at `previous` (the line before it that has text): a line without text between them (a
- * paragraph's end, a code fence), or a heading on either side, or a list item at `next`. A
- * snippet joins two such lines by a newline; lines of one paragraph are joined by a space, as
- * markdown renders a soft line break, so hard-wrapped text reads on.
+ * paragraph's end, a code fence), or a heading or a table row on either side, or a list item at
+ * `next`. A snippet joins two such lines by a newline (a table's rows stay a row a line); lines of
+ * one paragraph are joined by a space, as markdown renders a soft line break, so hard-wrapped text reads on.
  */
 export function startsBlock(markdown: string, previous: number, next: number): boolean {
   const end = markdown.indexOf('\n', previous);
   if (end < 0 || next > end + 1) return true;
-  return isHeadingAt(markdown, previous) || isHeadingAt(markdown, next) || startsWith(LIST_ITEM_AT, markdown, next);
+  return isHeadingAt(markdown, previous) || isHeadingAt(markdown, next) || startsWith(LIST_ITEM_AT, markdown, next) || startsWith(TABLE_ROW_AT, markdown, next) || startsWith(TABLE_ROW_AT, markdown, previous);
 }
 
 const isTerminator = (c: number) => c === 46 || c === 33 || c === 63; // . ! ?

@@ -137,7 +137,7 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     assert.equal(scanned.snippet, '「本当？」と田中さんは聞いた。');
   });
 
-  test('a snippet joins lines by a newline where a block starts (paragraph, heading, list item), by a space within a paragraph', () => {
+  test('a snippet joins lines by a newline where a block starts (paragraph, heading, list item, table row), by a space within a paragraph', () => {
     const md = [
       '# København',
       '',
@@ -166,6 +166,10 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     assert.ok(passages && PassageIndex.open(passages));
     for (const max of [60, 80, 200]) assert.deepEqual(pageSnippet(long, passages, query, max), pageSnippet(long, undefined, query, max), `${max}`);
     assert.match(pageSnippet(long, passages, query, 200).snippet, /^Havnen\nHavnen ligger ved Øresund\.\nNyhavn med sine gamle huse\nChristianshavn\nkode\nTil sidst\.\nEt afsnit om noget andet\. Et afsnit/);
+     // A table's rows stay a row a line.
+    const table = 'Havne:\n\n| Havn | Både |\n| --- | --- |\n| Nyhavn | 40 |\n| Øresund | 300 |\nTil sidst.';
+    assert.equal(pageSnippet(table, undefined, query, 500).snippet, 'Havne:\nHavn Både\nNyhavn 40\nØresund 300\nTil sidst.');
+    assert.equal(pageSnippet(table, buildPassages(table, 0), query, 500).snippet, 'Havne:\nHavn Både\nNyhavn 40\nØresund 300\nTil sidst.');
   });
 
   test('sentences never span two lines; the text is the lines\' texts joined; code fence lines have none', () => {
