@@ -136,6 +136,30 @@ export function siteInQuery(query: string, site: string | undefined): QuerySites
   return out;
 }
 
+/** How many times a search asks the engine again for the ranks its repeated pages took (`withoutRepeats`). */
+const DUPLICATE_ROUNDS = 2;
+
+/**
+ * The versions without those that repeat one ranked above them: the same title and the same
+ * content, a page under another URL (`http` and `https`, a tracking or paging parameter, a mirror),
+ * which a reader could not tell apart but by its address. Contents are compared only when their
+ * lengths and titles are the same.
+ */
+export function withoutRepeats(versions: ResultVersion[]): ResultVersion[] {
+  if (versions.length < 2) return versions;
+  const seen = new Map<string, ResultVersion[]>();
+  const kept: ResultVersion[] = [];
+  for (const v of versions) {
+    const key = `${v.content.length}:${v.title?.trim() ?? ''}`;
+    const same = seen.get(key);
+    if (same?.some((u) => u.content === v.content)) continue;
+    if (same) same.push(v);
+    else seen.set(key, [v]);
+    kept.push(v);
+  }
+  return kept;
+}
+
 /** `signal` stops realtime_content's live fetches early (the caller went away). */
 export async function search(deps: SearchDeps, req: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
   // A webql syntax error is a 400 here, after the tier admitted the call; the tier releases the reservation.
@@ -145,7 +169,7 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   if (named?.sites?.length === 0) return { query: req.query, results: [] };
   // A hyphenated compound is also read as its joined word: a page scores the better reading.
   const { terms, alternative } = webql ? { terms: positiveWords(webql), alternative: undefined } : queryReadings(named?.text ?? req.query);
-  const hits = await deps.index.search({
+  const asked = {
     terms,
     ...(alternative && { alternative }),
     ...(webql && { webql }),
@@ -158,9 +182,17 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
     publishedAfter: req.publishedAfter,
     publishedBefore: req.publishedBefore,
     queryTime: req.queryTime,
-    limit: req.maxResults,
-  });
-  const versions = await deps.pages.getVersions(hits.slice(0, req.maxResults).map((h) => h.versionId));
+  };
+  // A page under two URLs (a twin, a parameter, a mirror) is one result; the ranks it took are
+  // filled from further down, asking the engine for more, at most twice.
+  let versions: ResultVersion[] = [];
+  for (let limit = req.maxResults, round = 0; ; round++) {
+    const hits = await deps.index.search({ ...asked, limit });
+    versions = withoutRepeats(await deps.pages.getVersions(hits.slice(0, limit).map((h) => h.versionId)));
+    if (versions.length >= req.maxResults || hits.length < limit || round === DUPLICATE_ROUNDS) break;
+    limit += req.maxResults - versions.length;
+  }
+  if (versions.length > req.maxResults) versions = versions.slice(0, req.maxResults);
   // The engine stemmed the same terms just now; a title's stop word is looked for in the text as the word it is.
   const query = new SnippetQuery([...terms, ...(alternative ?? [])].map((t) => cachedStem(termWord(t))));
   const results = versions.map((v) => toResult(v, query, req.snippetMaxLength));

@@ -52,6 +52,12 @@ describe('search over HTTP', () => {
       page('https://code.test/cpp', { title: 'Templates', content: 'C++ templates are resolved at compile time.' }),
       page('https://food.test/vitc', { title: 'Citrus', content: 'Vitamin C is found in citrus fruit.' }),
       page('https://md.test/pangolin', { title: 'Pangolin facts', content: '# Pangolin facts\n\nPangolins roll into a ball when threatened.' }),
+      // One page under three URLs (a parameter, a mirror), and another page.
+      ...['https://dup.test/story?id=1', 'https://dup.test/story?id=1&page=1', 'https://mirror.test/story'].map((url) =>
+        page(url, { title: 'Kestrel colony returns', content: 'The kestrel colony returned to the cliffs this spring.' }),
+      ),
+      page('https://dup.test/story?id=2', { title: 'Kestrel colony returns', content: 'The kestrel colony returned to the cliffs last spring.' }),
+      page('https://other.test/kestrels', { title: 'Kestrels', content: 'A kestrel hovers over the cliffs.' }),
       page('https://py.test/312', {
         title: 'Release notes',
         content:
@@ -251,6 +257,21 @@ describe('search over HTTP', () => {
     }
     const r = await search({ query: 'quetzal', snippet_max_length: 10000 });
     assert.ok(r.body.results[0].snippet.length > 5000);
+  });
+
+  test('a page under several URLs is one result, and the ranks it took are filled from further down', async () => {
+    const copies = ['https://dup.test/story?id=1', 'https://dup.test/story?id=1&page=1', 'https://mirror.test/story'];
+    const ranked = async (body: object) => ((await search(body)).body.results as { url: string }[]).map((x) => x.url);
+    const all = await ranked({ query: 'kestrel colony cliffs' });
+    assert.equal(all.length, 3, all.join(' '));
+    assert.equal(all.filter((u) => copies.includes(u)).length, 1, all.join(' '));
+    // The same title with other content is another page.
+    assert.ok(all.includes('https://dup.test/story?id=2') && all.includes('https://other.test/kestrels'), all.join(' '));
+    // The engine's first three are the copies: asked again for more, the search still gives three.
+    for (const max of [1, 2, 3]) {
+      const some = await ranked({ query: 'kestrel colony cliffs', max_results: max });
+      assert.deepEqual(some, all.slice(0, max), `max_results ${max}`);
+    }
   });
 
   test('a snippet leaves out a first heading the title shows already', async () => {
