@@ -216,11 +216,21 @@ function widen(best: number, first: number, count: number, length: (s: number) =
   return [from, to];
 }
 
-/** Whether a heading's text adds nothing to the title shown above the snippet: the title holds it (case and spacing apart). */
+/**
+ * Whether a heading's text adds nothing to the title shown above the snippet: the title holds it,
+ * as whole words (case and spacing apart: `Rust ownership` in `Rust Ownership | The Blog`, not
+ * `art` in `Heart`).
+ */
 function inTitle(heading: string, title: string): boolean {
   const fold = (t: string) => t.replace(/\s+/g, ' ').trim().toLowerCase();
   const h = fold(heading);
-  return h.length > 0 && fold(title).includes(h);
+  const t = fold(title);
+  if (h.length === 0) return false;
+  const wordAt = (i: number) => i >= 0 && i < t.length && /[\p{L}\p{N}\p{M}]/u.test(t[i]!);
+  for (let at = t.indexOf(h); at >= 0; at = t.indexOf(h, at + 1)) {
+    if (!(wordAt(at - 1) && wordAt(at)) && !(wordAt(at + h.length - 1) && wordAt(at + h.length))) return true;
+  }
+  return false;
 }
 
 /**

@@ -297,6 +297,9 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     // A short page is its text under the heading; a page of the heading alone has no snippet.
     assert.equal(both('Rust ownership', '# Rust ownership\n\nOwnership keeps memory safe.'), 'Ownership keeps memory safe.');
     assert.equal(both('Rust ownership', '# Rust ownership'), '');
+    // The title holds the heading as whole words, or it stays.
+    assert.equal(both('Rust Ownership: a guide', '# Rust ownership\n\nMore text.'), 'More text.');
+    assert.equal(both('Trust ownership', '# Rust ownership\n\nMore text.'), 'Rust ownership\nMore text.');
     // Only a heading, and only on the first line of text.
     assert.match(both('Rust ownership', 'Rust ownership\n\nMore text.'), /^Rust ownership\nMore text/);
     assert.match(both('Rust ownership', 'Intro.\n\n# Rust ownership\n\nMore text.'), /^Intro\.\nRust ownership\nMore/);
