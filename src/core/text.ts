@@ -658,7 +658,7 @@ const isSpaceAt = (text: string, i: number) => i < 0 || i >= text.length || /\s/
 /**
  * `text` without markdown's inline marks, as a renderer shows it: emphasis (`*`, `_`) and a code
  * span's backticks taken out (`**Note**:` reads `Note:`), a table row's pipes each a space (its
- * cells' words stay apart; a run with others is one). What CommonMark reads as text stays: a run of `*` or `_`
+ * cells' words stay apart; so is a run of marks holding a pipe: `|**x**|y|` reads `x y`). What CommonMark reads as text stays: a run of `*` or `_`
  * between spaces (`5 * 3`, `a ** b`; a line's edge is a space), a run of `_` inside a word
  * (`snake_case`: no emphasis opens or closes there), and pipes on a line that is no table row (one
  * not opening with `|`: `Home | About`). A code span's text is held (escapes.ts `holdEscapes`) and
@@ -677,7 +677,12 @@ export function withoutMarks(text: string): string {
     const end = pattern.lastIndex;
     const c = text.charCodeAt(at);
     let same = true;
-    for (let k = at + 1; k < end && same; k++) same = text.charCodeAt(k) === c;
+    let pipe = c === 124;
+    for (let k = at + 1; k < end; k++) {
+      const d = text.charCodeAt(k);
+      if (d !== c) same = false;
+      if (d === 124) pipe = true;
+    }
     if (same && c === 124) {
       if (at > lineEnd) {
         const start = text.lastIndexOf('\n', at) + 1;
@@ -692,7 +697,7 @@ export function withoutMarks(text: string): string {
       if (isSpaceAt(text, at - 1) && isSpaceAt(text, end)) continue;
       if (c === 95 && at > 0 && end < text.length && isWordCharAt(text, at - 1, true) && isWordCharAt(text, end)) continue;
     }
-    out += text.slice(copied, at) + (c === 124 ? ' ' : '');
+    out += text.slice(copied, at) + (pipe ? ' ' : '');
     copied = end;
   }
   return copied === 0 ? text : out + text.slice(copied);

@@ -145,7 +145,7 @@ const DUPLICATE_ROUNDS = 2;
  * which a reader could not tell apart but by its address. Contents are compared only when their
  * lengths and titles are the same.
  */
-export function withoutRepeats(versions: ResultVersion[]): ResultVersion[] {
+function withoutRepeats(versions: ResultVersion[]): ResultVersion[] {
   if (versions.length < 2) return versions;
   const seen = new Map<string, ResultVersion[]>();
   const kept: ResultVersion[] = [];

@@ -193,6 +193,7 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
       ['| a | b_c | 2 * 3 |', 'a b_c 2 * 3'],
       ['- | cell | in a list |', 'cell in a list'],
       ['|**bold**| x |', 'bold x'],
+      ['|**x**|y|', 'x y'],
       ['Call `my_func(a*b)` or `x | y` or ``a`b`` now.', 'Call my_func(a*b) or x | y or a`b now.'],
       ['An `open span, *em* and snake_case', 'An open span, em and snake_case'],
       ['a\\_b and \\*x\\*', 'a_b and *x*'],
