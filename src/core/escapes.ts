@@ -68,9 +68,11 @@ export function escapeText(s: string, inLink = false): string {
  * item's `-`, `+`, `*` or `1.`/`1)`, a line of `=` or `-` (a heading's underline, a thematic break).
  * A paragraph of text reading `# of users grew`, `1984. The year` or `- Bob said` became a heading,
  * a list numbered from 1984, a list item. (A fence's backticks or tildes, a tag's `<`, a thematic
- * break's `*` or `_` are escaped in the text already: `escapeText`.)
+ * break's `*` or `_` are escaped in the text already: `escapeText`.) And a pipe: it opens a
+ * line of text only so (`\|`), and a line opening with a bare one is a table's row, as search
+ * reads it (text.ts `withoutMarks`).
  */
-const LINE_START = /^(?:#{1,6}(?=[ \t]|$)|>|[-+*](?=[ \t]|$)|=+[ \t]*$|-+[ \t]*$|\d{1,9}(?=[.)](?:[ \t]|$)))/;
+const LINE_START = /^(?:#{1,6}(?=[ \t]|$)|>|[-+*](?=[ \t]|$)|=+[ \t]*$|-+[ \t]*$|\d{1,9}(?=[.)](?:[ \t]|$))|\|)/;
 
 /** A GFM table's delimiter row (`--- | ---`, `|:-:|`): after a line of text with a `|`, the two were a table. */
 const DELIMITER_ROW = /^[-|: \t]+$/;
@@ -89,8 +91,14 @@ export function escapeLineStart(line: string): string {
   return digits ? `${m[0]}\\${line.slice(m[0].length)}` : `\\${line}`;
 }
 
-/** A heading's markdown text, its `#`s at the end after a space ("Episode #") escaped: they would be read as its closing sequence. */
-export const headingText = (t: string) => (t.endsWith('#') ? t.replace(/(^| )(#+)$/, '$1\\$2') : t);
+/**
+ * A heading's markdown text, its `#`s at the end after a space ("Episode #") escaped: they would be
+ * read as its closing sequence; and a pipe it opens with, as a line of text's (`LINE_START`).
+ */
+export const headingText = (t: string) => {
+  const closed = t.endsWith('#') ? t.replace(/(^| )(#+)$/, '$1\\$2') : t;
+  return closed.startsWith('|') ? `\\${closed}` : closed;
+};
 
 /** A line of text (a feed's byline, a result's title) as markdown: escaped as text and at its start. */
 export const escapeLine = (line: string) => escapeLineStart(escapeText(line));

@@ -32,7 +32,7 @@ export const SCAN_LIMIT = 200_000;
  * (```a``b```) is no fence line, and a tilde fence (~~~) is one; a strikethrough's ~~ holds no text.
  * 7: a backslash escape (`\#`, `\*`: markdown.ts escapes what a page shows as text) is its character.
  * 8: a code span reads as written, and a `_` inside a word, a `*` between spaces and a pipe outside
- * a table row are text (text.ts `withoutMarks`).
+ * a table row are text (text.ts `withoutMarks`); a heading's text keeps the markers it opens with.
  */
 const PASSAGES_LAYOUT = 8;
 /**
@@ -64,9 +64,10 @@ const HEADING_MARK = '#{1,6}';
 const LIST_MARK = '[-*+]|\\d+\\.';
 /**
  * The markers `linesToText` takes off a line: a heading's, a quote's or a list item's, and the space
- * after each; all of a line's (a list in a quote, `> - item`; a heading in a list item, `- ### Title`).
+ * after each; all of a line's (a list in a quote, `> - item`; a heading in a list item, `- ### Title`)
+ * up to a heading's, whose text is the rest (`## # of users` is a heading of `# of users`).
  */
-const LINE_MARKER_RE = new RegExp(`^${INDENT}(?:(?:${HEADING_MARK}|>|${LIST_MARK})[^\\S\\n]+)+`, 'gm');
+const LINE_MARKER_RE = new RegExp(`^${INDENT}(?:(?:>|${LIST_MARK})[^\\S\\n]+)*(?:${HEADING_MARK}[^\\S\\n]+)?`, 'gm');
 /** A heading's and a list item's marker at a line's start (sticky: tested at an offset without a slice). */
 const HEADING_AT = new RegExp(`${INDENT}${HEADING_MARK}[^\\S\\n]`, 'y');
 const LIST_ITEM_AT = new RegExp(`${INDENT}(?:${LIST_MARK})[^\\S\\n]`, 'y');

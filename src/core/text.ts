@@ -652,13 +652,14 @@ export function withoutRuleLines(text: string): string {
   return cut ? out + text.slice(copied) : text;
 }
 
-const MARK_RUN_RE = /[*_`|]+/g;
+/** A run of one of markdown's inline marks (a run of two, `*|`, is two runs: each is read by itself). */
+const MARK_RUN_RE = /([*_`|])\1*/g;
 const isSpaceAt = (text: string, i: number) => i < 0 || i >= text.length || /\s/.test(text[i]!);
 
 /**
  * `text` without markdown's inline marks, as a renderer shows it: emphasis (`*`, `_`) and a code
  * span's backticks taken out (`**Note**:` reads `Note:`), a table row's pipes each a space (its
- * cells' words stay apart; so is a run of marks holding a pipe: `|**x**|y|` reads `x y`). What CommonMark reads as text stays: a run of `*` or `_`
+ * cells' words stay apart: `|**x**|y|` reads `x y`). What CommonMark reads as text stays: a run of `*` or `_`
  * between spaces (`5 * 3`, `a ** b`; a line's edge is a space), a run of `_` inside a word
  * (`snake_case`: no emphasis opens or closes there), and pipes on a line that is no table row (one
  * not opening with `|`: `Home | About`). A code span's text is held (escapes.ts `holdEscapes`) and
@@ -676,14 +677,7 @@ export function withoutMarks(text: string): string {
     const at = m.index;
     const end = pattern.lastIndex;
     const c = text.charCodeAt(at);
-    let same = true;
-    let pipe = c === 124;
-    for (let k = at + 1; k < end; k++) {
-      const d = text.charCodeAt(k);
-      if (d !== c) same = false;
-      if (d === 124) pipe = true;
-    }
-    if (same && c === 124) {
+    if (c === 124) {
       if (at > lineEnd) {
         const start = text.lastIndexOf('\n', at) + 1;
         lineEnd = text.indexOf('\n', at);
@@ -693,11 +687,11 @@ export function withoutMarks(text: string): string {
         row = text.charCodeAt(first) === 124;
       }
       if (!row) continue;
-    } else if (same && c !== 96) {
+    } else if (c !== 96) {
       if (isSpaceAt(text, at - 1) && isSpaceAt(text, end)) continue;
       if (c === 95 && at > 0 && end < text.length && isWordCharAt(text, at - 1, true) && isWordCharAt(text, end)) continue;
     }
-    out += text.slice(copied, at) + (pipe ? ' ' : '');
+    out += text.slice(copied, at) + (c === 124 ? ' ' : '');
     copied = end;
   }
   return copied === 0 ? text : out + text.slice(copied);
@@ -711,7 +705,8 @@ export function markdownToText(markdown: string): string {
   if (text.includes('```')) text = text.replace(/```[^\n]*\n/g, '');
   if (text.includes('](')) text = text.replace(/!\[[^\]]*\]\([^)]*\)/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
   text = withoutRuleLines(text);
-  text = text.replace(/^\s{0,3}(?:(?:#{1,6}|>|[-*+]|\d+\.)\s+)+/gm, '');
+  // A line's markers, up to a heading's (`## # of users`: its text is `# of users`), no newline crossed.
+  text = text.replace(/^[^\S\n]{0,3}(?:(?:>|[-*+]|\d+\.)[^\S\n]+)*(?:#{1,6}[^\S\n]+)?/gm, '');
   if (/[*_`|]/.test(text)) text = withoutMarks(text);
   if (text.includes('~~')) text = text.replace(/~~+/g, ' ');
   // Each run of whitespace becomes one space, as /\s+/g would make it; a lone space is not matched,

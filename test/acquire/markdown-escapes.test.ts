@@ -13,7 +13,7 @@ import { extractHtml } from '../../src/acquire/extract/index.js';
 import { feedToMarkdown } from '../../src/acquire/extract/feed.js';
 import { pdfToText } from '../../src/acquire/pdf.js';
 import { withoutControls } from '../../src/core/controls.js';
-import { lineText } from '../../src/core/passages.js';
+import { lineText, segment } from '../../src/core/passages.js';
 import { markdownToText } from '../../src/core/text.js';
 import { makePdf } from '../fixtures/pdf.js';
 import { rng } from '../../bench/scifact.js';
@@ -198,6 +198,9 @@ test("made-up texts of markdown's characters, in a paragraph, a link, emphasis, 
     const { content } = extractHtml(page, 'https://a.test/p');
     const want = shownAs(`${textOf(parseHtml(lead))} ${shows(texts)} ${textOf(parseHtml(lead))}`);
     assert.equal(shownAs(textOf(rendered(content))), want, `${JSON.stringify(texts)}\n${content}`);
+    // Search reads the same text: a snippet's (a passage index's) and markdownToText's.
+    assert.equal(shownAs(segment(content).text), want, `segment: ${JSON.stringify(texts)}\n${content}`);
+    assert.equal(shownAs(markdownToText(content)), want, `markdownToText: ${JSON.stringify(texts)}\n${content}`);
     compared++;
   }
   assert.ok(compared > 1_000, `${compared} pages compared`);
