@@ -162,6 +162,59 @@ const HELD: (string | undefined)[] = [];
 for (let k = 0; k < PUNCTUATION.length; k++) HELD[PUNCTUATION.charCodeAt(k)] = String.fromCharCode(0xfdd0 + k);
 const holdOne = (_: string, c: string) => HELD[c.charCodeAt(0)]!;
 
+/** A line's kind in `codeLines`: text, a code block's line, a fence. */
+export const TEXT_LINE = 0;
+export const CODE_LINE = 1;
+export const FENCE_LINE = 2;
+const FENCE_OPEN_RE = /^[^\S\n]*(`{3,}|~{3,})([^\n]*)$/;
+const FENCE_CLOSE_RE = /^[^\S\n]*(`{3,}|~{3,})[^\S\n]*$/;
+
+/**
+ * The kind of each line of `markdown` (`TEXT_LINE`, `CODE_LINE`, `FENCE_LINE`): a fence of three or
+ * more backticks (with none in its info string) or tildes opens a code block, which a fence of the
+ * same character, at least as long and with nothing after it, closes (or the page's end), as in
+ * CommonMark; at any indent (a list item's block is indented under it). Undefined when the markdown
+ * has no fence at all.
+ */
+export function codeLines(markdown: string): Uint8Array | undefined {
+  if (!markdown.includes('```') && !markdown.includes('~~~')) return undefined;
+  const lines = markdown.split('\n');
+  const kinds = new Uint8Array(lines.length);
+  let open = '';
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (open === '') {
+      const m = FENCE_OPEN_RE.exec(line);
+      if (m && !(m[1]![0] === '`' && m[2]!.includes('`'))) {
+        open = m[1]!;
+        kinds[i] = FENCE_LINE;
+      }
+    } else {
+      const m = FENCE_CLOSE_RE.exec(line);
+      if (m && m[1]![0] === open[0] && m[1]!.length >= open.length) {
+        open = '';
+        kinds[i] = FENCE_LINE;
+      } else {
+        kinds[i] = CODE_LINE;
+      }
+    }
+  }
+  return kinds;
+}
+
+/** Every punctuation character of `text` held (a code block's line: CommonMark reads nothing in it); `releaseEscapes` gives them back. */
+export function holdAll(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (let i = 0; i < text.length; i++) {
+    const held = HELD[text.charCodeAt(i)];
+    if (held === undefined) continue;
+    out += text.slice(copied, i) + held;
+    copied = i + 1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
 /** Whether `holdEscapes` may hold anything of `markdown` (a backslash escape, a code span): `releaseEscapes`' `held`. */
 export const mayHold = (markdown: string) => markdown.includes('\\') || markdown.includes('`');
 

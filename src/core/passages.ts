@@ -20,7 +20,7 @@
  * page); a query stem whose hash a page holds for another stem counts as found there. Either only
  * changes which sentence a snippet shows.
  */
-import { holdEscapes, mayHold, releaseEscapes } from './escapes.js';
+import { CODE_LINE, codeLines, FENCE_LINE, holdAll, holdEscapes, mayHold, releaseEscapes } from './escapes.js';
 import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords, withoutMarks, withoutRuleLines } from './text.js';
 
 /** Pages can be large; passages are looked for in the first part only. */
@@ -32,7 +32,8 @@ export const SCAN_LIMIT = 200_000;
  * (```a``b```) is no fence line, and a tilde fence (~~~) is one; a strikethrough's ~~ holds no text.
  * 7: a backslash escape (`\#`, `\*`: markdown.ts escapes what a page shows as text) is its character.
  * 8: a code span reads as written, and a `_` inside a word, a `*` between spaces and a pipe outside
- * a table row are text (text.ts `withoutMarks`); a heading's text keeps the markers it opens with.
+ * a table row are text (text.ts `withoutMarks`); a heading's text keeps the markers it opens with;
+ * a code block's line reads as written (`codeLines`), and the index says which lines are code.
  */
 const PASSAGES_LAYOUT = 8;
 /**
@@ -46,10 +47,11 @@ export const PASSAGE_INDEX_MIN = 4_000;
 
 const HEADER_BYTES = 24;
 
-/** Plain text of one markdown line ('' for a code fence line). */
-export function lineText(line: string): string {
-  return linesToText(line).trim();
+/** Plain text of one markdown line ('' for a code fence line); a line of a code block (`code`, `codeLines`) as it is written. */
+export function lineText(line: string, code = false): string {
+  return (code ? linesToText(holdAll(line), true) : linesToText(line)).trim();
 }
+
 
 /** The markdown line starting at `start` (within the scanned part). */
 export function lineAt(markdown: string, start: number): string {
@@ -172,6 +174,8 @@ export function sentenceBounds(text: string): number[] {
 
 /** A page cut into sentences. */
 export interface Segments {
+  /** Per sentence: 1 when its line is a code block's (`codeLines`), read as it is written; else 0. */
+  code: number[];
   /** The page's text: the texts of its lines (up to `SCAN_LIMIT`) that have any, joined by one space. */
   text: string;
   /** Sentence bounds in `text`: [start0, end0, start1, end1, ...]; a sentence never spans two lines. */
@@ -200,8 +204,8 @@ const FENCE_LINE_RE = /(?<![^\n])[^\S\n]{0,3}(?:`{3,}[^`\n]*(?![^\n])|~{3,}[^\n]
  * (timed ad hoc). With `sentenceBounds`, a result of those pages took 17.4 instead of 20.8 us
  * (bench:snippets' first line).
  */
-function linesToText(markdown: string): string {
-  const held = mayHold(markdown);
+function linesToText(markdown: string, heldAlready = false): string {
+  const held = heldAlready || mayHold(markdown);
   let text = holdEscapes(markdown);
   if (text.includes('```') || text.includes('~~~')) text = text.replace(FENCE_LINE_RE, '');
   if (text.includes('](')) text = text.replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '').replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1');
@@ -244,22 +248,29 @@ const OTHER_SPACE = /[^\S \n]/;
 export function segment(markdown: string): Segments {
   const limit = Math.min(markdown.length, SCAN_LIMIT);
   const md = limit < markdown.length ? markdown.slice(0, limit) : markdown;
-  const lines = linesToText(md).split('\n');
+  // A code block's lines are held whole (no pass reads a mark in them), its fences emptied.
+  const kinds = codeLines(md);
+  const lines = (
+    kinds ? linesToText(md.split('\n').map((l, i) => (kinds[i] === CODE_LINE ? holdAll(l) : kinds[i] === FENCE_LINE ? '' : l)).join('\n'), true) : linesToText(md)
+  ).split('\n');
   const parts: string[] = [];
   const bounds: number[] = [];
   const lineStart: number[] = [];
   const lineOffset: number[] = [];
+  const code: number[] = [];
   let length = 0;
   let start = 0;
-  for (const line of lines) {
-    const t = line.trim();
+  for (let i = 0; i < lines.length; i++) {
+    const t = lines[i]!.trim();
     if (t.length > 0) {
       const offset = parts.length === 0 ? 0 : length + 1;
       const b = sentenceBounds(t);
+      const inCode = kinds?.[i] === CODE_LINE ? 1 : 0;
       for (let k = 0; k < b.length; k += 2) {
         bounds.push(offset + b[k]!, offset + b[k + 1]!);
         lineStart.push(start);
         lineOffset.push(offset);
+        code.push(inCode);
       }
       parts.push(t);
       length = offset + t.length;
@@ -267,7 +278,7 @@ export function segment(markdown: string): Segments {
     const end = md.indexOf('\n', start);
     start = end < 0 ? md.length : end + 1;
   }
-  return { text: parts.length === 1 ? parts[0]! : parts.join(' '), bounds, lineStart, lineOffset };
+  return { text: parts.length === 1 ? parts[0]! : parts.join(' '), bounds, lineStart, lineOffset, code };
 }
 
 /** FNV-1a of the stem's UTF-16 code units. */
@@ -339,7 +350,7 @@ export function buildPassages(markdown: string, minLength = PASSAGE_INDEX_MIN): 
   const sentences = new Bytes();
   let previousLine = 0;
   for (let s = 0; s < bounds.length / 2; s++) {
-    sentences.varint(seg.lineStart[s]! - previousLine);
+    sentences.varint(2 * (seg.lineStart[s]! - previousLine) + seg.code[s]!); // the line's offset, and whether it is code
     sentences.varint(bounds[2 * s]! - seg.lineOffset[s]!);
     sentences.varint(bounds[2 * s + 1]! - bounds[2 * s]!);
     previousLine = seg.lineStart[s]!;
@@ -368,9 +379,10 @@ export function buildPassages(markdown: string, minLength = PASSAGE_INDEX_MIN): 
   return out;
 }
 
-/** Per sentence of an index: its line's offset in the markdown, its start in the line's text, its length. */
+/** Per sentence of an index: its line's offset in the markdown, its start in the line's text, its length, whether its line is code (`Segments.code`). */
 export interface SentenceTable {
   lineStart: Int32Array;
+  code: Uint8Array;
   start: Int32Array;
   length: Int32Array;
 }
@@ -480,12 +492,14 @@ export class PassageIndex {
   /** Every sentence's place. */
   sentenceTable(): SentenceTable {
     const n = this.sentences;
-    const table = { lineStart: new Int32Array(n), start: new Int32Array(n), length: new Int32Array(n) };
+    const table = { lineStart: new Int32Array(n), code: new Uint8Array(n), start: new Int32Array(n), length: new Int32Array(n) };
     const read = new Varints(this.bytes, HEADER_BYTES + 4 * this.terms);
     let line = 0;
     for (let s = 0; s < n; s++) {
-      line += read.next();
+      const v = read.next();
+      line += v >>> 1;
       table.lineStart[s] = line;
+      table.code[s] = v & 1;
       table.start[s] = read.next();
       table.length[s] = read.next();
     }

@@ -6,7 +6,7 @@
  * `porter unicode61`, which folds and stems the same way but keeps such runs whole.
  */
 import { stemmer } from 'stemmer';
-import { holdEscapes, mayHold, releaseEscapes } from './escapes.js';
+import { CODE_LINE, codeLines, FENCE_LINE, holdAll, holdEscapes, mayHold, releaseEscapes } from './escapes.js';
 
 /**
  * Bumped when the words of some text change: an engine index saved under another version is
@@ -700,9 +700,10 @@ export function withoutMarks(text: string): string {
 /** Plain text of markdown: images, link targets, emphasis and heading marks dropped (`withoutMarks`), escaped characters and code spans as the page shows them, whitespace folded. */
 export function markdownToText(markdown: string): string {
   // Each pass runs only when its pattern can match (every image or link holds "](").
-  const held = mayHold(markdown);
-  let text = holdEscapes(markdown);
-  if (text.includes('```')) text = text.replace(/```[^\n]*\n/g, '');
+  // A code block's lines are held whole (no pass reads a mark in them), its fences emptied.
+  const kinds = codeLines(markdown);
+  const held = kinds !== undefined || mayHold(markdown);
+  let text = holdEscapes(kinds ? markdown.split('\n').map((l, i) => (kinds[i] === CODE_LINE ? holdAll(l) : kinds[i] === FENCE_LINE ? '' : l)).join('\n') : markdown);
   if (text.includes('](')) text = text.replace(/!\[[^\]]*\]\([^)]*\)/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
   text = withoutRuleLines(text);
   // A line's markers, up to a heading's (`## # of users`: its text is `# of users`), no newline crossed.

@@ -14,6 +14,7 @@
  * scanned once, in place: sentence bounds are offsets, and a word is stemmed only when it could
  * stem to a query stem (see `SnippetQuery`). Both ways give the same snippet.
  */
+import { CODE_LINE, codeLines, FENCE_LINE } from '../core/escapes.js';
 import { isHeadingAt, lineAt, lineText, PassageIndex, SCAN_LIMIT, type Segments, segment, startsBlock, stemHash } from '../core/passages.js';
 import { ASCII_WORD as SHARED_ASCII_WORD, asciiWordEnd, cachedStem, CompoundChain, compoundWord, cutAtWord, joinsDigits, nextToHyphen, termPrefix, unicodeWords, wideRunEnd } from '../core/text.js';
 
@@ -238,8 +239,8 @@ function inTitle(heading: string, title: string): boolean {
  * heading the title holds (`inTitle`); else 0. `lineStart` gives each sentence's line, `text` the
  * first line's text.
  */
-function titleSentences(markdown: string, title: string | undefined, count: number, lineStart: (s: number) => number, text: () => string): number {
-  if (title === undefined || count === 0 || !isHeadingAt(markdown, lineStart(0)) || !inTitle(text(), title)) return 0;
+function titleSentences(markdown: string, title: string | undefined, count: number, lineStart: (s: number) => number, code: boolean, text: () => string): number {
+  if (title === undefined || count === 0 || code || !isHeadingAt(markdown, lineStart(0)) || !inTitle(text(), title)) return 0;
   let n = 1;
   while (n < count && lineStart(n) === lineStart(0)) n++;
   return n;
@@ -257,7 +258,7 @@ function passageOf(seg: Segments, markdown: string, from: number, to: number): s
   let passage = '';
   let at = start;
   for (let s = from + 1; s <= to; s++) {
-    if (lineStart[s] === lineStart[s - 1] || !startsBlock(markdown, lineStart[s - 1]!, lineStart[s]!)) continue;
+    if (lineStart[s] === lineStart[s - 1] || !(seg.code[s] || seg.code[s - 1] || startsBlock(markdown, lineStart[s - 1]!, lineStart[s]!))) continue;
     const space = lineOffset[s]! - 1; // segment joins the texts of two lines by one space
     passage += `${text.slice(at, space)}\n`;
     at = space + 1;
@@ -276,7 +277,7 @@ function wholeText(seg: Segments, markdown: string, first: number): string {
 function segmentTitle(seg: Segments, markdown: string, title: string | undefined): number {
   const { text, bounds, lineStart } = seg;
   const count = bounds.length / 2;
-  return titleSentences(markdown, title, count, (s) => lineStart[s]!, () => {
+  return titleSentences(markdown, title, count, (s) => lineStart[s]!, seg.code[0] === 1, () => {
     let last = 0;
     while (last + 1 < count && lineStart[last + 1] === lineStart[0]) last++;
     return text.slice(bounds[0], bounds[2 * last + 1]);
@@ -298,10 +299,11 @@ function scannedSnippet(seg: Segments, markdown: string, query: SnippetQuery, ma
 /** The best passage of `markdown` by its passage index: only the lines of the passage are read. */
 function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQuery, maxLength: number, title: string | undefined): string {
   const table = index.sentenceTable();
-  const first = titleSentences(markdown, title, index.sentences, (s) => table.lineStart[s]!, () => lineText(lineAt(markdown, table.lineStart[0]!)));
+  const firstLine = () => lineText(lineAt(markdown, table.lineStart[0]!), table.code[0] === 1);
+  const first = titleSentences(markdown, title, index.sentences, (s) => table.lineStart[s]!, table.code[0] === 1, firstLine);
   if (first === index.sentences) return '';
   // The text from sentence `first` on: the title line's text and the space after it left out.
-  const skipped = first === 0 ? 0 : lineText(lineAt(markdown, table.lineStart[0]!)).length + 1;
+  const skipped = first === 0 ? 0 : firstLine().length + 1;
   if (index.textLength - skipped <= maxLength) return wholeText(segment(markdown), markdown, first);
   const [from, to] = widen(index.best(query.hashes, first), first, index.sentences, (s) => table.length[s]!, maxLength);
   let passage = '';
@@ -310,9 +312,9 @@ function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQue
   for (let s = from; s <= to; s++) {
     const start = table.start[s]!;
     if (table.lineStart[s] !== line) {
-      if (s > from) passage += startsBlock(markdown, line, table.lineStart[s]!) ? '\n' : ' '; // as passageOf joins lines
+      if (s > from) passage += table.code[s] || table.code[s - 1] || startsBlock(markdown, line, table.lineStart[s]!) ? '\n' : ' '; // as passageOf joins lines
       line = table.lineStart[s]!;
-      text = lineText(lineAt(markdown, line));
+      text = lineText(lineAt(markdown, line), table.code[s] === 1);
     } else if (s > from && start > table.start[s - 1]! + table.length[s - 1]!) {
       passage += ' '; // the space between two sentences of a line (none after 。！？)
     }
@@ -331,7 +333,7 @@ function openingOf(seg: Segments, markdown: string, maxLength: number): string {
     const line = lineStart[s]!;
     let k = s + 1;
     while (k < n && lineStart[k] === line) k++;
-    opening.add(text.slice(lineOffset[s]!, k < n ? lineOffset[k]! - 1 : text.length), isHeadingAt(md, line));
+    opening.add(text.slice(lineOffset[s]!, k < n ? lineOffset[k]! - 1 : text.length), seg.code[s] === 0 && isHeadingAt(md, line));
     s = k;
   }
   return opening.text();
@@ -408,12 +410,14 @@ export function shortDescription(description: string): string {
  */
 export function fallbackDescription(markdown: string, maxLength = DESCRIPTION_LENGTH): string {
   const md = markdown.length > SCAN_LIMIT ? markdown.slice(0, SCAN_LIMIT) : markdown;
+  const kinds = codeLines(md);
   const opening = new Opening(maxLength);
-  for (let start = 0; start < md.length && opening.wants(); ) {
+  for (let start = 0, i = 0; start < md.length && opening.wants(); i++) {
     let end = md.indexOf('\n', start);
     if (end < 0) end = md.length;
-    const t = lineText(md.slice(start, end));
-    if (t.length > 0) opening.add(t, isHeadingAt(md, start));
+    const code = kinds?.[i] === CODE_LINE;
+    const t = kinds?.[i] === FENCE_LINE ? '' : lineText(md.slice(start, end), code);
+    if (t.length > 0) opening.add(t, !code && isHeadingAt(md, start));
     start = end + 1;
   }
   return opening.text();

@@ -59,7 +59,7 @@ test("text that reads as markup is escaped: a renderer shows the page's words, a
   // Search and snippets read what the page shows (a `*` or `_` left as it is reads as a mark, as before).
   const escaped = TEXTS.slice(0, -1);
   assert.equal(markdownToText(content.split('\n\n').slice(0, -1).join('\n\n')), escaped.join(' '));
-  assert.deepEqual(content.split('\n\n').slice(0, -1).map(lineText), escaped);
+  assert.deepEqual(content.split('\n\n').slice(0, -1).map((l) => lineText(l)), escaped);
 });
 
 test("the page's own markup stays markup around escaped text: emphasis, links, images, code, headings, lists", () => {
@@ -169,7 +169,7 @@ test('stored text holds no noncharacter U+FDD0-U+FDEF (search holds escaped char
   assert.equal(lineText('\\`not code\\` and `open \\* here'), '`not code` and open * here');
 });
 
-test("made-up texts of markdown's characters, in a paragraph, a link, emphasis, a list, a table, a heading and a quote: the renderer shows each as the page does", () => {
+test("made-up texts of markdown's characters, in a paragraph, a link, emphasis, a list, a table, a heading, a quote and a code block: the renderer shows each as the page does, and search reads it so", () => {
   const next = rng(39);
   const pieces = ['a', 'word', ' ', ' ', '\t', '    ', '*', '**', '***', '_', '__', '`', '```', '~', '~~', '~~~', '[', ']', '](', '(', ')', '<', '>', '&', '#', '!', '\\', '-', '---', '+', '=', '===', '|', '1.', '2)', 'x:', '"', '$', '^', '.', '&amp;', '&#65;', '<b>', '</i>', '<!--', '-->', '<http://x.y>', 'http://a.b', 'www.a.b', '[x]: /u', '![i](j)'];
   const made = () => {
@@ -187,9 +187,10 @@ test("made-up texts of markdown's characters, in a paragraph, a link, emphasis, 
     [(t) => `<table><tr><th>h1</th><th>h2</th></tr><tr><td>${html(t[0]!)}</td><td>${html(t[1]!)}</td></tr></table>`, (t) => `h1 h2 ${t[0]} ${t[1]}`],
     [(t) => `<h2>${html(t[0]!)}</h2><p>${html(t[1]!)}</p>`, (t) => `${t[0]} ${t[1]}`],
     [(t) => `<blockquote><p>${html(t[0]!)}</p></blockquote>`, (t) => t[0]!],
+    [(t) => `<pre><code>${html(t[0]!)}\n${html(t[1]!)}</code></pre>`, (t) => `${t[0]} ${t[1]}`],
   ];
   let compared = 0;
-  for (let k = 0; k < 1_400; k++) {
+  for (let k = 0; k < 1_600; k++) {
     const [make, shows] = contexts[k % contexts.length]!;
     const texts = [made(), made(), made()];
     // Text that is blank, or a break drawn in text (`---`: a thematic break), shows nothing.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { benchQuerySets, loadCorpus, picker, rng, sentencesOf } from '../../bench/scifact.js';
-import { holdEscapes, releaseEscapes } from '../../src/core/escapes.js';
+import { CODE_LINE, codeLines, FENCE_LINE, holdEscapes, releaseEscapes } from '../../src/core/escapes.js';
 import { buildPassages, lineText, PASSAGE_INDEX_MIN, PassageIndex, SCAN_LIMIT, segment } from '../../src/core/passages.js';
 import { compoundWord, cutAtWord, markdownToText, queryTerms, scanWords, stem, withoutMarks } from '../../src/core/text.js';
 import { fallbackDescription, pageSnippet, SnippetQuery } from '../../src/ops/snippet.js';
@@ -207,6 +207,26 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     assert.equal(markdownToText('| a | b |\nx | y'), 'a b x | y');
   });
 
+  test('a code block\'s lines read as written, by the index as by the scan; a fence that does not close it is code', () => {
+    const code = ['# set up the class', 'def __init__(self, *args, **kwargs):', '    self.x = a*b  # a|b, [x](y), \\*', '```js', '- not an item'];
+    const md = `Intro: the constructor.\n\n\`\`\`\`python\n${code.join('\n')}\n\`\`\`\`\n\nAfter **the** block.`;
+    assert.deepEqual(Array.from(codeLines(md)!), [0, 0, FENCE_LINE, ...code.map(() => CODE_LINE), FENCE_LINE, 0, 0]);
+    const written = code.map((l) => l.trim().replace(/ {2,}/g, ' '));
+    assert.equal(segment(md).text, ['Intro: the constructor.', ...written, 'After the block.'].join(' '));
+    assert.equal(markdownToText(md), ['Intro: the constructor.', ...written, 'After the block.'].join(' '));
+    // A long page: its passage index says which lines are code, and the snippet is the scan's.
+    const long = `${md}\n\n${'Filler text about other things. '.repeat(200).trim()}`;
+    const passages = buildPassages(long)!;
+    assert.deepEqual(Array.from(PassageIndex.open(passages)!.sentenceTable().code.slice(0, 8)), [0, 1, 1, 1, 1, 1, 0, 0]);
+    const query = new SnippetQuery(queryTerms('init kwargs').map(stem));
+    const scanned = pageSnippet(long, undefined, query, 120, { describe: true });
+    assert.deepEqual(pageSnippet(long, passages, query, 120, { describe: true }), scanned);
+    // A line of code a line.
+    assert.equal(scanned.snippet, 'def __init__(self, *args, **kwargs):\nself.x = a*b # a|b, [x](y), \\*\n```js\n- not an item\nAfter the block.');
+    // A code line is no heading: the description reads it as text.
+    assert.equal(fallbackDescription(`\`\`\`\n# a comment\n\`\`\`\n\n## Usage`), '# a comment');
+  });
+
   test("a strikethrough's marks hold no text; a lone tilde is text", () => {
     assert.equal(lineText('Now ~~50 USD~~ 30 USD, about ~5 km away.'), 'Now 50 USD 30 USD, about ~5 km away.');
   });
@@ -223,20 +243,26 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     const pieces = ['# ', '#\n', '  - ', '> ', '1. ', '```', '```js', '[a](b)', '[a\n](b)', '![i](\nx)', '**', '_', '|', '`', ' ', '  ', '\t', '\r', '\u00a0', '\u2028', '\u1680', '\u202f', '\v', '\n', '\n\n', 'word', 'Straße.', 'end. ', '?! ', 'İ', 'é'];
     for (let k = 0; k < 2_000; k++) {
       const md = Array.from({ length: 1 + Math.floor(r() * 30) }, () => pieces[Math.floor(r() * pieces.length)]).join('');
-      const alone = md.split('\n').map(lineText).filter((t) => t.length > 0).join(' ');
+      // A code block's lines are read as code, its fences as none (codeLines).
+      const kinds = codeLines(md);
+      const alone = md
+        .split('\n')
+        .map((l, i) => (kinds?.[i] === FENCE_LINE ? '' : lineText(l, kinds?.[i] === CODE_LINE)))
+        .filter((t) => t.length > 0)
+        .join(' ');
       assert.equal(segment(md).text, alone, JSON.stringify(md));
     }
   });
 
   test("a line's text has all its markers taken off: a list in a quote, a quote in a quote, a heading in a list item", () => {
     assert.deepEqual(
-      ['> - one', '> > two', '- ### Three', '1. > four', '   - five', '#six', '5 - 7 = -2'].map(lineText),
+      ['> - one', '> > two', '- ### Three', '1. > four', '   - five', '#six', '5 - 7 = -2'].map((l) => lineText(l)),
       ['one', 'two', 'Three', 'four', 'five', '#six', '5 - 7 = -2'],
     );
   });
 
   test("a table's delimiter row and a thematic break hold no text: a page opening with a table is described by its cells", () => {
-    assert.deepEqual(['| --- | :-: |', '|-|-|', '---', ' - - -', 'a --- b', '-x-', '|  |'].map(lineText), ['', '', '', '', 'a --- b', '-x-', '']);
+    assert.deepEqual(['| --- | :-: |', '|-|-|', '---', ' - - -', 'a --- b', '-x-', '|  |'].map((l) => lineText(l)), ['', '', '', '', 'a --- b', '-x-', '']);
     assert.equal(
       fallbackDescription('| Name | Age |\n| --- | --- |\n| Ada | 36 |\n\nAda wrote the first program.\n\n---\n\nMore.'),
       'Name Age Ada 36 Ada wrote the first program. More.',
