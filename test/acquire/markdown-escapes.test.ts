@@ -159,6 +159,21 @@ test("a feed's titles and authors, a PDF's lines and a JSON-LD articleBody's tex
   assert.equal(markdownToText(content), body.split('\n').join(' '));
 });
 
+test('emphasis around text that opens or ends with a star or a tilde between spaces shows them; nested emphasis stays emphasis', () => {
+  const lead = '<p>A paragraph long enough to be the article that the extractor keeps, with what comes next.</p>';
+  for (const [inner, shown, em] of [
+    ['<em> * x</em>', '* x', 1],
+    ['<strong>a ** </strong>', 'a **', 1],
+    ['<del> ~ 5 km ~ </del>', '~ 5 km ~', 0],
+    ['<b><i>both</i></b>', 'both', 1],
+  ] as const) {
+    const { content } = extractHtml(`<html><body><article>${lead}<p>x ${inner} y</p>${lead}</article></body></html>`, 'https://a.test/p');
+    const out = rendered(content);
+    assert.match(textOf(out).replace(/\s+/g, ' '), new RegExp(` x ${shown.replace(/[*~]/g, '\\$&')} y `), `${inner}: ${content}`);
+    assert.equal(elementNames(content).filter((n) => n === 'em' || n === 'strong').length > 0, em === 1, `${inner}: ${content}`);
+  }
+});
+
 test('stored text holds no noncharacter U+FDD0-U+FDEF (search holds escaped characters as them while reading markdown)', () => {
   assert.equal(withoutControls('a\ufdd0b\ufdefc\ufdcfd\ufdf0'), 'abc\ufdcfd\ufdf0');
   // Escapes held while the marks are taken off, given back after: an escaped mark is text.

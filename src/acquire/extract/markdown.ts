@@ -149,6 +149,17 @@ function marked(t: string, mark: (text: string) => string): string {
   return `${/^\s/.test(t) ? ' ' : ''}${mark(text)}${/\s$/.test(t) ? ' ' : ''}`;
 }
 
+/**
+ * Text inside emphasis or strikethrough delimiters, a run of `*`, `_` or `~` at its edge escaped
+ * when it is text: one next to a space, left bare where it stood between spaces (`a * b`), would
+ * join the delimiter once trimmed and put next to it (`<em> * x</em>` was `** x*`, shown as stars).
+ * A run next to a word is markup (`<b><i>x</i></b>`: `***x***`) and stays.
+ */
+function delimited(text: string): string {
+  const escape = (run: string) => run.replace(/[*_~]/g, '\\$&');
+  return text.replace(/^[*_~]+(?=\s|$)/, escape).replace(/(?<=\s)[*_~]+$/, escape);
+}
+
 /** The text of a heading's permalink, as documentation generators write it (Sphinx and MkDocs `¶`, rustdoc `§`, Docusaurus a zero-width space), or of a footnote's link back to its mark (`↩`, `^`): nothing to read. */
 const PERMALINK_TEXTS = new Set(['', '¶', '§', '#', '🔗', '\u2693', '\u2693\ufe0e', '↩', '↩\ufe0e', '↩\ufe0f', '↑', '^']);
 const isPermalinkText = (text: string) => text.length <= 100 && PERMALINK_TEXTS.has(text.replace(/[\s\u200b-\u200d\ufeff]+/g, ''));
@@ -204,17 +215,17 @@ function inline(n: AnyNode, base: string): string {
     }
     case 'strong':
     case 'b':
-      return marked(inner(), (text) => `**${text}**`);
+      return marked(inner(), (text) => `**${delimited(text)}**`);
     case 'em':
     case 'i':
-      return marked(inner(), (text) => `*${text}*`);
+      return marked(inner(), (text) => `*${delimited(text)}*`);
     case 'q':
       return marked(inner(), (text) => `"${text}"`); // a browser shows its quotation marks
     case 'del':
     case 's':
     case 'strike':
       // GFM's strikethrough: a struck price or a correction reads as struck, not as current.
-      return marked(inner(), (text) => `~~${text}~~`);
+      return marked(inner(), (text) => `~~${delimited(text)}~~`);
     case 'code':
     case 'kbd':
     case 'samp':
