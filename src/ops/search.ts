@@ -49,9 +49,24 @@ async function refresh(deps: SearchDeps, results: SearchResult[], query: Snippet
 /** Whether a page's description only repeats its title (`og:description` set to the headline): it says nothing more. */
 const repeatsTitle = (description: string, title: string | undefined) => title !== undefined && description.toLowerCase() === title.replace(/\s+/g, ' ').trim().toLowerCase();
 
-function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: number): SearchResult {
-  // A description that repeats the title gives way to the page's opening text, as none does.
-  const own = v.description && shortDescription(v.description);
+/**
+ * The descriptions that two or more of the results share: a site's one for all its pages ("News and
+ * views from ..."), a template's. Said of every page, they say nothing of each.
+ */
+function sharedDescriptions(versions: readonly ResultVersion[]): Set<string> | undefined {
+  let shared: Set<string> | undefined;
+  const seen = new Set<string>();
+  for (const v of versions) {
+    if (!v.description) continue;
+    if (seen.has(v.description)) (shared ??= new Set()).add(v.description);
+    else seen.add(v.description);
+  }
+  return shared;
+}
+
+function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: number, shared: Set<string> | undefined): SearchResult {
+  // A description that repeats the title, or that other results share, gives way to the page's opening text, as none does.
+  const own = v.description && !shared?.has(v.description) && shortDescription(v.description);
   const description = own && !repeatsTitle(own, v.title) ? own : '';
   const title = v.title?.trim() || v.url;
   const page = pageSnippet(v.content, v.passages, query, snippetMaxLength, { describe: !description, title });
@@ -195,7 +210,8 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   if (versions.length > req.maxResults) versions = versions.slice(0, req.maxResults);
   // The engine stemmed the same terms just now; a title's stop word is looked for in the text as the word it is.
   const query = new SnippetQuery([...terms, ...(alternative ?? [])].map((t) => cachedStem(termWord(t))));
-  const results = versions.map((v) => toResult(v, query, req.snippetMaxLength));
+  const shared = sharedDescriptions(versions);
+  const results = versions.map((v) => toResult(v, query, req.snippetMaxLength, shared));
   if (req.mode === 'realtime_content') await refresh(deps, results, query, req.snippetMaxLength, signal);
   return { query: req.query, results };
 }

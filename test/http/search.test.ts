@@ -58,6 +58,10 @@ describe('search over HTTP', () => {
       ),
       page('https://dup.test/story?id=2', { title: 'Kestrel colony returns', content: 'The kestrel colony returned to the cliffs last spring.' }),
       page('https://other.test/kestrels', { title: 'Kestrels', content: 'A kestrel hovers over the cliffs.' }),
+      // A site's one description on each of its pages; another page's own.
+      page('https://birds.test/osprey', { title: 'Ospreys', content: 'The osprey dives feet first for fish.', description: 'Birds of the coast, every week.' }),
+      page('https://birds.test/osprey-pair', { title: 'Osprey pairs', content: 'An osprey pair returns each spring.', description: 'Birds of the coast, every week.' }),
+      page('https://other.test/osprey', { title: 'Osprey facts', content: 'Ospreys live on every continent but one.', description: 'Facts about the osprey.' }),
       page('https://py.test/312', {
         title: 'Release notes',
         content:
@@ -272,6 +276,19 @@ describe('search over HTTP', () => {
       const some = await ranked({ query: 'kestrel colony cliffs', max_results: max });
       assert.deepEqual(some, all.slice(0, max), `max_results ${max}`);
     }
+  });
+
+  test('a description that several results share says nothing of each: each gives its opening text instead', async () => {
+    const r = await search({ query: 'osprey' });
+    const byUrl = Object.fromEntries((r.body.results as { url: string; description: string }[]).map((x) => [x.url, x.description]));
+    assert.deepEqual(byUrl, {
+      'https://birds.test/osprey': 'The osprey dives feet first for fish.',
+      'https://birds.test/osprey-pair': 'An osprey pair returns each spring.',
+      'https://other.test/osprey': 'Facts about the osprey.',
+    });
+    // Alone in the results, the site's description is the page's.
+    const [one] = (await search({ query: 'osprey dives', max_results: 1 })).body.results;
+    assert.deepEqual([one.url, one.description], ['https://birds.test/osprey', 'Birds of the coast, every week.']);
   });
 
   test('a snippet leaves out a first heading the title shows already', async () => {
