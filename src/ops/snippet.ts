@@ -333,7 +333,7 @@ function openingOf(seg: Segments, markdown: string, maxLength: number): string {
     const line = lineStart[s]!;
     let k = s + 1;
     while (k < n && lineStart[k] === line) k++;
-    opening.add(text.slice(lineOffset[s]!, k < n ? lineOffset[k]! - 1 : text.length), seg.code[s] === 0 && isHeadingAt(md, line));
+    opening.add(text.slice(lineOffset[s]!, k < n ? lineOffset[k]! - 1 : text.length), seg.code[s] === 1 || isHeadingAt(md, line));
     s = k;
   }
   return opening.text();
@@ -365,7 +365,7 @@ export function buildSnippet(markdown: string, queryStems: readonly string[], ma
   return pageSnippet(markdown, undefined, new SnippetQuery(queryStems), maxLength).snippet;
 }
 
-/** The opening lines' texts of a fallback description, headings apart: the texts when there are any, else the headings'. */
+/** The opening lines' texts of a fallback description, headings and code apart: the texts when there are any, else the others'. */
 class Opening {
   private readonly parts: string[] = [];
   private readonly headings: string[] = [];
@@ -406,7 +406,8 @@ export function shortDescription(description: string): string {
 /**
  * A short summary when the page has no description: the texts of its opening lines (in the part
  * that is scanned, `SCAN_LIMIT`) joined by spaces, headings left out (the first repeats the
- * title; a later one, run into the text, reads as part of it); a page of headings alone gives theirs.
+ * title; a later one, run into the text, reads as part of it) and a code block's lines (code says
+ * little of a page); a page of headings and code alone gives theirs.
  */
 export function fallbackDescription(markdown: string, maxLength = DESCRIPTION_LENGTH): string {
   const md = markdown.length > SCAN_LIMIT ? markdown.slice(0, SCAN_LIMIT) : markdown;
@@ -417,7 +418,7 @@ export function fallbackDescription(markdown: string, maxLength = DESCRIPTION_LE
     if (end < 0) end = md.length;
     const code = kinds?.[i] === CODE_LINE;
     const t = kinds?.[i] === FENCE_LINE ? '' : lineText(md.slice(start, end), code);
-    if (t.length > 0) opening.add(t, !code && isHeadingAt(md, start));
+    if (t.length > 0) opening.add(t, code || isHeadingAt(md, start));
     start = end + 1;
   }
   return opening.text();

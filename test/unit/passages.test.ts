@@ -223,8 +223,10 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     assert.deepEqual(pageSnippet(long, passages, query, 120, { describe: true }), scanned);
     // A line of code a line.
     assert.equal(scanned.snippet, 'def __init__(self, *args, **kwargs):\nself.x = a*b # a|b, [x](y), \\*\n```js\n- not an item\nAfter the block.');
-    // A code line is no heading: the description reads it as text.
-    assert.equal(fallbackDescription(`\`\`\`\n# a comment\n\`\`\`\n\n## Usage`), '# a comment');
+    // A description leaves code out, as it does headings, unless the page holds nothing else; a code line is no heading.
+    assert.equal(fallbackDescription(`\`\`\`\n# a comment\n\`\`\`\n\nThe text.`), 'The text.');
+    assert.equal(fallbackDescription(`## Usage\n\n\`\`\`\n# a comment\n\`\`\``), 'Usage # a comment');
+    assert.equal(pageSnippet(`## Usage\n\n\`\`\`\n# a comment\n\`\`\``, undefined, query, 100, { describe: true }).description, 'Usage # a comment');
   });
 
   test("a strikethrough's marks hold no text; a lone tilde is text", () => {
