@@ -395,8 +395,9 @@ describe('buildSnippet', () => {
 
 describe('fallbackDescription', () => {
   test('the opening lines\' text without headings (a page of headings alone: theirs), cut at a word', () => {
+    // A fence left open makes the rest code (CommonMark), which a description leaves out.
     const md = '# Title\n\nFirst **bold** line.\n\n```js\nSecond line.';
-    assert.equal(fallbackDescription(md), 'First bold line. Second line.');
+    assert.equal(fallbackDescription(md), 'First bold line.');
     assert.equal(fallbackDescription('# Havnen\nHavnen ligger ved Øresund.\n## Nyhavn\nNyhavn har gamle huse.\n#hashtag'), 'Havnen ligger ved Øresund. Nyhavn har gamle huse. #hashtag');
     assert.equal(fallbackDescription('\n## Only a heading'), 'Only a heading');
     assert.equal(fallbackDescription('# Only\n\n## headings\n'), 'Only headings');
