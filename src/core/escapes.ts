@@ -202,6 +202,14 @@ export function codeLines(markdown: string): Uint8Array | undefined {
   return kinds;
 }
 
+/** `markdown` with its code blocks' lines held whole (`holdAll`) and its fences emptied, by the kinds `codeLines` gave. */
+export function holdCode(markdown: string, kinds: Uint8Array): string {
+  return markdown
+    .split('\n')
+    .map((l, i) => (kinds[i] === CODE_LINE ? holdAll(l) : kinds[i] === FENCE_LINE ? '' : l))
+    .join('\n');
+}
+
 /** Every punctuation character of `text` held (a code block's line: CommonMark reads nothing in it); `releaseEscapes` gives them back. */
 export function holdAll(text: string): string {
   let out = '';

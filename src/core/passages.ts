@@ -20,7 +20,7 @@
  * page); a query stem whose hash a page holds for another stem counts as found there. Either only
  * changes which sentence a snippet shows.
  */
-import { CODE_LINE, codeLines, FENCE_LINE, holdAll, holdEscapes, mayHold, releaseEscapes } from './escapes.js';
+import { CODE_LINE, codeLines, holdAll, holdCode, holdEscapes, mayHold, releaseEscapes } from './escapes.js';
 import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords, withoutMarks, withoutRuleLines } from './text.js';
 
 /** Pages can be large; passages are looked for in the first part only. */
@@ -251,7 +251,7 @@ export function segment(markdown: string): Segments {
   // A code block's lines are held whole (no pass reads a mark in them), its fences emptied.
   const kinds = codeLines(md);
   const lines = (
-    kinds ? linesToText(md.split('\n').map((l, i) => (kinds[i] === CODE_LINE ? holdAll(l) : kinds[i] === FENCE_LINE ? '' : l)).join('\n'), true) : linesToText(md)
+    kinds ? linesToText(holdCode(md, kinds), true) : linesToText(md)
   ).split('\n');
   const parts: string[] = [];
   const bounds: number[] = [];

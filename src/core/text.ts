@@ -6,7 +6,7 @@
  * `porter unicode61`, which folds and stems the same way but keeps such runs whole.
  */
 import { stemmer } from 'stemmer';
-import { CODE_LINE, codeLines, FENCE_LINE, holdAll, holdEscapes, mayHold, releaseEscapes } from './escapes.js';
+import { codeLines, holdCode, holdEscapes, mayHold, releaseEscapes } from './escapes.js';
 
 /**
  * Bumped when the words of some text change: an engine index saved under another version is
@@ -703,7 +703,7 @@ export function markdownToText(markdown: string): string {
   // A code block's lines are held whole (no pass reads a mark in them), its fences emptied.
   const kinds = codeLines(markdown);
   const held = kinds !== undefined || mayHold(markdown);
-  let text = holdEscapes(kinds ? markdown.split('\n').map((l, i) => (kinds[i] === CODE_LINE ? holdAll(l) : kinds[i] === FENCE_LINE ? '' : l)).join('\n') : markdown);
+  let text = holdEscapes(kinds ? holdCode(markdown, kinds) : markdown);
   if (text.includes('](')) text = text.replace(/!\[[^\]]*\]\([^)]*\)/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
   text = withoutRuleLines(text);
   // A line's markers, up to a heading's (`## # of users`: its text is `# of users`), no newline crossed.
