@@ -4,8 +4,8 @@
  * scored by how many distinct query stems they hold (rarer coverage wins over repetition); the
  * best one is widened with its neighbours until the length is used. Two lines of a passage are
  * joined by a space within a paragraph and by a newline where the second starts a block (a
- * paragraph, a heading, a list item: passages.ts `startsBlock`), so a heading does not run into
- * the sentence under it. A page's first line, when it is a heading the result's title already
+ * paragraph, a heading, a list item, a table row: passages.ts `startsBlock`) or either is a code
+ * block's line, so a heading does not run into the sentence under it, nor one line of code into the next. A page's first line, when it is a heading the result's title already
  * shows (a markdown page's `# Title`), is no part of a snippet: the title is shown above it, and a
  * query of the title's words would otherwise find that heading best on every such page.
  *
