@@ -21,7 +21,7 @@
  * changes which sentence a snippet shows.
  */
 import { CODE_LINE, codeLines, holdAll, holdCode, holdEscapes, mayHold, releaseEscapes } from './escapes.js';
-import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords, withoutMarks, withoutRuleLines } from './text.js';
+import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords, withoutClosingHashes, withoutMarks, withoutRuleLines } from './text.js';
 
 /** Pages can be large; passages are looked for in the first part only. */
 export const SCAN_LIMIT = 200_000;
@@ -33,7 +33,8 @@ export const SCAN_LIMIT = 200_000;
  * 7: a backslash escape (`\#`, `\*`: markdown.ts escapes what a page shows as text) is its character.
  * 8: a code span reads as written, and a `_` inside a word, a `*` between spaces and a pipe outside
  * a table row are text (text.ts `withoutMarks`); a heading's text keeps the markers it opens with;
- * a code block's line reads as written (`codeLines`), and the index says which lines are code.
+ * a code block's line reads as written (`codeLines`), and the index says which lines are code;
+ * a line of `***`, `___` or `===` holds no text, nor does a heading's closing `#`s.
  */
 const PASSAGES_LAYOUT = 8;
 /**
@@ -210,6 +211,7 @@ function linesToText(markdown: string, heldAlready = false): string {
   if (text.includes('```') || text.includes('~~~')) text = text.replace(FENCE_LINE_RE, '');
   if (text.includes('](')) text = text.replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '').replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1');
   text = withoutRuleLines(text);
+  if (text.includes('#')) text = withoutClosingHashes(text);
   if (mayStartLineMarker(text)) text = text.replace(LINE_MARKER_RE, '');
   if (text.includes('*') || text.includes('_') || text.includes('`') || text.includes('|')) text = withoutMarks(text);
   if (text.includes('~~')) text = text.replace(/~~+/g, ' '); // a strikethrough's marks (a lone ~ is text: ~5 km)

@@ -619,11 +619,40 @@ export function bestOfReadings<H extends { versionId: number; score: number }>(a
 const FOLD_RE = /\s{2,}|[^\S ]/g;
 
 const isRuleChar = (c: number) => c === 45 || c === 124 || c === 58 || c === 9 || c === 32; // - | : tab space
+const isBlank = (c: number) => c === 9 || c === 32;
 
 /**
- * `text` with its lines of hyphens, pipes and colons alone emptied: a table's delimiter row
- * (`| --- | :-: |`) or a thematic break (`---`), which hold no text (they read `--- ---` in
- * descriptions and snippets). Lines are split at `\n` alone. A loop over the lines' starts, not a
+ * Whether text[at, end) (a line) holds no text: hyphens, pipes and colons alone (a table's
+ * delimiter row `| --- | :-: |`, a thematic break `---`, a setext heading's `---`), three or more
+ * `*` or `_` alone (a thematic break, `***`, `_ _ _`), or `=` alone (a setext heading's underline;
+ * a line of text reading so is written `\===`). Spaces and tabs between them.
+ */
+function isRuleLine(text: string, at: number, end: number): boolean {
+  let k = at;
+  while (k < end && isBlank(text.charCodeAt(k))) k++;
+  const first = text.charCodeAt(k);
+  if (first === 42 || first === 95 || first === 61) {
+    let count = 0;
+    for (; k < end; k++) {
+      const c = text.charCodeAt(k);
+      if (c === first) count++;
+      else if (!isBlank(c)) return false;
+    }
+    return first === 61 || count >= 3;
+  }
+  let hyphen = false;
+  for (; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 45) hyphen = true;
+    else if (!isRuleChar(c)) return false;
+  }
+  return hyphen;
+}
+const mayOpenRule = (c: number) => isRuleChar(c) || c === 42 || c === 95 || c === 61;
+
+/**
+ * `text` with its lines that hold no text emptied (`isRuleLine`): they read `--- ---` or `***` in
+ * descriptions and snippets. Lines are split at `\n` alone. A loop over the lines' starts, not a
  * pattern tried at every position: a pattern cost a result 3 us of its 20 (bench:snippets).
  */
 export function withoutRuleLines(text: string): string {
@@ -633,23 +662,48 @@ export function withoutRuleLines(text: string): string {
   for (let at = 0; at < text.length; ) {
     let end = text.indexOf('\n', at);
     if (end < 0) end = text.length;
-    if (isRuleChar(text.charCodeAt(at))) {
-      let hyphen = false;
-      let k = at;
-      for (; k < end; k++) {
-        const c = text.charCodeAt(k);
-        if (c === 45) hyphen = true;
-        else if (!isRuleChar(c)) break;
-      }
-      if (k === end && hyphen) {
-        out += text.slice(copied, at);
-        copied = end;
-        cut = true;
-      }
+    if (mayOpenRule(text.charCodeAt(at)) && isRuleLine(text, at, end)) {
+      out += text.slice(copied, at);
+      copied = end;
+      cut = true;
     }
     at = end + 1;
   }
   return cut ? out + text.slice(copied) : text;
+}
+
+/**
+ * `text` without the closing sequence of its ATX headings (`# Title #` is a heading of `Title`; a
+ * heading's own `#` at its end is written `\#`, markdown.ts `headingText`). A loop over the lines
+ * that open with `#`: a pattern's lazy match made a long heading of spaces quadratic.
+ */
+export function withoutClosingHashes(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (let at = 0; at < text.length; ) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    let k = at;
+    while (k < end && k - at < 3 && text.charCodeAt(k) === 32) k++;
+    let marks = 0;
+    while (k < end && text.charCodeAt(k) === 35) {
+      k++;
+      marks++;
+    }
+    if (marks >= 1 && marks <= 6 && (k === end || isBlank(text.charCodeAt(k)))) {
+      let e = end;
+      while (e > k && isBlank(text.charCodeAt(e - 1))) e--;
+      let h = e;
+      while (h > k && text.charCodeAt(h - 1) === 35) h--;
+      // A closing run follows a space (or is all the heading holds).
+      if (h < e && (h === k || isBlank(text.charCodeAt(h - 1)))) {
+        out += text.slice(copied, h);
+        copied = end;
+      }
+    }
+    at = end + 1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** A run of one of markdown's inline marks (a run of two, `*|`, is two runs: each is read by itself). */
@@ -706,6 +760,7 @@ export function markdownToText(markdown: string): string {
   let text = holdEscapes(kinds ? holdCode(markdown, kinds) : markdown);
   if (text.includes('](')) text = text.replace(/!\[[^\]]*\]\([^)]*\)/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
   text = withoutRuleLines(text);
+  if (text.includes('#')) text = withoutClosingHashes(text);
   // A line's markers, up to a heading's (`## # of users`: its text is `# of users`), no newline crossed.
   text = text.replace(/^[^\S\n]{0,3}(?:(?:>|[-*+]|\d+\.)[^\S\n]+)*(?:#{1,6}[^\S\n]+)?/gm, '');
   if (/[*_`|]/.test(text)) text = withoutMarks(text);

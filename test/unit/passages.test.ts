@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { benchQuerySets, loadCorpus, picker, rng, sentencesOf } from '../../bench/scifact.js';
 import { CODE_LINE, codeLines, FENCE_LINE, holdEscapes, releaseEscapes } from '../../src/core/escapes.js';
 import { buildPassages, lineText, PASSAGE_INDEX_MIN, PassageIndex, SCAN_LIMIT, segment } from '../../src/core/passages.js';
-import { compoundWord, cutAtWord, markdownToText, queryTerms, scanWords, stem, withoutMarks } from '../../src/core/text.js';
+import { compoundWord, cutAtWord, markdownToText, queryTerms, scanWords, stem, withoutClosingHashes, withoutMarks, withoutRuleLines } from '../../src/core/text.js';
 import { fallbackDescription, pageSnippet, SnippetQuery } from '../../src/ops/snippet.js';
 
 const corpus = loadCorpus();
@@ -229,6 +229,15 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     assert.equal(pageSnippet(`## Usage\n\n\`\`\`\n# a comment\n\`\`\``, undefined, query, 100, { describe: true }).description, 'Usage # a comment');
   });
 
+  test('breaks of stars or underscores, a setext underline and a heading\'s closing #s hold no text', () => {
+    const md = 'Rust ownership\n==============\n\nBody.\n\n***\n\n* * *\n\n___\n\n# Closed heading ##\n\n## C#\n\n# #\n\nA **bold** end.';
+    assert.equal(segment(md).text, 'Rust ownership Body. Closed heading C# A bold end.');
+    assert.equal(markdownToText(md), 'Rust ownership Body. Closed heading C# A bold end.');
+    // Text that only looks so: fewer than three stars, a word after them, an escaped run.
+    assert.deepEqual(['**', '*** x', '\\*\\*\\*', '#hashtag #', '# a#'].map((l) => lineText(l)), ['**', '*** x', '***', '#hashtag #', 'a#']);
+    assert.equal(pageSnippet('# Rust ownership #\n\nBody text.', undefined, new SnippetQuery(['rust']), 300, { title: 'Rust ownership' }).snippet, 'Body text.');
+  });
+
   test("a strikethrough's marks hold no text; a lone tilde is text", () => {
     assert.equal(lineText('Now ~~50 USD~~ 30 USD, about ~5 km away.'), 'Now 50 USD 30 USD, about ~5 km away.');
   });
@@ -279,7 +288,7 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
         .replace(/(?<![^\n])[^\S\n]{0,3}(?:`{3,}[^`\n]*(?![^\n])|~{3,}[^\n]*)/g, '')
         .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '')
         .replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1')
-        .replace(/(?<![^\n])[|:\t ]*-[-|:\t ]*(?![^\n])/g, '')
+        .replace(/[^\n]+/g, (line) => withoutClosingHashes(withoutRuleLines(line)))
         .replace(/^[^\S\n]{0,3}(?:(?:>|[-*+]|\d+\.)[^\S\n]+)*(?:#{1,6}[^\S\n]+)?/gm, '')
         .replace(/[^\n]+/g, withoutMarks)
         .replace(/~~+/g, ' ')
