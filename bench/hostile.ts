@@ -133,10 +133,17 @@ ticks += '\\*';
 console.log(`a line of runs of 1, 2, 3, ... backticks (${kb(ticks)}) and an escape, read as text: ${ms(await timed(() => holdEscapes(ticks)))}`);
 // Markdown read as text, as a snippet's scan and a passage index read a page's first SCAN_LIMIT
 // characters (core/text.ts `withoutMarks`: a pipe is a mark on a table row's line only, a `_` inside a
-// word and a `*` between spaces are text, a code span's text is held).
-for (const unit of ['a|', '|a|\n', 'a_', '* ', '`a_b*c` ', '`']) {
-  const md = unit.repeat(Math.floor(SCAN_LIMIT / unit.length));
-  console.log(`markdown of ${kb(md)} of ${JSON.stringify(unit)}, cut into sentences: ${ms(await timed(() => segment(md)))}`);
+// word and a `*` between spaces are text, a code span's text is held; core/escapes.ts `codeLines`:
+// a code block's lines are held; `withoutRuleLines`, `withoutClosingHashes`: breaks, underlines and
+// a heading's closing #s hold no text).
+const repeated = (unit: string) => unit.repeat(Math.floor(SCAN_LIMIT / unit.length));
+const texts: [string, string][] = [
+  ...['a|', '|a|\n', 'a_', '* ', '`a_b*c` ', '`', '```\nx\n', '~~~\na*b_c|d\n', '# a #\n', '***\n', '=\n'].map((u) => [JSON.stringify(u), repeated(u)] as [string, string]),
+  ['one code block of lines of marks', `\`\`\`\n${repeated('a*b_c|d `x` [y](z)\n')}`],
+  ['a heading of spaces and a #', `# ${' '.repeat(SCAN_LIMIT - 4)}#x`],
+];
+for (const [what, md] of texts) {
+  console.log(`markdown of ${kb(md)} of ${what}, cut into sentences: ${ms(await timed(() => segment(md)))}`);
 }
 const many = '<page '.repeat(300_000);
 console.log(`prompt delimiter, 300,000 unclosed <page tags (${kb(many)}): ${ms(await timed(() => buildMessages('x', { url: 'https://a.test/', markdown: many }, 1_000_000)))}`);

@@ -123,9 +123,8 @@ const HELD_RE = /[\ufdd0-\ufdef]/;
  * reads as a mark; `releaseEscapes` gives back the character, as the page shows it. A code span's
  * text is held whole, every punctuation character of it: CommonMark reads no escape or mark there
  * (`` `\.` `` is a regex's `\.`, `` `my_var*2` `` a program's), so the span reads as it is written,
- * to its closing run of backticks on the same line; its backticks are left, marks for those passes. A code block's lines
- * are read as any other: a line is read alone too (`lineText`, whose text a passage index's offsets
- * point into), and alone it cannot tell it is in a block.
+ * to its closing run of backticks on the same line; its backticks are left, marks for those passes.
+ * A code block's lines are held by `holdCode`, before.
  */
 export function holdEscapes(markdown: string): string {
   if (!markdown.includes('`')) return markdown.includes('\\') ? markdown.replace(ESCAPED_RE, holdOne) : markdown;
@@ -145,14 +144,9 @@ export function holdEscapes(markdown: string): string {
     const close = closingTicks(markdown, pattern.lastIndex, m[0].length, budget);
     if (close < 0) continue;
     // The span, held: each punctuation character of its text.
-    out += markdown.slice(copied, pattern.lastIndex);
-    copied = pattern.lastIndex;
-    for (let i = copied, end = close - m[0].length; i < end; i++) {
-      const held = HELD[markdown.charCodeAt(i)];
-      if (held === undefined) continue;
-      out += markdown.slice(copied, i) + held;
-      copied = i + 1;
-    }
+    const contentEnd = close - m[0].length;
+    out += markdown.slice(copied, pattern.lastIndex) + holdAll(markdown.slice(pattern.lastIndex, contentEnd));
+    copied = contentEnd;
     pattern.lastIndex = close;
   }
   return out + markdown.slice(copied);
@@ -162,15 +156,14 @@ const HELD: (string | undefined)[] = [];
 for (let k = 0; k < PUNCTUATION.length; k++) HELD[PUNCTUATION.charCodeAt(k)] = String.fromCharCode(0xfdd0 + k);
 const holdOne = (_: string, c: string) => HELD[c.charCodeAt(0)]!;
 
-/** A line's kind in `codeLines`: text, a code block's line, a fence. */
-export const TEXT_LINE = 0;
+/** A line's kind in `codeLines` (0 is text): a code block's line, a fence. */
 export const CODE_LINE = 1;
 export const FENCE_LINE = 2;
 const FENCE_OPEN_RE = /^[^\S\n]*(`{3,}|~{3,})([^\n]*)$/;
 const FENCE_CLOSE_RE = /^[^\S\n]*(`{3,}|~{3,})[^\S\n]*$/;
 
 /**
- * The kind of each line of `markdown` (`TEXT_LINE`, `CODE_LINE`, `FENCE_LINE`): a fence of three or
+ * The kind of each line of `markdown` (0 text, `CODE_LINE`, `FENCE_LINE`): a fence of three or
  * more backticks (with none in its info string) or tildes opens a code block, which a fence of the
  * same character, at least as long and with nothing after it, closes (or the page's end), as in
  * CommonMark; at any indent (a list item's block is indented under it). Undefined when the markdown

@@ -53,7 +53,6 @@ export function lineText(line: string, code = false): string {
   return (code ? linesToText(holdAll(line), true) : linesToText(line)).trim();
 }
 
-
 /** The markdown line starting at `start` (within the scanned part). */
 export function lineAt(markdown: string, start: number): string {
   const limit = Math.min(markdown.length, SCAN_LIMIT);
@@ -252,9 +251,7 @@ export function segment(markdown: string): Segments {
   const md = limit < markdown.length ? markdown.slice(0, limit) : markdown;
   // A code block's lines are held whole (no pass reads a mark in them), its fences emptied.
   const kinds = codeLines(md);
-  const lines = (
-    kinds ? linesToText(holdCode(md, kinds), true) : linesToText(md)
-  ).split('\n');
+  const lines = (kinds ? linesToText(holdCode(md, kinds), true) : linesToText(md)).split('\n');
   const parts: string[] = [];
   const bounds: number[] = [];
   const lineStart: number[] = [];

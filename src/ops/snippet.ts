@@ -299,7 +299,8 @@ function scannedSnippet(seg: Segments, markdown: string, query: SnippetQuery, ma
 /** The best passage of `markdown` by its passage index: only the lines of the passage are read. */
 function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQuery, maxLength: number, title: string | undefined): string {
   const table = index.sentenceTable();
-  const firstLine = () => lineText(lineAt(markdown, table.lineStart[0]!), table.code[0] === 1);
+  let firstText: string | undefined; // read once, for the title check and the length it skips
+  const firstLine = () => (firstText ??= lineText(lineAt(markdown, table.lineStart[0]!), table.code[0] === 1));
   const first = titleSentences(markdown, title, index.sentences, (s) => table.lineStart[s]!, table.code[0] === 1, firstLine);
   if (first === index.sentences) return '';
   // The text from sentence `first` on: the title line's text and the space after it left out.

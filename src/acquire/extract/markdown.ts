@@ -609,9 +609,12 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
   // forum posts part paragraphs, read as one paragraph of lines). They stay one block of `out`, as
   // the run was: what reads blocks (chrome lines, edges, end markers) reads them as before.
   let parted = '';
-  const flush = () => {
+  const endParagraph = () => {
     parted = thenParagraph(parted, paragraph(buffer));
     buffer = '';
+  };
+  const flush = () => {
+    endParagraph();
     if (parted) out.push(parted);
     parted = '';
   };
@@ -624,12 +627,8 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
       continue;
     }
     if (isElement(n) && n.name === 'br') {
-      if (afterBreak) {
-        parted = thenParagraph(parted, paragraph(buffer));
-        buffer = '';
-      } else {
-        buffer += '\n';
-      }
+      if (afterBreak) endParagraph();
+      else buffer += '\n';
       afterBreak = !afterBreak;
       continue;
     }
