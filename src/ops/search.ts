@@ -7,7 +7,7 @@ import { parseWebql, positiveWords } from '../core/webql.js';
 import type { IndexStore } from '../ports/index-store.js';
 import type { PageStore, ResultVersion } from '../ports/page-store.js';
 import { type FetchDeps, storeLivePage } from './fetch-page.js';
-import { pageSnippet, shortDescription, SnippetQuery } from './snippet.js';
+import { inTitle, pageSnippet, shortDescription, SnippetQuery } from './snippet.js';
 
 export interface SearchDeps extends FetchDeps {
   index: IndexStore;
@@ -46,8 +46,8 @@ async function refresh(deps: SearchDeps, results: SearchResult[], query: Snippet
   await Promise.all(Array.from({ length: Math.min(REALTIME_CONCURRENCY, results.length) }, worker));
 }
 
-/** Whether a page's description only repeats its title (`og:description` set to the headline): it says nothing more. */
-const repeatsTitle = (description: string, title: string | undefined) => title !== undefined && description.toLowerCase() === title.replace(/\s+/g, ' ').trim().toLowerCase();
+/** Whether a page's description only repeats its title, or part of it (`og:description` set to the headline): it says nothing more. */
+const repeatsTitle = (description: string, title: string | undefined) => title !== undefined && inTitle(description, title);
 
 /**
  * The descriptions that two or more of the results share: a site's one for all its pages ("News and

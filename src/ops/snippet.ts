@@ -217,19 +217,24 @@ function widen(best: number, first: number, count: number, length: (s: number) =
   return [from, to];
 }
 
+/** A text's words, lowercased: its runs of letters, digits and marks. */
+function wordsOf(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
+}
+
 /**
- * Whether a heading's text adds nothing to the title shown above the snippet: the title holds it,
- * as whole words (case and spacing apart: `Rust ownership` in `Rust Ownership | The Blog`, not
- * `art` in `Heart`).
+ * Whether a text (a heading, a description) adds nothing to the title shown above it: the title holds
+ * its words, in a row, whatever stands between them (`Rust ownership` in `Rust Ownership | The Blog`;
+ * `review – shoots` in `review - shoots`; `It’s here` in `It's here`; not `art` in `Heart`).
  */
-function inTitle(heading: string, title: string): boolean {
-  const fold = (t: string) => t.replace(/\s+/g, ' ').trim().toLowerCase();
-  const h = fold(heading);
-  const t = fold(title);
+export function inTitle(text: string, title: string): boolean {
+  const h = wordsOf(text);
+  const t = wordsOf(title);
   if (h.length === 0) return false;
-  const wordAt = (i: number) => i >= 0 && i < t.length && /[\p{L}\p{N}\p{M}]/u.test(t[i]!);
-  for (let at = t.indexOf(h); at >= 0; at = t.indexOf(h, at + 1)) {
-    if (!(wordAt(at - 1) && wordAt(at)) && !(wordAt(at + h.length - 1) && wordAt(at + h.length))) return true;
+  for (let at = 0; at + h.length <= t.length; at++) {
+    let i = 0;
+    while (i < h.length && t[at + i] === h[i]) i++;
+    if (i === h.length) return true;
   }
   return false;
 }

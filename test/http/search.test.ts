@@ -32,6 +32,7 @@ describe('search over HTTP', () => {
     const wholeArticle = Array.from({ length: 60 }, (_, i) => `The kiwi's sentence ${i} runs on.`).join('\n');
     await p.putVersion(page('https://desc.test/kiwi', { title: 'Kiwi', content: 'The kiwi is a flightless bird.', description: wholeArticle }));
     await p.putVersion(page('https://desc.test/weka', { title: 'The  Weka of the South', content: 'The weka is a flightless rail of New Zealand.', description: 'The weka of the south' }));
+    await p.putVersion(page('https://desc.test/takahe', { title: 'The Takahē – a bird of Fiordland | Bird News', content: 'The takahē is a flightless swamphen of Fiordland.', description: 'The Takahē - a bird of Fiordland' }));
     await p.putVersions([
       page('https://ja.test/tenki', { title: '東京の天気', content: '今日は朝から曇っていました。午後になって東京の天気は急に変わりました。' }),
       page('https://ja.test/kyoto', { content: '京都の寺を訪ねました。猫が庭で寝ていました。' }),
@@ -246,6 +247,10 @@ describe('search over HTTP', () => {
     assert.equal(hit.description, 'The weka is a flightless rail of New Zealand.');
     const fetched = (await env.app.inject({ url: `/v1/fetch/public?url=${encodeURIComponent(hit.url)}`, headers: { 'x-service-title': 't' } })).json();
     assert.equal(fetched.description, 'The weka of the south');
+    // A part of the title says nothing more either, whatever stands between its words (a dash for a hyphen).
+    const takahe = (await search({ query: 'takahē swamphen' })).body.results[0];
+    assert.equal(takahe.url, 'https://desc.test/takahe');
+    assert.equal(takahe.description, 'The takahē is a flightless swamphen of Fiordland.');
   });
 
   test('snippets are query-biased, within snippet_max_length, cut at a word boundary', async () => {

@@ -338,6 +338,12 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     // The title holds the heading as whole words, or it stays.
     assert.equal(both('Rust Ownership: a guide', '# Rust ownership\n\nMore text.'), 'More text.');
     assert.equal(both('Trust ownership', '# Rust ownership\n\nMore text.'), 'Rust ownership\nMore text.');
+    // Its words, in a row, whatever stands between them: a dash for a hyphen, a curly quote for a straight one.
+    assert.equal(both('Rust ownership explained', '# Rust ownership, explained\n\nMore text.'), 'More text.');
+    assert.equal(both('Fallen Order review - shoots for the moon - VG247', '# Fallen Order review – shoots for the moon\n\nMore text.'), 'More text.');
+    assert.equal(both("It's ownership | Blog", '# It’s ownership!\n\nMore text.'), 'More text.');
+    assert.equal(both('Ownership rust', '# Rust ownership\n\nMore text.'), 'Rust ownership\nMore text.');
+    assert.equal(both('Rust and ownership', '# Rust ownership\n\nMore text.'), 'Rust ownership\nMore text.');
     // Only a heading, and only on the first line of text.
     assert.match(both('Rust ownership', 'Rust ownership\n\nMore text.'), /^Rust ownership\nMore text/);
     assert.match(both('Rust ownership', 'Intro.\n\n# Rust ownership\n\nMore text.'), /^Intro\.\nRust ownership\nMore/);
