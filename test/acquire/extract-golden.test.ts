@@ -230,6 +230,26 @@ test('each metadata source is the first of its kind in the page, found in one wa
   assert.equal(noLd.publishedAt, Date.parse('2020-01-01T00:00:00Z'));
 });
 
+test('a meta or JSON-LD text is read as the text it means: markup gone, entities read again, other angle brackets kept', () => {
+  const meta = (name: string, content: string, ld = '') =>
+    extractHtml(`<html><head><meta name="${name}" content="${content}">${ld}</head><body><p>${'The tide comes in twice a day. '.repeat(5)}</p></body></html>`, 'https://a.test/');
+  // As sites write them: an excerpt's markup escaped once, an entity escaped twice.
+  assert.equal(meta('description', '&lt;p&gt;First part.&lt;/p&gt;&lt;p&gt;Second &lt;em&gt;part&lt;/em&gt;.&lt;br/&gt;Third').description, 'First part. Second part. Third');
+  assert.equal(meta('description', 'Trump&amp;#039;s call &amp;mdash; the &amp;quot;transcript&amp;quot;&amp;nbsp;out').description, 'Trump\'s call — the "transcript" out');
+  assert.equal(meta('og:title', 'Fish &amp;amp; chips').title, 'Fish & chips');
+  // Text in angle brackets that names no tag stays, as does an ampersand that starts no entity.
+  assert.equal(meta('description', 'Watch &lt;The Palace: Tale of Jang Noksu&gt; at 8 &amp; 9 &lt; 10').description, 'Watch <The Palace: Tale of Jang Noksu> at 8 & 9 < 10');
+  assert.equal(meta('description', '&lt;p&gt;Watch &lt;The Palace&gt;&lt;/p&gt;').description, 'Watch <The Palace>');
+  // A character the site cut in two is no character.
+  assert.equal(meta('description', 'Cut in two \uFFFD...').description, 'Cut in two ...');
+  // JSON-LD strings are not decoded by the HTML parser at all: read once.
+  const ld = '<script type="application/ld+json">{"headline": "Fish &amp; chips &#8217;n&#8217; peas", "description": "<p>An <i>excerpt</i></p>", "author": {"name": "Jos&eacute; Saramago"}}</script>';
+  const fromLd = meta('robots', 'all', ld);
+  assert.equal(fromLd.author, 'José Saramago');
+  assert.equal(fromLd.title, "Fish & chips ’n’ peas");
+  assert.equal(fromLd.description, 'An excerpt');
+});
+
 test('text is measured with its whitespace folded: Unicode spaces fold, zero-width and other characters count', () => {
   // Two candidate blocks; the one counted longer wins. Each holds 150 letters in words; A pads them
   // with Unicode spaces (which fold to one), B with zero-width spaces (which are characters).

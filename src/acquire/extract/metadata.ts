@@ -11,7 +11,7 @@ import type { Document, Element } from 'domhandler';
 import { AUTHOR_MAX, cutAtWord, TITLE_MAX } from '../../core/text.js';
 import { normalizeUrl } from '../../core/url.js';
 import { parseLooseTime } from '../html-time.js';
-import { attr, isElement, textOf, walk } from './dom.js';
+import { attr, isElement, parseHtml, textOf, walk } from './dom.js';
 
 export interface PageMetadata {
   title?: string;
@@ -32,6 +32,26 @@ const clean = (s: string | undefined) => {
   const t = s?.replace(/\s+/g, ' ').trim();
   return t ? t : undefined;
 };
+
+/** Tags a text of a `<meta>` or of JSON-LD holds when it is markup (`<p>An excerpt</p>`), by name: `<The Palace>` is text. */
+const TAG_NAMES = 'a|abbr|article|b|blockquote|br|cite|code|del|div|em|figcaption|figure|font|footer|h[1-6]|header|hr|i|img|ins|li|mark|ol|p|q|s|section|small|span|strike|strong|sub|sup|table|td|th|tr|u|ul';
+const TAG_RE = new RegExp(`</?(?:${TAG_NAMES})\\b[^<>]*>`, 'gi');
+const HAS_TAG_RE = new RegExp(TAG_RE.source, 'i');
+const BLOCK_TAG_RE = /^<\/?(?:article|blockquote|br|div|figcaption|figure|footer|h[1-6]|header|hr|li|ol|p|section|table|td|th|tr|ul)\b/i;
+const ENTITY_RE = /&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z\d]{1,31});/i;
+
+/**
+ * A `<meta>` content or a JSON-LD string as the text it means. Sites put markup there (`<p>An
+ * excerpt`), and escape it twice (`Trump&amp;#039;s` in the page, `Trump&#039;s` once read): known
+ * tags go (a block's leaves a space), entities are read again, a `<` of anything else stays text.
+ * U+FFFD, a character the site cut in two, goes too.
+ */
+function plainText(s: string): string {
+  const markup = HAS_TAG_RE.test(s);
+  if (!markup && !ENTITY_RE.test(s)) return s.replaceAll('\uFFFD', '');
+  const tagless = markup ? s.replace(TAG_RE, (tag) => (BLOCK_TAG_RE.test(tag) ? ' ' : '')) : s;
+  return textOf(parseHtml(tagless.replaceAll('<', '&lt;'))).replaceAll('\uFFFD', '');
+}
 
 function jsonLdNodes(scripts: readonly Element[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
@@ -64,6 +84,12 @@ function ldString(nodes: Record<string, unknown>[], field: string): string | und
   return undefined;
 }
 
+/** A JSON-LD field that is text to show (a headline, a description): as `plainText` reads it. */
+function ldText(nodes: Record<string, unknown>[], field: string): string | undefined {
+  const v = ldString(nodes, field);
+  return v === undefined ? undefined : clean(plainText(v));
+}
+
 function ldAuthor(nodes: Record<string, unknown>[]): string | undefined {
   for (const n of nodes) {
     const a = n.author;
@@ -71,7 +97,7 @@ function ldAuthor(nodes: Record<string, unknown>[]): string | undefined {
     const names = list
       .map((x) => (typeof x === 'string' ? x : typeof x === 'object' && x ? (x as Record<string, unknown>).name : undefined))
       .filter((x): x is string => typeof x === 'string' && x.trim() !== '');
-    if (names.length > 0) return names.join(', ');
+    if (names.length > 0) return names.map(plainText).join(', ');
   }
   return undefined;
 }
@@ -163,7 +189,8 @@ export function extractMetadata(doc: Document, pageUrl: string): FoundMetadata {
   const meta = (...keys: string[]): string | undefined => {
     for (const k of keys) {
       const el = metas.find((m) => (attr(m, 'property') ?? attr(m, 'name') ?? attr(m, 'itemprop'))?.toLowerCase() === k.toLowerCase());
-      const v = clean(el ? attr(el, 'content') : undefined);
+      const content = el ? attr(el, 'content') : undefined;
+      const v = clean(content === undefined ? undefined : plainText(content));
       if (v) return v;
     }
     return undefined;
@@ -196,8 +223,8 @@ export function extractMetadata(doc: Document, pageUrl: string): FoundMetadata {
   const robots = `${meta('robots') ?? ''},${meta('googlebot') ?? ''}`.toLowerCase();
 
   const out: FoundMetadata = {
-    title: bounded(meta('og:title', 'twitter:title') ?? ldString(ld, 'headline') ?? docTitle ?? clean(h1 ? textOf(h1) : undefined), TITLE_MAX),
-    description: meta('description', 'og:description', 'twitter:description') ?? ldString(ld, 'description'),
+    title: bounded(meta('og:title', 'twitter:title') ?? ldText(ld, 'headline') ?? docTitle ?? clean(h1 ? textOf(h1) : undefined), TITLE_MAX),
+    description: meta('description', 'og:description', 'twitter:description') ?? ldText(ld, 'description'),
     author: bounded(clean(author), AUTHOR_MAX),
     publishedAt,
     canonicalUrl,
