@@ -66,10 +66,10 @@ const HEADING_MARK = '#{1,6}';
 const LIST_MARK = '[-*+]|\\d+\\.';
 /**
  * The markers `linesToText` takes off a line: a heading's, a quote's or a list item's, and the space
- * after each; all of a line's (a list in a quote, `> - item`; a heading in a list item, `- ### Title`)
+ * after each (a quote's needs none: `>` alone is a quote's blank line, `>text` a quote); all of a line's (a list in a quote, `> - item`; a heading in a list item, `- ### Title`)
  * up to a heading's, whose text is the rest (`## # of users` is a heading of `# of users`).
  */
-const LINE_MARKER_RE = new RegExp(`^${INDENT}(?:(?:>|${LIST_MARK})[^\\S\\n]+)*(?:${HEADING_MARK}[^\\S\\n]+)?`, 'gm');
+const LINE_MARKER_RE = new RegExp(`^${INDENT}(?:>[^\\S\\n]*|(?:${LIST_MARK})[^\\S\\n]+)*(?:${HEADING_MARK}[^\\S\\n]+)?`, 'gm');
 /** A heading's and a list item's marker at a line's start (sticky: tested at an offset without a slice). */
 const HEADING_AT = new RegExp(`${INDENT}${HEADING_MARK}[^\\S\\n]`, 'y');
 const LIST_ITEM_AT = new RegExp(`${INDENT}(?:${LIST_MARK})[^\\S\\n]`, 'y');

@@ -762,7 +762,7 @@ export function markdownToText(markdown: string): string {
   text = withoutRuleLines(text);
   if (text.includes('#')) text = withoutClosingHashes(text);
   // A line's markers, up to a heading's (`## # of users`: its text is `# of users`), no newline crossed.
-  text = text.replace(/^[^\S\n]{0,3}(?:(?:>|[-*+]|\d+\.)[^\S\n]+)*(?:#{1,6}[^\S\n]+)?/gm, '');
+  text = text.replace(/^[^\S\n]{0,3}(?:>[^\S\n]*|(?:[-*+]|\d+\.)[^\S\n]+)*(?:#{1,6}[^\S\n]+)?/gm, '');
   if (/[*_`|]/.test(text)) text = withoutMarks(text);
   if (text.includes('~~')) text = text.replace(/~~+/g, ' ');
   // Each run of whitespace becomes one space, as /\s+/g would make it; a lone space is not matched,

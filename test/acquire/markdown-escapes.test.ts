@@ -202,7 +202,7 @@ test("made-up texts of markdown's characters, in a paragraph, a link, emphasis, 
     [(t) => `<ul><li>${html(t[0]!)}</li><li>${html(t[1]!)}</li></ul>`, (t) => `${t[0]} ${t[1]}`],
     [(t) => `<table><tr><th>h1</th><th>h2</th></tr><tr><td>${html(t[0]!)}</td><td>${html(t[1]!)}</td></tr></table>`, (t) => `h1 h2 ${t[0]} ${t[1]}`],
     [(t) => `<h2>${html(t[0]!)}</h2><p>${html(t[1]!)}</p>`, (t) => `${t[0]} ${t[1]}`],
-    [(t) => `<blockquote><p>${html(t[0]!)}</p></blockquote>`, (t) => t[0]!],
+    [(t) => `<blockquote><p>${html(t[0]!)}</p><p>${html(t[1]!)}</p></blockquote>`, (t) => `${t[0]} ${t[1]}`],
     [(t) => `<pre><code>${html(t[0]!)}\n${html(t[1]!)}</code></pre>`, (t) => `${t[0]} ${t[1]}`],
   ];
   let compared = 0;

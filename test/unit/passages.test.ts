@@ -270,6 +270,12 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
       ['> - one', '> > two', '- ### Three', '1. > four', '   - five', '#six', '5 - 7 = -2'].map((l) => lineText(l)),
       ['one', 'two', 'Three', 'four', 'five', '#six', '5 - 7 = -2'],
     );
+    // A quote's marker needs no space after it: `>` alone is a quote's blank line, `>>x` a quote in a quote.
+    assert.deepEqual(['>', '> ', '>>x', '>- one', '> >'].map((l) => lineText(l)), ['', '', 'x', 'one', '']);
+    // A quoted tweet's paragraphs, as the extractor writes them: each a line of the snippet, no `>` shown.
+    const tweet = 'He had two INTs, allowing a rating of just 22.4\n>\n> \\*min. 25 snaps\n>\n> — PFF (@PFF) [November 15](https://x.test/)';
+    assert.equal(pageSnippet(`Intro.\n\n> ${tweet}\n\nAfter.`, undefined, new SnippetQuery(['rate']), 500).snippet, 'Intro.\nHe had two INTs, allowing a rating of just 22.4\n*min. 25 snaps\n— PFF (@PFF) November 15\nAfter.');
+    assert.equal(markdownToText(`> ${tweet}`), 'He had two INTs, allowing a rating of just 22.4 *min. 25 snaps — PFF (@PFF) November 15');
   });
 
   test("a table's delimiter row and a thematic break hold no text: a page opening with a table is described by its cells", () => {
