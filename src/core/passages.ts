@@ -35,8 +35,9 @@ export const SCAN_LIMIT = 200_000;
  * a table row are text (text.ts `withoutMarks`); a heading's text keeps the markers it opens with;
  * a code block's line reads as written (`codeLines`), and the index says which lines are code;
  * a line of `***`, `___` or `===` holds no text, nor does a heading's closing `#`s.
+ * 9: a quote's marker needs no space after it (`>` alone holds no text; `>x` is a quote of `x`).
  */
-const PASSAGES_LAYOUT = 8;
+const PASSAGES_LAYOUT = 9;
 /**
  * The layout and the analysis of the words (text.ts ANALYSIS_VERSION), so that a change of either
  * leaves an index of another format unread (the page is scanned instead) until `websearch import`
