@@ -65,8 +65,9 @@ function sharedDescriptions(versions: readonly ResultVersion[]): Set<string> | u
 }
 
 function toResult(v: ResultVersion, query: SnippetQuery, snippetMaxLength: number, shared: Set<string> | undefined): SearchResult {
-  // A description that repeats the title, or that other results share, gives way to the page's opening text, as none does.
-  const own = v.description && !shared?.has(v.description) && shortDescription(v.description);
+  // A description that repeats the title, or that other pages of its host or other results share,
+  // gives way to the page's opening text, as none does.
+  const own = v.description && !v.sharedDescription && !shared?.has(v.description) && shortDescription(v.description);
   const description = own && !repeatsTitle(own, v.title) ? own : '';
   const title = v.title?.trim() || v.url;
   const page = pageSnippet(v.content, v.passages, query, snippetMaxLength, { describe: !description, title });

@@ -42,6 +42,8 @@ export interface StoredVersion {
  */
 export type ResultVersion = Pick<StoredVersion, 'id' | 'url' | 'title' | 'description' | 'content' | 'publishedAt' | 'acquiredAt'> & {
   passages?: Uint8Array;
+  /** Another page of the same host, of other content, has the same description (a site's one for all its pages). */
+  sharedDescription?: boolean;
 };
 
 /** `unchanged`: the version alive at that instant already had the same content; nothing was stored. */

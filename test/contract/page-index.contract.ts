@@ -100,6 +100,44 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         }
       }));
 
+    test("getVersions says which descriptions other pages of the host hold too: not a copy's, an older version's or another host's", () =>
+      withStores(async ({ pages }) => {
+        const site = 'News and views from the harbour.';
+        const at = T('2026-03-01T00:00:00Z');
+        const stored = await pages.putVersions([
+          page('https://news.test/tides', { content: 'Tides.', description: site, acquiredAt: at }),
+          page('https://www.news.test/gulls', { content: 'Gulls.', description: site, acquiredAt: at }),
+          page('https://news.test/boats', { content: 'Boats.', description: site, acquiredAt: at }),
+          page('https://other.test/tides', { content: 'Tides elsewhere.', description: site, acquiredAt: at }),
+          page('https://copy.test/a', { title: 'A', content: 'A page.', description: 'Its own words.', acquiredAt: at }),
+          page('https://copy.test/a?page=1', { title: 'A', content: 'A page.', description: 'Its own words.', acquiredAt: at }),
+          page('https://old.test/a', { content: 'First.', description: 'Kept through edits.', acquiredAt: at }),
+          page('https://old.test/a', { content: 'Second.', description: 'Kept through edits.', acquiredAt: at + 1000 }),
+          page('https://none.test/a', { content: 'No description.', acquiredAt: at }),
+          page('https://none.test/b', { content: 'None either.', acquiredAt: at }),
+        ]);
+        const shared = async (...k: number[]) => (await pages.getVersions(k.map((i) => stored[i]!.version.id))).map((v) => v.sharedDescription ?? false);
+        // Two pages of news.test hold it, and www.news.test is another host; other.test's is its own.
+        assert.deepEqual(await shared(0, 1, 2, 3), [true, false, true, false]);
+        // A copy of one page under another URL, and a page's own versions, share no description.
+        assert.deepEqual(await shared(4, 5, 6, 7, 8, 9), [false, false, false, false, false, false]);
+        // A page that comes to hold it later makes it shared.
+        const [herons] = await pages.putVersions([page('https://www.news.test/herons', { content: 'Herons.', description: site, acquiredAt: at })]);
+        assert.deepEqual(await shared(1), [true]);
+        assert.equal((await pages.getVersions([herons!.version.id]))[0]!.sharedDescription, true);
+        // A run of captures split by one stored later goes on as a copy of its version: marked as it is.
+        const cap = 'Shared by the pages of cap.test.';
+        await pages.putVersions([
+          page('https://cap.test/a', { content: 'A', description: cap, acquiredAt: at }),
+          page('https://cap.test/b', { content: 'B', description: cap, acquiredAt: at }),
+          page('https://cap.test/a', { content: 'A', description: cap, acquiredAt: at + 3000 }),
+          page('https://cap.test/a', { content: 'C', description: cap, acquiredAt: at + 2000 }),
+        ]);
+        const timeline = await pages.history('https://cap.test/a');
+        assert.deepEqual(timeline.map((v) => v.content), ['A', 'C', 'A']);
+        assert.deepEqual((await pages.getVersions(timeline.map((v) => v.id))).map((v) => v.sharedDescription), [true, true, true]);
+      }));
+
     test('getVersions: the versions asked for, in the order asked, any number of them; unknown ids left out', () =>
       withStores(async ({ pages }) => {
         const stored = await pages.putVersions(

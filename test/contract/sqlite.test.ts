@@ -182,6 +182,9 @@ describe('migration 10 (the FTS5 index goes)', () => {
       db.exec('DROP TABLE unsettled_reservations'); // migration 18's
       db.exec('DROP TABLE captures'); // migration 19's
       db.exec('ALTER TABLE versions DROP COLUMN first_searchable');
+      db.exec('DROP INDEX versions_description'); // migration 20's
+      db.exec('ALTER TABLE versions DROP COLUMN description_key');
+      db.exec('ALTER TABLE versions DROP COLUMN description_shared');
       db.pragma('user_version = 9');
       db.close();
 
@@ -275,6 +278,9 @@ describe('migration 19 (timelines are their captures\')', () => {
       db.prepare("UPDATE versions SET superseded_at = ? WHERE content IN ('guava a', 'guava c')").run(t1);
       db.exec('DROP TABLE captures');
       db.exec('ALTER TABLE versions DROP COLUMN first_searchable');
+      db.exec('DROP INDEX versions_description'); // migration 20's
+      db.exec('ALTER TABLE versions DROP COLUMN description_key');
+      db.exec('ALTER TABLE versions DROP COLUMN description_shared');
       db.pragma('user_version = 18');
       db.close();
 
@@ -293,6 +299,37 @@ describe('migration 19 (timelines are their captures\')', () => {
         assert.deepEqual(hits.map((h) => h.versionId).sort(), [history.at(-1)!.id, other.at(-1)!.id].sort());
         assert.equal((await pages.latest('https://a.test/p'))!.id, history.at(-1)!.id);
         await engine.close();
+      } finally {
+        db.close();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+});
+
+describe("migration 20 (descriptions keyed with their host's)", () => {
+  test("an older release's versions are keyed: a site's one description for its pages is found as shared", async () => {
+    const dir = tempDir();
+    try {
+      const path = `${dir.path}/old.db`;
+      let db = openDatabase({ path });
+      const stored = await new SqlitePageStore(db).putVersions([
+        page('https://a.test/1', { content: 'one', description: 'The site of a.' }),
+        page('https://a.test/2', { content: 'two', description: 'The site of a.' }),
+        page('https://b.test/1', { content: 'three', description: 'The site of a.' }),
+        page('https://b.test/2', { content: 'four', description: 'Its own.' }),
+      ]);
+      db.exec('DROP INDEX versions_description');
+      db.exec('ALTER TABLE versions DROP COLUMN description_key');
+      db.exec('ALTER TABLE versions DROP COLUMN description_shared');
+      db.pragma('user_version = 19');
+      db.close();
+
+      db = openDatabase({ path });
+      try {
+        const got = await new SqlitePageStore(db).getVersions(stored.map((o) => o.version.id));
+        assert.deepEqual(got.map((v) => v.sharedDescription ?? false), [true, true, false, false]);
       } finally {
         db.close();
       }

@@ -63,6 +63,8 @@ describe('search over HTTP', () => {
       page('https://birds.test/osprey', { title: 'Ospreys', content: 'The osprey dives feet first for fish.', description: 'Birds of the coast, every week.' }),
       page('https://birds.test/osprey-pair', { title: 'Osprey pairs', content: 'An osprey pair returns each spring.', description: 'Birds of the coast, every week.' }),
       page('https://other.test/osprey', { title: 'Osprey facts', content: 'Ospreys live on every continent but one.', description: 'Facts about the osprey.' }),
+      page('https://wire.test/kite', { title: 'Kites return', content: 'Red kites breed again in the valley.', description: 'A story from the wire.' }),
+      page('https://paper.test/kite', { title: 'Kites are back', content: 'The red kite was seen over the town.', description: 'A story from the wire.' }),
       page('https://py.test/312', {
         title: 'Release notes',
         content:
@@ -283,17 +285,21 @@ describe('search over HTTP', () => {
     }
   });
 
-  test('a description that several results share says nothing of each: each gives its opening text instead', async () => {
-    const r = await search({ query: 'osprey' });
-    const byUrl = Object.fromEntries((r.body.results as { url: string; description: string }[]).map((x) => [x.url, x.description]));
-    assert.deepEqual(byUrl, {
+  test('a description that several results, or other pages of its host, share says nothing of each: each gives its opening text instead', async () => {
+    const described = async (body: object) => Object.fromEntries(((await search(body)).body.results as { url: string; description: string }[]).map((x) => [x.url, x.description]));
+    assert.deepEqual(await described({ query: 'osprey' }), {
       'https://birds.test/osprey': 'The osprey dives feet first for fish.',
       'https://birds.test/osprey-pair': 'An osprey pair returns each spring.',
       'https://other.test/osprey': 'Facts about the osprey.',
     });
-    // Alone in the results, the site's description is the page's.
-    const [one] = (await search({ query: 'osprey dives', max_results: 1 })).body.results;
-    assert.deepEqual([one.url, one.description], ['https://birds.test/osprey', 'Birds of the coast, every week.']);
+    // Alone in the results, the site's description is still its host's for all its pages.
+    assert.deepEqual(await described({ query: 'osprey dives', max_results: 1 }), { 'https://birds.test/osprey': 'The osprey dives feet first for fish.' });
+    // Two hosts' pages that share one (a wire story's) are known by it only when both are results.
+    assert.deepEqual(await described({ query: 'kite' }), {
+      'https://wire.test/kite': 'Red kites breed again in the valley.',
+      'https://paper.test/kite': 'The red kite was seen over the town.',
+    });
+    assert.deepEqual(Object.values(await described({ query: 'kite', max_results: 1 })), ['A story from the wire.']);
   });
 
   test('a snippet leaves out a first heading the title shows already', async () => {

@@ -1,4 +1,5 @@
 /** Opens the embedded database (WAL) and brings its schema up to date. */
+import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeDirs } from '../make-dirs.js';
@@ -298,7 +299,29 @@ ${FTS5_SCHEMA}
   ) AS t
   WHERE versions.id = t.id AND versions.superseded_at IS NOT t.next_at;
   `,
+  `
+  -- A version's description keyed with its page's host (descriptionKey), and whether another page
+  -- of the host, of other content, holds it too (a site's one description for all its pages): a
+  -- search shows such a page's opening text instead (ops/search.ts). Kept as versions are stored
+  -- (page-store.ts putOne), so that a search reads it with the row instead of looking it up.
+  ALTER TABLE versions ADD COLUMN description_key INTEGER;
+  ALTER TABLE versions ADD COLUMN description_shared INTEGER NOT NULL DEFAULT 0;
+  UPDATE versions SET description_key = host_description_key((SELECT host FROM pages WHERE pages.id = versions.page_id), description)
+  WHERE description IS NOT NULL;
+  CREATE INDEX versions_description ON versions(description_key, description_shared, page_id) WHERE description_key IS NOT NULL;
+  UPDATE versions SET description_shared = 1
+  WHERE description_key IS NOT NULL AND EXISTS (SELECT 1 FROM versions o WHERE o.description_key = versions.description_key
+    AND o.page_id != versions.page_id AND o.content_hash != versions.content_hash);
+  `,
 ];
+
+/**
+ * A description's key among its host's: 48 bits of a hash of both, an integer SQLite stores in
+ * 6 bytes (two different descriptions of one host share a key once in 2^48 pairs).
+ */
+export function descriptionKey(host: string, description: string): number {
+  return createHash('md5').update(host).update('\u0000').update(description).digest().readUIntBE(0, 6);
+}
 
 export interface OpenOptions {
   /** File path, or ':memory:'. */
@@ -324,6 +347,10 @@ export function openDatabase(options: OpenOptions): Db {
   // ten random versions, 20 us each through read(), 11 us mapped (1M-version file). The map is
   // capped at 2 GiB; the pages are the file's own, shared and reclaimable.
   if (options.path !== ':memory:' && options.mapped !== false) db.pragma(`mmap_size = ${MMAP_BYTES}`);
+  // For the migration that keys the stored descriptions.
+  db.function('host_description_key', { deterministic: true }, (host: unknown, description: unknown) =>
+    typeof host === 'string' && typeof description === 'string' ? descriptionKey(host, description) : null,
+  );
   if (!options.readonly) migrate(db);
   return db;
 }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { buildPassages, PASSAGE_INDEX_MIN, PASSAGES_FORMAT, SCAN_LIMIT } from '../../core/passages.js';
 import { reverseHost } from '../../core/url.js';
 import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
-import type { Db } from './database.js';
+import { type Db, descriptionKey } from './database.js';
 
 interface VersionRow {
   id: number;
@@ -20,7 +20,17 @@ interface VersionRow {
 }
 
 /** A result's columns, in the order `byIds` selects them: read as arrays (`raw`), not objects with a key per column, which cost more to build. */
-type ResultRow = [id: number, url: string, acquiredAt: number, publishedAt: number | null, title: string | null, description: string | null, content: string, passages: Buffer | null];
+type ResultRow = [
+  id: number,
+  url: string,
+  acquiredAt: number,
+  publishedAt: number | null,
+  title: string | null,
+  description: string | null,
+  content: string,
+  passages: Buffer | null,
+  sharedDescription: number,
+];
 
 /** Versions given a passage index per transaction by `fillPassages`. */
 const PASSAGE_BATCH = 200;
@@ -97,15 +107,25 @@ export class SqlitePageStore implements PageStore {
       ),
       insertVersion: db.prepare(
         `INSERT INTO versions (page_id, acquired_at, superseded_at, published_at, title, description, author,
-           content, content_hash, searchable, first_searchable, lang, passages)
-         VALUES (@pageId, @acquiredAt, @supersededAt, @publishedAt, @title, @description, @author, @content, @hash, @searchable, @searchable, @lang, @passages)`,
+           content, content_hash, searchable, first_searchable, lang, passages, description_key, description_shared)
+         VALUES (@pageId, @acquiredAt, @supersededAt, @publishedAt, @title, @description, @author, @content, @hash, @searchable, @searchable, @lang, @passages,
+           @descriptionKey, @descriptionShared)`,
       ),
       // A version's later captures start a copy of it at the first of them (`putOne`).
       copyVersion: db.prepare<[number, number, number, number]>(
         `INSERT INTO versions (page_id, acquired_at, superseded_at, published_at, title, description, author,
-           content, content_hash, searchable, first_searchable, lang, passages)
-         SELECT page_id, ?, superseded_at, published_at, title, description, author, content, content_hash, ?, ?, lang, passages
+           content, content_hash, searchable, first_searchable, lang, passages, description_key, description_shared)
+         SELECT page_id, ?, superseded_at, published_at, title, description, author, content, content_hash, ?, ?, lang, passages, description_key,
+           description_shared
          FROM versions WHERE id = ?`,
+      ),
+      // Another page of the host, of other content, with the description of key ? (migration 20).
+      descriptionPartner: db.prepare<[number, number, string]>(
+        'SELECT 1 FROM versions WHERE description_key = ? AND page_id != ? AND content_hash != ? LIMIT 1',
+      ),
+      // Those pages' versions not yet marked: they have a partner now (the version being stored).
+      shareDescription: db.prepare<[number, number, string]>(
+        'UPDATE versions SET description_shared = 1 WHERE description_key = ? AND description_shared = 0 AND page_id != ? AND content_hash != ?',
       ),
       // A capture stored again is searchable when either was.
       addCapture: db.prepare<[number, number, number]>(
@@ -135,7 +155,8 @@ export class SqlitePageStore implements PageStore {
       byIds: db
         .prepare<number[], ResultRow>(
           `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description,
-             CASE WHEN octet_length(v.content) > ${SCAN_LIMIT} THEN substr(v.content, 1, ${SCAN_LIMIT}) ELSE v.content END, v.passages
+             CASE WHEN octet_length(v.content) > ${SCAN_LIMIT} THEN substr(v.content, 1, ${SCAN_LIMIT}) ELSE v.content END, v.passages,
+             v.description_shared
            FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (${Array(IDS_PER_READ).fill('?').join(', ')})`,
         )
         .raw(),
@@ -210,6 +231,11 @@ export class SqlitePageStore implements PageStore {
       if (v.searchable && next.searchable === 0) s.setSearchable.run(1, next.id);
       return { status: 'unchanged', version: toVersion({ ...next, acquired_at: t, searchable: next.searchable | searchable }) };
     }
+    // Whether another page of the host, of other content, holds its description; if so, that page holds
+    // this one's now: versions of one description are marked on the index as the second page comes.
+    const key = v.description === undefined ? null : descriptionKey(page.host, v.description);
+    const shared = key !== null && s.descriptionPartner.get(key, page.id, hash) !== undefined;
+    if (shared) s.shareDescription.run(key, page.id, hash);
     const info = s.insertVersion.run({
       pageId: page.id,
       acquiredAt: t,
@@ -223,6 +249,8 @@ export class SqlitePageStore implements PageStore {
       searchable,
       lang: v.lang ?? null,
       passages: toBlob(passages),
+      descriptionKey: key,
+      descriptionShared: shared ? 1 : 0,
     });
     if (prev) s.supersede.run(t, prev.id);
     const id = Number(info.lastInsertRowid);
@@ -303,10 +331,11 @@ export class SqlitePageStore implements PageStore {
     for (const id of ids) {
       const row = rows.get(id);
       if (!row) continue;
-      const [, url, acquiredAt, publishedAt, title, description, content, passages] = row;
+      const [, url, acquiredAt, publishedAt, title, description, content, passages, shared] = row;
       const v: ResultVersion = { id, url, content, acquiredAt };
       if (title !== null) v.title = title;
       if (description !== null) v.description = description;
+      if (shared === 1) v.sharedDescription = true;
       if (publishedAt !== null) v.publishedAt = publishedAt;
       if (passages !== null) v.passages = passages;
       out.push(v);
