@@ -35,7 +35,8 @@ export const SCAN_LIMIT = 200_000;
  * a table row are text (text.ts `withoutMarks`); a heading's text keeps the markers it opens with;
  * a code block's line reads as written (`codeLines`), and the index says which lines are code;
  * a line of `***`, `___` or `===` holds no text, nor does a heading's closing `#`s.
- * 9: a quote's marker needs no space after it (`>` alone holds no text; `>x` is a quote of `x`).
+ * 9: a quote's marker needs no space after it (`>` alone holds no text; `>x` is a quote of `x`);
+ * a dot before a lowercase letter, after an initial or after a title ends no sentence (`dotsGoOn`).
  */
 const PASSAGES_LAYOUT = 9;
 /**
@@ -120,8 +121,39 @@ function nextWide(text: string, from: number): number {
 }
 
 /**
+ * Words a `.` follows that ends no sentence: a title before a name (`Mr. Trump`, `Dr. Khaldun`,
+ * `Gov. Noem`) and a month or a number's word before a number (`Nov. 18`, `No. 5`). A company's
+ * `Co.`, `Inc.` or `U.S.` often ends one: those go on only before a lowercase letter.
+ */
+const ABBREVIATIONS = new Set(
+  'Mr Mrs Ms Mx Dr Prof St Mt Gen Gov Sen Rep Rev Hon Lt Col Capt Sgt Cpl Adm Cmdr Supt Pres Amb Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec No Nos Vol Fig Figs vs cf approx'.split(' '),
+);
+
+const isAsciiLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const LOWER_RE = /^\p{Ll}/u;
+
+/**
+ * Whether the run of terminators at [i, j), followed by a space at j, goes on instead of ending a
+ * sentence: a run of dots before a lowercase letter (`Pacific Gas & Electric Co. was set`, `e.g.
+ * the`, `so... and`), or one dot after an initial (`John F. Kennedy`) or after a word of
+ * ABBREVIATIONS (`Mr. Trump`).
+ */
+function dotsGoOn(text: string, i: number, j: number): boolean {
+  for (let k = i; k < j; k++) if (text.charCodeAt(k) !== 46) return false;
+  const next = text.charCodeAt(j + 1);
+  if ((next >= 97 && next <= 122) || (next >= 128 && LOWER_RE.test(text.slice(j + 1, j + 3)))) return true;
+  if (j - i !== 1) return false;
+  let w = i;
+  while (w > 0 && isAsciiLetter(text.charCodeAt(w - 1))) w--;
+  // A word of its own: not the last letter of `U.S` or of `a.m`.
+  if (w === i || (w > 0 && (text.charCodeAt(w - 1) === 46 || text.charCodeAt(w - 1) >= 128))) return false;
+  const first = text.charCodeAt(w);
+  return (i - w === 1 && first >= 65 && first <= 90) || ABBREVIATIONS.has(text.slice(w, i));
+}
+
+/**
  * Sentence bounds of `text` (whitespace already folded to single spaces): a sentence ends after a
- * run of . ! ? that is followed by a space or the end, or after a run holding 。！？ (Chinese and
+ * run of . ! ? that is followed by a space or the end (but for dots that go on: `dotsGoOn`), or after a run holding 。！？ (Chinese and
  * Japanese put no space after them) and the closing brackets that follow it, unless a hiragana
  * follows those brackets (a quote the sentence goes on from: 「本当？」と聞いた。). Returns [start0, end0,
  * start1, end1, ...], trimmed, in order; sentences are separated by the one space between them, or
@@ -157,7 +189,7 @@ export function sentenceBounds(text: string): number[] {
       // A quote the sentence goes on from (「本当？」と聞いた。: と, って, が... are hiragana) ends nothing.
       if (j > closed && j < n && isHiragana(text.charCodeAt(j))) ends = false;
     }
-    if (ends || j === n || isSpace(text.charCodeAt(j))) {
+    if (ends || j === n || (isSpace(text.charCodeAt(j)) && !dotsGoOn(text, i, j))) {
       bounds.push(start, j);
       start = j;
       while (start < n && isSpace(text.charCodeAt(start))) start++;

@@ -340,12 +340,36 @@ describe('snippet word filter', () => {
 
 describe('sentenceBounds', () => {
   test('a sentence ends after . ! or ? followed by a space or the end; decimals and initials inside a word stay', () => {
-    const text = 'A 3.5 mg dose (p<0.001) worked. Why?! It did... e.g.the rest';
+    const text = 'A 3.5 mg dose (p<0.001) worked. Why?! It did... E.g.the rest';
     const b = sentenceBounds(text);
     const parts: string[] = [];
     for (let i = 0; i < b.length; i += 2) parts.push(text.slice(b[i], b[i + 1]));
-    assert.deepEqual(parts, ['A 3.5 mg dose (p<0.001) worked.', 'Why?!', 'It did...', 'e.g.the rest']);
+    assert.deepEqual(parts, ['A 3.5 mg dose (p<0.001) worked.', 'Why?!', 'It did...', 'E.g.the rest']);
     assert.deepEqual(sentenceBounds('  '), []);
+  });
+
+  test('a dot before a lowercase letter, after an initial or after a title ends no sentence; a company, the U.S. or etc. end one before a capital', () => {
+    const parts = (text: string) => {
+      const b = sentenceBounds(text);
+      const out: string[] = [];
+      for (let i = 0; i < b.length; i += 2) out.push(text.slice(b[i], b[i + 1]));
+      return out;
+    };
+    assert.deepEqual(parts('SAN FRANCISCO (AP) — Pacific Gas & Electric Co. was set to begin. It did.'), ['SAN FRANCISCO (AP) — Pacific Gas & Electric Co. was set to begin.', 'It did.']);
+    assert.deepEqual(parts('Talks with Mr. Trump and Dr. Khaldun of Gov. Noem’s staff. On Nov. 18 at No. 5 Main St. the rest.'), [
+      'Talks with Mr. Trump and Dr. Khaldun of Gov. Noem’s staff.',
+      'On Nov. 18 at No. 5 Main St. the rest.',
+    ]);
+    assert.deepEqual(parts('John F. Kennedy spoke. So did J. K. Rowling, e.g. at home... and élan. Then U.S. officials left the U.S. They said so.'), [
+      'John F. Kennedy spoke.',
+      'So did J. K. Rowling, e.g. at home... and élan.',
+      'Then U.S. officials left the U.S.',
+      'They said so.',
+    ]);
+    // A company, a title not on the list, a word's last letter or a lone lowercase letter: a capital after them starts a sentence.
+    assert.deepEqual(parts('He sold Apple Inc. The deal closed. It was 5 p.m. Then we ate. Plan a. Plan B. Ok.'), ['He sold Apple Inc.', 'The deal closed.', 'It was 5 p.m.', 'Then we ate.', 'Plan a.', 'Plan B. Ok.']);
+    // Mr. and Dr. inside another word, and ! or ? before a lowercase letter, end one as before.
+    assert.deepEqual(parts('It was Mr. Big. ItsDr. Who. Wow! and then? no.'), ['It was Mr. Big.', 'ItsDr.', 'Who.', 'Wow!', 'and then?', 'no.']);
   });
 
   test('。！？ end a sentence without a space after them, with the closing brackets that follow, unless the sentence goes on after the quote', () => {
