@@ -1,6 +1,6 @@
 /** The search operation, tier-blind: a validated request in, the spec's response out. */
 import type { SearchRequest, SearchResponse, SearchResult } from '../core/requests.js';
-import { cachedStem, queryReadings, termWord } from '../core/text.js';
+import { cachedStem, queryReadings, queryTerms, termWord } from '../core/text.js';
 import { isStorableTime, toIso } from '../core/time.js';
 import { parseSiteFilter } from '../core/url.js';
 import { parseWebql, positiveWords } from '../core/webql.js';
@@ -152,6 +152,28 @@ export function siteInQuery(query: string, site: string | undefined): QuerySites
   return out;
 }
 
+/** A standard query's `-word`: a hyphen opening a word of letters (not `-5`, not `-site:`). */
+const EXCLUDED_WORD_RE = /(?:^|\s)-(\p{L}[^\s:]*)(?=\s|$)/gu;
+
+/**
+ * The words a standard query leaves out with `-word` (`jaguar -car`, as people and models write
+ * queries), as terms, and the query without them: a page holding one is no result. A `-word` that
+ * is no single term (a stop word, a compound) stays a word of the query, as before; undefined, and
+ * the query read as it is, when none is read or when nothing else is left to search for.
+ */
+export function exclusionsInQuery(query: string): { text: string; exclude: string[] } | undefined {
+  const exclude: string[] = [];
+  const text = query.replace(EXCLUDED_WORD_RE, (whole, word: string) => {
+    const terms = queryTerms(word);
+    if (terms.length !== 1 || termWord(terms[0]!) !== terms[0]) return whole;
+    if (!exclude.includes(terms[0]!)) exclude.push(terms[0]!);
+    return ' ';
+  });
+  if (exclude.length === 0) return undefined;
+  const rest = text.replace(/\s+/g, ' ').trim();
+  return queryReadings(rest).terms.length === 0 ? undefined : { text: rest, exclude };
+}
+
 /** How many times a search asks the engine again for the ranks its repeated pages took (`withoutRepeats`). */
 const DUPLICATE_ROUNDS = 2;
 
@@ -183,8 +205,9 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   // webql reads its own `site:`; a standard query's `site:` is its site filter, its `-site:`s sites left out.
   const named = webql ? undefined : siteInQuery(req.query, req.site);
   if (named?.sites?.length === 0) return { query: req.query, results: [] };
+  const left = webql ? undefined : exclusionsInQuery(named?.text ?? req.query);
   // A hyphenated compound is also read as its joined word: a page scores the better reading.
-  const { terms, alternative } = webql ? { terms: positiveWords(webql), alternative: undefined } : queryReadings(named?.text ?? req.query);
+  const { terms, alternative } = webql ? { terms: positiveWords(webql), alternative: undefined } : queryReadings(left?.text ?? named?.text ?? req.query);
   const asked = {
     terms,
     ...(alternative && { alternative }),
@@ -193,6 +216,7 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
     site: named?.sites?.length === 1 ? named.sites[0] : req.site,
     ...(named?.sites && named.sites.length > 1 && { anySites: named.sites }),
     ...(named?.exclude && { excludeSites: named.exclude }),
+    ...(left && { excludeTerms: left.exclude }),
     acquiredAfter: req.acquiredAfter,
     acquiredBefore: req.acquiredBefore,
     publishedAfter: req.publishedAfter,

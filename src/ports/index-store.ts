@@ -22,6 +22,8 @@ export interface IndexQuery {
   anySites?: string[];
   /** Bare hosts whose pages (the host's and its subdomains') are left out. */
   excludeSites?: string[];
+  /** Analysed terms (as `terms`) whose pages are left out: a standard query's `-word`s. */
+  excludeTerms?: string[];
   acquiredAfter?: number;
   acquiredBefore?: number;
   publishedAfter?: number;

@@ -212,6 +212,22 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         assert.deepEqual(await urls({ excludeSites: ['nowhere.test'] }), (await urls({})));
       }));
 
+    test('excluded terms leave out the pages that hold any of them, in any field, stemmed as the terms are', () =>
+      withStores(async ({ pages, index }) => {
+        await pages.putVersions([
+          page('https://a.test/1', { title: 'Jaguar the cat', content: 'The jaguar hunts at night.' }),
+          page('https://a.test/2', { title: 'Jaguar cars', content: 'A jaguar with a V8 engine.' }),
+          page('https://a.test/3', { title: 'Jaguars', content: 'Jaguar racing cars of the sixties.' }),
+          page('https://a.test/4', { title: 'Jaguar', content: 'The jaguar swims.', description: 'Not about a car.' }),
+        ]);
+        const urls = async (excludeTerms?: string[]) => (await urlsOf(index, pages, { terms: ['jaguar'], ...(excludeTerms && { excludeTerms }) })).sort();
+        assert.deepEqual(await urls(['car']), ['https://a.test/1']);
+        assert.deepEqual(await urls(['cars']), ['https://a.test/1']);
+        assert.deepEqual(await urls(['engine', 'sixties']), ['https://a.test/1', 'https://a.test/4']);
+        assert.deepEqual(await urls(['nowhere']), await urls());
+        assert.deepEqual(await urls(['jaguar']), []);
+      }));
+
     test('any of several sites matches their hosts and subdomains; none matches nothing', () =>
       withStores(async ({ pages, index }) => {
         await putKiwis(pages);

@@ -95,6 +95,21 @@ describe('engine rank safety on SciFact', () => {
     assert.ok(fromJoined > 20, `the joined reading changed ${fromJoined} lists`);
   });
 
+  test('top 10 leaving out the pages of a term: a rare one, a common one, and with a published window', async () => {
+    assert.ok((await compare({ excludeTerms: ['cell'] }, 10)) > queries.length * 0.5);
+    assert.ok((await compare({ excludeTerms: ['mice', 'patient'] }, 10)) > queries.length * 0.5);
+    const year = { publishedAfter: Date.parse('2020-01-01T00:00:00Z'), publishedBefore: Date.parse('2020-12-31T23:59:59Z') };
+    assert.ok((await compare({ ...year, excludeTerms: ['protein'] }, 10)) > queries.length * 0.3);
+    // It leaves pages out: the top 10 without `cell` differs from the top 10 for most claims.
+    let changed = 0;
+    for (const q of queries) {
+      const all = await index.search({ terms: queryTerms(q), limit: 10 });
+      const without = await index.search({ terms: queryTerms(q), limit: 10, excludeTerms: ['cell'] });
+      if (all.some((h, i) => h.versionId !== without[i]?.versionId)) changed++;
+    }
+    assert.ok(changed > queries.length * 0.3, `${changed} lists changed`);
+  });
+
   test('top 10 with a one-year published window and with a site filter', async () => {
     const year = { publishedAfter: Date.parse('2020-01-01T00:00:00Z'), publishedBefore: Date.parse('2020-12-31T23:59:59Z') };
     assert.ok((await compare(year, 10)) > queries.length * 0.5);

@@ -215,6 +215,20 @@ describe('search over HTTP', () => {
     assert.ok((await urls({ query: 'otter -site:not_a_host' })).includes('https://www.site.test/a'));
   });
 
+  test('-word in a standard query leaves out the pages holding the word, stemmed; one that is no single word is read as before', async () => {
+    const ospreys = ['https://birds.test/osprey', 'https://birds.test/osprey-pair', 'https://other.test/osprey'];
+    const sorted = async (query: string) => (await urls({ query })).sort();
+    assert.deepEqual(await sorted('osprey'), ospreys);
+    assert.deepEqual(await sorted('osprey -fish'), ['https://birds.test/osprey-pair', 'https://other.test/osprey']);
+    assert.deepEqual(await sorted('osprey -pairs -Continent'), ['https://birds.test/osprey']);
+    assert.deepEqual(await sorted('osprey -fish -site:other.test'), ['https://birds.test/osprey-pair']);
+    // Nothing else to search for, a stop word, a number: read as words, as before.
+    assert.deepEqual(await urls({ query: '-fish' }), ['https://birds.test/osprey']);
+    assert.deepEqual(await sorted('osprey -the'), ospreys);
+    assert.deepEqual(await urls({ query: 'osprey -1' }), await urls({ query: 'osprey 1' }));
+    assert.equal((await search({ query: 'osprey -fish' })).body.query, 'osprey -fish');
+  });
+
   test('never more than max_results; default 10', async () => {
     assert.equal((await search({ query: 'badger' })).body.results.length, 10);
     assert.equal((await search({ query: 'badger', max_results: 1 })).body.results.length, 1);

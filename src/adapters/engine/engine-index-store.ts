@@ -1106,6 +1106,7 @@ export class EngineIndexStore implements IndexStore {
     if (q.site !== undefined) f.revSite = reverseHost(q.site);
     if (q.anySites !== undefined) f.anyRevSites = q.anySites.map(reverseHost);
     if (q.excludeSites !== undefined && q.excludeSites.length > 0) f.notRevSites = q.excludeSites.map(reverseHost);
+    if (q.excludeTerms !== undefined && q.excludeTerms.length > 0) f.notTerms = q.excludeTerms.map(cachedStem);
     if (q.acquiredAfter !== undefined) f.acquiredAfter = q.acquiredAfter;
     if (q.acquiredBefore !== undefined) f.acquiredBefore = q.acquiredBefore;
     if (q.publishedAfter !== undefined) f.publishedAfter = q.publishedAfter;

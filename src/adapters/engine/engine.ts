@@ -21,6 +21,8 @@ export interface EngineFilter {
   anyRevSites?: readonly string[];
   /** Reversed-host prefixes left out (each a site and its subdomains). */
   notRevSites?: readonly string[];
+  /** Terms a document must not hold (a standard query's `-word`s): its documents are left out. */
+  notTerms?: readonly string[];
   acquiredAfter?: number;
   acquiredBefore?: number;
   publishedAfter?: number;
@@ -444,6 +446,11 @@ function compileFilter(s: SearchableSegment, f: EngineFilter): ((doc: number) =>
     if (any.length === 0) return undefined; // no host of this segment is under one of the sites
   }
   const out = f.notRevSites === undefined ? undefined : hostRanges(seg.hosts, f.notRevSites);
+  let held: Int32Array | undefined;
+  for (const term of f.notTerms ?? []) {
+    const t = termNumber(seg, term);
+    if (t !== undefined) setListBits(seg, t, (held ??= new Int32Array(bitsetWords(seg.docCount))));
+  }
   const now = f.queryTime === undefined;
   const hasPub = pubLo !== undefined || pubHi !== undefined;
   const lo = pubLo ?? -Infinity;
@@ -458,6 +465,7 @@ function compileFilter(s: SearchableSegment, f: EngineFilter): ((doc: number) =>
       const p = publishedAt[doc]!;
       if (!(p >= lo && p <= hi)) return false; // NaN (unknown) fails any published window
     }
+    if (held !== undefined && (held[doc >>> 5]! & (1 << (doc & 31))) !== 0) return false;
     const h = hostRank[doc]!;
     if (out !== undefined && inRanges(out, h)) return false;
     if (any !== undefined && !inRanges(any, h)) return false;
@@ -659,13 +667,18 @@ function memberBits(m: Members, seg: SegmentData, t: number): Int32Array | undef
   const state = Atomics.load(m.state, lo);
   if (state === 2) return bits;
   if (state === 1 || Atomics.compareExchange(m.state, lo, 0, 1) !== 0) return undefined;
+  setListBits(seg, t, bits);
+  Atomics.store(m.state, lo, 2);
+  return bits;
+}
+
+/** Sets in `bits` the bit of each document of list `t` of a segment. */
+function setListBits(seg: SegmentData, t: number, bits: Int32Array): void {
   const docs = new Int32Array(BLOCK);
   for (let b = seg.termBlockStart[t]!, end = b + seg.termBlockCount[t]!; b < end; b++) {
     const n = blockDocs(seg.postings, seg.blockOffset[b]!, seg.blockBase[b]! - 1, docs);
     for (let k = 0; k < n; k++) bits[docs[k]! >>> 5]! |= 1 << docs[k]!;
   }
-  Atomics.store(m.state, lo, 2);
-  return bits;
 }
 
 /** BM25 length normalisation of each length code under the current average length. */
@@ -1126,6 +1139,7 @@ function isTrivial(f: EngineFilter, windowed = false): boolean {
     f.revSite === undefined &&
     f.anyRevSites === undefined &&
     f.notRevSites === undefined &&
+    f.notTerms === undefined &&
     f.acquiredAfter === undefined &&
     f.acquiredBefore === undefined &&
     (windowed || (f.publishedAfter === undefined && f.publishedBefore === undefined)) &&

@@ -183,6 +183,8 @@ export class SqliteIndexStore implements IndexStore {
     } else {
       if (q.terms.length === 0) return [];
       match = ftsMatchExpression(q.terms);
+      // FTS5's binary NOT: the pages that hold none of the terms left out.
+      if (q.excludeTerms !== undefined && q.excludeTerms.length > 0) match = `(${match}) NOT (${ftsMatchExpression(q.excludeTerms)})`;
     }
     if (q.queryTime === undefined) {
       where.push('v.superseded_at IS NULL');
