@@ -230,6 +230,21 @@ test('each metadata source is the first of its kind in the page, found in one wa
   assert.equal(noLd.publishedAt, Date.parse('2020-01-01T00:00:00Z'));
 });
 
+test("a publication time that is a program's zero is none: the next source's is taken, an old date is kept", () => {
+  const published = (head: string, body = '') =>
+    extractHtml(`<html><head>${head}</head><body>${body}<p>${'The tide comes in twice a day. '.repeat(5)}</p></body></html>`, 'https://a.test/').publishedAt;
+  const ld = (date: string) => `<script type="application/ld+json">{"@type": "NewsArticle", "datePublished": "${date}"}</script>`;
+  assert.equal(published(ld('0001-01-01T00:00:00Z')), undefined);
+  assert.equal(published(ld('1970-01-01T00:00:00Z')), undefined);
+  assert.equal(published(ld('0001-01-01T00:00:00Z'), '<time datetime="2019-11-19T12:00:00Z">Nov 19</time>'), Date.parse('2019-11-19T12:00:00Z'));
+  assert.equal(published(`<meta property="article:published_time" content="0001-01-01">${ld('2019-11-18')}`), Date.parse('2019-11-18T00:00:00Z'));
+  // Not a time at all: the next source too.
+  assert.equal(published(`<meta property="article:published_time" content="yesterday">${ld('2019-11-18')}`), Date.parse('2019-11-18T00:00:00Z'));
+  // An archive's old page has its date.
+  assert.equal(published(ld('1851-09-18')), Date.parse('1851-09-18T00:00:00Z'));
+  assert.equal(published(ld('1970-01-01T00:00:01Z')), 1000);
+});
+
 test('a meta or JSON-LD text is read as the text it means: markup gone, entities read again, other angle brackets kept', () => {
   const meta = (name: string, content: string, ld = '') =>
     extractHtml(`<html><head><meta name="${name}" content="${content}">${ld}</head><body><p>${'The tide comes in twice a day. '.repeat(5)}</p></body></html>`, 'https://a.test/');

@@ -102,6 +102,23 @@ function ldAuthor(nodes: Record<string, unknown>[]): string | undefined {
   return undefined;
 }
 
+/** The first instant of year 1000: a publication time before it is a program's zero, not a date. */
+const YEAR_1000 = Date.UTC(1000, 0, 1);
+
+/**
+ * The first of a page's publication times (in the order its sources are trusted) that is a time:
+ * read (`parseLooseTime`) and no placeholder. A CMS that has none writes its language's zero
+ * (`0001-01-01T00:00:00Z`, Go's and .NET's; USA Today's JSON-LD) or the Unix epoch (0), which would
+ * be in every `published_before` window.
+ */
+function publicationTime(...values: (string | undefined)[]): number | undefined {
+  for (const v of values) {
+    const t = parseLooseTime(v);
+    if (t !== undefined && t >= YEAR_1000 && t !== 0) return t;
+  }
+  return undefined;
+}
+
 /** The elements metadata comes from, each the first in document order but the lists. */
 interface Sources {
   metas: Element[];
@@ -205,10 +222,10 @@ export function extractMetadata(doc: Document, pageUrl: string): FoundMetadata {
   const author = (metaAuthor && !/^https?:/.test(metaAuthor) ? metaAuthor : undefined) ?? ldAuthor(ld) ?? clean(byline ? textOf(byline) : undefined)?.replace(/^by\s+/i, '');
 
   const timeEl = found.time;
-  const publishedAt = parseLooseTime(
-    meta('article:published_time', 'og:published_time', 'datePublished', 'pubdate', 'publishdate', 'date', 'dc.date.issued', 'dc.date', 'sailthru.date', 'parsely-pub-date') ??
-      ldString(ld, 'datePublished') ??
-      (timeEl ? attr(timeEl, 'datetime') : undefined),
+  const publishedAt = publicationTime(
+    meta('article:published_time', 'og:published_time', 'datePublished', 'pubdate', 'publishdate', 'date', 'dc.date.issued', 'dc.date', 'sailthru.date', 'parsely-pub-date'),
+    ldString(ld, 'datePublished'),
+    timeEl ? attr(timeEl, 'datetime') : undefined,
   );
 
   const canonicalEl = found.canonical;
