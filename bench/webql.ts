@@ -10,7 +10,7 @@
  * exclusion, `title:`, an OR group, `site:`, `inurl:`, `lang:`, and the claim's first hyphenated
  * compound alone (a bare word read both ways: `T-cell` is `"t cell" OR tcell`); and two standard
  * queries with a `-word` (ranked by BM25 over their words, no AND; FTS5 as `(words) NOT (word)`):
- * `a b -c` and the whole claim with `-c`. Every query is
+ * `a b -c` and the whole claim with `-c` (and without, to compare). Every query is
  * run by both, in lockstep (who goes first alternating by round), top 10; the result sets must be
  * equal (the webql test's property; but Porter in FTS5 and ours differ on a few words: FTS5 stems
  * "one" to "on", and FTS5 does not read a page's compound joined), which the benchmark checks and
@@ -91,6 +91,7 @@ const SHAPES: [string, (claim: string, n: number) => string | undefined, 'standa
   ['a b lang:en', (c) => { const [a, b] = contentWords(c); return b ? `${a} ${b} lang:en` : undefined; }],
   ['a-b (a compound)', (c) => firstCompound(c)],
   ['standard: a b -c', (c) => { const [a, b, x] = contentWords(c); return x ? `${a} ${b} -${x}` : undefined; }, 'standard'],
+  ['standard: the claim', (c) => (contentWords(c)[2] ? c : undefined), 'standard'],
   ['standard: the claim -c', (c) => { const x = contentWords(c)[2]; return x ? `${c} -${x}` : undefined; }, 'standard'],
 ];
 

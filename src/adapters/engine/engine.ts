@@ -422,8 +422,28 @@ class TopK {
   }
 }
 
-/** The compiled filter of one segment: a document passes when `accept(doc)`. */
-function compileFilter(s: SearchableSegment, f: EngineFilter): ((doc: number) => boolean) | undefined {
+/** A bit per document of a segment that holds one of `terms` (EngineFilter `notTerms`), or undefined when none does. */
+function heldDocs(seg: SegmentData, terms: readonly string[] | undefined): Int32Array | undefined {
+  let held: Int32Array | undefined;
+  for (const term of terms ?? []) {
+    const t = termNumber(seg, term);
+    if (t !== undefined) setListBits(seg, t, (held ??= new Int32Array(bitsetWords(seg.docCount))));
+  }
+  return held;
+}
+
+/** A new bitset of the bits set in either. */
+function orBits(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(a.length);
+  for (let w = 0; w < a.length; w++) out[w] = a[w]! | b[w]!;
+  return out;
+}
+
+/**
+ * The compiled filter of one segment: a document passes when `accept(doc)`. `held`: the documents
+ * of its terms left out (`heldDocs`), when the caller made them already.
+ */
+function compileFilter(s: SearchableSegment, f: EngineFilter, held = heldDocs(s.data, f.notTerms)): ((doc: number) => boolean) | undefined {
   const seg = s.data;
   const { acquiredAt, supersededAt, publishedAt, hostRank, deleted } = seg;
   const gone = s.gone;
@@ -446,11 +466,6 @@ function compileFilter(s: SearchableSegment, f: EngineFilter): ((doc: number) =>
     if (any.length === 0) return undefined; // no host of this segment is under one of the sites
   }
   const out = f.notRevSites === undefined ? undefined : hostRanges(seg.hosts, f.notRevSites);
-  let held: Int32Array | undefined;
-  for (const term of f.notTerms ?? []) {
-    const t = termNumber(seg, term);
-    if (t !== undefined) setListBits(seg, t, (held ??= new Int32Array(bitsetWords(seg.docCount))));
-  }
   const now = f.queryTime === undefined;
   const hasPub = pubLo !== undefined || pubHi !== undefined;
   const lo = pubLo ?? -Infinity;
@@ -783,8 +798,9 @@ export function searchTopK(
   // Slots from `requiredFrom` on are the terms a document must hold one of.
   const requiredFrom = required > 0 ? m - required : m;
   for (const sseg of segments) {
-    const { data: seg, normOf, lengthCode: code, ub: ubCache, gone } = sseg;
-    const accept = compileFilter(sseg, filter);
+    const { data: seg, normOf, lengthCode: code, ub: ubCache } = sseg;
+    const held = heldDocs(seg, filter.notTerms);
+    const accept = compileFilter(sseg, filter, held);
     if (!accept) continue;
     const drift = Math.max(1, stats.avgLength / seg.refAvg);
     // Cursors of the terms present in this segment, with their upper bounds over the segment.
@@ -855,7 +871,9 @@ export function searchTopK(
     // Every candidate below is in the window's bitset when there is one: then a filter of a
     // published window alone is the `gone` bit, not `accept` (four reads from 8 MB columns per
     // candidate: a quarter of a short, one-year query's time).
-    const trivial = isTrivial(filter, pub?.bits !== undefined);
+    const trivial = isTrivial(filter, pub?.bits !== undefined, true);
+    // So is a filter of terms left out: their documents' bits set in a copy of it.
+    const gone = held === undefined || !trivial ? sseg.gone : orBits(sseg.gone, held);
     if (pub?.bits && pub.count * n * 64 <= postingCount) {
       const only = members(pub.bits, pub.count);
       // Few documents pass the window: they lead. For each, the lists are probed from the highest
@@ -1133,13 +1151,16 @@ function windowScratch(lists: number): WindowScratch {
   return scratchPool;
 }
 
-/** No filter but the default one (versions alive now and not deleted), or that and a published window when `windowed`. */
-function isTrivial(f: EngineFilter, windowed = false): boolean {
+/**
+ * No filter but the default one (versions alive now and not deleted), or that and a published
+ * window when `windowed`, or that and terms left out when `withTerms` (the caller sets their bits).
+ */
+function isTrivial(f: EngineFilter, windowed = false, withTerms = false): boolean {
   return (
     f.revSite === undefined &&
     f.anyRevSites === undefined &&
     f.notRevSites === undefined &&
-    f.notTerms === undefined &&
+    (withTerms || f.notTerms === undefined) &&
     f.acquiredAfter === undefined &&
     f.acquiredBefore === undefined &&
     (windowed || (f.publishedAfter === undefined && f.publishedBefore === undefined)) &&
