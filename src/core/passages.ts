@@ -123,7 +123,7 @@ function nextWide(text: string, from: number): number {
 /**
  * Words a `.` follows that ends no sentence: a title before a name (`Mr. Trump`, `Dr. Khaldun`,
  * `Gov. Noem`) and a month or a number's word before a number (`Nov. 18`, `No. 5`). A company's
- * `Co.`, `Inc.` or `U.S.` often ends one: those go on only before a lowercase letter.
+ * `Co.` or `Inc.` often ends one: those go on only before a lowercase letter.
  */
 const ABBREVIATIONS = new Set(
   'Mr Mrs Ms Mx Dr Prof St Mt Gen Gov Sen Rep Rev Hon Lt Col Capt Sgt Cpl Adm Cmdr Supt Pres Amb Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec No Nos Vol Fig Figs vs cf approx'.split(' '),
@@ -136,7 +136,7 @@ const LOWER_RE = /^\p{Ll}/u;
  * Whether the run of terminators at [i, j), followed by a space at j, goes on instead of ending a
  * sentence: a run of dots before a lowercase letter (`Pacific Gas & Electric Co. was set`, `e.g.
  * the`, `so... and`), or one dot after an initial (`John F. Kennedy`) or after a word of
- * ABBREVIATIONS (`Mr. Trump`).
+ * ABBREVIATIONS (`Mr. Trump`), or after a dotted initialism of capitals (`U.S. Treasury`).
  */
 function dotsGoOn(text: string, i: number, j: number): boolean {
   for (let k = i; k < j; k++) if (text.charCodeAt(k) !== 46) return false;
@@ -145,10 +145,24 @@ function dotsGoOn(text: string, i: number, j: number): boolean {
   if (j - i !== 1) return false;
   let w = i;
   while (w > 0 && isAsciiLetter(text.charCodeAt(w - 1))) w--;
-  // A word of its own: not the last letter of `U.S` or of `a.m`.
-  if (w === i || (w > 0 && (text.charCodeAt(w - 1) === 46 || text.charCodeAt(w - 1) >= 128))) return false;
+  if (w === i || (w > 0 && text.charCodeAt(w - 1) >= 128)) return false;
   const first = text.charCodeAt(w);
-  return (i - w === 1 && first >= 65 && first <= 90) || ABBREVIATIONS.has(text.slice(w, i));
+  const capital = i - w === 1 && first >= 65 && first <= 90;
+  // The last letter of a dotted initialism goes on if all its letters are capitals (`U.S. Treasury`,
+  // `Washington, D.C. Police`); `a.m.` and `e.g.` do only before a lowercase letter.
+  if (w > 0 && text.charCodeAt(w - 1) === 46) return capital && isInitialism(text, w);
+  return capital || ABBREVIATIONS.has(text.slice(w, i));
+}
+
+/** Whether the capital at `last` ends a run of dotted capitals (`U.S`, `D.C`, `U.N.E.S.C.O`) that starts a word. */
+function isInitialism(text: string, last: number): boolean {
+  let k = last;
+  while (k >= 2 && text.charCodeAt(k - 1) === 46) {
+    const c = text.charCodeAt(k - 2);
+    if (c < 65 || c > 90) return false;
+    k -= 2;
+  }
+  return k !== last && (k === 0 || (!isAsciiLetter(text.charCodeAt(k - 1)) && text.charCodeAt(k - 1) < 128));
 }
 
 /**

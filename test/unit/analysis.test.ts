@@ -348,7 +348,7 @@ describe('sentenceBounds', () => {
     assert.deepEqual(sentenceBounds('  '), []);
   });
 
-  test('a dot before a lowercase letter, after an initial or after a title ends no sentence; a company, the U.S. or etc. end one before a capital', () => {
+  test('a dot before a lowercase letter, after an initial, a title or a dotted initialism ends no sentence; a company or etc. end one before a capital', () => {
     const parts = (text: string) => {
       const b = sentenceBounds(text);
       const out: string[] = [];
@@ -360,12 +360,14 @@ describe('sentenceBounds', () => {
       'Talks with Mr. Trump and Dr. Khaldun of Gov. Noem’s staff.',
       'On Nov. 18 at No. 5 Main St. the rest.',
     ]);
-    assert.deepEqual(parts('John F. Kennedy spoke. So did J. K. Rowling, e.g. at home... and élan. Then U.S. officials left the U.S. They said so.'), [
+    assert.deepEqual(parts('John F. Kennedy spoke. So did J. K. Rowling, e.g. at home... and élan. Then U.S. officials left. Long-dated U.S. Treasury yields rose in Washington, D.C. Police said so.'), [
       'John F. Kennedy spoke.',
       'So did J. K. Rowling, e.g. at home... and élan.',
-      'Then U.S. officials left the U.S.',
-      'They said so.',
+      'Then U.S. officials left.',
+      'Long-dated U.S. Treasury yields rose in Washington, D.C. Police said so.',
     ]);
+    // Dotted lowercase letters or a word's last capital: a capital after them starts a sentence.
+    assert.deepEqual(parts('At 5 p.m. Then a Ph.D. Then ABC.D. Then.'), ['At 5 p.m.', 'Then a Ph.D.', 'Then ABC.D.', 'Then.']);
     // A company, a title not on the list, a word's last letter or a lone lowercase letter: a capital after them starts a sentence.
     assert.deepEqual(parts('He sold Apple Inc. The deal closed. It was 5 p.m. Then we ate. Plan a. Plan B. Ok.'), ['He sold Apple Inc.', 'The deal closed.', 'It was 5 p.m.', 'Then we ate.', 'Plan a.', 'Plan B. Ok.']);
     // Mr. and Dr. inside another word, and ! or ? before a lowercase letter, end one as before.
