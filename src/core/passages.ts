@@ -488,19 +488,23 @@ export class PassageIndex {
 
   /**
    * The best sentence from sentence `first` on for the query's distinct stem hashes, scored as the
-   * scan scores it: ten points per distinct query stem the sentence holds, plus one per occurrence
-   * up to five; the first of equals, and sentence `first` when none holds any.
+   * scan scores it: ten points per distinct query stem the sentence holds (times its `weights`
+   * entry, 1 without), plus one per occurrence up to five; the first of equals, and sentence
+   * `first` when none holds any.
    */
-  best(queryHashes: Uint32Array, first = 0): number {
+  best(queryHashes: Uint32Array, first = 0, weights?: Float64Array): number {
     const found: number[] = [];
-    for (const h of queryHashes) {
+    const weightOf = new Map<number, number>();
+    for (const [k, h] of queryHashes.entries()) {
       const t = this.find(h);
-      if (t >= 0) found.push(t);
+      if (t < 0) continue;
+      found.push(t);
+      weightOf.set(t, weights?.[k] ?? 1);
     }
     if (found.length === 0) return first;
     found.sort((a, b) => a - b);
     const hits = new Uint16Array(this.sentences);
-    const distinct = new Uint16Array(this.sentences);
+    const distinct = new Float64Array(this.sentences);
     const lengths = new Varints(this.bytes, this.lengthsAt);
     const postings = new Varints(this.bytes, this.postingsAt);
     for (let t = 0, f = 0; f < found.length; t++) {
@@ -510,6 +514,7 @@ export class PassageIndex {
         continue;
       }
       f++;
+      const weight = weightOf.get(t)!;
       const end = postings.at + length;
       let s = 0;
       let previous = -1;
@@ -517,7 +522,7 @@ export class PassageIndex {
         s += postings.next();
         hits[s] = Math.min(hits[s]! + 1, 0xffff);
         if (s !== previous) {
-          distinct[s] = distinct[s]! + 1;
+          distinct[s] = distinct[s]! + weight;
           previous = s;
         }
       }

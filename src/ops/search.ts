@@ -174,6 +174,19 @@ export function exclusionsInQuery(query: string): { text: string; exclude: strin
   return queryReadings(rest).terms.length === 0 ? undefined : { text: rest, exclude };
 }
 
+/**
+ * What each query stem is worth to a snippet's sentence: its inverse document frequency over the
+ * index, the rarest's 1 (`SnippetQuery`). A sentence holding only `patientenakte` then comes before
+ * one holding only `über`, where both counted one. Undefined (all worth 1) where the index keeps no
+ * statistics.
+ */
+function snippetWeights(index: IndexStore, stems: readonly string[]): number[] | undefined {
+  if (!index.idf || stems.length < 2) return undefined;
+  const idfs = index.idf(stems);
+  const most = Math.max(...idfs);
+  return most > 0 ? idfs.map((x) => x / most) : undefined;
+}
+
 /** How many times a search asks the engine again for the ranks its repeated pages took (`withoutRepeats`). */
 const DUPLICATE_ROUNDS = 2;
 
@@ -234,7 +247,8 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   }
   if (versions.length > req.maxResults) versions = versions.slice(0, req.maxResults);
   // The engine stemmed the same terms just now; a title's stop word is looked for in the text as the word it is.
-  const query = new SnippetQuery([...terms, ...(alternative ?? [])].map((t) => cachedStem(termWord(t))));
+  const stems = [...terms, ...(alternative ?? [])].map((t) => cachedStem(termWord(t)));
+  const query = new SnippetQuery(stems, snippetWeights(deps.index, stems));
   const shared = sharedDescriptions(versions);
   const results = versions.map((v) => toResult(v, query, req.snippetMaxLength, shared));
   if (req.mode === 'realtime_content') await refresh(deps, results, query, req.snippetMaxLength, signal);

@@ -55,21 +55,56 @@ export class SnippetQuery {
   /** Prefixes that a word must start with to stem to a query stem, by their lowercase first character. */
   readonly prefixes: (string[] | undefined)[] = new Array(128);
 
-  private hashed: Uint32Array | undefined;
+  /**
+   * Each stem's weight, by its index: what holding it is worth to a sentence, 1 for the rarest of
+   * the query's stems in the index (the caller's `weights`; all 1 when none are given).
+   */
+  readonly weights: Float64Array;
 
-  constructor(stems: readonly string[]) {
-    for (const s of stems) {
+  private hashed: Uint32Array | undefined;
+  private hashWeights: Float64Array | undefined;
+
+  /** `weights`: one per stem of `stems` (a repeated stem takes its first's). */
+  constructor(stems: readonly string[], weights?: readonly number[]) {
+    const kept: number[] = [];
+    for (const [k, s] of stems.entries()) {
       if (s.length === 0 || this.index.has(s)) continue;
       this.index.set(s, this.index.size);
+      kept.push(weights?.[k] ?? 1);
       const c = s.charCodeAt(0);
       if (c >= 128) continue; // only words outside ASCII stem to it, and the Unicode path stems them all
       (this.prefixes[c] ??= []).push(termPrefix(s));
     }
+    this.weights = Float64Array.from(kept);
   }
 
   /** The distinct stems' hashes, for passage indexes (computed on first use: most pages have none). */
   get hashes(): Uint32Array {
-    return (this.hashed ??= Uint32Array.from(new Set(Array.from(this.index.keys(), stemHash))));
+    if (this.hashed === undefined) this.hash();
+    return this.hashed!;
+  }
+
+  /** The weight of each of `hashes` (of two stems of one hash, the higher). */
+  get hashedWeights(): Float64Array {
+    if (this.hashWeights === undefined) this.hash();
+    return this.hashWeights!;
+  }
+
+  private hash(): void {
+    const at = new Map<number, number>();
+    const weights: number[] = [];
+    for (const [s, k] of this.index) {
+      const h = stemHash(s);
+      const i = at.get(h);
+      if (i === undefined) {
+        at.set(h, weights.length);
+        weights.push(this.weights[k]!);
+      } else {
+        weights[i] = Math.max(weights[i]!, this.weights[k]!);
+      }
+    }
+    this.hashed = Uint32Array.from(at.keys());
+    this.hashWeights = Float64Array.from(weights);
   }
 
   get size(): number {
@@ -108,24 +143,25 @@ export class SnippetQuery {
 /** The scan's table of ASCII word characters, bound here: read through the import binding, the scan took 1.09x as long. */
 const ASCII_WORD = SHARED_ASCII_WORD;
 
-/** 1 when `stem` is counted in sentence `mark` for the first time (and marks it so), else 0. */
-function firstInSentence(last: Int32Array, stem: number, mark: number): number {
+/** The stem's weight when `stem` is counted in sentence `mark` for the first time (and marks it so), else 0. */
+function firstInSentence(last: Int32Array, stem: number, mark: number, weights: Float64Array): number {
   if (last[stem] === mark) return 0;
   last[stem] = mark;
-  return 1;
+  return weights[stem]!;
 }
 
 /**
  * The best sentence from sentence `first` on (its index in `bounds`, a multiple of two; the first
  * of equals). How well a
- * sentence matches: ten points per distinct query stem it holds, plus one per occurrence up to
- * five. Words are those of `words()`, found as `scanWords` finds them (runs of ASCII letters and
+ * sentence matches: ten points per distinct query stem it holds (times the stem's weight: a rare
+ * word's sentence before a common word's), plus one per occurrence up to five. Words are those of `words()`, found as `scanWords` finds them (runs of ASCII letters and
  * digits and of characters outside ASCII; a possessive's s is none), but in one loop here without
  * a call per word: this loop is most of a long page's snippet.
  */
 export function bestSentence(text: string, bounds: readonly number[], query: SnippetQuery, first = 0): number {
   // The sentence (+1) in which each query stem was last counted: distinct stems per sentence without a set.
   const last = new Int32Array(query.size);
+  const weights = query.weights;
   const chain = new CompoundChain(text);
   let best = 2 * first;
   let bestScore = -1;
@@ -165,13 +201,13 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
           const stem = query.compound(text, chain.doneStart, chain.doneEnd);
           if (stem >= 0) {
             hits++;
-            distinct += firstInSentence(last, stem, mark);
+            distinct += firstInSentence(last, stem, mark, weights);
           }
         }
         const stem = wordEnd < 0 ? -1 : query.asciiWord(text, i, j);
         if (stem >= 0) {
           hits++;
-          distinct += firstInSentence(last, stem, mark);
+          distinct += firstInSentence(last, stem, mark, weights);
         }
       } else {
         j = wideRunEnd(text, j, end); // —C++ ends with the word C++
@@ -179,14 +215,14 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
           const stem = query.compound(text, chain.doneStart, chain.doneEnd);
           if (stem >= 0) {
             hits++;
-            distinct += firstInSentence(last, stem, mark);
+            distinct += firstInSentence(last, stem, mark, weights);
           }
         }
         for (const w of unicodeWords(text, i, j)) {
           const stem = query.index.get(cachedStem(w));
           if (stem === undefined) continue;
           hits++;
-          distinct += firstInSentence(last, stem, mark);
+          distinct += firstInSentence(last, stem, mark, weights);
         }
       }
       i = j;
@@ -195,7 +231,7 @@ export function bestSentence(text: string, bounds: readonly number[], query: Sni
       const stem = query.compound(text, chain.doneStart, chain.doneEnd);
       if (stem >= 0) {
         hits++;
-        distinct += firstInSentence(last, stem, mark);
+        distinct += firstInSentence(last, stem, mark, weights);
       }
     }
     const score = distinct * 10 + Math.min(hits, 5);
@@ -311,7 +347,7 @@ function indexedSnippet(markdown: string, index: PassageIndex, query: SnippetQue
   // The text from sentence `first` on: the title line's text and the space after it left out.
   const skipped = first === 0 ? 0 : firstLine().length + 1;
   if (index.textLength - skipped <= maxLength) return wholeText(segment(markdown), markdown, first);
-  const [from, to] = widen(index.best(query.hashes, first), first, index.sentences, (s) => table.length[s]!, maxLength);
+  const [from, to] = widen(index.best(query.hashes, first, query.hashedWeights), first, index.sentences, (s) => table.length[s]!, maxLength);
   let passage = '';
   let line = -1;
   let text = '';

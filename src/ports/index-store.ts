@@ -41,6 +41,11 @@ export interface IndexHit {
 
 export interface IndexStore {
   search(query: IndexQuery): Promise<IndexHit[]>;
+  /**
+   * Each stemmed term's inverse document frequency over the index (BM25's, never negative), for
+   * weighing the words of a snippet's sentences; absent where the store keeps no statistics.
+   */
+  idf?(stems: readonly string[]): number[];
   /** Prepares the index for serving (load or build); searching does it on first use otherwise. */
   open?(): Promise<unknown>;
   /** Rebuilds the index from the page store. */

@@ -63,6 +63,13 @@ describe('search over HTTP', () => {
       page('https://birds.test/osprey', { title: 'Ospreys', content: 'The osprey dives feet first for fish.', description: 'Birds of the coast, every week.' }),
       page('https://birds.test/osprey-pair', { title: 'Osprey pairs', content: 'An osprey pair returns each spring.', description: 'Birds of the coast, every week.' }),
       page('https://other.test/osprey', { title: 'Osprey facts', content: 'Ospreys live on every continent but one.', description: 'Facts about the osprey.' }),
+      page('https://harbour.test/keeper', {
+        title: 'The point',
+        content:
+          'The harbour has many dinghies in summer, moored in rows along the quay from the market to the old customs house by the river mouth. ' +
+          'A lamplighter lives alone on the point, and climbs the tower every evening to light the lamp for the ships that pass in the night.',
+      }),
+      ...[1, 2, 3, 4].map((n) => page(`https://dinghies.test/${n}`, { title: `Bay ${n}`, content: `The dinghies of bay ${n} are painted red.` })),
       page('https://wire.test/kite', { title: 'Kites return', content: 'Red kites breed again in the valley.', description: 'A story from the wire.' }),
       page('https://paper.test/kite', { title: 'Kites are back', content: 'The red kite was seen over the town.', description: 'A story from the wire.' }),
       page('https://py.test/312', {
@@ -314,6 +321,15 @@ describe('search over HTTP', () => {
       'https://paper.test/kite': 'The red kite was seen over the town.',
     });
     assert.deepEqual(Object.values(await described({ query: 'kite', max_results: 1 })), ['A story from the wire.']);
+  });
+
+  test("a snippet's sentence holding a rare word of the query comes before one holding a common word", async () => {
+    const [hit] = (await search({ query: 'dinghies lamplighter', max_results: 1, snippet_max_length: 180 })).body.results;
+    assert.equal(hit.url, 'https://harbour.test/keeper');
+    assert.match(hit.snippet, /^A lamplighter lives alone/);
+    // The same words, each counted once: the first of equals (a single word gives no weights).
+    const [alone] = (await search({ query: 'dinghies', max_results: 5, site: 'harbour.test', snippet_max_length: 180 })).body.results;
+    assert.match(alone.snippet, /^The harbour has many dinghies/);
   });
 
   test('a snippet leaves out a first heading the title shows already', async () => {

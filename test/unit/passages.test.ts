@@ -355,6 +355,25 @@ ${filler}「本当？」と田中さんは聞いた。「はい。」${filler}`;
     assert.match(both('Rust ownership', 'Intro.\n\n# Rust ownership\n\nMore text.'), /^Intro\.\nRust ownership\nMore/);
   });
 
+  test("a sentence's query words count by their weights, by the index as by the scan: a rare word's sentence before a common word's", () => {
+    const filler = Array.from({ length: 90 }, (_, i) => `Paragraph ${i} is about tools and compilers, and about other matters of interest to readers.`);
+    const md = [filler.slice(0, 10).join(' '), 'The harbour has many boats in summer.', filler.slice(10, 25).join(' '), 'A lighthouse keeper lives alone on the point.', filler.slice(25).join(' ')].join('\n\n');
+    assert.ok(md.length >= PASSAGE_INDEX_MIN);
+    const stems = queryTerms('boats lighthouse').map(stem);
+    const both = (query: SnippetQuery) => {
+      const scanned = pageSnippet(md, undefined, query, 120).snippet;
+      assert.equal(pageSnippet(md, buildPassages(md), query, 120).snippet, scanned);
+      return scanned;
+    };
+    // Equal weights: the first of equals, the boats.
+    assert.match(both(new SnippetQuery(stems)), /^The harbour has many boats/);
+    assert.match(both(new SnippetQuery(stems, [1, 1])), /^The harbour has many boats/);
+    // `boats` common, `lighthouse` rare: the lighthouse.
+    assert.match(both(new SnippetQuery(stems, [0.2, 1])), /^A lighthouse keeper/);
+    // A sentence holding both still beats either, and a repeated stem keeps its first weight.
+    assert.match(both(new SnippetQuery([...stems, stems[0]!], [1, 0.2, 0.01])), /^The harbour has many boats/);
+  });
+
   test('a description reads headings in the part scanned, as fallbackDescription does', () => {
     // A heading line that starts one character before SCAN_LIMIT: only its `#` is read.
     const md = `ab\n${'# h\n'.repeat((SCAN_LIMIT + 4) / 4)}`;

@@ -23,7 +23,7 @@ import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { WebqlNode } from '../../core/webql.js';
 import { type Db, openDatabase } from '../sqlite/database.js';
-import { allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
+import { allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, idf, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { SearchHelper } from './search-helper.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from '../worker.js';
@@ -1246,6 +1246,12 @@ export class EngineIndexStore implements IndexStore {
   searchPart(q: IndexQuery, range: DocRange, floor?: SharedFloor): IndexHit[] {
     this.refresh();
     return searchTopK(this.segments, this.statistics(), q.terms.map(cachedStem), this.filter(q), q.limit, range, floor);
+  }
+
+  /** Each stem's BM25 inverse document frequency over every segment (IndexStore `idf`). */
+  idf(stems: readonly string[]): number[] {
+    const stats = this.statistics();
+    return stems.map((stem) => idf(stats, stats.df(stem)));
   }
 
   /** Every match scored (of both readings, with `alternative`), for tests and the benchmark: the reference `search` must equal. */
