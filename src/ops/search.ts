@@ -152,6 +152,9 @@ export function siteInQuery(query: string, site: string | undefined): QuerySites
   return out;
 }
 
+/** The most `-word`s of a standard query that are read; a query with more reads them as words. */
+export const EXCLUDED_WORDS_MAX = 20;
+
 /** A standard query's `-word`: a hyphen opening a word of letters (not `-5`, not `-site:`). */
 const EXCLUDED_WORD_RE = /(?:^|\s)-(\p{L}[^\s:]*)(?=\s|$)/gu;
 
@@ -159,9 +162,13 @@ const EXCLUDED_WORD_RE = /(?:^|\s)-(\p{L}[^\s:]*)(?=\s|$)/gu;
  * The words a standard query leaves out with `-word` (`jaguar -car`, as people and models write
  * queries), as terms, and the query without them: a page holding one is no result. A `-word` that
  * is no single term (a stop word, a compound) stays a word of the query, as before; undefined, and
- * the query read as it is, when none is read or when nothing else is left to search for.
+ * the query read as it is, when none is read, when there are more than `EXCLUDED_WORDS_MAX`, or when
+ * nothing else is left to search for.
  */
 export function exclusionsInQuery(query: string): { text: string; exclude: string[] } | undefined {
+  // Each term left out costs a pass over its postings in every segment: a query of hundreds (2,000
+  // characters of `-ab`) would read most of the index. Past the cap they are words, as before.
+  if ((query.match(EXCLUDED_WORD_RE) ?? []).length > EXCLUDED_WORDS_MAX) return undefined;
   const exclude: string[] = [];
   const text = query.replace(EXCLUDED_WORD_RE, (whole, word: string) => {
     const terms = queryTerms(word);

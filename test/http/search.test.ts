@@ -234,6 +234,10 @@ describe('search over HTTP', () => {
     assert.deepEqual(await sorted('osprey -the'), ospreys);
     assert.deepEqual(await urls({ query: 'osprey -1' }), await urls({ query: 'osprey 1' }));
     assert.equal((await search({ query: 'osprey -fish' })).body.query, 'osprey -fish');
+    // More than twenty: all read as words, as before (each costs a pass over its postings).
+    const twenty = `osprey -fish ${Array.from({ length: 19 }, (_, i) => `-nothing${String.fromCharCode(97 + i)}`).join(' ')}`;
+    assert.deepEqual(await sorted(twenty), ['https://birds.test/osprey-pair', 'https://other.test/osprey']);
+    assert.ok((await sorted(`${twenty} -nothingz`)).includes('https://birds.test/osprey'));
   });
 
   test('never more than max_results; default 10', async () => {
