@@ -13,6 +13,7 @@
  * - 200,000 pages stored with descriptions (their shared ones marked as they come) against without,
  *   and a search's ten of them read by getVersions (the mark read with the row) against without it;
  * - a page's text read as TEXT against as a BLOB decoded by `Buffer#toString`;
+ * - a snippet's term weights: the engine's idf of each claim's stems, per query;
  * - the access line: the default server (logging at info, secret headers redacted) against one
  *   logging at warn (no access line) and one logging at info without redaction, requests
  *   alternating between the three query by query; the paired median (latency less the request's
@@ -27,6 +28,7 @@ import Database from 'better-sqlite3';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
 import { SCAN_LIMIT } from '../src/core/passages.js';
+import { cachedStem, queryReadings, termWord } from '../src/core/text.js';
 import { toIso } from '../src/core/time.js';
 import { buildApp } from '../src/http/app.js';
 import { openServedIndex } from './http-figure.js';
@@ -243,6 +245,17 @@ const us = (ms: number) => `${(ms * 1000).toFixed(ms < 0.01 ? 2 : 1)} us`;
 // The access line: three servers on the same services, requests alternating query by query.
 {
   const { services, engine } = await openServedIndex(path);
+  // A snippet's term weights (ops/search.ts snippetWeights): the engine's idf of each claim's stems, per query.
+  for (const [name, claims] of benchQuerySets(Number(values.queries))) {
+    const stems = claims.map((q) => queryReadings(q).terms.map((t) => cachedStem(termWord(t))));
+    const per: number[] = [];
+    for (let pass = 0; pass < 5; pass++) {
+      const t = performance.now();
+      for (const s of stems) engine.idf(s);
+      if (pass > 0) per.push((performance.now() - t) / stems.length);
+    }
+    console.log(`Snippet term weights (idf of a query's stems over ${engine.segmentCount} segment(s)), ${name} claims, per query (median of four passes): ${us(median(per))}`);
+  }
   const devNull = openSync('/dev/null', 'w');
   const stream = { write: (line: string) => writeSync(devNull, line) };
   const apps = {
