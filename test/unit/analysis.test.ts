@@ -339,22 +339,20 @@ describe('snippet word filter', () => {
 });
 
 describe('sentenceBounds', () => {
-  test('a sentence ends after . ! or ? followed by a space or the end; decimals and initials inside a word stay', () => {
-    const text = 'A 3.5 mg dose (p<0.001) worked. Why?! It did... E.g.the rest';
+  /** The sentences of `text`, as `sentenceBounds` cuts it. */
+  const parts = (text: string) => {
     const b = sentenceBounds(text);
-    const parts: string[] = [];
-    for (let i = 0; i < b.length; i += 2) parts.push(text.slice(b[i], b[i + 1]));
-    assert.deepEqual(parts, ['A 3.5 mg dose (p<0.001) worked.', 'Why?!', 'It did...', 'E.g.the rest']);
+    const out: string[] = [];
+    for (let i = 0; i < b.length; i += 2) out.push(text.slice(b[i], b[i + 1]));
+    return out;
+  };
+
+  test('a sentence ends after . ! or ? followed by a space or the end; decimals and initials inside a word stay', () => {
+    assert.deepEqual(parts('A 3.5 mg dose (p<0.001) worked. Why?! It did... E.g.the rest'), ['A 3.5 mg dose (p<0.001) worked.', 'Why?!', 'It did...', 'E.g.the rest']);
     assert.deepEqual(sentenceBounds('  '), []);
   });
 
   test('a dot before a lowercase letter, after an initial, a title or a dotted initialism ends no sentence; a company or etc. end one before a capital', () => {
-    const parts = (text: string) => {
-      const b = sentenceBounds(text);
-      const out: string[] = [];
-      for (let i = 0; i < b.length; i += 2) out.push(text.slice(b[i], b[i + 1]));
-      return out;
-    };
     assert.deepEqual(parts('SAN FRANCISCO (AP) — Pacific Gas & Electric Co. was set to begin. It did.'), ['SAN FRANCISCO (AP) — Pacific Gas & Electric Co. was set to begin.', 'It did.']);
     assert.deepEqual(parts('Talks with Mr. Trump and Dr. Khaldun of Gov. Noem’s staff. On Nov. 18 at No. 5 Main St. the rest.'), [
       'Talks with Mr. Trump and Dr. Khaldun of Gov. Noem’s staff.',
@@ -375,12 +373,6 @@ describe('sentenceBounds', () => {
   });
 
   test('。！？ end a sentence without a space after them, with the closing brackets that follow, unless the sentence goes on after the quote', () => {
-    const parts = (text: string) => {
-      const b = sentenceBounds(text);
-      const out: string[] = [];
-      for (let i = 0; i < b.length; i += 2) out.push(text.slice(b[i], b[i + 1]));
-      return out;
-    };
     assert.deepEqual(parts('東京は晴れです。明日は雨！「本当？」と聞いた。 Then English. 最後'), ['東京は晴れです。', '明日は雨！', '「本当？」と聞いた。', 'Then English.', '最後']);
     // A quote that is a sentence of its own: followed by another quote, kanji, katakana, a space or the end.
     assert.deepEqual(parts('「はい。」「いいえ。」田中さんは笑った。『ノー！』カナ。「終わり。」'), ['「はい。」', '「いいえ。」', '田中さんは笑った。', '『ノー！』', 'カナ。', '「終わり。」']);
