@@ -339,6 +339,50 @@ describe("migration 20 (descriptions keyed with their host's)", () => {
   });
 });
 
+describe('description marks', () => {
+  test('made-up pages stored in any order end with the marks migration 20 gives them, and with the rule read straight off the rows', async () => {
+    const dir = tempDir();
+    try {
+      const path = `${dir.path}/marks.db`;
+      let db = openDatabase({ path });
+      const pages = new SqlitePageStore(db);
+      const random = rng(20);
+      const pick = picker(random);
+      // Few hosts, descriptions and contents, so that hosts share descriptions and pages are copies.
+      const made = Array.from({ length: 400 }, () => {
+        const host = pick(['a.test', 'b.test', 'www.a.test', 'c.test']);
+        const description = random() < 0.15 ? undefined : pick(['One for all.', 'Its own.', 'Another.', 'News.', 'Kept.']);
+        return page(`https://${host}/${Math.floor(random() * 40)}`, {
+          title: pick(['T', 'U']),
+          content: pick(['A.', 'B.', 'C.', 'D.', 'E.', 'F.']),
+          ...(description && { description }),
+          acquiredAt: Date.parse('2026-01-01T00:00:00Z') + Math.floor(random() * 50) * 60_000,
+        });
+      });
+      for (let i = 0; i < made.length; i += 37) await pages.putVersions(made.slice(i, i + 37));
+      type Row = { id: number; page_id: number; host: string; description: string | null; content_hash: string; description_shared: number };
+      const rows = () =>
+        db.prepare<[], Row>('SELECT v.id, v.page_id, p.host, v.description, v.content_hash, v.description_shared FROM versions v JOIN pages p ON p.id = v.page_id ORDER BY v.id').all();
+      const stored = rows();
+      const rule = stored.map((v) =>
+        v.description !== null && stored.some((o) => o.host === v.host && o.description === v.description && o.page_id !== v.page_id && o.content_hash !== v.content_hash) ? 1 : 0,
+      );
+      assert.deepEqual(stored.map((v) => v.description_shared), rule);
+      assert.ok(rule.filter((x) => x === 1).length > 50 && rule.filter((x) => x === 0).length > 50, 'both marks among the rows');
+      db.exec('DROP INDEX versions_description');
+      db.exec('ALTER TABLE versions DROP COLUMN description_key');
+      db.exec('ALTER TABLE versions DROP COLUMN description_shared');
+      db.pragma('user_version = 19');
+      db.close();
+      db = openDatabase({ path });
+      assert.deepEqual(rows().map((v) => v.description_shared), rule);
+      db.close();
+    } finally {
+      dir.remove();
+    }
+  });
+});
+
 describe('sqlite crawl frontier', () => {
   test('due pages: shallowest first, then the longest due; not before next_at; read in index order, not sorted', async () => {
     const { db, close } = sqlite();
