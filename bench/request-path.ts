@@ -66,7 +66,7 @@ const us = (ms: number) => `${(ms * 1000).toFixed(ms < 0.01 ? 2 : 1)} us`;
   const db = new Database(path, { readonly: true });
   db.pragma(`mmap_size = ${2 ** 31}`); // as adapters/sqlite/database.ts opens it
   const count = (db.prepare('SELECT max(id) AS n FROM versions').get() as { n: number }).n;
-  // The query of SqlitePageStore's `byIds` but for its description look-up (measured below: these pages have none).
+  // SqlitePageStore's `byIds` columns, but the content read whole and no description mark (these pages have no description; the mark is measured below).
   const sql = `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description, v.content, v.passages
     FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (${Array(10).fill('?').join(', ')})`;
   const ways = { arrays: db.prepare(sql).raw(), objects: db.prepare(sql) };

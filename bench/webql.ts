@@ -35,9 +35,9 @@ import Database from 'better-sqlite3';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../src/adapters/sqlite/index-store.js';
 import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
-import { queryReadings, scanWords, STOP_WORDS, words } from '../src/core/text.js';
+import { scanWords, STOP_WORDS, words } from '../src/core/text.js';
 import { parseWebql } from '../src/core/webql.js';
-import { exclusionsInQuery } from '../src/ops/search.js';
+import { standardWords } from '../src/ops/search.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../src/ports/index-store.js';
 import { openServedIndex } from './http-figure.js';
 import { cellOf, loadCorpus, loadQrels, loadQueries, median, sentencesOf, storeGenerated } from './scifact.js';
@@ -71,13 +71,6 @@ function firstCompound(claim: string): string | undefined {
   let first: string | undefined;
   scanWords(claim, () => {}, 0, claim.length, (i, j) => (first ??= claim.slice(i, j)));
   return first;
-}
-
-/** A standard query as search.ts asks the engine for it: its `-word`s left out, its words read both ways. */
-function standardQuery(text: string): IndexQuery {
-  const left = exclusionsInQuery(text);
-  const { terms, alternative } = queryReadings(left?.text ?? text);
-  return { terms, ...(alternative && { alternative }), ...(left && { excludeTerms: left.exclude }), limit: 10 };
 }
 
 /** Each shape's name, its query made from a claim, and `standard` for a standard query (`-word`s left out, no AND) rather than webql. */
@@ -195,7 +188,7 @@ const differing: string[] = [];
 for (const [shape, make, mode] of SHAPES) {
   const queries = claims
     .map(make)
-    .flatMap((text, n) => (text ? [{ text, q: mode === 'standard' ? standardQuery(text) : ({ terms: [], webql: parseWebql(text), limit: 10 } satisfies IndexQuery), n }] : []));
+    .flatMap((text, n) => (text ? [{ text, q: mode === 'standard' ? { ...standardWords(text), limit: 10 } : ({ terms: [], webql: parseWebql(text), limit: 10 } satisfies IndexQuery), n }] : []));
   for (const { q } of queries) await engine.search(q); // warm, as bench:search warms
   const timed = queries.map(({ text }) => ({ shape, text, ms: [] as number[] }));
   perQuery.push(...timed);

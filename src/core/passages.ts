@@ -21,7 +21,7 @@
  * changes which sentence a snippet shows.
  */
 import { CODE_LINE, codeLines, holdAll, holdCode, holdEscapes, mayHold, releaseEscapes } from './escapes.js';
-import { ANALYSIS_VERSION, cachedStem, compoundWord, scanWords, unicodeWords, withoutClosingHashes, withoutMarks, withoutRuleLines } from './text.js';
+import { ANALYSIS_VERSION, cachedStem, compoundWord, HEADING_MARK, INDENT, LINE_MARKER_RE, LIST_MARK, scanWords, unicodeWords, withoutClosingHashes, withoutMarks, withoutRuleLines } from './text.js';
 
 /** Pages can be large; passages are looked for in the first part only. */
 export const SCAN_LIMIT = 200_000;
@@ -62,16 +62,6 @@ export function lineAt(markdown: string, start: number): string {
   return markdown.slice(start, end < 0 || end > limit ? limit : end);
 }
 
-/** A line's indent, a heading's marker and a list item's, as markdown writes them. */
-const INDENT = '[^\\S\\n]{0,3}';
-const HEADING_MARK = '#{1,6}';
-const LIST_MARK = '[-*+]|\\d+\\.';
-/**
- * The markers `linesToText` takes off a line: a heading's, a quote's or a list item's, and the space
- * after each (a quote's needs none: `>` alone is a quote's blank line, `>text` a quote); all of a line's (a list in a quote, `> - item`; a heading in a list item, `- ### Title`)
- * up to a heading's, whose text is the rest (`## # of users` is a heading of `# of users`).
- */
-const LINE_MARKER_RE = new RegExp(`^${INDENT}(?:>[^\\S\\n]*|(?:${LIST_MARK})[^\\S\\n]+)*(?:${HEADING_MARK}[^\\S\\n]+)?`, 'gm');
 /** A heading's and a list item's marker at a line's start (sticky: tested at an offset without a slice). */
 const HEADING_AT = new RegExp(`${INDENT}${HEADING_MARK}[^\\S\\n]`, 'y');
 const LIST_ITEM_AT = new RegExp(`${INDENT}(?:${LIST_MARK})[^\\S\\n]`, 'y');

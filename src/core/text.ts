@@ -706,6 +706,19 @@ export function withoutClosingHashes(text: string): string {
   return copied === 0 ? text : out + text.slice(copied);
 }
 
+/** A line's indent, a heading's marker and a list item's, as markdown writes them. */
+export const INDENT = '[^\\S\\n]{0,3}';
+export const HEADING_MARK = '#{1,6}';
+export const LIST_MARK = '[-*+]|\\d+\\.';
+/**
+ * The markers a line's text is read without (`markdownToText`, passages.ts `linesToText`): a
+ * heading's, a quote's or a list item's, and the space after each (a quote's needs none: `>` alone
+ * is a quote's blank line, `>text` a quote); all of a line's (a list in a quote, `> - item`; a
+ * heading in a list item, `- ### Title`) up to a heading's, whose text is the rest (`## # of users`
+ * is a heading of `# of users`). No newline is crossed.
+ */
+export const LINE_MARKER_RE = new RegExp(`^${INDENT}(?:>[^\\S\\n]*|(?:${LIST_MARK})[^\\S\\n]+)*(?:${HEADING_MARK}[^\\S\\n]+)?`, 'gm');
+
 /** A run of one of markdown's inline marks (a run of two, `*|`, is two runs: each is read by itself). */
 const MARK_RUN_RE = /([*_`|])\1*/g;
 const isSpaceAt = (text: string, i: number) => i < 0 || i >= text.length || /\s/.test(text[i]!);
@@ -761,8 +774,7 @@ export function markdownToText(markdown: string): string {
   if (text.includes('](')) text = text.replace(/!\[[^\]]*\]\([^)]*\)/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
   text = withoutRuleLines(text);
   if (text.includes('#')) text = withoutClosingHashes(text);
-  // A line's markers, up to a heading's (`## # of users`: its text is `# of users`), no newline crossed.
-  text = text.replace(/^[^\S\n]{0,3}(?:>[^\S\n]*|(?:[-*+]|\d+\.)[^\S\n]+)*(?:#{1,6}[^\S\n]+)?/gm, '');
+  text = text.replace(LINE_MARKER_RE, '');
   if (/[*_`|]/.test(text)) text = withoutMarks(text);
   if (text.includes('~~')) text = text.replace(/~~+/g, ' ');
   // Each run of whitespace becomes one space, as /\s+/g would make it; a lone space is not matched,

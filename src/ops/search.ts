@@ -4,7 +4,7 @@ import { cachedStem, queryReadings, queryTerms, termWord } from '../core/text.js
 import { isStorableTime, toIso } from '../core/time.js';
 import { parseSiteFilter } from '../core/url.js';
 import { parseWebql, positiveWords } from '../core/webql.js';
-import type { IndexStore } from '../ports/index-store.js';
+import type { IndexQuery, IndexStore } from '../ports/index-store.js';
 import type { PageStore, ResultVersion } from '../ports/page-store.js';
 import { type FetchDeps, storeLivePage } from './fetch-page.js';
 import { inTitle, pageSnippet, shortDescription, SnippetQuery } from './snippet.js';
@@ -182,6 +182,17 @@ export function exclusionsInQuery(query: string): { text: string; exclude: strin
 }
 
 /**
+ * A standard query's words as the engine is asked for them: its `-word`s left out
+ * (`exclusionsInQuery`), and a hyphenated compound also read as its joined word (a page scores the
+ * better reading: `queryReadings`).
+ */
+export function standardWords(text: string): Pick<IndexQuery, 'terms' | 'alternative' | 'excludeTerms'> {
+  const left = exclusionsInQuery(text);
+  const { terms, alternative } = queryReadings(left?.text ?? text);
+  return { terms, ...(alternative && { alternative }), ...(left && { excludeTerms: left.exclude }) };
+}
+
+/**
  * What each query stem is worth to a snippet's sentence: its inverse document frequency over the
  * index, the rarest's 1 (`SnippetQuery`). A sentence holding only `patientenakte` then comes before
  * one holding only `über`, where both counted one. Undefined (all worth 1) where the index keeps no
@@ -225,18 +236,14 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   // webql reads its own `site:`; a standard query's `site:` is its site filter, its `-site:`s sites left out.
   const named = webql ? undefined : siteInQuery(req.query, req.site);
   if (named?.sites?.length === 0) return { query: req.query, results: [] };
-  const left = webql ? undefined : exclusionsInQuery(named?.text ?? req.query);
-  // A hyphenated compound is also read as its joined word: a page scores the better reading.
-  const { terms, alternative } = webql ? { terms: positiveWords(webql), alternative: undefined } : queryReadings(left?.text ?? named?.text ?? req.query);
+  const words = webql ? { terms: positiveWords(webql) } : standardWords(named?.text ?? req.query);
   const asked = {
-    terms,
-    ...(alternative && { alternative }),
+    ...words,
     ...(webql && { webql }),
     // One site named is the site filter; several, the sites a page must be of one of (each narrowed by the field's).
     site: named?.sites?.length === 1 ? named.sites[0] : req.site,
     ...(named?.sites && named.sites.length > 1 && { anySites: named.sites }),
     ...(named?.exclude && { excludeSites: named.exclude }),
-    ...(left && { excludeTerms: left.exclude }),
     acquiredAfter: req.acquiredAfter,
     acquiredBefore: req.acquiredBefore,
     publishedAfter: req.publishedAfter,
@@ -254,7 +261,7 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   }
   if (versions.length > req.maxResults) versions = versions.slice(0, req.maxResults);
   // The engine stemmed the same terms just now; a title's stop word is looked for in the text as the word it is.
-  const stems = [...terms, ...(alternative ?? [])].map((t) => cachedStem(termWord(t)));
+  const stems = [...words.terms, ...(words.alternative ?? [])].map((t) => cachedStem(termWord(t)));
   const query = new SnippetQuery(stems, snippetWeights(deps.index, stems));
   const shared = sharedDescriptions(versions);
   const results = versions.map((v) => toResult(v, query, req.snippetMaxLength, shared));

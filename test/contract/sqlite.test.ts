@@ -21,6 +21,13 @@ import { ledgerContract } from './ledger.contract.js';
 import { limiterContract } from './limiter.contract.js';
 import { pageIndexContract } from './page-index.contract.js';
 
+/** A database as it was before migration 20: its description keys and marks, and their index, gone. */
+function withoutMigration20(db: Db): void {
+  db.exec('DROP INDEX versions_description');
+  db.exec('ALTER TABLE versions DROP COLUMN description_key');
+  db.exec('ALTER TABLE versions DROP COLUMN description_shared');
+}
+
 function sqlite() {
   const dir = tempDir();
   const db = openDatabase({ path: `${dir.path}/test.db` });
@@ -182,9 +189,7 @@ describe('migration 10 (the FTS5 index goes)', () => {
       db.exec('DROP TABLE unsettled_reservations'); // migration 18's
       db.exec('DROP TABLE captures'); // migration 19's
       db.exec('ALTER TABLE versions DROP COLUMN first_searchable');
-      db.exec('DROP INDEX versions_description'); // migration 20's
-      db.exec('ALTER TABLE versions DROP COLUMN description_key');
-      db.exec('ALTER TABLE versions DROP COLUMN description_shared');
+      withoutMigration20(db);
       db.pragma('user_version = 9');
       db.close();
 
@@ -278,9 +283,7 @@ describe('migration 19 (timelines are their captures\')', () => {
       db.prepare("UPDATE versions SET superseded_at = ? WHERE content IN ('guava a', 'guava c')").run(t1);
       db.exec('DROP TABLE captures');
       db.exec('ALTER TABLE versions DROP COLUMN first_searchable');
-      db.exec('DROP INDEX versions_description'); // migration 20's
-      db.exec('ALTER TABLE versions DROP COLUMN description_key');
-      db.exec('ALTER TABLE versions DROP COLUMN description_shared');
+      withoutMigration20(db);
       db.pragma('user_version = 18');
       db.close();
 
@@ -320,9 +323,7 @@ describe("migration 20 (descriptions keyed with their host's)", () => {
         page('https://b.test/1', { content: 'three', description: 'The site of a.' }),
         page('https://b.test/2', { content: 'four', description: 'Its own.' }),
       ]);
-      db.exec('DROP INDEX versions_description');
-      db.exec('ALTER TABLE versions DROP COLUMN description_key');
-      db.exec('ALTER TABLE versions DROP COLUMN description_shared');
+      withoutMigration20(db);
       db.pragma('user_version = 19');
       db.close();
 
@@ -369,9 +370,7 @@ describe('description marks', () => {
       );
       assert.deepEqual(stored.map((v) => v.description_shared), rule);
       assert.ok(rule.filter((x) => x === 1).length > 50 && rule.filter((x) => x === 0).length > 50, 'both marks among the rows');
-      db.exec('DROP INDEX versions_description');
-      db.exec('ALTER TABLE versions DROP COLUMN description_key');
-      db.exec('ALTER TABLE versions DROP COLUMN description_shared');
+      withoutMigration20(db);
       db.pragma('user_version = 19');
       db.close();
       db = openDatabase({ path });

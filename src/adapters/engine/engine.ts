@@ -871,7 +871,7 @@ export function searchTopK(
     // Every candidate below is in the window's bitset when there is one: then a filter of a
     // published window alone is the `gone` bit, not `accept` (four reads from 8 MB columns per
     // candidate: a quarter of a short, one-year query's time).
-    const trivial = isTrivial(filter, pub?.bits !== undefined, true);
+    const trivial = isTrivial(filter, pub?.bits !== undefined);
     // So is a filter of terms left out: their documents' bits set in a copy of it.
     const gone = held === undefined || !trivial ? sseg.gone : orBits(sseg.gone, held);
     if (pub?.bits && pub.count * n * 64 <= postingCount) {
@@ -1153,14 +1153,13 @@ function windowScratch(lists: number): WindowScratch {
 
 /**
  * No filter but the default one (versions alive now and not deleted), or that and a published
- * window when `windowed`, or that and terms left out when `withTerms` (the caller sets their bits).
+ * window when `windowed`; terms left out (`notTerms`) aside, whose bits the caller adds to `gone`.
  */
-function isTrivial(f: EngineFilter, windowed = false, withTerms = false): boolean {
+function isTrivial(f: EngineFilter, windowed = false): boolean {
   return (
     f.revSite === undefined &&
     f.anyRevSites === undefined &&
     f.notRevSites === undefined &&
-    (withTerms || f.notTerms === undefined) &&
     f.acquiredAfter === undefined &&
     f.acquiredBefore === undefined &&
     (windowed || (f.publishedAfter === undefined && f.publishedBefore === undefined)) &&

@@ -347,16 +347,18 @@ export function openDatabase(options: OpenOptions): Db {
   // ten random versions, 20 us each through read(), 11 us mapped (1M-version file). The map is
   // capped at 2 GiB; the pages are the file's own, shared and reclaimable.
   if (options.path !== ':memory:' && options.mapped !== false) db.pragma(`mmap_size = ${MMAP_BYTES}`);
-  // For the migration that keys the stored descriptions.
-  db.function('host_description_key', { deterministic: true }, (host: unknown, description: unknown) =>
-    typeof host === 'string' && typeof description === 'string' ? descriptionKey(host, description) : null,
-  );
   if (!options.readonly) migrate(db);
   return db;
 }
 
 function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
+  // For migration 20, which keys the stored descriptions.
+  if (current < MIGRATIONS.length) {
+    db.function('host_description_key', { deterministic: true }, (host: unknown, description: unknown) =>
+      typeof host === 'string' && typeof description === 'string' ? descriptionKey(host, description) : null,
+    );
+  }
   for (let v = current; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[v]!);
