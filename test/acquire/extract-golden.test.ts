@@ -495,6 +495,10 @@ test("a chrome line inside the article (an ad's label, continue reading, a read-
     '<p>Story continues below advertisement</p>',
     '<div><span>Share on Facebook</span> <span>Share on X</span></div>',
     '<p>Anzeige</p>',
+    // An ad's script gone, its label left: `Advert` above it, WordAds' `Advertisements`, in Indonesian `Iklan`.
+    '<div class="Off5dpXq"><center><span style="font-size:0.7em">Advert</span><br></center></div>',
+    '<div><span>Advertisements</span></div>',
+    '<p>Iklan</p>',
     '<p><strong>Related:</strong> <a href="/other"><strong>Ten budgets that went wrong</strong></a></p>',
     '<p><b>READ MORE: <a href="/more">The mayor answers</a></b></p>',
     '<p><strong>Tags<br><a href="/tag/budget">budget</a>, <a href="/tag/council">council</a>, <a href="/tag/city">city hall</a></strong></p>',
@@ -508,6 +512,41 @@ test("a chrome line inside the article (an ad's label, continue reading, a read-
   const blocks = content.split('\n\n');
   assert.equal(blocks.filter((b) => b.startsWith('Paragraph')).length, chrome.length);
   assert.deepEqual(blocks.filter((b) => !/The council met/.test(b)), ['Advertisement revenue fell by a third.', 'Related: [a report](https://news.test/r) says more.', '## Advertising']);
+});
+
+test("the blocks site plugins add to every post (Jetpack's like and share buttons, Social Pug's \"Sharing is caring!\", WordAds' slot) are left out, whatever else their class or id says", () => {
+  const p = (s: string) => `<p>${s} The senate resolved to observe a minute of silence in honour of the departed souls on Tuesday.</p>`;
+  const plugins = [
+    // The like buttons' wrapper has an id of a post's (`like-post-wrapper-`), which alone would keep it.
+    '<div class="sharedaddy sd-block sd-like jetpack-likes-widget-wrapper" id="like-post-wrapper-60322464-64645"><h3 class="sd-title">Like this:</h3><div class="likes-widget-placeholder post-likes-widget-placeholder"><span class="button"><span>Like</span></span> <span class="loading">Loading...</span></div></div>',
+    '<p class="dpsp-share-text ">Sharing is caring!</p><div id="dpsp-content-top" class="dpsp-content-wrapper dpsp-shape-rectangular"><ul><li><a href="https://facebook.com/sharer">Facebook</a></li></ul></div>',
+    '<div class="wpcnt"><div class="wpa top"><span class="wpa-about">Iklan</span><div class="u"></div></div></div>',
+    '<div id="jp-relatedposts" class="jp-relatedposts"><h3 class="jp-relatedposts-headline"><em>Related</em></h3></div>',
+  ];
+  const { content } = extractHtml(`<html><body><div class="entry-content">${p('First.')}${plugins.map((c, i) => c + p(`Paragraph ${i}.`)).join('')}</div></body></html>`, 'https://blog.test/a');
+  assert.deepEqual(
+    content.split('\n\n').map((b) => b.split(' ')[0]),
+    ['First.', 'Paragraph', 'Paragraph', 'Paragraph', 'Paragraph'],
+  );
+});
+
+test('a paragraph of headlines with a few words between them ("DON\'T MISS") is left out, and a "More:" heading over a list of links that goes; a sentence with links, a list of names and a heading of its own are kept', () => {
+  const p = (s: string) => `<p>${s} The outbreak was confirmed by the regional health authority after tests on Monday, officials said.</p>`;
+  const story = (path: string, title: string) => `<a href="/news/${path}">${title}</a>`;
+  const { content } = extractHtml(
+    `<html><body><article>${p('First.')}` +
+      `<p><strong>DON'T MISS</strong><br><strong>${story('1', 'Plague and influenza warning: CDC names eight deadly diseases')} [WARNING]</strong><br><strong>${story('2', 'Black Death fears: holidaymakers die after eating marmot')} [INSIGHT]</strong><br><strong>${story('3', 'Plane passengers quarantined after plague outbreak')} [NEWS]</strong></p>` +
+      `${p('Second.')}<h4>More:</h4><ul><li><h4>${story('4', 'The New Space Race')}</h4></li></ul><ul><li><h4>${story('5', "Spacewalking into 'her-story'")}</h4></li></ul>` +
+      `${p('Third.')}<p>A man pleaded guilty to charges he threatened to kill ${story('6', 'Rep. Ilhan Omar')} ${story('7', 'Ilhan Omar Hillicon Valley: Progressives oppose funding bill')} ${story('8', 'Ilhan Omar Trump attacks on Omar spark frustration')}, prosecutors said.</p>` +
+      `<p><strong>Accounts: <a href="https://instagram.com/a">@marjori</a>, <a href="https://instagram.com/b">@recipe</a>, <a href="https://instagram.com/c">@cooking</a></strong></p>` +
+      `<h3>Apple AirPods Pro for $235</h3><ul><li><strong>See it now:</strong> ${story('9', 'Amazon')}</li></ul>${p('Fourth.')}</article></body></html>`,
+    'https://news.test/a',
+  );
+  const blocks = content.split('\n\n');
+  assert.deepEqual(
+    blocks.map((b) => b.slice(0, 20)),
+    ['First. The outbreak ', 'Second. The outbreak', 'Third. The outbreak ', 'A man pleaded guilty', '**Accounts: [@marjor', '### Apple AirPods Pr', 'Fourth. The outbreak'],
+  );
 });
 
 test('a link in a span inside a sentence is kept; a span that is only a link, standing alone, is not', () => {

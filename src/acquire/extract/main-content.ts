@@ -38,6 +38,16 @@ const isFootnotes = (el: Element) =>
   /^doc-(?:endnotes|footnote)$/.test(el.attribs.role ?? '') ||
   FOOTNOTES_CLASS.test(el.attribs.class ?? '') ||
   (el.name === 'ol' && /(?:^|\s)references(?:\s|$)/.test(el.attribs.class ?? ''));
+/**
+ * The blocks that common site plugins add to every post, chrome whatever else their class or id
+ * says: WordPress's Jetpack (`sharedaddy` sharing and like buttons, whose `like-post-wrapper` id
+ * reads as a post's, `jp-relatedposts`), WordAds' ad slots (`wpcnt`, labelled `Iklan`, `Advertisements`),
+ * and the sharing and related-posts plugins Social Pug (`dpsp-`, whose `dpsp-share-text` reads as
+ * text: "Sharing is caring!"), AddToAny, Shareaholic, Social Warfare, Sassy Social Share, Monarch,
+ * YARPP and Contextual Related Posts.
+ */
+const PLUGIN_CHROME =
+  /(?:^|\s)(?:sharedaddy|jp-relatedposts|jetpack-likes-widget-wrapper|wpcnt|dpsp-share-text|dpsp-content-wrapper|addtoany_share_save_container|a2a_kit|shareaholic-canvas|swp_social_panel|heateor_sss_sharing_container|et_social_inline|yarpp-related|crp_related)(?:\s|$)/;
 const UNLIKELY =
   /-ad-|ai2html|banner|breadcrumb|byline|dateline|editsection|gallery|slideshow|carousel|caption|credit|combx|comment|community|cookie|consent|cover-wrap|disqus|extra|footer|gdpr|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|share|sharing|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|newsletter|subscribe|outbrain|taboola|yom-remote/i;
 // A formula's (MathJax's `CtxtMenu_Attached_0` reads as a menu).
@@ -416,7 +426,7 @@ function chrome(root: AnyNode, embeds: Set<AnyNode>, bigShare: (n: Element) => b
     if (name !== 'article' && name !== 'main' && (a.class !== undefined || a.id !== undefined) && !embeds.has(n)) {
       const h = hint(n);
       const discussion = DISCUSSION.test(h);
-      if ((comments || !discussion) && unlikely(h) && !bigShare(n)) {
+      if ((comments || !discussion) && (unlikely(h) || (a.class !== undefined && PLUGIN_CHROME.test(a.class))) && !bigShare(n)) {
         doomed.push(n);
         if (comments && discussion && UNLIKELY.exec(h)?.[0].match(DISCUSSION)) talk.push(n);
         return false;
@@ -592,9 +602,38 @@ function ownParagraph(el: Element, stats: Map<AnyNode, Stats>): boolean {
   );
 }
 
+/**
+ * A paragraph of headlines, links with a few words between them (a "DON'T MISS" box of three other
+ * stories): at least this much of its text in links...
+ */
+const LINK_PARAGRAPH_DENSITY = 0.7;
+/** ...at most this many characters outside them... */
+const LINK_PARAGRAPH_WORDS = 40;
+/** ...and at least this many links, of this many characters each on average: headlines or addresses, not names ("Follow us on Facebook, Twitter and Instagram", a list of accounts). */
+const LINK_PARAGRAPH_LINKS = 3;
+const HEADLINE_CHARS = 20;
+
+function headlines(p: Element, s: Stats): boolean {
+  const links = findAll(p, (d) => d.name === 'a').length;
+  return links >= LINK_PARAGRAPH_LINKS && s.linkChars / links >= HEADLINE_CHARS;
+}
+
+/** Whether a heading introduces what follows it: h2 to h6 of a few words ("More:", "Related stories"). */
+const isShortHeading = (el: AnyNode, stats: Map<AnyNode, Stats>) =>
+  isElement(el) && /^h[2-6]$/.test(el.name) && (stats.get(el)?.chars ?? 0) <= 60 && /:\s*$/.test(textOf(el));
+
+/** The element before `n` among its siblings, past whitespace. */
+function elementBefore(n: AnyNode): AnyNode | null {
+  let p = n.prev;
+  while (p && isText(p) && !/\S/.test(p.data)) p = p.prev;
+  return p;
+}
+
 /** Removes link lists, forms, image galleries and fragments that survived inside the content. */
 function cleanContent(root: Element, stats: Map<AnyNode, Stats>, talk: boolean): void {
   const doomed: Element[] = [];
+  // The link lists removed: a short heading right before one ("More:") introduced it, and goes too.
+  const linkLists: Element[] = [];
   const embeds = embedHolders(root);
   walk(root, (n) => {
     if (n === root || !isElement(n)) return;
@@ -606,9 +645,15 @@ function cleanContent(root: Element, stats: Map<AnyNode, Stats>, talk: boolean):
     const ld = linkDensity(s);
     if (n.name === 'p' || n.name === 'span') {
       // A paragraph that is only a link ("Read more", "Share on ...") is chrome; a span around a
-      // link in a sentence ("as <span><a>the paper</a></span> says") is not.
+      // link in a sentence ("as <span><a>the paper</a></span> says") is not. Nor is a paragraph
+      // of links with a few words between them: headlines of other stories.
       if (s.chars > 0 && s.chars < 120 && ld > 0.9 && !(n.name === 'span' && inRunningText(n))) {
         doomed.push(n);
+        return false;
+      }
+      if (n.name === 'p' && ld >= LINK_PARAGRAPH_DENSITY && s.chars - s.linkChars <= LINK_PARAGRAPH_WORDS && headlines(n, s)) {
+        doomed.push(n);
+        linkLists.push(n);
         return false;
       }
       return;
@@ -627,9 +672,14 @@ function cleanContent(root: Element, stats: Map<AnyNode, Stats>, talk: boolean):
       (isList && ld > 0.6)
     ) {
       doomed.push(n);
+      if (weight >= 0 && ld > 0.33) linkLists.push(n);
       return false;
     }
   });
+  for (const list of linkLists) {
+    const before = elementBefore(list);
+    if (before && isShortHeading(before, stats)) doomed.push(before as Element);
+  }
   removeAll(doomed);
 }
 
