@@ -724,8 +724,8 @@ const SURE_END = new RegExp(`^#{1,6} \\**(${SURE_END_PHRASES.join('|')})\\b`, 'i
 const CHROME_LINE =
   /^(?:advertisements?|adverts?|advertising|sponsored|sponsored content|ad|anzeige|werbung|publicidad|publicité|pubblicità|reklama|реклама|iklan|广告|廣告|広告|광고|continue reading( the main story| below)?|read more|(story|article) continues below( this)?( advertisement| ad)?|scroll to continue( with content)?|((share|tweet|post|pin)( this| it)?( on| to| via)? (facebook|twitter|x|linkedin|whatsapp|reddit|email|e-mail|pinterest|telegram|threads|bluesky|mastodon|flipboard)\s*)+)$/i;
 
-/** A paragraph that is a label and one link to another story: `**Related:** [Title](...)`, `READ MORE: [Title](...)`. */
-const STORY_LINK_LINE = /^\**(related|read more|read also|read next|see also|also read|more|recommended|watch|listen|don't miss|must read)\**\s*:\s*\**\s*\[.*\]\([^)\s]*\)\**\s*$/i;
+/** A paragraph that is a label and one link to another story: `**Related:** [Title](...)`, `READ MORE: [Title](...)`, `**[Related: [Title](...)]**`. */
+const STORY_LINK_LINE = /^\**\[?\**(related|read more|read also|read next|see also|also read|more|recommended|watch|listen|don't miss|must read)\**\s*:\s*\**\s*\[.*\]\([^)\s]*\)\**\]?\**\s*$/i;
 
 /** A paragraph that is a label and links alone: a post's tags (`**Tags** [a](...), [b](...)`). */
 const TAG_LINE = /^\**(tags|tagged|tagged with|topics|filed under|categories|etiquetas|schlagwörter|mots-clés)\**\s*:?\s*\**\s*(\[[^\]]*\]\([^)\s]*\)\**[\s,;|·•]*)+$/i;
