@@ -533,6 +533,19 @@ test("the blocks site plugins add to every post (Jetpack's like and share button
   );
 });
 
+test('a "Click To Tweet" box is the quote it shows, without its button and its link to share (Social Warfare\'s in a link, Better Click To Tweet\'s around one)', () => {
+  const blocks = articleBlocks(
+    `${LEAD}<a href="https://twitter.com/share?text=Every+online+business" rel="nofollow"><span class="sw-click-to-tweet"><span class="sw-ctt-text">Every online business exists in the 'space-time continuum.'</span><span class="sw-ctt-btn">Click To Tweet<i class="sw swp_twitter_icon"></i></span></span></a>` +
+      `<p>Think about it: you build your website, then your audience, one day at a time.</p>` +
+      `<span class="bctt-click-to-tweet"><span class="bctt-ctt-text"><a href="https://twitter.com/intent/tweet?text=Visibility" rel="noopener">Increasing your visibility gradually lets you grow.</a></span><a href="https://twitter.com/intent/tweet?text=Visibility" class="bctt-ctt-btn">Click To Tweet</a></span>`,
+  );
+  assert.deepEqual(blocks.slice(1), [
+    "> Every online business exists in the 'space-time continuum.'",
+    'Think about it: you build your website, then your audience, one day at a time.',
+    '> Increasing your visibility gradually lets you grow.',
+  ]);
+});
+
 test('a paragraph of headlines with a few words between them ("DON\'T MISS") is left out, and a "More:" heading over a list of links that goes; a sentence with links, a list of names and a heading of its own are kept', () => {
   const p = (s: string) => `<p>${s} The outbreak was confirmed by the regional health authority after tests on Monday, officials said.</p>`;
   const story = (path: string, title: string) => `<a href="/news/${path}">${title}</a>`;

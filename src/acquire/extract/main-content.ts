@@ -105,9 +105,35 @@ function embedHolders(root: AnyNode): Set<AnyNode> {
 /** The most tab sets a page's tabs are unfolded for (each looks through its container once). */
 const MAX_TAB_SETS = 50;
 
+/** A "Click To Tweet" box (Social Warfare's, Better Click To Tweet's), and its sentence in it. */
+const CLICK_TO_TWEET = /(?:^|\s)(?:sw|bctt)-click-to-tweet(?:\s|$)/;
+const TWEET_TEXT = /(?:^|\s)(?:sw|bctt)-ctt-text(?:\s|$)/;
+
+/**
+ * A "Click To Tweet" box as the quote it shows: the article's sentence it sets off, without its
+ * button's words and without the link to share it that wraps it all (which read
+ * `[Every online business exists in ...Click To Tweet](https://twitter.com/share?...)`).
+ */
+function quoteTweetBoxes(boxes: readonly Element[]): void {
+  for (const box of boxes) {
+    const text = findFirst(box, (el) => TWEET_TEXT.test(el.attribs.class ?? ''));
+    const words = text && textOf(text).trim();
+    if (!words) continue;
+    let holder: Element = box;
+    for (let p = box.parent, up = 0; p && isElement(p) && up < 2; p = p.parent, up++) {
+      if (p.name === 'a') {
+        holder = p;
+        break;
+      }
+    }
+    insertBefore(holder, new Element('blockquote', {}, [new Element('p', {}, [new Text(words)])]));
+    remove(holder);
+  }
+}
+
 /**
  * Shows what a page's markup draws or hides in ways the cleaning would lose: a task list's boxes
- * (`markTaskBoxes`) and its tab sets. A tab set (`role="tablist"` of `role="tab"`s, and their
+ * (`markTaskBoxes`), a "Click To Tweet" box's quote (`quoteTweetBoxes`) and its tab sets. A tab set (`role="tablist"` of `role="tab"`s, and their
  * `role="tabpanel"`s) is unfolded: each panel is shown, under its tab's name in bold, and the list
  * of names goes (Material for MkDocs' `tabbed-set`s too). A docs page's install
  * commands for npm, Yarn and pnpm were a list of the three names and npm's panel alone: the others
@@ -119,9 +145,14 @@ function unfold(doc: Document): void {
   const byId = new Map<string, Element>();
   const tabbedSets: Element[] = [];
   const boxes: Element[] = [];
+  const tweetBoxes: Element[] = [];
   walk(doc, (n) => {
     if (!isElement(n)) return;
     if (n.name === 'input' && n.attribs.type?.toLowerCase() === 'checkbox') boxes.push(n);
+    if (n.attribs.class !== undefined && CLICK_TO_TWEET.test(n.attribs.class)) {
+      tweetBoxes.push(n);
+      return false;
+    }
     if (n.attribs.role === 'tablist' && lists.length < MAX_TAB_SETS) lists.push(n);
     if (n.attribs.class?.includes('tabbed-set') && hasClass(n, 'tabbed-set') && tabbedSets.length < MAX_TAB_SETS) tabbedSets.push(n);
     if (n.attribs.role === 'tabpanel' && n.attribs.id !== undefined) byId.set(n.attribs.id, n);
@@ -157,6 +188,7 @@ function unfold(doc: Document): void {
     if (labels.length >= 2 && blocks.length === labels.length) labels.forEach((label, i) => showPanel(blocks[i]!, label));
   }
   markTaskBoxes(boxes);
+  quoteTweetBoxes(tweetBoxes);
 }
 
 /**
