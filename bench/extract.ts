@@ -159,16 +159,25 @@ for (const [name, run] of Object.entries(tools)) {
 
 // Metadata as text: the pages whose title, description or author hold a tag of HTML, an entity
 // (escaped twice by the site) or U+FFFD, and those with a publication time before the year 1000.
+// Authors that are no name: a byline's label, date, time, handle or separator kept with it, or
+// more than ten words (a teaser, a bio, a form's label).
 if (!values.only || values.only === 'ours') {
   const marked = /<\/?(?:p|br|div|span|a|b|i|em|strong)\b[^<>]*>|&(?:#\d+|#x[0-9a-f]+|[a-z]+\d*);|\uFFFD/i;
+  const notName = /^(?:by|posted by)\b|^\p{L}+:|\b(?:19|20)\d\d\b|\b\d{1,2}:\d\d\b|\s@\w|[|•]|\b(?:published|updated|said)\b|\(/iu;
   let texts = 0;
   let zero = 0;
+  let authors = 0;
+  let badAuthors = 0;
   for (const p of pages) {
     const out = extractHtml(p.html, p.url);
     if ([out.title, out.description, out.author].some((t) => t !== undefined && marked.test(t))) texts++;
     if (out.publishedAt !== undefined && out.publishedAt < Date.UTC(1000, 0, 1)) zero++;
+    if (out.author === undefined) continue;
+    authors++;
+    if (notName.test(out.author) || out.author.split(' ').length > 10) badAuthors++;
   }
   console.log(`Metadata (ours): ${texts} of ${pages.length} pages with markup, an entity or U+FFFD in a title, description or author; ${zero} with a publication time before the year 1000`);
+  console.log(`Authors (ours): ${authors} of ${pages.length} pages name one; ${badAuthors} of them hold more than a name (a label, a date or time, a handle, a separator, "Published", a comment's "said", more than ten words)`);
 }
 
 // A hostile page: one paragraph inside 100,000 nested <span>s (600 kB), then a paragraph after them.

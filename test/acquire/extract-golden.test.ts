@@ -230,6 +230,32 @@ test('each metadata source is the first of its kind in the page, found in one wa
   assert.equal(noLd.publishedAt, Date.parse('2020-01-01T00:00:00Z'));
 });
 
+test("a byline gives its author's name: its marked name, else its text without a label, a date, a handle or what follows a separator; a comment's, a reply form's and a post's class are no byline", () => {
+  const author = (head: string, body: string) => extractHtml(`<html><head>${head}</head><body>${body}<article><p>${'The tide comes in twice a day, and the table says when. '.repeat(5)}</p></article></body></html>`, 'https://a.test/p').author;
+  const cases: [string, string | undefined][] = [
+    // Marked: schema.org's name, a rel="author" link, an author-name class.
+    ['<ul class="article-author" itemprop="author"><li><a href="/w/b" rel="author"><img alt="mugshot"></a></li><li class="author-name"> by <span itemprop="name"><a rel="author" href="/w/b">Bryan DeArdo</a></span> <a href="https://twitter.com/b">@BryanDeArdo</a></li><li>Nov 18, 2019 at 9:24 pm ET • 2 min read</li></ul>', 'Bryan DeArdo'],
+    ['<div class="article-info-author-wrapper"><span class="article-author-name"><a href="/author/ap" rel="author">Associated Press</a></span> <span>November 19, 2019, 9:02 AM</span></div>', 'Associated Press'],
+    ['<div class="entry-content-post-author"><div class="author-avatar"><img alt="R"></div><div class="authorInfo"><div class="author-name">rmb8090</div><p>Siamo un memorabilia del meglio!</p></div></div>', 'rmb8090'],
+    // Unmarked: the first block, else the text, without what is not the name.
+    ['<div class="ap-story-byline"><div>By LISA MASCARO and ERIC TUCKER</div><div>Associated Press</div></div>', 'LISA MASCARO and ERIC TUCKER'],
+    ['<h3 class="byline">by Jeff Foust<br><span class="datetime">Monday, November 18, 2019</span></h3>', 'Jeff Foust'],
+    ['<div class="byline">Detroit News wire services Published 11:11 PM EST Nov 19, 2019</div>', 'Detroit News wire services'],
+    ['<div class="byline">Madeline Fry | November 18, 2019 12:01 PM Print this article</div>', 'Madeline Fry'],
+    ['<div class="byline">JERUSALEM POST STAFF NOVEMBER 20, 2019 10:43</div>', 'JERUSALEM POST STAFF'],
+    ['<span class="article-info__authors" itemprop="author creator">Текст: Венера Ерофеева</span>', 'Венера Ерофеева'],
+    ['<span class="byline">Posted by Vortex</span>', 'Vortex'],
+    // Not the page's: a comment's author, a reply form's field, a post's class; the next byline is.
+    ['<div class="comments"><span class="comment-author vcard"><strong class="fn">A reader</strong>, on December 30, 2015 said:</span></div>', undefined],
+    ['<form id="commentform"><div class="comment-form-author"><label for="author">Nama (wajib)</label><input id="author" name="author"></div></form>', undefined],
+    ['<article class="post author-carlos-nadalim"><h2>Uma palinha</h2><span class="entry-author">Carlos Nadalim</span> <p>Nunca ouviu as brinquedorias?</p></article>', 'Carlos Nadalim'],
+  ];
+  for (const [body, name] of cases) assert.equal(author('', body), name, body);
+  // A meta tag's author loses its label too; "Byron" is a name.
+  assert.equal(author('<meta name="author" content="By TOM KRISHER, AP Auto Writer">', ''), 'TOM KRISHER, AP Auto Writer');
+  assert.equal(author('<meta name="author" content="Byron Smith">', ''), 'Byron Smith');
+});
+
 test("a publication time that is a program's zero is none: the next source's is taken, an old date is kept", () => {
   const published = (head: string, body = '') =>
     extractHtml(`<html><head>${head}</head><body>${body}<p>${'The tide comes in twice a day. '.repeat(5)}</p></body></html>`, 'https://a.test/').publishedAt;

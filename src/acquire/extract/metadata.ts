@@ -2,16 +2,18 @@
  * Page metadata from the head and the structured data. Which source wins, in order:
  * - title: og:title, twitter:title, JSON-LD headline, <title> (site suffix cut), first <h1>;
  * - description: meta description, og:description, twitter:description, JSON-LD description;
- * - author: meta author, article:author (when not a URL), JSON-LD author name, a byline element;
+ * - author: meta author, article:author (when not a URL), JSON-LD author name, a byline element
+ *   (not a comment's nor a form's; its marked name, else its first block; `authorText` cuts a
+ *   label, a date or a handle from each);
  * - published: article:published_time, JSON-LD datePublished, other common meta names
  *   (datePublished, pubdate, date, DC.date.issued, sailthru.date, parsely-pub-date), the first <time datetime>;
  * - canonical: <link rel=canonical>; language: <html lang>; robots: meta robots / googlebot.
  */
-import type { Document, Element } from 'domhandler';
+import type { AnyNode, Document, Element } from 'domhandler';
 import { AUTHOR_MAX, cutAtWord, TITLE_MAX } from '../../core/text.js';
 import { normalizeUrl } from '../../core/url.js';
 import { parseLooseTime } from '../html-time.js';
-import { attr, isElement, parseHtml, textOf, walk } from './dom.js';
+import { attr, findFirst, isElement, parseHtml, textOf, walk } from './dom.js';
 
 export interface PageMetadata {
   title?: string;
@@ -160,6 +162,69 @@ export function refreshTarget(content: string | undefined, pageUrl: string): str
   }
 }
 
+/** Elements that hold a page, never its byline (a post's `<article class="author-jane">`), and a form's, whose `author` is a field. */
+const NO_BYLINE = new Set(['html', 'body', 'main', 'article', 'form', 'label', 'input', 'textarea', 'select', 'option', 'meta', 'link', 'script', 'style']);
+/** A comment's byline (`comment-author`), a reply form's field (`comment-form-author`, `#respond`): not the page's author. */
+const COMMENT_HINT = /comment|respond|reply/i;
+/** How far up a byline is checked for a comment or a form around it. */
+const BYLINE_LEVELS = 30;
+
+/** Whether an element is the page's byline: a class, rel or itemprop that names one or an author, in no comment and no form. */
+function isByline(n: Element): boolean {
+  const a = n.attribs;
+  if (NO_BYLINE.has(n.name) || !/\b(byline|author)\b/i.test(`${a.class ?? ''} ${a.rel ?? ''} ${a.itemprop ?? ''}`)) return false;
+  let p: Element | null = n;
+  for (let level = 0; p && level < BYLINE_LEVELS; level++, p = p.parent && isElement(p.parent) ? p.parent : null) {
+    if (p.name === 'form' || COMMENT_HINT.test(`${p.attribs.class ?? ''} ${p.attribs.id ?? ''}`)) return false;
+  }
+  return true;
+}
+
+/** A byline's part that names the author, by its markup: schema.org's `name`, a `rel="author"` link, an author-name class. */
+const NAME_MARKS: ((el: Element) => boolean)[] = [
+  (el) => /(?:^|\s)name(?:\s|$)/.test(el.attribs.itemprop ?? ''),
+  (el) => /(?:^|\s)author(?:\s|$)/i.test(el.attribs.rel ?? ''),
+  (el) => /author[-_]*name|byline[-_]+author|(?:^|\s)fn(?:\s|$)/i.test(el.attribs.class ?? ''),
+];
+
+/** The author a byline names: its marked name, else its first block of text, else all of it (`authorText`). */
+function bylineAuthor(byline: Element): string | undefined {
+  for (const mark of NAME_MARKS) {
+    const el = findFirst(byline, (d) => mark(d) && (clean(d.attribs.content) ?? clean(textOf(d))) !== undefined);
+    if (el) return authorText(clean(el.attribs.content) ?? textOf(el));
+  }
+  const first = findFirst(byline, (d) => d !== byline && BLOCKS.has(d.name) && clean(textOf(d)) !== undefined);
+  return authorText(spacedText(first ?? byline));
+}
+
+const BLOCKS = new Set(['div', 'p', 'li', 'section', 'header', 'footer', 'address', 'dd', 'dt']);
+
+/** An element's text with a space where a `<br>` or a block parts it (`by Jeff Foust<br><span>Monday...`). */
+function spacedText(n: AnyNode): string {
+  if (!isElement(n)) return textOf(n);
+  if (n.name === 'br') return ' ';
+  let s = '';
+  for (const c of n.children) s += spacedText(c);
+  return BLOCKS.has(n.name) ? ` ${s} ` : s;
+}
+const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\\.?';
+/** What follows a byline's name in its text: a date (a weekday's, a month's), a time, "Published ...", a handle, a separator and what comes after. */
+const AFTER_NAME = new RegExp(
+  `\\s*(?:[|•·]|\\s@\\w|\\b(?:published|updated|posted)\\b|\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b|(?:\\s|^)(?:on\\s+)?${MONTH}\\s+\\d{1,2}\\b|\\s\\d{1,2}\\s+${MONTH}\\s+\\d{4}|\\s\\d{1,4}[/.-]\\d{1,2}[/.-]\\d{1,4}).*$`,
+  'is',
+);
+
+/**
+ * An author's name as a byline or a meta tag writes it, without what is not the name: a label
+ * before it ("By", "By:", "Text:", "Текст:"), and the date, time, handle or separator after it.
+ */
+export function authorText(text: string | undefined): string | undefined {
+  let t = clean(text);
+  if (!t) return undefined;
+  t = t.replace(/^(?:(?:written|posted)\s+)?by\b\s*:?\s*/i, '').replace(/^\p{L}{2,12}:\s+/u, '');
+  return clean(t.replace(AFTER_NAME, ''));
+}
+
 /** One walk over the page for every source (a page of a million elements took a walk per source). */
 function findSources(doc: Document): Sources {
   const s: Sources = { metas: [], ldScripts: [] };
@@ -190,9 +255,7 @@ function findSources(doc: Document): Sources {
         s.html ??= n;
         break;
     }
-    if (!s.byline && (a.class !== undefined || a.rel !== undefined || a.itemprop !== undefined) && /\b(byline|author)\b/i.test(`${a.class ?? ''} ${a.rel ?? ''} ${a.itemprop ?? ''}`)) {
-      s.byline = n;
-    }
+    if (!s.byline && (a.class !== undefined || a.rel !== undefined || a.itemprop !== undefined) && isByline(n)) s.byline = n;
   });
   return s;
 }
@@ -219,7 +282,7 @@ export function extractMetadata(doc: Document, pageUrl: string): FoundMetadata {
 
   const metaAuthor = meta('author', 'article:author', 'parsely-author', 'sailthru.author', 'dc.creator');
   const byline = found.byline;
-  const author = (metaAuthor && !/^https?:/.test(metaAuthor) ? metaAuthor : undefined) ?? ldAuthor(ld) ?? clean(byline ? textOf(byline) : undefined)?.replace(/^by\s+/i, '');
+  const author = authorText(metaAuthor && !/^https?:/.test(metaAuthor) ? metaAuthor : undefined) ?? authorText(ldAuthor(ld)) ?? (byline && bylineAuthor(byline));
 
   const timeEl = found.time;
   const publishedAt = publicationTime(
