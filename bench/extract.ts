@@ -168,15 +168,17 @@ if (!values.only || values.only === 'ours') {
   let zero = 0;
   let authors = 0;
   let badAuthors = 0;
+  let dated = 0;
   for (const p of pages) {
     const out = extractHtml(p.html, p.url);
     if ([out.title, out.description, out.author].some((t) => t !== undefined && marked.test(t))) texts++;
     if (out.publishedAt !== undefined && out.publishedAt < Date.UTC(1000, 0, 1)) zero++;
+    if (out.publishedAt !== undefined) dated++;
     if (out.author === undefined) continue;
     authors++;
     if (notName.test(out.author) || out.author.split(' ').length > 10) badAuthors++;
   }
-  console.log(`Metadata (ours): ${texts} of ${pages.length} pages with markup, an entity or U+FFFD in a title, description or author; ${zero} with a publication time before the year 1000`);
+  console.log(`Metadata (ours): ${texts} of ${pages.length} pages with markup, an entity or U+FFFD in a title, description or author; ${dated} with a publication time, ${zero} of them before the year 1000`);
   console.log(`Authors (ours): ${authors} of ${pages.length} pages name one; ${badAuthors} of them hold more than a name (a label, a date or time, a handle, a separator, "Published", a comment's "said", more than ten words)`);
 }
 

@@ -271,6 +271,27 @@ test("a publication time that is a program's zero is none: the next source's is 
   assert.equal(published(ld('1970-01-01T00:00:01Z')), 1000);
 });
 
+test('a publication time that says its zone comes before one without (read as UTC) and before a date alone; the first <time> only when no meta or JSON-LD gives one', () => {
+  const published = (head: string, body = '') =>
+    extractHtml(`<html><head>${head}</head><body>${body}<p>${'The tide comes in twice a day. '.repeat(5)}</p></body></html>`, 'https://a.test/').publishedAt;
+  const ld = (date: string) => `<script type="application/ld+json">{"@type": "NewsArticle", "datePublished": "${date}"}</script>`;
+  assert.equal(published(`<meta name="pubdate" content="November 20, 2019 13:42">${ld('2019-11-20 13:42:06+08:00')}`), Date.parse('2019-11-20T05:42:06Z'));
+  assert.equal(published(`<meta property="article:published" itemprop="datePublished" content="2019-11-19">${ld('Tue Nov 19 2019 03:05:46 GMT+0000')}`), Date.parse('2019-11-19T03:05:46Z'));
+  // Each meta name is a source of its own: a later name's zoned time before an earlier one's without.
+  assert.equal(
+    published('<meta property="article:published_time" content="2019-11-18T17:01:27.893">', '<time datetime="2019-11-20T07:00:21-05:00">another story</time><meta itemprop="datePublished" content="2019-11-18T17:01:27.893Z">'),
+    Date.parse('2019-11-18T17:01:27.893Z'),
+  );
+  // Without a sure one, the first that is read: no <time> of another story before it.
+  assert.equal(published('<meta property="article:published_time" content="2019-11-18T17:01:27">', '<time datetime="2019-11-20T07:00:21-05:00">another story</time>'), Date.parse('2019-11-18T17:01:27Z'));
+  // An itemprop of two properties; JSON-LD with a raw line break in a string and a comma before a bracket.
+  assert.equal(published('<meta property="article:published" itemprop="datePublished dateCreated" content="2019-11-19T11:00:09.000Z">'), Date.parse('2019-11-19T11:00:09Z'));
+  assert.equal(
+    published('<script type="application/ld+json">{"@type": "NewsArticle", "description": "Two\nlines", "about": ["Science", ], "datePublished": "2019-11-18T16:06:51-05:00"}</script>'),
+    Date.parse('2019-11-18T21:06:51Z'),
+  );
+});
+
 test('a meta or JSON-LD text is read as the text it means: markup gone, entities read again, other angle brackets kept', () => {
   const meta = (name: string, content: string, ld = '') =>
     extractHtml(`<html><head><meta name="${name}" content="${content}">${ld}</head><body><p>${'The tide comes in twice a day. '.repeat(5)}</p></body></html>`, 'https://a.test/');

@@ -173,4 +173,25 @@ describe("a page's own times (html-time.ts)", () => {
       assert.equal(parseLooseTime(v), undefined, v);
     }
   });
+
+  test("a date in words is read with its time and zone (RFC 2822's, Date.toString's, a page's); without a zone it is UTC; a zone of no one meaning is none", () => {
+    const cases: [string, number | undefined][] = [
+      ['19 Nov 2019 07:09 GMT', Date.UTC(2019, 10, 19, 7, 9)],
+      ['Mon, 18 Nov 2019 16:07:38 -0600', Date.UTC(2019, 10, 18, 22, 7, 38)],
+      ['Tue Nov 19 2019 05:44:06 GMT+0000 (Coordinated Universal Time)', Date.UTC(2019, 10, 19, 5, 44, 6)],
+      ['November 20, 2019 12:32', Date.UTC(2019, 10, 20, 12, 32)],
+      ['Nov. 18, 2019, 4:06 p.m.', Date.UTC(2019, 10, 18, 16, 6)],
+      ['Nov 19, 2019 at 9:24 pm EST', Date.UTC(2019, 10, 20, 2, 24)],
+      ['Monday, 5 May 2025', Date.UTC(2025, 4, 5)],
+      ['June 1st, 2021', Date.UTC(2021, 5, 1)],
+      ['12 December 2019 12:00 am', Date.UTC(2019, 11, 12, 0)],
+      // None: a day the calendar lacks, an hour past 12 with am/pm, a zone of several meanings, no month.
+      ['Feb 30, 2020', undefined],
+      ['May 5, 2020 13:00 pm', undefined],
+      ['20 Nov 2019 10:00 IST', undefined],
+      ['Ju 5, 2020', undefined],
+      ['Smarch 5, 2020', undefined],
+    ];
+    for (const [v, t] of cases) assert.equal(parseLooseTime(v), t, v);
+  });
 });

@@ -5,8 +5,9 @@
  * - author: meta author, article:author (when not a URL), JSON-LD author name, a byline element
  *   (not a comment's nor a form's; its marked name, else its first block; `authorText` cuts a
  *   label, a date or a handle from each);
- * - published: article:published_time, JSON-LD datePublished, other common meta names
- *   (datePublished, pubdate, date, DC.date.issued, sailthru.date, parsely-pub-date), the first <time datetime>;
+ * - published: article:published_time, other common meta names (datePublished, pubdate, date,
+ *   DC.date.issued, sailthru.date, parsely-pub-date), JSON-LD datePublished, a time that says its
+ *   zone before one that does not (`publicationTime`); else the first <time datetime>;
  * - canonical: <link rel=canonical>; language: <html lang>; robots: meta robots / googlebot.
  */
 import type { AnyNode, Document, Element } from 'domhandler';
@@ -55,13 +56,27 @@ function plainText(s: string): string {
   return textOf(parseHtml(tagless.replaceAll('<', '&lt;'))).replaceAll('\uFFFD', '');
 }
 
+/**
+ * JSON as sites write it in their JSON-LD: when it is not JSON, read again with its control
+ * characters as spaces (a description's line break written raw inside its string) and without a
+ * comma before a closing bracket (`"Science", ]`). Throws when that is no JSON either.
+ */
+function parseLenientJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    // eslint-disable-next-line no-control-regex
+    return JSON.parse(raw.replace(/[\u0000-\u001f]+/g, ' ').replace(/,(\s*[}\]])/g, '$1'));
+  }
+}
+
 function jsonLdNodes(scripts: readonly Element[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const script of scripts) {
     try {
       // textOf leaves script contents out on purpose; JSON-LD is exactly such content.
       const raw = script.children.map((c) => ('data' in c ? String(c.data) : '')).join('');
-      const stack: unknown[] = [JSON.parse(raw)];
+      const stack: unknown[] = [parseLenientJson(raw)];
       while (stack.length > 0) {
         const node = stack.pop();
         if (Array.isArray(node)) for (const item of node) stack.push(item);
@@ -113,13 +128,28 @@ const YEAR_1000 = Date.UTC(1000, 0, 1);
  * (`0001-01-01T00:00:00Z`, Go's and .NET's; USA Today's JSON-LD) or the Unix epoch (0), which would
  * be in every `published_before` window.
  */
-function publicationTime(...values: (string | undefined)[]): number | undefined {
+function publicationTime(values: readonly (string | undefined)[], timeElement: string | undefined): number | undefined {
+  let unsure: number | undefined;
   for (const v of values) {
     const t = parseLooseTime(v);
-    if (t !== undefined && t >= YEAR_1000 && t !== 0) return t;
+    if (t === undefined || t < YEAR_1000 || t === 0) continue;
+    // A time of day that says its zone is sure. One without its zone is read as UTC, hours off in
+    // most of the world, and a date alone tells no hour: a later source that is sure (the JSON-LD's
+    // `+08:00` after a meta's `November 20, 2019 12:32`) is taken before them.
+    if (NAMES_ZONE.test(v!.trim()) && /\d:\d\d/.test(v!)) return t;
+    unsure ??= t;
   }
-  return undefined;
+  if (unsure !== undefined) return unsure;
+  // The page's first <time>: a weaker source, at times another story's.
+  const t = parseLooseTime(timeElement);
+  return t !== undefined && t >= YEAR_1000 && t !== 0 ? t : undefined;
 }
+
+/** A time that ends with its zone: `Z`, an offset, a zone's name (a comment after it, as `Date.toString` writes one). */
+const NAMES_ZONE = /(?:z|[+-]\d\d:?\d\d|\b(?:gmt|utc|ut|est|edt|cst|cdt|mst|mdt|pst|pdt))\s*(?:\([^()]*\))?$/i;
+
+/** The meta tags that give a publication time, in the order they are trusted. */
+const PUBLISHED_METAS = ['article:published_time', 'og:published_time', 'datePublished', 'pubdate', 'publishdate', 'date', 'dc.date.issued', 'dc.date', 'sailthru.date', 'parsely-pub-date'];
 
 /** The elements metadata comes from, each the first in document order but the lists. */
 interface Sources {
@@ -268,7 +298,13 @@ export function extractMetadata(doc: Document, pageUrl: string): FoundMetadata {
   const metas = found.metas;
   const meta = (...keys: string[]): string | undefined => {
     for (const k of keys) {
-      const el = metas.find((m) => (attr(m, 'property') ?? attr(m, 'name') ?? attr(m, 'itemprop'))?.toLowerCase() === k.toLowerCase());
+      // An itemprop names one or more properties (`itemprop="datePublished dateCreated"`).
+      const key = k.toLowerCase();
+      const el = metas.find((m) => {
+        if ((attr(m, 'property') ?? attr(m, 'name'))?.toLowerCase() === key) return true;
+        const itemprop = attr(m, 'itemprop')?.toLowerCase();
+        return itemprop !== undefined && (itemprop === key || itemprop.split(/\s+/).includes(key));
+      });
       const content = el ? attr(el, 'content') : undefined;
       const v = clean(content === undefined ? undefined : plainText(content));
       if (v) return v;
@@ -285,11 +321,7 @@ export function extractMetadata(doc: Document, pageUrl: string): FoundMetadata {
   const author = authorText(metaAuthor && !/^https?:/.test(metaAuthor) ? metaAuthor : undefined) ?? authorText(ldAuthor(ld)) ?? (byline && bylineAuthor(byline));
 
   const timeEl = found.time;
-  const publishedAt = publicationTime(
-    meta('article:published_time', 'og:published_time', 'datePublished', 'pubdate', 'publishdate', 'date', 'dc.date.issued', 'dc.date', 'sailthru.date', 'parsely-pub-date'),
-    ldString(ld, 'datePublished'),
-    timeEl ? attr(timeEl, 'datetime') : undefined,
-  );
+  const publishedAt = publicationTime([...PUBLISHED_METAS.map((k) => meta(k)), ldString(ld, 'datePublished')], timeEl ? attr(timeEl, 'datetime') : undefined);
 
   const canonicalEl = found.canonical;
   let canonicalUrl: string | undefined;
