@@ -730,19 +730,11 @@ const STORY_LINK_LINE = /^\**\[?\**(related|read more|read also|read next|see al
 /** A paragraph that is a label and links alone: a post's tags (`**Tags** [a](...), [b](...)`). */
 const TAG_LINE = /^\**(tags|tagged|tagged with|topics|filed under|categories|etiquetas|schlagwörter|mots-clés)\**\s*:?\s*\**\s*(\[[^\]]*\]\([^)\s]*\)\**[\s,;|·•]*)+$/i;
 
-/**
- * A paragraph that is one link, whole: a teaser for another story ("Also on rt.com ..."), a
- * promotion, a button ("LEARN MORE"), a section's name above the story. The content's cleaning
- * leaves out a short one in a paragraph of its own ("Read more"); this is one the cleaning could not
- * tell, a link around blocks or a longer one.
- */
-const LINK_LINE = /^\**\[[^\]\n]+\]\([^)\s]*\)\**$/;
-
 /** The blocks without those of chrome lines (short, so the patterns read only what could be one). */
 function withoutChromeLines(out: string[]): string[] {
   return out.filter((b) => {
     const t = b.trim();
-    return !(t.length <= 300 && (CHROME_LINE.test(t) || STORY_LINK_LINE.test(t) || LINK_LINE.test(t))) && !(t.length <= 5_000 && TAG_LINE.test(t));
+    return !(t.length <= 300 && (CHROME_LINE.test(t) || STORY_LINK_LINE.test(t))) && !(t.length <= 5_000 && TAG_LINE.test(t));
   });
 }
 
