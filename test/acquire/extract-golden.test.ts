@@ -549,6 +549,9 @@ test("a chrome line inside the article (an ad's label, continue reading, a read-
     '<p><strong>Related:</strong> <a href="/other"><strong>Ten budgets that went wrong</strong></a></p>',
     '<p><b>READ MORE: <a href="/more">The mayor answers</a></b></p>',
     '<p><strong>[Related: <a href="/keynote">Keynote: AI, integration and protestors</a>]</strong></p>',
+    // A teaser for another story, a link standing as a block between paragraphs; a paragraph that is one long link.
+    '<a class="read-more-big" href="/other"><span><span>Also on news.test</span> <span>Journalists and politicians from the party threatened with sedition arrests as the purge goes on</span></span></a>',
+    '<p><a href="/promo">Get access to the fastest growing financial subscription service for as little as 599 for the first year, with the code below</a></p>',
     '<p><strong>Tags<br><a href="/tag/budget">budget</a>, <a href="/tag/council">council</a>, <a href="/tag/city">city hall</a></strong></p>',
     // The button that unfolds the rest of the story: no end of it.
     '<div class="read-more-button"><div class="read-more-link">Read More</div></div>',

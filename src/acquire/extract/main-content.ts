@@ -661,6 +661,20 @@ function elementBefore(n: AnyNode): AnyNode | null {
   return p;
 }
 
+/** Where a link is the content's own: a list's item, a table's cell, a heading. */
+const LINK_HOLDERS = new Set(['li', 'td', 'th', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'figure', 'blockquote']);
+
+/**
+ * Whether a link of text stands as a block of its own among the content's blocks, in no sentence:
+ * a teaser for another story (`<a class="read-more-big">` of its section and headline, between
+ * paragraphs), which reads as one link, whole.
+ */
+function blockLink(a: Element, stats: Map<AnyNode, Stats>): boolean {
+  const parent = a.parent;
+  if (!parent || !isElement(parent) || LINK_HOLDERS.has(parent.name) || (stats.get(a)?.chars ?? 0) === 0 || inRunningText(a)) return false;
+  return parent.children.some((c) => c !== a && isElement(c) && BLOCK.has(c.name));
+}
+
 /** Removes link lists, forms, image galleries and fragments that survived inside the content. */
 function cleanContent(root: Element, stats: Map<AnyNode, Stats>, talk: boolean): void {
   const doomed: Element[] = [];
@@ -669,6 +683,10 @@ function cleanContent(root: Element, stats: Map<AnyNode, Stats>, talk: boolean):
   const embeds = embedHolders(root);
   walk(root, (n) => {
     if (n === root || !isElement(n)) return;
+    if (n.name === 'a' && blockLink(n, stats) && !embeds.has(n)) {
+      doomed.push(n);
+      return false;
+    }
     if (!CLEANED.has(n.name) || embeds.has(n)) return; // an embedded post links to its author and date: no link list
     if (isFootnotes(n)) return false; // kept whole: its items are sources, as link-dense as chrome
     const s = stats.get(n);
@@ -679,7 +697,7 @@ function cleanContent(root: Element, stats: Map<AnyNode, Stats>, talk: boolean):
       // A paragraph that is only a link ("Read more", "Share on ...") is chrome; a span around a
       // link in a sentence ("as <span><a>the paper</a></span> says") is not. Nor is a paragraph
       // of links with a few words between them: headlines of other stories.
-      if (s.chars > 0 && s.chars < 120 && ld > 0.9 && !(n.name === 'span' && inRunningText(n))) {
+      if (s.chars > 0 && ld > 0.9 && (s.chars < 120 || (n.name === 'p' && findAll(n, (d) => d.name === 'a').length === 1)) && !(n.name === 'span' && inRunningText(n))) {
         doomed.push(n);
         return false;
       }
