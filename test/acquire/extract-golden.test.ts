@@ -356,12 +356,16 @@ test('struck text is a GFM strikethrough, its edge spaces outside it', () => {
   assert.equal(content, 'The price was ~~50 USD~~ 30 USD, and the ~~old~~ plan was ~~dropped~~ on Tuesday after a long debate.');
 });
 
-test("an image's URL is its src, else a lazy loader's (data-src, srcset, data-srcset); a data: placeholder is none", () => {
+test("an image's URL is a lazy loader's (data-src, data-original, data-lazy-src, data-srcset), else its src, else its srcset; a data: placeholder is none, a loader's JSON is passed over", () => {
   const images = [
     '<img src="data:image/gif;base64,R0lGOD" data-src="/real.jpg" alt="Lazy">',
     '<img src="" data-srcset="/w_100,h_100/ds.png 480w, /ds2.png 800w" alt="Lazy set">',
     '<img srcset=" ,/s.png, 1x" alt="Set">',
-    '<img src="/plain.png" data-src="/other.png" alt="Plain">',
+    // A site's blank image in the src, the picture in the loader's attribute.
+    '<img src="/v9/images/1x1-white.jpg" class="lazy" data-original="/gallery/33622-l.jpg" alt="Blank">',
+    '<img src="data:image/svg+xml,%3Csvg%3E" data-lazy-src="/uploads/jam.jpg" alt="Rocket">',
+    '<img src="/plain.png" alt="Plain">',
+    `<img src="/sc/e151e5.gif" data-src='{"default":"//img.test/x.img"}' alt="Json">`,
     '<img src="data:image/gif;base64,R0lGOD" alt="Placeholder only">',
   ];
   const { content } = extractHtml(
@@ -370,7 +374,7 @@ test("an image's URL is its src, else a lazy loader's (data-src, srcset, data-sr
   );
   assert.equal(
     content.split('\n\n')[1],
-    '![Lazy](https://a.test/real.jpg) ![Lazy set](https://a.test/w_100,h_100/ds.png) ![Set](https://a.test/s.png) ![Plain](https://a.test/plain.png)',
+    '![Lazy](https://a.test/real.jpg) ![Lazy set](https://a.test/w_100,h_100/ds.png) ![Set](https://a.test/s.png) ![Blank](https://a.test/gallery/33622-l.jpg) ![Rocket](https://a.test/uploads/jam.jpg) ![Plain](https://a.test/plain.png) ![Json](https://a.test/sc/e151e5.gif)',
   );
 });
 

@@ -93,12 +93,16 @@ function firstCandidate(srcset: string | undefined): string | undefined {
 }
 
 /**
- * An image's http(s) URL: its `src`, else what a lazy loader will put there (`data-src`, the first
- * of `srcset` or `data-srcset`). A lazy loader's `src` is often a `data:` placeholder, which is no
- * image to link to; the image it stands for was dropped.
+ * An image's http(s) URL: what a lazy loader will put in its `src` (`data-src`, `data-original`,
+ * `data-lazy-src`, the first of `data-srcset`), else its `src`, else the first of its `srcset`. A
+ * lazy loader's `src` is a placeholder: a `data:` URL, which is no image to link to, or a blank
+ * image of the site's (`1x1-white.jpg`), which is not the picture. A loader's value that is no
+ * address (MSN's JSON) is passed over.
  */
 function imageSource(img: Element, base: string): string | undefined {
-  for (const candidate of [attr(img, 'src'), attr(img, 'data-src'), firstCandidate(attr(img, 'srcset')), firstCandidate(attr(img, 'data-srcset'))]) {
+  const lazy = [attr(img, 'data-src'), attr(img, 'data-original'), attr(img, 'data-lazy-src'), firstCandidate(attr(img, 'data-srcset'))];
+  for (const candidate of [...lazy, attr(img, 'src'), firstCandidate(attr(img, 'srcset'))]) {
+    if (candidate === undefined || /^\s*[{[]/.test(candidate)) continue;
     const url = absolute(candidate, base, true);
     if (url) return url;
   }
