@@ -577,12 +577,24 @@ test("the blocks site plugins add to every post (Jetpack's like and share button
     '<p class="dpsp-share-text ">Sharing is caring!</p><div id="dpsp-content-top" class="dpsp-content-wrapper dpsp-shape-rectangular"><ul><li><a href="https://facebook.com/sharer">Facebook</a></li></ul></div>',
     '<div class="wpcnt"><div class="wpa top"><span class="wpa-about">Iklan</span><div class="u"></div></div></div>',
     '<div id="jp-relatedposts" class="jp-relatedposts"><h3 class="jp-relatedposts-headline"><em>Related</em></h3></div>',
+    '<p class="jetpack-slideshow-noscript robots-nocontent">This slideshow requires JavaScript.</p>',
+    // A rail of trending stories in a carousel, in the article's middle.
+    '<div class="rail rail--trending"><div class="swiper-container"><h3 class="rail__title">Most read in world news</h3><div class="swiper-wrapper"><div class="rail__item"><h3>RANDY ANDY</h3><p>Andrew parties in unearthed pics despite claiming he avoids them</p></div></div></div></div>',
   ];
   const { content } = extractHtml(`<html><body><div class="entry-content">${p('First.')}${plugins.map((c, i) => c + p(`Paragraph ${i}.`)).join('')}</div></body></html>`, 'https://blog.test/a');
   assert.deepEqual(
     content.split('\n\n').map((b) => b.split(' ')[0]),
-    ['First.', 'Paragraph', 'Paragraph', 'Paragraph', 'Paragraph'],
+    ['First.', 'Paragraph', 'Paragraph', 'Paragraph', 'Paragraph', 'Paragraph', 'Paragraph'],
   );
+});
+
+test("a shortcode a site left unrendered ([button link=\"...\"]...[/button]) is taken out of the text, its words kept; brackets of prose and code stay", () => {
+  const blocks = articleBlocks(
+    `${LEAD}<p>[button link=\u201dhttp://bikes.test/submit/\u201d type=\u201dbig\u201d newwindow=\u201dyes\u201d] Send us YOUR kit review[/button]</p>` +
+      '<p>[caption id="attachment_1" align="alignleft" width="300"]The bike on the road.[/caption]</p>' +
+      '<p>He said [sic] that the note [1] read [Ni\u2019matul Ukhuwah hal. 41].</p><pre><code>[button link="x"]</code></pre>',
+  );
+  assert.deepEqual(blocks.slice(1), ['Send us YOUR kit review', 'The bike on the road.', 'He said [sic] that the note [1] read [Ni\u2019matul Ukhuwah hal. 41].', '```\n[button link="x"]\n```']);
 });
 
 test('a "Click To Tweet" box is the quote it shows, without its button and its link to share (Social Warfare\'s in a link, Better Click To Tweet\'s around one)', () => {

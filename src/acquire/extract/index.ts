@@ -4,7 +4,7 @@ import { LIMITS } from '../../core/requests.js';
 import { normalizeUrl } from '../../core/url.js';
 import type { Element } from 'domhandler';
 import { attr, children, findFirst, isElement, parseHtml, remove, textOf, walk } from './dom.js';
-import { findMainContent, prune } from './main-content.js';
+import { findMainContent, prune, withoutShortcodes } from './main-content.js';
 import { escapeLine } from '../../core/escapes.js';
 import { LinkGrowth, toMarkdown } from './markdown.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
@@ -75,6 +75,7 @@ export function extractHtml(html: string, pageUrl: string): ExtractedPage {
 
   const { talk, authors } = prune(doc);
   const { nodes } = findMainContent(doc, talk, authors);
+  for (const n of nodes) withoutShortcodes(n);
   // The headline is metadata; a first heading that repeats the title is not content.
   const first = nodes[0] && findFirst(nodes[0], (e) => /^h[12]$/.test(e.name));
   if (first && meta.title && textOf(first).replace(/\s+/g, ' ').trim().toLowerCase() === meta.title.toLowerCase()) remove(first);

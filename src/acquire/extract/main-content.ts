@@ -40,16 +40,17 @@ const isFootnotes = (el: Element) =>
   (el.name === 'ol' && /(?:^|\s)references(?:\s|$)/.test(el.attribs.class ?? ''));
 /**
  * The blocks that common site plugins add to every post, chrome whatever else their class or id
- * says: WordPress's Jetpack (`sharedaddy` sharing and like buttons, whose `like-post-wrapper` id
- * reads as a post's, `jp-relatedposts`), WordAds' ad slots (`wpcnt`, labelled `Iklan`, `Advertisements`),
+ * says: what a page marks as no content for robots (`robots-nocontent`), WordPress's Jetpack
+ * (`sharedaddy` sharing and like buttons, whose `like-post-wrapper` id reads as a post's,
+ * `jp-relatedposts`, a slideshow's "This slideshow requires JavaScript."), WordAds' ad slots (`wpcnt`, labelled `Iklan`, `Advertisements`),
  * and the sharing and related-posts plugins Social Pug (`dpsp-`, whose `dpsp-share-text` reads as
  * text: "Sharing is caring!"), AddToAny, Shareaholic, Social Warfare, Sassy Social Share, Monarch,
  * YARPP and Contextual Related Posts.
  */
 const PLUGIN_CHROME =
-  /(?:^|\s)(?:sharedaddy|jp-relatedposts|jetpack-likes-widget-wrapper|wpcnt|dpsp-share-text|dpsp-content-wrapper|addtoany_share_save_container|a2a_kit|shareaholic-canvas|swp_social_panel|heateor_sss_sharing_container|et_social_inline|yarpp-related|crp_related)(?:\s|$)/;
+  /(?:^|\s)(?:robots-nocontent|jetpack-slideshow-noscript|sharedaddy|jp-relatedposts|jetpack-likes-widget-wrapper|wpcnt|dpsp-share-text|dpsp-content-wrapper|addtoany_share_save_container|a2a_kit|shareaholic-canvas|swp_social_panel|heateor_sss_sharing_container|et_social_inline|yarpp-related|crp_related)(?:\s|$)/;
 const UNLIKELY =
-  /-ad-|ai2html|banner|breadcrumb|byline|dateline|editsection|gallery|slideshow|carousel|caption|credit|combx|comment|community|cookie|consent|cover-wrap|disqus|extra|footer|gdpr|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|share|sharing|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|newsletter|subscribe|outbrain|taboola|yom-remote/i;
+  /-ad-|ai2html|banner|breadcrumb|byline|dateline|editsection|gallery|slideshow|carousel|swiper|trending|caption|credit|combx|comment|community|cookie|consent|cover-wrap|disqus|extra|footer|gdpr|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|share|sharing|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|newsletter|subscribe|outbrain|taboola|yom-remote/i;
 // A formula's (MathJax's `CtxtMenu_Attached_0` reads as a menu).
 const MAYBE = /(article|body|content|entry|main|page|post|text|blog|story|column|hentry|math)/i;
 const POSITIVE = /(article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story)/i;
@@ -731,6 +732,18 @@ function cleanContent(root: Element, stats: Map<AnyNode, Stats>, talk: boolean):
     if (before && isShortHeading(before, stats)) doomed.push(before as Element);
   }
   removeAll(doomed);
+}
+
+/** A WordPress shortcode a site left unrendered in its text: `[button link="..." type="big"]` with one attribute or more, and `[/button]`. */
+const SHORTCODE =
+  /\[[a-z][\w-]*(?:\s+[\w-]+\s*=\s*(?:"[^"\]]*"|[\u201c\u201d\u2033][^\u201c\u201d\u2033\]]*[\u201c\u201d\u2033]|'[^'\]]*'|[\u2018\u2019][^\u2018\u2019\]]*[\u2018\u2019]|[^\s"'\]]+))+\s*\/?\]|\[\/[a-z][\w-]*\]/gi;
+
+/** Takes a site's unrendered shortcodes (`SHORTCODE`) out of the text under `root`, not out of code. */
+export function withoutShortcodes(root: AnyNode): void {
+  walk(root, (n) => {
+    if (isElement(n)) return n.name !== 'pre' && n.name !== 'code' && n.name !== 'script' && n.name !== 'style';
+    if (isText(n) && n.data.includes('[')) n.data = n.data.replace(SHORTCODE, '');
+  });
 }
 
 export interface MainContent {
