@@ -550,6 +550,8 @@ test("a chrome line inside the article (an ad's label, continue reading, a read-
     '<div class="Off5dpXq"><center><span style="font-size:0.7em">Advert</span><br></center></div>',
     '<div><span>Advertisements</span></div>',
     '<p>Iklan</p>',
+    "<p><strong>DON'T MISS</strong></p>",
+    '<p><b>Advertisement</b></p>',
     '<p><strong>Related:</strong> <a href="/other"><strong>Ten budgets that went wrong</strong></a></p>',
     '<p><b>READ MORE: <a href="/more">The mayor answers</a></b></p>',
     '<p><strong>[Related: <a href="/keynote">Keynote: AI, integration and protestors</a>]</strong></p>',

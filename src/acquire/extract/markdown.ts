@@ -721,12 +721,12 @@ const END_MARKER = new RegExp(`^(#{1,6} )?\\**(${[...END_PHRASES, ...SURE_END_PH
 const SURE_END = new RegExp(`^#{1,6} \\**(${SURE_END_PHRASES.join('|')})\\b`, 'i');
 
 /**
- * A paragraph that is a label of the page's chrome inside its article, whole: an ad's label (in the
- * languages of the pages we read most), a
+ * A paragraph that is a label of the page's chrome inside its article, whole (bold or not): an ad's
+ * label (in the languages of the pages we read most), a box's of other stories ("DON'T MISS"), a
  * "continue reading" line between an ad and the story, a row of share buttons.
  */
 const CHROME_LINE =
-  /^(?:advertisements?|adverts?|advertising|sponsored|sponsored content|ad|anzeige|werbung|publicidad|publicité|pubblicità|reklama|реклама|iklan|广告|廣告|広告|광고|continue reading( the main story| below)?|read more|(story|article) continues below( this)?( advertisement| ad)?|scroll to continue( with content)?|((share|tweet|post|pin)( this| it)?( on| to| via)? (facebook|twitter|x|linkedin|whatsapp|reddit|email|e-mail|pinterest|telegram|threads|bluesky|mastodon|flipboard)\s*)+)$/i;
+  /^\**(?:don['\u2019]?t miss|must read|advertisements?|adverts?|advertising|sponsored|sponsored content|ad|anzeige|werbung|publicidad|publicité|pubblicità|reklama|реклама|iklan|广告|廣告|広告|광고|continue reading( the main story| below)?|read more|(story|article) continues below( this)?( advertisement| ad)?|scroll to continue( with content)?|((share|tweet|post|pin)( this| it)?( on| to| via)? (facebook|twitter|x|linkedin|whatsapp|reddit|email|e-mail|pinterest|telegram|threads|bluesky|mastodon|flipboard)\s*)+)\**$/i;
 
 /** A paragraph that is a label and one link to another story: `**Related:** [Title](...)`, `READ MORE: [Title](...)`, `**[Related: [Title](...)]**`. */
 const STORY_LINK_LINE = /^\**\[?\**(related|read more|read also|read next|see also|also read|more|recommended|watch|listen|don't miss|must read)\**\s*:\s*\**\s*\[.*\]\([^)\s]*\)\**\]?\**\s*$/i;
