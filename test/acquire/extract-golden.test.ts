@@ -256,6 +256,20 @@ test("a byline gives its author's name: its marked name, else its text without a
   assert.equal(author('<meta name="author" content="Byron Smith">', ''), 'Byron Smith');
 });
 
+test("a title loses the site's name after it (its og:site_name, its host's), as a result shows the site in its URL; another last part stays", () => {
+  const title = (head: string, url = 'https://www.zdnet.test/article/x') =>
+    extractHtml(`<html><head>${head}</head><body><article><p>${'The tide comes in twice a day, and the table says when. '.repeat(5)}</p></article></body></html>`, url).title;
+  assert.equal(title('<meta property="og:title" content="Best tech gadgets of 2019 | ZDNet"><meta property="og:site_name" content="ZDNet">'), 'Best tech gadgets of 2019');
+  assert.equal(title('<meta property="og:title" content="New York State investigating WeWork \u2013 TechCrunch"><meta property="og:site_name" content="TechCrunch">'), 'New York State investigating WeWork');
+  // No og:site_name: the host's name, with its dots or without its suffix.
+  assert.equal(title('<meta property="og:title" content="Nadal keeps Spain alive - Sportsnet.ca">', 'https://www.sportsnet.ca/tennis/x'), 'Nadal keeps Spain alive');
+  assert.equal(title("<title>The Early Reviews For Google's Stadia Are Here \u2014 And They're Not Great - Digg</title>", 'https://digg.com/2019/x'), "The Early Reviews For Google's Stadia Are Here \u2014 And They're Not Great");
+  // Another last part, a short rest, a separator without spaces: kept.
+  assert.equal(title('<meta property="og:title" content="Lexus goes topless with the LC500 Convertible - Auto News"><meta property="og:site_name" content="AutoIndustriya.com">'), 'Lexus goes topless with the LC500 Convertible - Auto News');
+  assert.equal(title('<meta property="og:title" content="Home | ZDNet"><meta property="og:site_name" content="ZDNet">'), 'Home | ZDNet');
+  assert.equal(title('<meta property="og:title" content="The Anti-June Cleaver"><meta property="og:site_name" content="The Anti-June Cleaver">'), 'The Anti-June Cleaver');
+});
+
 test("a publication time that is a program's zero is none: the next source's is taken, an old date is kept", () => {
   const published = (head: string, body = '') =>
     extractHtml(`<html><head>${head}</head><body>${body}<p>${'The tide comes in twice a day. '.repeat(5)}</p></body></html>`, 'https://a.test/').publishedAt;

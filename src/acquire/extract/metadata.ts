@@ -1,6 +1,7 @@
 /**
  * Page metadata from the head and the structured data. Which source wins, in order:
- * - title: og:title, twitter:title, JSON-LD headline, <title> (site suffix cut), first <h1>;
+ * - title: og:title, twitter:title, JSON-LD headline, <title> (site suffix cut), first <h1>; the
+ *   site's name after it cut (`withoutSiteName`);
  * - description: meta description, og:description, twitter:description, JSON-LD description;
  * - author: meta author, article:author (when not a URL), JSON-LD author name, a byline element
  *   (not a comment's nor a form's; its marked name, else its first block; `authorText` cuts a
@@ -255,6 +256,34 @@ export function authorText(text: string | undefined): string | undefined {
   return clean(t.replace(AFTER_NAME, ''));
 }
 
+/** A name as compared with another: its letters and digits, lowercased (`Sportsnet.ca`, `sportsnet.ca`). */
+const nameKey = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+/** What parts a title from the site's name: ` - `, ` | `, ` – `, ` — `, ` · `. */
+const TITLE_SEPARATOR = /\s[|\-\u2013\u2014\u00b7]\s/g;
+
+/**
+ * A title without the site's name after it (`Best tech gadgets of 2019 | ZDNet`), as a result shows
+ * the site in its URL: the last part after a separator, when it is the site's name (its
+ * `og:site_name`) or its host's (`- Digg` on digg.com, `- Sportsnet.ca`). A title of the site's name
+ * alone, or of a short rest, stays.
+ */
+export function withoutSiteName(title: string, siteName: string | undefined, pageUrl: string): string {
+  let last: RegExpExecArray | null = null;
+  for (const m of title.matchAll(TITLE_SEPARATOR)) last = m as RegExpExecArray;
+  if (!last) return title;
+  const rest = title.slice(0, last.index).trim();
+  const tail = nameKey(title.slice(last.index + last[0].length));
+  if (rest.length < 10 || !tail) return title;
+  const names = siteName ? [nameKey(siteName)] : [];
+  try {
+    const labels = new URL(pageUrl).hostname.replace(/^www\./, '').split('.');
+    names.push(nameKey(labels.join('.')), nameKey(labels.slice(0, -1).join('.')), nameKey(labels[0]!));
+  } catch {
+    // no host to compare with
+  }
+  return names.includes(tail) ? rest : title;
+}
+
 /** One walk over the page for every source (a page of a million elements took a walk per source). */
 function findSources(doc: Document): Sources {
   const s: Sources = { metas: [], ldScripts: [] };
@@ -334,8 +363,9 @@ export function extractMetadata(doc: Document, pageUrl: string): FoundMetadata {
   const htmlEl = found.html;
   const robots = `${meta('robots') ?? ''},${meta('googlebot') ?? ''}`.toLowerCase();
 
+  const title = meta('og:title', 'twitter:title') ?? ldText(ld, 'headline') ?? docTitle ?? clean(h1 ? textOf(h1) : undefined);
   const out: FoundMetadata = {
-    title: bounded(meta('og:title', 'twitter:title') ?? ldText(ld, 'headline') ?? docTitle ?? clean(h1 ? textOf(h1) : undefined), TITLE_MAX),
+    title: bounded(title && withoutSiteName(title, meta('og:site_name', 'application-name'), pageUrl), TITLE_MAX),
     description: meta('description', 'og:description', 'twitter:description') ?? ldText(ld, 'description'),
     author: bounded(clean(author), AUTHOR_MAX),
     publishedAt,
