@@ -645,6 +645,19 @@ test('a paragraph of headlines with a few words between them ("DON\'T MISS") is 
   );
 });
 
+test("a hover card in a sentence (a span of a photo and links, shown under the pointer) is left out, the name the sentence reads kept; a span of an emoji and a link is not one", () => {
+  const card = (nid: string, name: string) =>
+    `<span class="rollover-people"><a class="rollover-people-link" href="/people/${nid}">${name}</a><span class="rollover-people-block"><span class="rollover-block"><span><img src="/${nid}.jpg" alt=""><a class="name" href="/people/${nid}">${name} Lynn</a><a class="people-articles" href="/news/1">Governor doubles down on anti-drug campaign</a> <a class="people-articles" href="/news/2">State drops pipeline protest laws</a> <a class="more" href="/people/${nid}">MORE<span></span></a></span></span></span></span>`;
+  const blocks = articleBlocks(
+    `${LEAD}<p>South Dakota Gov. ${card('kristi-noem', 'Kristi Noem')} (R) is defending the campaign.</p>` +
+      '<p>The reviews were kind <span class="smile"><img class="emoji" src="/e.png" alt="🙂"> and <a href="/r">here they are</a></span> for all to read.</p>',
+  );
+  assert.deepEqual(blocks.slice(1), [
+    'South Dakota Gov. [Kristi Noem](https://a.test/people/kristi-noem) (R) is defending the campaign.',
+    'The reviews were kind 🙂 and [here they are](https://a.test/r) for all to read.',
+  ]);
+});
+
 test('a link in a span inside a sentence is kept; a span that is only a link, standing alone, is not', () => {
   const blocks = articleBlocks(
     `${LEAD}<p>The figures, as <span class="ref"><a href="/paper">the paper</a></span> says, agree with the model.</p><div><span class="share"><a href="/share">Share this</a></span></div><p>The end of the story, long enough.</p>`,

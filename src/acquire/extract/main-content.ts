@@ -662,6 +662,27 @@ function elementBefore(n: AnyNode): AnyNode | null {
   return p;
 }
 
+/** The most links a span in a sentence holds that is no hover card. */
+const HOVER_CARD_LINKS = 3;
+
+/**
+ * Whether a span inside a paragraph is a hover card, which a browser shows only under the pointer:
+ * an image and links (The Hill's card of a person named in a sentence, her photo and her latest
+ * stories, read as "Gov. Kristi NoemKristi Lynn NoemSouth Dakota governor doubles down...").
+ * `cleanContent` removes the innermost such span, so the name the sentence reads stays.
+ */
+function hoverCard(span: Element, stats: Map<AnyNode, Stats>): boolean {
+  if ((stats.get(span)?.images ?? 0) === 0) return false;
+  let inParagraph = false;
+  for (let p = span.parent, level = 0; p && isElement(p) && level < 6; p = p.parent, level++) {
+    if (p.name === 'p') {
+      inParagraph = true;
+      break;
+    }
+  }
+  return inParagraph && findAll(span, (d) => d.name === 'a').length >= HOVER_CARD_LINKS;
+}
+
 /** Where a link is the content's own: a list's item, a table's cell, a heading. */
 const LINK_HOLDERS = new Set(['li', 'td', 'th', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'figure', 'blockquote']);
 
@@ -692,6 +713,10 @@ function cleanContent(root: Element, stats: Map<AnyNode, Stats>, talk: boolean):
     if (isFootnotes(n)) return false; // kept whole: its items are sources, as link-dense as chrome
     const s = stats.get(n);
     if (!s) return;
+    if (n.name === 'span' && hoverCard(n, stats) && !findFirst(n, (d) => d !== n && d.name === 'span' && hoverCard(d, stats))) {
+      doomed.push(n);
+      return false;
+    }
     const weight = classWeight(n, talk);
     const ld = linkDensity(s);
     if (n.name === 'p' || n.name === 'span') {
