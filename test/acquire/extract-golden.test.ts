@@ -237,6 +237,7 @@ test("a byline gives its author's name: its marked name, else its text without a
     ['<ul class="article-author" itemprop="author"><li><a href="/w/b" rel="author"><img alt="mugshot"></a></li><li class="author-name"> by <span itemprop="name"><a rel="author" href="/w/b">Bryan DeArdo</a></span> <a href="https://twitter.com/b">@BryanDeArdo</a></li><li>Nov 18, 2019 at 9:24 pm ET • 2 min read</li></ul>', 'Bryan DeArdo'],
     ['<div class="article-info-author-wrapper"><span class="article-author-name"><a href="/author/ap" rel="author">Associated Press</a></span> <span>November 19, 2019, 9:02 AM</span></div>', 'Associated Press'],
     ['<div class="entry-content-post-author"><div class="author-avatar"><img alt="R"></div><div class="authorInfo"><div class="author-name">rmb8090</div><p>Siamo un memorabilia del meglio!</p></div></div>', 'rmb8090'],
+    ['<div class="byline-section"><div class="attribution"><span class="author"> Lisa Kaczke and Trevor J. Mitchell </span> <span class="publication"> Sioux Falls Argus Leader </span></div><div class="publish-date"> Published 10:02 AM EST Nov 19, 2019 </div></div>', 'Lisa Kaczke and Trevor J. Mitchell'],
     // Unmarked: the first block, else the text, without what is not the name.
     ['<div class="ap-story-byline"><div>By LISA MASCARO and ERIC TUCKER</div><div>Associated Press</div></div>', 'LISA MASCARO and ERIC TUCKER'],
     ['<h3 class="byline">by Jeff Foust<br><span class="datetime">Monday, November 18, 2019</span></h3>', 'Jeff Foust'],

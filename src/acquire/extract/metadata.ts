@@ -216,13 +216,15 @@ const NAME_MARKS: ((el: Element) => boolean)[] = [
   (el) => /(?:^|\s)name(?:\s|$)/.test(el.attribs.itemprop ?? ''),
   (el) => /(?:^|\s)author(?:\s|$)/i.test(el.attribs.rel ?? ''),
   (el) => /author[-_]*name|byline[-_]+author|(?:^|\s)fn(?:\s|$)/i.test(el.attribs.class ?? ''),
+  // A part of the byline of its own named `author`, beside the publication's (`<span class="author">`).
+  (el) => /(?:^|\s)author(?:\s|$)/i.test(el.attribs.class ?? ''),
 ];
 
 /** The author a byline names: its marked name, else its first block of text, else all of it (`authorText`). */
 function bylineAuthor(byline: Element): string | undefined {
   for (const mark of NAME_MARKS) {
     const el = findFirst(byline, (d) => mark(d) && (clean(d.attribs.content) ?? clean(textOf(d))) !== undefined);
-    if (el) return authorText(clean(el.attribs.content) ?? textOf(el));
+    if (el) return authorText(clean(el.attribs.content) ?? spacedText(el));
   }
   const first = findFirst(byline, (d) => d !== byline && BLOCKS.has(d.name) && clean(textOf(d)) !== undefined);
   return authorText(spacedText(first ?? byline));
