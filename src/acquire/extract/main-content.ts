@@ -42,10 +42,10 @@ const isFootnotes = (el: Element) =>
  * The blocks that common site plugins add to every post, chrome whatever else their class or id
  * says: what a page marks as no content for robots (`robots-nocontent`), WordPress's Jetpack
  * (`sharedaddy` sharing and like buttons, whose `like-post-wrapper` id reads as a post's,
- * `jp-relatedposts`, a slideshow's "This slideshow requires JavaScript."), WordAds' ad slots (`wpcnt`, labelled `Iklan`, `Advertisements`),
- * and the sharing and related-posts plugins Social Pug (`dpsp-`, whose `dpsp-share-text` reads as
- * text: "Sharing is caring!"), AddToAny, Shareaholic, Social Warfare, Sassy Social Share, Monarch,
- * YARPP and Contextual Related Posts.
+ * `jp-relatedposts`, a slideshow's "This slideshow requires JavaScript."), WordAds' ad slots
+ * (`wpcnt`, labelled `Iklan`, `Advertisements`), and the sharing and related-posts plugins Social
+ * Pug (`dpsp-`, whose `dpsp-share-text` reads as text: "Sharing is caring!"), AddToAny,
+ * Shareaholic, Social Warfare, Sassy Social Share, Monarch, YARPP and Contextual Related Posts.
  */
 const PLUGIN_CHROME =
   /(?:^|\s)(?:robots-nocontent|jetpack-slideshow-noscript|sharedaddy|jp-relatedposts|jetpack-likes-widget-wrapper|wpcnt|dpsp-share-text|dpsp-content-wrapper|addtoany_share_save_container|a2a_kit|shareaholic-canvas|swp_social_panel|heateor_sss_sharing_container|et_social_inline|yarpp-related|crp_related)(?:\s|$)/;
@@ -134,8 +134,8 @@ function quoteTweetBoxes(boxes: readonly Element[]): void {
 
 /**
  * Shows what a page's markup draws or hides in ways the cleaning would lose: a task list's boxes
- * (`markTaskBoxes`), a "Click To Tweet" box's quote (`quoteTweetBoxes`) and its tab sets. A tab set (`role="tablist"` of `role="tab"`s, and their
- * `role="tabpanel"`s) is unfolded: each panel is shown, under its tab's name in bold, and the list
+ * (`markTaskBoxes`), a "Click To Tweet" box's quote (`quoteTweetBoxes`) and its tab sets. A tab
+ * set (`role="tablist"` of `role="tab"`s, and their `role="tabpanel"`s) is unfolded: each panel is shown, under its tab's name in bold, and the list
  * of names goes (Material for MkDocs' `tabbed-set`s too). A docs page's install
  * commands for npm, Yarn and pnpm were a list of the three names and npm's panel alone: the others
  * are `hidden` until chosen. A tab finds its panel by `aria-controls`, else by order among the
@@ -642,16 +642,20 @@ function ownParagraph(el: Element, stats: Map<AnyNode, Stats>): boolean {
 const LINK_PARAGRAPH_DENSITY = 0.7;
 /** ...at most this many characters outside them... */
 const LINK_PARAGRAPH_WORDS = 40;
-/** ...and at least this many links, of this many characters each on average: headlines or addresses, not names ("Follow us on Facebook, Twitter and Instagram", a list of accounts). */
+/**
+ * ...and at least this many links, of this many characters each on average: headlines or
+ * addresses, not names ("Follow us on Facebook, Twitter and Instagram", a list of accounts).
+ */
 const LINK_PARAGRAPH_LINKS = 3;
 const HEADLINE_CHARS = 20;
 
+/** Whether a paragraph's links are headlines: `LINK_PARAGRAPH_LINKS` or more, of `HEADLINE_CHARS` each on average. */
 function headlines(p: Element, s: Stats): boolean {
   const links = findAll(p, (d) => d.name === 'a').length;
   return links >= LINK_PARAGRAPH_LINKS && s.linkChars / links >= HEADLINE_CHARS;
 }
 
-/** Whether a heading introduces what follows it: h2 to h6 of a few words ("More:", "Related stories"). */
+/** Whether a heading introduces what follows it: h2 to h6 of a few words ending in a colon ("More:"). */
 const isShortHeading = (el: AnyNode, stats: Map<AnyNode, Stats>) =>
   isElement(el) && /^h[2-6]$/.test(el.name) && (stats.get(el)?.chars ?? 0) <= 60 && /:\s*$/.test(textOf(el));
 
@@ -662,7 +666,7 @@ function elementBefore(n: AnyNode): AnyNode | null {
   return p;
 }
 
-/** The most links a span in a sentence holds that is no hover card. */
+/** The fewest links a hover card holds (a span of an emoji and a link in a sentence is none). */
 const HOVER_CARD_LINKS = 3;
 
 /**
