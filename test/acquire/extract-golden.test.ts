@@ -299,6 +299,14 @@ test('a publication time that says its zone comes before one without (read as UT
   );
   // Without a sure one, the first that is read: no <time> of another story before it.
   assert.equal(published('<meta property="article:published_time" content="2019-11-18T17:01:27">', '<time datetime="2019-11-20T07:00:21-05:00">another story</time>'), Date.parse('2019-11-18T17:01:27Z'));
+  // Last, the date an element of a publication date's class shows: with its zone, the instant;
+  // without, the day; not a sidebar's post's, not after "Updated"; never before a meta tag's.
+  const shown = (html: string, head = '') => published(head, html);
+  assert.equal(shown('<div class="byline"><div class="publish-date"> Published 11:11 PM EST Nov 19, 2019 | Updated 8:02 AM EST Nov 20, 2019</div></div>'), Date.parse('2019-11-20T04:11:00Z'));
+  assert.equal(shown('<span class="article-publish-date">November 19, 2019, 9:02 AM</span>'), Date.parse('2019-11-19T00:00:00Z'));
+  assert.equal(shown('<aside class="sidebar"><span class="post-date">May 1, 2018</span></aside><span class="entry-date">Posted on June 2, 2019</span>'), Date.parse('2019-06-02T00:00:00Z'));
+  assert.equal(shown('<span class="publish-date">yesterday</span>'), undefined);
+  assert.equal(shown('<span class="publish-date">Nov 19, 2019 10:00 GMT</span>', '<meta property="article:published_time" content="2019-11-18">'), Date.parse('2019-11-18T00:00:00Z'));
   // An itemprop of two properties; JSON-LD with a raw line break in a string and a comma before a bracket.
   assert.equal(published('<meta property="article:published" itemprop="datePublished dateCreated" content="2019-11-19T11:00:09.000Z">'), Date.parse('2019-11-19T11:00:09Z'));
   assert.equal(

@@ -8,7 +8,8 @@
  *   label, a date or a handle from each);
  * - published: article:published_time, other common meta names (datePublished, pubdate, date,
  *   DC.date.issued, sailthru.date, parsely-pub-date), JSON-LD datePublished, a time that says its
- *   zone before one that does not (`publicationTime`); else the first <time datetime>;
+ *   zone before one that does not (`publicationTime`); else the first <time datetime>; else the
+ *   date an element of a publication date's class shows (`shownTime`);
  * - canonical: <link rel=canonical>; language: <html lang>; robots: meta robots / googlebot.
  */
 import type { AnyNode, Document, Element } from 'domhandler';
@@ -129,7 +130,7 @@ const YEAR_1000 = Date.UTC(1000, 0, 1);
  * (`0001-01-01T00:00:00Z`, Go's and .NET's; USA Today's JSON-LD) or the Unix epoch (0), which would
  * be in every `published_before` window.
  */
-function publicationTime(values: readonly (string | undefined)[], timeElement: string | undefined): number | undefined {
+function publicationTime(values: readonly (string | undefined)[], timeElement: string | undefined, shownDate?: string): number | undefined {
   let unsure: number | undefined;
   for (const v of values) {
     const t = parseLooseTime(v);
@@ -141,9 +142,9 @@ function publicationTime(values: readonly (string | undefined)[], timeElement: s
     unsure ??= t;
   }
   if (unsure !== undefined) return unsure;
-  // The page's first <time>: a weaker source, at times another story's.
-  const t = parseLooseTime(timeElement);
-  return t !== undefined && t >= YEAR_1000 && t !== 0 ? t : undefined;
+  // The page's first <time>, then the date it shows: weaker sources, at times another story's.
+  for (const t of [parseLooseTime(timeElement), shownTime(shownDate)]) if (t !== undefined && t >= YEAR_1000 && t !== 0) return t;
+  return undefined;
 }
 
 /** A time that ends with its zone: `Z`, an offset, a zone's name (a comment after it, as `Date.toString` writes one). */
@@ -162,6 +163,8 @@ interface Sources {
   h1?: Element;
   byline?: Element;
   time?: Element;
+  /** The first element whose class names a publication date (`publish-date`), outside comments: the date a reader sees. */
+  shownDate?: Element;
   canonical?: Element;
   html?: Element;
 }
@@ -204,11 +207,37 @@ const BYLINE_LEVELS = 30;
 function isByline(n: Element): boolean {
   const a = n.attribs;
   if (NO_BYLINE.has(n.name) || !/\b(byline|author)\b/i.test(`${a.class ?? ''} ${a.rel ?? ''} ${a.itemprop ?? ''}`)) return false;
+  return !inComment(n);
+}
+
+/** Where a date is another post's: a comment's, a sidebar's or widget's list of recent or related posts, a footer's. */
+const OTHER_POSTS_HINT = /comment|respond|reply|sidebar|widget|related|recent|footer/i;
+
+/** Whether an element is in a comment or a form (`BYLINE_LEVELS` up at most), which says nothing of the page; `hint` names what else does not. */
+function inComment(n: Element, hint = COMMENT_HINT): boolean {
   let p: Element | null = n;
   for (let level = 0; p && level < BYLINE_LEVELS; level++, p = p.parent && isElement(p.parent) ? p.parent : null) {
-    if (p.name === 'form' || COMMENT_HINT.test(`${p.attribs.class ?? ''} ${p.attribs.id ?? ''}`)) return false;
+    if (p.name === 'form' || hint.test(`${p.attribs.class ?? ''} ${p.attribs.id ?? ''}`)) return true;
   }
-  return true;
+  return false;
+}
+
+/** A class that names a publication date a reader sees: `publish-date`, `article-publish-date`, `pubdate`, `post-date`, `entry-date`, `date-published`. */
+const DATE_CLASS = /(?:^|\s)(?:[\w-]*[-_])?(?:publish(?:ed)?[-_]?date|pub[-_]?date|post[-_]?date|entry[-_]?date|date[-_]?published)(?:\s|$)/i;
+
+/**
+ * A date as a page shows it (`Published 11:11 PM EST Nov 19, 2019 | Updated ...`), as
+ * `parseLooseTime` reads one: without its label and what follows an update, its time of day after
+ * its date. Without a zone only its date is taken: a time of day read as UTC would be hours off.
+ */
+function shownTime(text: string | undefined): number | undefined {
+  let t = clean(text)?.replace(/\s*[|•·]?\s*\b(?:updated|modified)\b.*$/i, '').replace(/^(?:published|posted)(?:\s+on)?\s*:?\s*/i, '');
+  if (!t || t.length > 80) return undefined;
+  const timeFirst = /^(\d{1,2}:\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?)\s+(?:([a-z]{1,4})\s+)?(.+)$/i.exec(t);
+  if (timeFirst) t = `${timeFirst[3]} ${timeFirst[1]}${timeFirst[2] ? ` ${timeFirst[2]}` : ''}`;
+  const at = parseLooseTime(t);
+  if (at === undefined || (NAMES_ZONE.test(t) && /\d:\d\d/.test(t))) return at;
+  return Math.floor(at / 86_400_000) * 86_400_000;
 }
 
 /** A byline's part that names the author, by its markup: schema.org's `name`, a `rel="author"` link, an author-name class. */
@@ -317,6 +346,7 @@ function findSources(doc: Document): Sources {
         break;
     }
     if (!s.byline && (a.class !== undefined || a.rel !== undefined || a.itemprop !== undefined) && isByline(n)) s.byline = n;
+    if (!s.shownDate && a.class !== undefined && !NO_BYLINE.has(n.name) && DATE_CLASS.test(a.class) && !inComment(n, OTHER_POSTS_HINT)) s.shownDate = n;
   });
   return s;
 }
@@ -352,7 +382,11 @@ export function extractMetadata(doc: Document, pageUrl: string): FoundMetadata {
   const author = authorText(metaAuthor && !/^https?:/.test(metaAuthor) ? metaAuthor : undefined) ?? authorText(ldAuthor(ld)) ?? (byline && bylineAuthor(byline));
 
   const timeEl = found.time;
-  const publishedAt = publicationTime([...PUBLISHED_METAS.map((k) => meta(k)), ldString(ld, 'datePublished')], timeEl ? attr(timeEl, 'datetime') : undefined);
+  const publishedAt = publicationTime(
+    [...PUBLISHED_METAS.map((k) => meta(k)), ldString(ld, 'datePublished')],
+    timeEl ? attr(timeEl, 'datetime') : undefined,
+    found.shownDate && textOf(found.shownDate),
+  );
 
   const canonicalEl = found.canonical;
   let canonicalUrl: string | undefined;
