@@ -114,7 +114,10 @@ const article = (body: string, head = '') => `<html><head>${head}</head><body><a
 const grown = [
   ['a table of one 20,000-cell row over 20,000 rows', article(`<table><tr>${'<td>x</td>'.repeat(20_000)}</tr>${'<tr><td>a</td><td>b</td></tr>'.repeat(20_000)}</table>`)],
   ['250 nested quotes around 100,000 paragraphs', article(`${'<blockquote>'.repeat(250)}${'<p>x</p>'.repeat(100_000)}`)],
-  ['20,000 links under a <base> of 20,000 characters', article(Array.from({ length: 20_000 }, (_, i) => `<a href="b${i}">x</a> `).join(''), `<base href="https://a.test/${'a'.repeat(20_000)}/">`)],
+  // Links standing alone between the article's blocks are teasers, left out: each asked its 40,000 siblings once (14 s).
+  ['20,000 links standing alone beside a paragraph', article(Array.from({ length: 20_000 }, (_, i) => `<a href="b${i}">x</a> `).join(''))],
+  // In a paragraph, the links stay.
+  ['20,000 links under a <base> of 20,000 characters', article(`<p>${Array.from({ length: 20_000 }, (_, i) => `<a href="b${i}">x</a> `).join('')}</p>`, `<base href="https://a.test/${'a'.repeat(20_000)}/">`)],
 ] as const;
 for (const [what, html] of grown) {
   const t = await timed(() => read(html));
