@@ -11,6 +11,15 @@ const ZONES: Record<string, number> = { gmt: 0, ut: 0, utc: 0, z: 0, est: -300, 
 const TEXTUAL_TIME =
   /^(?:[a-z]{3,9}\.?,?\s+)?(?:(\d{1,2})\s+([a-z]{3,9})\.?|([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?)\s+(\d{4})(?:,?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?)?(?:\s*([a-z]{1,4}))?(?:\s*([+-])(\d{2}):?(\d{2}))?(?:\s*\([^()]*\))?$/i;
 
+/** A time that ends with its zone: `Z`, an offset, one of `ZONES` (a comment after it, as `Date.toString` writes one). */
+const ZONE_AT_END = new RegExp(`(?:z|[+-]\\d\\d:?\\d\\d|\\b(?:${Object.keys(ZONES).join('|')}))\\s*(?:\\([^()]*\\))?$`, 'i');
+
+/** Whether a time of day says its zone: without one it is read as UTC, hours off in most of the world; a date alone tells no hour. */
+export const saysZone = (value: string) => ZONE_AT_END.test(value.trim()) && /\d:\d\d/.test(value);
+
+/** A month's name as a pattern: its first three letters, or more of it, and a dot. */
+export const MONTH_PATTERN = `(?:${MONTHS.map((m) => m.slice(0, 3)).join('|')})[a-z]*\\.?`;
+
 /** A month's number (1-12) from its name or its first three letters or more, or 0. */
 function monthOf(name: string): number {
   const n = name.toLowerCase();

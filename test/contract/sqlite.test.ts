@@ -28,6 +28,13 @@ function withoutMigration20(db: Db): void {
   db.exec('ALTER TABLE versions DROP COLUMN description_shared');
 }
 
+/** The database at `path` opened again as an older release left it: `db`'s schema version set to `version`, the migrations after it run on opening. */
+function reopenAt(db: Db, path: string, version: number): Db {
+  db.pragma(`user_version = ${version}`);
+  db.close();
+  return openDatabase({ path });
+}
+
 function sqlite() {
   const dir = tempDir();
   const db = openDatabase({ path: `${dir.path}/test.db` });
@@ -190,10 +197,7 @@ describe('migration 10 (the FTS5 index goes)', () => {
       db.exec('DROP TABLE captures'); // migration 19's
       db.exec('ALTER TABLE versions DROP COLUMN first_searchable');
       withoutMigration20(db);
-      db.pragma('user_version = 9');
-      db.close();
-
-      db = openDatabase({ path });
+      db = reopenAt(db, path, 9);
       try {
         assert.ok((db.pragma('user_version', { simple: true }) as number) >= 10);
         assert.deepEqual(db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'versions_fts%'").all(), []);
@@ -284,10 +288,7 @@ describe('migration 19 (timelines are their captures\')', () => {
       db.exec('DROP TABLE captures');
       db.exec('ALTER TABLE versions DROP COLUMN first_searchable');
       withoutMigration20(db);
-      db.pragma('user_version = 18');
-      db.close();
-
-      db = openDatabase({ path });
+      db = reopenAt(db, path, 18);
       pages = new SqlitePageStore(db);
       try {
         const history = await pages.history('https://a.test/p');
@@ -324,10 +325,7 @@ describe("migration 20 (descriptions keyed with their host's)", () => {
         page('https://b.test/2', { content: 'four', description: 'Its own.' }),
       ]);
       withoutMigration20(db);
-      db.pragma('user_version = 19');
-      db.close();
-
-      db = openDatabase({ path });
+      db = reopenAt(db, path, 19);
       try {
         const got = await new SqlitePageStore(db).getVersions(stored.map((o) => o.version.id));
         assert.deepEqual(got.map((v) => v.sharedDescription ?? false), [true, true, false, false]);
@@ -371,9 +369,7 @@ describe('description marks', () => {
       assert.deepEqual(stored.map((v) => v.description_shared), rule);
       assert.ok(rule.filter((x) => x === 1).length > 50 && rule.filter((x) => x === 0).length > 50, 'both marks among the rows');
       withoutMigration20(db);
-      db.pragma('user_version = 19');
-      db.close();
-      db = openDatabase({ path });
+      db = reopenAt(db, path, 19);
       assert.deepEqual(rows().map((v) => v.description_shared), rule);
       db.close();
     } finally {

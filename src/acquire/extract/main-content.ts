@@ -69,6 +69,8 @@ const CLEANED = new Set(['div', 'section', 'ul', 'ol', 'table', 'figure', 'p', '
 interface Stats {
   chars: number;
   linkChars: number;
+  /** The links (`<a>`) in it. */
+  links: number;
   commas: number;
   paragraphs: number;
   images: number;
@@ -524,7 +526,7 @@ function foldedLength(n: AnyNode): number {
 
 /** Each element's text statistics, bottom-up; `explicit` gets the elements marked as the article's body, in document order. */
 function computeStats(root: AnyNode, stats: Map<AnyNode, Stats>, explicit: Element[]): Stats {
-  const s: Stats = { chars: 0, linkChars: 0, commas: 0, paragraphs: 0, images: 0, listItems: 0 };
+  const s: Stats = { chars: 0, linkChars: 0, links: 0, commas: 0, paragraphs: 0, images: 0, listItems: 0 };
   if (isText(root)) {
     addText(root.data, s);
     return s;
@@ -542,13 +544,17 @@ function computeStats(root: AnyNode, stats: Map<AnyNode, Stats>, explicit: Eleme
     const cs = computeStats(c, stats, explicit);
     s.chars += cs.chars;
     s.linkChars += cs.linkChars;
+    s.links += cs.links;
     s.commas += cs.commas;
     s.paragraphs += cs.paragraphs;
     s.images += cs.images;
     s.listItems += cs.listItems;
   }
   if (element) {
-    if (root.name === 'a') s.linkChars = s.chars;
+    if (root.name === 'a') {
+      s.linkChars = s.chars;
+      s.links++;
+    }
     else if (root.name === 'p') s.paragraphs++;
     else if (root.name === 'img') s.images++;
     else if (root.name === 'li') s.listItems++;
@@ -561,7 +567,7 @@ const linkDensity = (s: Stats) => (s.chars === 0 ? 0 : s.linkChars / s.chars);
 
 /** The text of an element's own children that are no blocks: its text nodes and inline elements. */
 function looseText(el: Element, stats: Map<AnyNode, Stats>): Stats {
-  const s: Stats = { chars: 0, linkChars: 0, commas: 0, paragraphs: 0, images: 0, listItems: 0 };
+  const s: Stats = { chars: 0, linkChars: 0, links: 0, commas: 0, paragraphs: 0, images: 0, listItems: 0 };
   for (const c of children(el)) {
     if (isText(c)) addText(c.data, s);
     else if (isElement(c) && !BLOCK.has(c.name)) {
@@ -620,11 +626,7 @@ type Parents = Map<AnyNode, { text: boolean; block: boolean }>;
 function parentFacts(parent: AnyNode, parents: Parents): { text: boolean; block: boolean } {
   let facts = parents.get(parent);
   if (!facts) {
-    facts = { text: false, block: false };
-    for (const k of children(parent)) {
-      if (isText(k) && /\S/.test(k.data)) facts.text = true;
-      else if (isElement(k) && BLOCK.has(k.name)) facts.block = true;
-    }
+    facts = { text: children(parent).some((k) => isText(k) && /\S/.test(k.data)), block: isElement(parent) && hasBlockChild(parent) };
     parents.set(parent, facts);
   }
   return facts;
@@ -664,10 +666,7 @@ const LINK_PARAGRAPH_LINKS = 3;
 const HEADLINE_CHARS = 20;
 
 /** Whether a paragraph's links are headlines: `LINK_PARAGRAPH_LINKS` or more, of `HEADLINE_CHARS` each on average. */
-function headlines(p: Element, s: Stats): boolean {
-  const links = findAll(p, (d) => d.name === 'a').length;
-  return links >= LINK_PARAGRAPH_LINKS && s.linkChars / links >= HEADLINE_CHARS;
-}
+const headlines = (s: Stats) => s.links >= LINK_PARAGRAPH_LINKS && s.linkChars / s.links >= HEADLINE_CHARS;
 
 /** Whether a heading introduces what follows it: h2 to h6 of a few words ending in a colon ("More:"). */
 const isShortHeading = (el: AnyNode, stats: Map<AnyNode, Stats>) =>
@@ -698,7 +697,7 @@ function hoverCard(span: Element, stats: Map<AnyNode, Stats>): boolean {
       break;
     }
   }
-  return inParagraph && findAll(span, (d) => d.name === 'a').length >= HOVER_CARD_LINKS;
+  return inParagraph && (stats.get(span)?.links ?? 0) >= HOVER_CARD_LINKS;
 }
 
 /** Where a link is the content's own: a list's item, a table's cell, a heading. */
@@ -741,13 +740,13 @@ function cleanContent(root: Element, stats: Map<AnyNode, Stats>, talk: boolean):
     const ld = linkDensity(s);
     if (n.name === 'p' || n.name === 'span') {
       // A paragraph that is only a link ("Read more", "Share on ...") is chrome; a span around a
-      // link in a sentence ("as <span><a>the paper</a></span> says") is not. Nor is a paragraph
-      // of links with a few words between them: headlines of other stories.
-      if (s.chars > 0 && ld > 0.9 && (s.chars < 120 || (n.name === 'p' && findAll(n, (d) => d.name === 'a').length === 1)) && !(n.name === 'span' && inRunningText(n, parents))) {
+      // link in a sentence ("as <span><a>the paper</a></span> says") is not. A paragraph of
+      // links with a few words between them, headlines of other stories, is chrome too.
+      if (s.chars > 0 && ld > 0.9 && (s.chars < 120 || (n.name === 'p' && s.links === 1)) && !(n.name === 'span' && inRunningText(n, parents))) {
         doomed.push(n);
         return false;
       }
-      if (n.name === 'p' && ld >= LINK_PARAGRAPH_DENSITY && s.chars - s.linkChars <= LINK_PARAGRAPH_WORDS && headlines(n, s)) {
+      if (n.name === 'p' && ld >= LINK_PARAGRAPH_DENSITY && s.chars - s.linkChars <= LINK_PARAGRAPH_WORDS && headlines(s)) {
         doomed.push(n);
         linkLists.push(n);
         return false;

@@ -15,7 +15,7 @@
 import type { AnyNode, Document, Element } from 'domhandler';
 import { AUTHOR_MAX, cutAtWord, TITLE_MAX } from '../../core/text.js';
 import { normalizeUrl } from '../../core/url.js';
-import { parseLooseTime } from '../html-time.js';
+import { MONTH_PATTERN, parseLooseTime, saysZone } from '../html-time.js';
 import { attr, findFirst, isElement, parseHtml, textOf, walk } from './dom.js';
 
 export interface PageMetadata {
@@ -131,24 +131,20 @@ const YEAR_1000 = Date.UTC(1000, 0, 1);
  * be in every `published_before` window.
  */
 function publicationTime(values: readonly (string | undefined)[], timeElement: string | undefined, shownDate?: string): number | undefined {
+  const isTime = (t: number | undefined): t is number => t !== undefined && t >= YEAR_1000 && t !== 0;
   let unsure: number | undefined;
   for (const v of values) {
     const t = parseLooseTime(v);
-    if (t === undefined || t < YEAR_1000 || t === 0) continue;
-    // A time of day that says its zone is sure. One without its zone is read as UTC, hours off in
-    // most of the world, and a date alone tells no hour: a later source that is sure (the JSON-LD's
-    // `+08:00` after a meta's `November 20, 2019 12:32`) is taken before them.
-    if (NAMES_ZONE.test(v!.trim()) && /\d:\d\d/.test(v!)) return t;
+    if (!isTime(t)) continue;
+    // A time of day that says its zone is sure (`saysZone`): a later source that is sure (the
+    // JSON-LD's `+08:00` after a meta's `November 20, 2019 12:32`) is taken before an unsure one.
+    if (saysZone(v!)) return t;
     unsure ??= t;
   }
   if (unsure !== undefined) return unsure;
   // The page's first <time>, then the date it shows: weaker sources, at times another story's.
-  for (const t of [parseLooseTime(timeElement), shownTime(shownDate)]) if (t !== undefined && t >= YEAR_1000 && t !== 0) return t;
-  return undefined;
+  return [parseLooseTime(timeElement), shownTime(shownDate)].find(isTime);
 }
-
-/** A time that ends with its zone: `Z`, an offset, a zone's name (a comment after it, as `Date.toString` writes one). */
-const NAMES_ZONE = /(?:z|[+-]\d\d:?\d\d|\b(?:gmt|utc|ut|est|edt|cst|cdt|mst|mdt|pst|pdt))\s*(?:\([^()]*\))?$/i;
 
 /** The meta tags that give a publication time, in the order they are trusted. */
 const PUBLISHED_METAS = ['article:published_time', 'og:published_time', 'datePublished', 'pubdate', 'publishdate', 'date', 'dc.date.issued', 'dc.date', 'sailthru.date', 'parsely-pub-date'];
@@ -207,14 +203,14 @@ const BYLINE_LEVELS = 30;
 function isByline(n: Element): boolean {
   const a = n.attribs;
   if (NO_BYLINE.has(n.name) || !/\b(byline|author)\b/i.test(`${a.class ?? ''} ${a.rel ?? ''} ${a.itemprop ?? ''}`)) return false;
-  return !inComment(n);
+  return !inPartNotThePage(n);
 }
 
 /** Where a date is another post's: a comment's, a sidebar's or widget's list of recent or related posts, a footer's. */
 const OTHER_POSTS_HINT = /comment|respond|reply|sidebar|widget|related|recent|footer/i;
 
-/** Whether an element is in a comment or a form (`BYLINE_LEVELS` up at most), which says nothing of the page; `hint` names what else does not. */
-function inComment(n: Element, hint = COMMENT_HINT): boolean {
+/** Whether an element is in a form or in a part (`BYLINE_LEVELS` up at most) whose class or id `hint` names: a comment, by default, which says nothing of the page. */
+function inPartNotThePage(n: Element, hint = COMMENT_HINT): boolean {
   let p: Element | null = n;
   for (let level = 0; p && level < BYLINE_LEVELS; level++, p = p.parent && isElement(p.parent) ? p.parent : null) {
     if (p.name === 'form' || hint.test(`${p.attribs.class ?? ''} ${p.attribs.id ?? ''}`)) return true;
@@ -236,7 +232,7 @@ function shownTime(text: string | undefined): number | undefined {
   const timeFirst = /^(\d{1,2}:\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?)\s+(?:([a-z]{1,4})\s+)?(.+)$/i.exec(t);
   if (timeFirst) t = `${timeFirst[3]} ${timeFirst[1]}${timeFirst[2] ? ` ${timeFirst[2]}` : ''}`;
   const at = parseLooseTime(t);
-  if (at === undefined || (NAMES_ZONE.test(t) && /\d:\d\d/.test(t))) return at;
+  if (at === undefined || saysZone(t)) return at;
   return Math.floor(at / 86_400_000) * 86_400_000;
 }
 
@@ -269,10 +265,9 @@ function spacedText(n: AnyNode): string {
   for (const c of n.children) s += spacedText(c);
   return BLOCKS.has(n.name) ? ` ${s} ` : s;
 }
-const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\\.?';
 /** What follows a byline's name in its text: a date (a weekday's, a month's), a time, "Published ...", a handle, a separator and what comes after. */
 const AFTER_NAME = new RegExp(
-  `\\s*(?:[|•·]|\\s@\\w|\\b(?:published|updated|posted)\\b|\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b|(?:\\s|^)(?:on\\s+)?${MONTH}\\s+\\d{1,2}\\b|\\s\\d{1,2}\\s+${MONTH}\\s+\\d{4}|\\s\\d{1,4}[/.-]\\d{1,2}[/.-]\\d{1,4}).*$`,
+  `\\s*(?:[|•·]|\\s@\\w|\\b(?:published|updated|posted)\\b|\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b|(?:\\s|^)(?:on\\s+)?${MONTH_PATTERN}\\s+\\d{1,2}\\b|\\s\\d{1,2}\\s+${MONTH_PATTERN}\\s+\\d{4}|\\s\\d{1,4}[/.-]\\d{1,2}[/.-]\\d{1,4}).*$`,
   'is',
 );
 
@@ -346,7 +341,7 @@ function findSources(doc: Document): Sources {
         break;
     }
     if (!s.byline && (a.class !== undefined || a.rel !== undefined || a.itemprop !== undefined) && isByline(n)) s.byline = n;
-    if (!s.shownDate && a.class !== undefined && !NO_BYLINE.has(n.name) && DATE_CLASS.test(a.class) && !inComment(n, OTHER_POSTS_HINT)) s.shownDate = n;
+    if (!s.shownDate && a.class !== undefined && !NO_BYLINE.has(n.name) && DATE_CLASS.test(a.class) && !inPartNotThePage(n, OTHER_POSTS_HINT)) s.shownDate = n;
   });
   return s;
 }
@@ -363,8 +358,7 @@ export function extractMetadata(doc: Document, pageUrl: string): FoundMetadata {
       const key = k.toLowerCase();
       const el = metas.find((m) => {
         if ((attr(m, 'property') ?? attr(m, 'name'))?.toLowerCase() === key) return true;
-        const itemprop = attr(m, 'itemprop')?.toLowerCase();
-        return itemprop !== undefined && (itemprop === key || itemprop.split(/\s+/).includes(key));
+        return attr(m, 'itemprop')?.toLowerCase().split(/\s+/).includes(key) ?? false;
       });
       const content = el ? attr(el, 'content') : undefined;
       const v = clean(content === undefined ? undefined : plainText(content));
