@@ -18,7 +18,8 @@
  * timed rounds, each shape's queries run on the engine once more with a chain of setImmediate
  * callbacks going, which times every stretch the event loop did not turn: the longest of them is
  * how long a query held up the other requests at most (FTS5, read synchronously, holds the loop
- * for a whole query).
+ * for a whole query). Last, standard queries with a `-"phrase"` through the search operation
+ * (which checks the phrase on the stored pages), against the same claims without it.
  *
  * First, what keeping the FTS5 index cost the product before migration 10 dropped it: the same
  * `--import-pages` generated pages stored into a new database with and without its table and
@@ -37,7 +38,7 @@ import { SqliteIndexStore } from '../src/adapters/sqlite/index-store.js';
 import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
 import { scanWords, STOP_WORDS, words } from '../src/core/text.js';
 import { parseWebql } from '../src/core/webql.js';
-import { standardWords } from '../src/ops/search.js';
+import { search, standardWords } from '../src/ops/search.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../src/ports/index-store.js';
 import { openServedIndex } from './http-figure.js';
 import { cellOf, loadCorpus, loadQrels, loadQueries, median, sentencesOf, storeGenerated } from './scifact.js';
@@ -229,4 +230,38 @@ for (const [shape, make, mode] of SHAPES) {
 const slowest = perQuery.map((p) => ({ ...p, ms: median(p.ms) })).sort((a, b) => b.ms - a.ms).slice(0, 5);
 console.log(`The slowest queries on the engine (median over the rounds): ${slowest.map((p) => `\`${p.text}\` (${p.shape}) ${fmt(p.ms)} ms`).join('; ')}`);
 if (differing.length > 0) console.log(`Results not the same as FTS5's (the engine's count against FTS5's): ${differing.join('; ')}`);
+
+// A standard query's `-"phrase"` is checked on the stored pages by the search operation (the
+// engine keeps no positions), reading further down the ranking while pages hold it: timed through
+// search() with its snippets, against the claim without it. `-"a b"` is the claim's own first pair
+// of adjacent content words, which its best pages hold (the costly case); `-"b a"` the pair reversed.
+const PHRASE_SHAPES: [string, (claim: string) => string | undefined][] = [
+  ['the claim', (c) => (firstPair(c) ? c : undefined)],
+  ['the claim -"a b"', (c) => { const p = firstPair(c); return p && `${c} -${p}`; }],
+  ['the claim -"b a"', (c) => { const p = firstPair(c); return p && `${c} -"${p.slice(1, -1).split(' ').reverse().join(' ')}"`; }],
+];
+console.log(`\nStandard queries through the search operation (snippets included), top 10, ${rounds} rounds`);
+console.log('| shape | queries | results (mean) | fewer than 10 | p50 / p99 ms |');
+console.log('|---|---|---|---|---|');
+for (const [shape, make] of PHRASE_SHAPES) {
+  const texts = claims.map(make).filter((t) => t !== undefined).map((t) => t.slice(0, 2000));
+  const request = (query: string) => ({ query, mode: 'standard' as const, snippetMaxLength: 500, maxResults: 10 });
+  for (const text of texts) await search(services, request(text));
+  const ms: number[] = [];
+  let results = 0;
+  let fewer = 0;
+  for (let round = 0; round < rounds; round++) {
+    for (const text of texts) {
+      const started = performance.now();
+      const found = (await search(services, request(text))).results.length;
+      ms.push(performance.now() - started);
+      if (round === 0) {
+        results += found;
+        if (found < 10) fewer++;
+      }
+    }
+  }
+  const c = cellOf(ms);
+  console.log(`| ${shape} | ${texts.length} | ${fmt(results / texts.length)} | ${fewer} | ${fmt(c.p50)} / ${fmt(c.p99)} |`);
+}
 await services.close();

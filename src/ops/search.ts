@@ -1,6 +1,8 @@
 /** The search operation, tier-blind: a validated request in, the spec's response out. */
 import type { SearchRequest, SearchResponse, SearchResult } from '../core/requests.js';
-import { cachedStem, queryReadings, queryTerms, termWord } from '../core/text.js';
+import { SCAN_LIMIT } from '../core/passages.js';
+import { hasPhrase, wordKey } from '../core/phrase.js';
+import { cachedStem, joinedCompounds, queryReadings, queryTerms, termWord, words } from '../core/text.js';
 import { isStorableTime, toIso } from '../core/time.js';
 import { parseSiteFilter } from '../core/url.js';
 import { parseWebql, positiveWords } from '../core/webql.js';
@@ -152,44 +154,94 @@ export function siteInQuery(query: string, site: string | undefined): QuerySites
   return out;
 }
 
-/** The most `-word`s of a standard query that are read; a query with more reads them as words. */
+/** The most `-word`s and `-"phrase"`s of a standard query that are read; a query with more reads them as words. */
 export const EXCLUDED_WORDS_MAX = 20;
 
 /** A standard query's `-word`: a hyphen opening a word of letters (not `-5`, not `-site:`). */
 const EXCLUDED_WORD_RE = /(?:^|\s)-(\p{L}[^\s:]*)(?=\s|$)/gu;
 
+/** A standard query's `-"phrase"`: a hyphen opening a quoted phrase. */
+const EXCLUDED_PHRASE_RE = /(?:^|\s)-"([^"]*)"(?=\s|$)/gu;
+
+/** What a standard query leaves out (`exclusionsInQuery`). */
+export interface QueryExclusions {
+  /** The query without them. */
+  text: string;
+  /** Terms whose pages are left out (IndexQuery `excludeTerms`). */
+  exclude: string[];
+  /** Phrases, as `hasPhrase` reads them (their words' `wordKey`s), whose pages are left out. */
+  phrases: string[][];
+}
+
 /**
- * The words a standard query leaves out with `-word` (`jaguar -car`, as people and models write
- * queries), as terms, and the query without them: a page holding one is no result. A `-word` that
- * is no single term (a stop word, a compound) stays a word of the query, as before; undefined, and
- * the query read as it is, when none is read, when there are more than `EXCLUDED_WORDS_MAX`, or when
- * nothing else is left to search for.
+ * What a standard query leaves out, as people and models write queries: each `-word` (`jaguar
+ * -car`) as a term, each `-"phrase"` (`python -"python 2"`) as its words side by side, and the query
+ * without them; a page holding one is no result. A `-compound` (`-e-mail`) leaves out both its
+ * readings, the phrase of its words and its joined word (`email`), as webql's bare word. Any
+ * other `-word` or one-word `-"word"` that is no single term (a stop word, `-U.S.`) stays words of the query, as before;
+ * undefined, and the query read as it is, when none is read, when there are more than
+ * `EXCLUDED_WORDS_MAX`, or when nothing else is left to search for.
  */
-export function exclusionsInQuery(query: string): { text: string; exclude: string[] } | undefined {
+export function exclusionsInQuery(query: string): QueryExclusions | undefined {
   // Each term left out costs a pass over its postings in every segment: a query of hundreds (2,000
   // characters of `-ab`) would read most of the index. Past the cap they are words, as before.
-  if ((query.match(EXCLUDED_WORD_RE) ?? []).length > EXCLUDED_WORDS_MAX) return undefined;
+  const count = (query.match(EXCLUDED_WORD_RE) ?? []).length + (query.match(EXCLUDED_PHRASE_RE) ?? []).length;
+  if (count > EXCLUDED_WORDS_MAX) return undefined;
   const exclude: string[] = [];
-  const text = query.replace(EXCLUDED_WORD_RE, (whole, word: string) => {
+  const phrases: string[][] = [];
+  const term = (word: string) => {
     const terms = queryTerms(word);
-    if (terms.length !== 1 || termWord(terms[0]!) !== terms[0]) return whole;
-    if (!exclude.includes(terms[0]!)) exclude.push(terms[0]!);
-    return ' ';
-  });
-  if (exclude.length === 0) return undefined;
+    return terms.length === 1 && termWord(terms[0]!) === terms[0] ? terms[0] : undefined;
+  };
+  const excludeTerm = (t: string) => {
+    if (!exclude.includes(t)) exclude.push(t);
+  };
+  const excludePhrase = (ws: readonly string[]) => {
+    const keys = ws.map(wordKey);
+    if (!phrases.some((p) => p.join(' ') === keys.join(' '))) phrases.push(keys);
+  };
+  const text = query
+    .replace(EXCLUDED_PHRASE_RE, (whole, phrase: string) => {
+      const ws = words(phrase);
+      if (ws.length > 1) excludePhrase(ws);
+      else if (ws.length === 1 && term(phrase) !== undefined) excludeTerm(term(phrase)!);
+      else return whole;
+      return ' ';
+    })
+    .replace(EXCLUDED_WORD_RE, (whole, word: string) => {
+      const t = term(word);
+      if (t !== undefined) {
+        excludeTerm(t);
+        return ' ';
+      }
+      const joined = joinedCompounds(word);
+      const ws = words(word);
+      if (joined === undefined || ws.length < 2) return whole;
+      excludePhrase(ws);
+      const other = term(joined);
+      if (other !== undefined) excludeTerm(other);
+      return ' ';
+    });
+  if (exclude.length === 0 && phrases.length === 0) return undefined;
   const rest = text.replace(/\s+/g, ' ').trim();
-  return queryReadings(rest).terms.length === 0 ? undefined : { text: rest, exclude };
+  return queryReadings(rest).terms.length === 0 ? undefined : { text: rest, exclude, phrases };
 }
 
 /**
  * A standard query's words as the engine is asked for them: its `-word`s left out
  * (`exclusionsInQuery`), and a hyphenated compound also read as its joined word (a page scores the
- * better reading: `queryReadings`).
+ * better reading: `queryReadings`); with the phrases it leaves out, which the engine cannot tell
+ * (it keeps no positions) and the search checks on the stored pages.
  */
-export function standardWords(text: string): Pick<IndexQuery, 'terms' | 'alternative' | 'excludeTerms'> {
+export function standardWords(text: string): Pick<IndexQuery, 'terms' | 'alternative' | 'excludeTerms'> & { excludePhrases?: string[][] } {
   const left = exclusionsInQuery(text);
   const { terms, alternative } = queryReadings(left?.text ?? text);
-  return { terms, ...(alternative && { alternative }), ...(left && { excludeTerms: left.exclude }) };
+  return {
+    terms,
+    ...(alternative && { alternative }),
+    ...(left && left.exclude.length > 0 && { excludeTerms: left.exclude }),
+    ...(left && left.phrases.length > 0 && { excludePhrases: left.phrases }),
+  };
 }
 
 /**
@@ -207,6 +259,24 @@ function snippetWeights(index: IndexStore, stems: readonly string[]): number[] |
 
 /** How many times a search asks the engine again for the ranks its repeated pages took (`withoutRepeats`). */
 const DUPLICATE_ROUNDS = 2;
+
+/**
+ * The most pages a search reads, in rank order, for results that hold none of the query's
+ * `-"phrase"`s: when the best 1,000 all hold one, fewer results than asked for are answered.
+ */
+export const PHRASE_CANDIDATES_MAX = 1_000;
+
+/**
+ * Whether a version's title, description or content holds one of `phrases` (`hasPhrase`). A
+ * content cut where snippets stop reading (`SCAN_LIMIT`) that does not hold one is read whole.
+ */
+async function holdsPhrase(pages: PageStore, v: ResultVersion, phrases: readonly string[][]): Promise<boolean> {
+  const holds = (text: string | undefined) => text !== undefined && phrases.some((p) => hasPhrase(text, p));
+  if (holds(v.title) || holds(v.description) || holds(v.content)) return true;
+  if (v.content.length < SCAN_LIMIT) return false;
+  const whole = (await pages.history(v.url)).find((h) => h.id === v.id);
+  return holds(whole?.content);
+}
 
 /**
  * The versions without those that repeat one ranked above them: the same title and the same
@@ -236,7 +306,7 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   // webql reads its own `site:`; a standard query's `site:` is its site filter, its `-site:`s sites left out.
   const named = webql ? undefined : siteInQuery(req.query, req.site);
   if (named?.sites?.length === 0) return { query: req.query, results: [] };
-  const words = webql ? { terms: positiveWords(webql) } : standardWords(named?.text ?? req.query);
+  const { excludePhrases, ...words } = webql ? { terms: positiveWords(webql), excludePhrases: undefined } : standardWords(named?.text ?? req.query);
   const asked = {
     ...words,
     ...(webql && { webql }),
@@ -251,13 +321,20 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
     queryTime: req.queryTime,
   };
   // A page under two URLs (a twin, a parameter, a mirror) is one result; the ranks it took are
-  // filled from further down, asking the engine for more, at most twice.
+  // filled from further down, asking the engine for more, at most twice. So are those of pages
+  // holding a phrase left out, asking for twice as many each time, up to PHRASE_CANDIDATES_MAX.
+  const read = new Map<number, ResultVersion | undefined>();
   let versions: ResultVersion[] = [];
   for (let limit = req.maxResults, round = 0; ; round++) {
     const hits = await deps.index.search({ ...asked, limit });
-    versions = withoutRepeats(await deps.pages.getVersions(hits.slice(0, limit).map((h) => h.versionId)));
-    if (versions.length >= req.maxResults || hits.length < limit || round === DUPLICATE_ROUNDS) break;
-    limit += req.maxResults - versions.length;
+    const ids = hits.slice(0, limit).map((h) => h.versionId);
+    const fresh = await deps.pages.getVersions(ids.filter((id) => !read.has(id)));
+    for (const v of fresh) read.set(v.id, excludePhrases && (await holdsPhrase(deps.pages, v, excludePhrases)) ? undefined : v);
+    versions = withoutRepeats(ids.flatMap((id) => read.get(id) ?? []));
+    if (versions.length >= req.maxResults || hits.length < limit) break;
+    if (excludePhrases ? limit >= PHRASE_CANDIDATES_MAX : round === DUPLICATE_ROUNDS) break;
+    const missing = req.maxResults - versions.length;
+    limit = excludePhrases ? Math.min(PHRASE_CANDIDATES_MAX, 2 * limit + missing) : limit + missing;
   }
   if (versions.length > req.maxResults) versions = versions.slice(0, req.maxResults);
   // The engine stemmed the same terms just now; a title's stop word is looked for in the text as the word it is.

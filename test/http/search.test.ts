@@ -23,6 +23,22 @@ describe('search over HTTP', () => {
       page('https://pub.test/none', { content: 'lynx' }),
     ]);
     for (let i = 0; i < 60; i++) await p.putVersion(page(`https://many.test/${i}`, { content: `badger number ${i}` }));
+    const filler = Array.from({ length: 10_000 }, () => 'Gecko notes say little.').join(' ');
+    await p.putVersions([
+      page('https://gecko.test/leopard', { title: 'Leopard geckos', content: 'The leopard gecko is a lizard of dry grassland.' }),
+      page('https://gecko.test/tokay', { title: 'Tokay', content: 'A gecko that barks; a leopard would not.' }),
+      page('https://gecko.test/care', { title: 'Gecko care', content: 'Feeding and housing.', description: 'How to keep Leopard Geckos' }),
+      page('https://gecko.test/scan', { title: 'Scan', content: 'A gecko under X-ray shows its bones.' }),
+      page('https://gecko.test/ray', { title: 'Ray', content: 'An x ray of a gecko.' }),
+      page('https://gecko.test/archive', { title: 'Archive', content: 'The gecko xray archive.' }),
+      // The phrase only past the part of a page snippets read (SCAN_LIMIT, 200,000 characters).
+      page('https://gecko.test/long', { title: 'Long', content: `${filler} The leopard gecko ends here.` }),
+      // Pages holding the phrase rank above those that do not (three stoats to one).
+      ...Array.from({ length: 40 }, (_, i) => page(`https://stoat.test/den/d${i}`, { title: 'Den', content: `stoat stoat stoat den d${i}` })),
+      ...Array.from({ length: 15 }, (_, i) => page(`https://stoat.test/field/f${i}`, { title: 'Field', content: `A stoat in field f${i}.` })),
+      ...Array.from({ length: 1_005 }, (_, i) => page(`https://vole.test/nest/n${i}`, { title: 'Nest', content: `vole vole vole nest n${i}` })),
+      ...Array.from({ length: 3 }, (_, i) => page(`https://vole.test/field/f${i}`, { title: 'Field', content: `A vole in field f${i}.` })),
+    ]);
     await p.putVersion(page('https://pit.test/p', { title: 'Old title', content: 'ibis first edition', acquiredAt: T('2026-01-01T00:00:00Z') }));
     await p.putVersion(page('https://pit.test/p', { title: 'New title', content: 'ibis second edition', acquiredAt: T('2026-06-01T00:00:00Z') }));
     const long = Array.from({ length: 200 }, (_, i) =>
@@ -238,6 +254,40 @@ describe('search over HTTP', () => {
     const twenty = `osprey -fish ${Array.from({ length: 19 }, (_, i) => `-nothing${String.fromCharCode(97 + i)}`).join(' ')}`;
     assert.deepEqual(await sorted(twenty), ['https://birds.test/osprey-pair', 'https://other.test/osprey']);
     assert.ok((await sorted(`${twenty} -nothingz`)).includes('https://birds.test/osprey'));
+  });
+
+  test('-"phrase" in a standard query leaves out the pages holding its words side by side, in the title, description or content', async () => {
+    const sorted = async (query: string) => (await urls({ query, max_results: 20 })).sort();
+    const all = (await sorted('gecko')).filter((u) => u.startsWith('https://gecko.test/'));
+    assert.equal(all.length, 7);
+    const without = (...paths: string[]) => all.filter((u) => !paths.some((p) => u === `https://gecko.test/${p}`));
+    // Stemmed and folded as the index reads words; the description's and past the first 200,000 characters too.
+    assert.deepEqual(await sorted('gecko -"leopard gecko"'), without('leopard', 'care', 'long'));
+    assert.deepEqual(await sorted('gecko -"gecko leopard"'), all, 'in its order');
+    assert.deepEqual(await sorted('gecko -"leopard"'), await sorted('gecko -leopard'), 'one word is a -word');
+    assert.deepEqual(await sorted('gecko -"leopard"'), without('leopard', 'tokay', 'care', 'long'));
+    // A -compound leaves out both readings (the phrase of its words, its joined word); quoted, the phrase alone.
+    assert.deepEqual(await sorted('gecko -x-ray'), without('scan', 'ray', 'archive'));
+    assert.deepEqual(await sorted('gecko -"x-ray"'), without('scan', 'ray'));
+    assert.deepEqual(await sorted('gecko -"leopard gecko" -x-ray -site:gecko.test'), []);
+    // Nothing else to search for, a stop word: read as words, as before.
+    assert.ok((await sorted('-"leopard gecko"')).includes('https://gecko.test/leopard'));
+    assert.deepEqual(await sorted('gecko -"the"'), await sorted('gecko'));
+    assert.equal((await search({ query: 'gecko -"leopard gecko"' })).body.query, 'gecko -"leopard gecko"');
+  });
+
+  test('-"phrase": the ranks of pages left out are filled from further down, reading at most the best 1,000', async () => {
+    const field = (u: string) => u.startsWith('https://stoat.test/field/') || u.startsWith('https://vole.test/field/');
+    const ten = await urls({ query: 'stoat -"stoat den"' });
+    assert.equal(ten.length, 10);
+    assert.ok(ten.every(field), ten.join());
+    const fifty = await urls({ query: 'stoat -"stoat den"', max_results: 50 });
+    assert.equal(fifty.length, 15);
+    assert.ok(fifty.every(field));
+    // Past 1,000 pages holding the phrase, the three below them are not reached.
+    assert.ok((await urls({ query: 'vole', max_results: 50 })).every((u) => !field(u)));
+    assert.deepEqual(await urls({ query: 'vole -"vole nest"' }), []);
+    assert.equal((await urls({ query: 'vole -nest' })).length, 3, 'a -word is left out inside the engine, with no such bound');
   });
 
   test('never more than max_results; default 10', async () => {
