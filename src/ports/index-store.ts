@@ -22,7 +22,7 @@ export interface IndexQuery {
   anySites?: string[];
   /** Bare hosts whose pages (the host's and its subdomains') are left out. */
   excludeSites?: string[];
-  /** Analysed terms (as `terms`) whose pages are left out: a standard query's `-word`s. */
+  /** Analysed terms (as `terms`) whose pages are left out: a standard query's `-word`s (its `-"phrase"`s are checked by the search operation on the stored pages). */
   excludeTerms?: string[];
   acquiredAfter?: number;
   acquiredBefore?: number;
