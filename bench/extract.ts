@@ -159,11 +159,11 @@ for (const [name, run] of Object.entries(tools)) {
 
 // Metadata as text: the pages whose title, description or author hold a tag of HTML, an entity
 // (escaped twice by the site) or U+FFFD, and those with a publication time before the year 1000.
-// Authors that are no name: a byline's label, date, time, handle or separator kept with it, or
-// more than ten words (a teaser, a bio, a form's label).
+// Authors that are no name: a byline's label, date, time, handle or separator kept with it, a role
+// or a news agency after a comma, or more than ten words (a teaser, a bio, a form's label).
 if (!values.only || values.only === 'ours') {
   const marked = /<\/?(?:p|br|div|span|a|b|i|em|strong)\b[^<>]*>|&(?:#\d+|#x[0-9a-f]+|[a-z]+\d*);|\uFFFD/i;
-  const notName = /^(?:by|posted by)\b|^\p{L}+:|\b(?:19|20)\d\d\b|\b\d{1,2}:\d\d\b|\s@\w|[|•]|\b(?:published|updated|said)\b|\(/iu;
+  const notName = /^(?:\p{L}+\s+)?by\b|^\p{L}+:|\b(?:19|20)\d\d\b|\b\d{1,2}:\d\d\b|\s@\w|[|•]|\b(?:published|updated|said)\b|\(|,[^,]*\b(?:writer|reporter|correspondent|editor|columnist|associated press|reuters)\b/iu;
   let texts = 0;
   let zero = 0;
   let authors = 0;
@@ -179,7 +179,7 @@ if (!values.only || values.only === 'ours') {
     if (notName.test(out.author) || out.author.split(' ').length > 10) badAuthors++;
   }
   console.log(`Metadata (ours): ${texts} of ${pages.length} pages with markup, an entity or U+FFFD in a title, description or author; ${dated} with a publication time, ${zero} of them before the year 1000`);
-  console.log(`Authors (ours): ${authors} of ${pages.length} pages name one; ${badAuthors} of them hold more than a name (a label, a date or time, a handle, a separator, "Published", a comment's "said", more than ten words)`);
+  console.log(`Authors (ours): ${authors} of ${pages.length} pages name one; ${badAuthors} of them hold more than a name (a label, a date or time, a handle, a separator, "Published", a comment's "said", a role or news agency after a comma, more than ten words)`);
 }
 
 // A hostile page: one paragraph inside 100,000 nested <span>s (600 kB), then a paragraph after them.

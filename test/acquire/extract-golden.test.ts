@@ -253,8 +253,32 @@ test("a byline gives its author's name: its marked name, else its text without a
   ];
   for (const [body, name] of cases) assert.equal(author('', body), name, body);
   // A meta tag's author loses its label too; "Byron" is a name.
-  assert.equal(author('<meta name="author" content="By TOM KRISHER, AP Auto Writer">', ''), 'TOM KRISHER, AP Auto Writer');
+  assert.equal(author('<meta name="author" content="By TOM KRISHER">', ''), 'TOM KRISHER');
   assert.equal(author('<meta name="author" content="Byron Smith">', ''), 'Byron Smith');
+});
+
+test("an author's name loses what a byline says after it: a role, a news agency, the site's or another publication's name; names and degrees stay", () => {
+  const author = (name: string, siteName?: string) =>
+    extractHtml(`<html><head>${siteName ? `<meta property="og:site_name" content="${siteName}">` : ''}<meta name="author" content="${name}"></head><body><article><p>${'The tide comes in twice a day, and the table says when. '.repeat(5)}</p></article></body></html>`, 'https://a.test/p').author;
+  const cases: [string, string | undefined, string][] = [
+    ['By TOM KRISHER, AP Auto Writer', undefined, 'TOM KRISHER'],
+    ['Paul Takahashi, Staff writer', 'Houston Chronicle', 'Paul Takahashi'],
+    ['Analysis by Chris Cillizza, CNN Editor-at-large', 'CNN', 'Chris Cillizza'],
+    ['MEG KINNARD and ERRIN HAINES, Associated Press', 'Connecticut Post', 'MEG KINNARD and ERRIN HAINES'],
+    ['Jill Disis, CNN Business', 'CNN', 'Jill Disis'],
+    ['Tanza Loudenback, Business Insider', 'Business Insider Deutschland', 'Tanza Loudenback'],
+    // Syndicated: the publication is not the site's.
+    ['Sandee LaMotte, CNN', 'MSN', 'Sandee LaMotte'],
+    ['Victor Tangermann, Futurism', 'ScienceAlert', 'Victor Tangermann'],
+    // Kept: names, a name surname first, degrees, a staff byline.
+    ['Lia Eustachewich, Yaron Steinbuch', undefined, 'Lia Eustachewich, Yaron Steinbuch'],
+    ['LISA MASCARO, MARY CLARE JALONICK and ERIC TUCKER', undefined, 'LISA MASCARO, MARY CLARE JALONICK and ERIC TUCKER'],
+    ['Doe, Jane', undefined, 'Doe, Jane'],
+    ['Rachael Link, MS, RD', 'Healthline', 'Rachael Link, MS, RD'],
+    ['John Smith, Jr.', undefined, 'John Smith, Jr.'],
+    ['Staff Reports', undefined, 'Staff Reports'],
+  ];
+  for (const [name, site, want] of cases) assert.equal(author(name, site), want, name);
 });
 
 test("a title loses the site's name after it (its og:site_name, its host's), as a result shows the site in its URL; another last part stays", () => {

@@ -278,8 +278,40 @@ const AFTER_NAME = new RegExp(
 export function authorText(text: string | undefined): string | undefined {
   let t = clean(text);
   if (!t) return undefined;
-  t = t.replace(/^(?:(?:written|posted)\s+)?by\b\s*:?\s*/i, '').replace(/^\p{L}{2,12}:\s+/u, '');
+  t = t.replace(BYLINE_LABEL, '').replace(/^\p{L}{2,12}:\s+/u, '');
   return clean(t.replace(AFTER_NAME, ''));
+}
+
+/** A byline's label before the name: "By", and what a byline says the piece is ("Analysis by", "Story by"). */
+const BYLINE_LABEL = /^(?:(?:written|posted|analysis|opinion|commentary|story|report|reported|words|text|compiled|edited|reviewed)\s+)?by\b\s*:?\s*/i;
+
+/** A part of a byline after a comma that says what the author is: "AP Auto Writer", "Staff writer", "CNN Editor-at-large". */
+const ROLE_RE = /\b(?:writer|reporter|correspondent|editor|columnist|contributor|producer|journalist|analyst|critic|photographer|staff|bureau)\b/i;
+/** The news agencies whose name follows their writers' (`MEG KINNARD and ERRIN HAINES, Associated Press`). */
+const AGENCY_RE = /^(?:the\s+)?(?:associated\s+press|ap|reuters|afp|agence\s+france-presse|upi|bloomberg(?:\s+news)?|press\s+association|pa\s+media|dpa)$/i;
+/** What follows a name after a comma and belongs to it: a degree, a title (`Rachael Link, MS, RD`; `Jr.`). */
+const CREDENTIAL_RE = /^(?:ms|ma|msc|mba|mph|md|do|dds|phd|ph\.d\.|rd|rdn|ld|ldn|rn|np|pa-c|jd|esq\.?|cpa|cfa|cfp|cscs|cpt|facs|jr\.?|sr\.?|ii|iii|iv)$/i;
+
+/**
+ * An author without what a byline says after the name, after a comma: the writer's role ("TOM
+ * KRISHER, AP Auto Writer"), a news agency ("..., Associated Press"), the site's name or a part
+ * starting with it ("Jill Disis, CNN Business" on CNN) or that it starts with, or one word that is no degree (a
+ * publication: "Sandee LaMotte, CNN" on MSN, "Victor Tangermann, Futurism") after a name of
+ * several words. The first part is always kept ("Staff Reports"), and so are names ("Lia
+ * Eustachewich, Yaron Steinbuch"; "Doe, Jane") and degrees ("Rachael Link, MS, RD").
+ */
+export function withoutAffiliation(author: string, siteName: string | undefined): string {
+  const parts = author.split(/\s*,\s+/);
+  const site = siteName?.toLowerCase();
+  // The site's name, or its first words (`Business Insider` on Business Insider Deutschland), or a part's first words (`CNN Business` on CNN).
+  const startsWith = (a: string, b: string) => a.startsWith(b) && !/[\p{L}\p{N}]/u.test(a.charAt(b.length));
+  const ofSite = (part: string) => site !== undefined && (startsWith(part.toLowerCase(), site) || startsWith(site, part.toLowerCase()));
+  // One word after a name of several: `Doe, Jane` is a name written surname first.
+  const named = /\s/.test(parts[0]!);
+  const affiliation = (part: string) =>
+    ROLE_RE.test(part) || AGENCY_RE.test(part) || ofSite(part) || (named && /^\p{Lu}[\p{L}'’.-]*$/u.test(part) && !CREDENTIAL_RE.test(part));
+  while (parts.length > 1 && affiliation(parts[parts.length - 1]!)) parts.pop();
+  return parts.join(', ');
 }
 
 /** A name as compared with another: its letters and digits, lowercased (`Sportsnet.ca`, `sportsnet.ca`). */
@@ -394,10 +426,11 @@ export function extractMetadata(doc: Document, pageUrl: string): FoundMetadata {
   const robots = `${meta('robots') ?? ''},${meta('googlebot') ?? ''}`.toLowerCase();
 
   const title = meta('og:title', 'twitter:title') ?? ldText(ld, 'headline') ?? docTitle ?? clean(h1 ? textOf(h1) : undefined);
+  const siteName = meta('og:site_name', 'application-name');
   const out: FoundMetadata = {
-    title: bounded(title && withoutSiteName(title, meta('og:site_name', 'application-name'), pageUrl), TITLE_MAX),
+    title: bounded(title && withoutSiteName(title, siteName, pageUrl), TITLE_MAX),
     description: meta('description', 'og:description', 'twitter:description') ?? ldText(ld, 'description'),
-    author: bounded(clean(author), AUTHOR_MAX),
+    author: bounded(clean(author && withoutAffiliation(author, siteName)), AUTHOR_MAX),
     publishedAt,
     canonicalUrl,
     lang: clean(htmlEl ? attr(htmlEl, 'lang') : undefined)?.toLowerCase(),
