@@ -2,10 +2,10 @@
 import type { SearchRequest, SearchResponse, SearchResult } from '../core/requests.js';
 import { SCAN_LIMIT } from '../core/passages.js';
 import { hasPhrase, wordKey } from '../core/phrase.js';
-import { cachedStem, joinedCompounds, queryReadings, queryTerms, termWord, words } from '../core/text.js';
+import { cachedStem, joinedCompounds, queryReadings, queryTerms, STOP_WORDS, termWord, words } from '../core/text.js';
 import { isStorableTime, toIso } from '../core/time.js';
 import { parseSiteFilter } from '../core/url.js';
-import { parseWebql, positiveWords } from '../core/webql.js';
+import { parseWebql, positiveWords, type WebqlNode } from '../core/webql.js';
 import type { IndexQuery, IndexStore } from '../ports/index-store.js';
 import type { PageStore, ResultVersion } from '../ports/page-store.js';
 import { type FetchDeps, storeLivePage } from './fetch-page.js';
@@ -169,7 +169,7 @@ export interface QueryExclusions {
   text: string;
   /** Terms whose pages are left out (IndexQuery `excludeTerms`). */
   exclude: string[];
-  /** Phrases, as `hasPhrase` reads them (their words' `wordKey`s), whose pages are left out. */
+  /** Phrases (their words, as `words()` reads them) whose pages are left out. */
   phrases: string[][];
 }
 
@@ -197,8 +197,7 @@ export function exclusionsInQuery(query: string): QueryExclusions | undefined {
     if (!exclude.includes(t)) exclude.push(t);
   };
   const excludePhrase = (ws: readonly string[]) => {
-    const keys = ws.map(wordKey);
-    if (!phrases.some((p) => p.join(' ') === keys.join(' '))) phrases.push(keys);
+    if (!phrases.some((p) => p.join(' ') === ws.join(' '))) phrases.push([...ws]);
   };
   const text = query
     .replace(EXCLUDED_PHRASE_RE, (whole, phrase: string) => {
@@ -227,15 +226,57 @@ export function exclusionsInQuery(query: string): QueryExclusions | undefined {
   return queryReadings(rest).terms.length === 0 ? undefined : { text: rest, exclude, phrases };
 }
 
+/** A standard query's quoted phrase: a quote opening a word, closed before a space, a bracket, a punctuation mark or the end. */
+const PHRASE_RE = /(?<![^\s(])"([^"]*)"(?![^\s),.;:!?])/gu;
+
 /**
- * A standard query's words as the engine is asked for them: its `-word`s left out
- * (`exclusionsInQuery`), and a hyphenated compound also read as its joined word (a page scores the
- * better reading: `queryReadings`); with the phrases it leaves out, which the engine cannot tell
- * (it keeps no positions) and the search checks on the stored pages.
+ * The phrases a standard query quotes (`"garbage collector" tuning`), as people and models write
+ * queries: each of two words or more, one of them no stop word (their words, as `words()` reads
+ * them), and the query without them. A quoted word, or stop words alone (`"to be"`), stay words of
+ * the query; undefined when none is read.
  */
-export function standardWords(text: string): Pick<IndexQuery, 'terms' | 'alternative' | 'excludeTerms'> & { excludePhrases?: string[][] } {
+export function phrasesInQuery(query: string): { phrases: string[][]; rest: string } | undefined {
+  const phrases: string[][] = [];
+  const rest = query.replace(PHRASE_RE, (whole, phrase: string) => {
+    const ws = words(phrase);
+    if (ws.length < 2 || ws.every((w) => STOP_WORDS.has(w))) return whole;
+    phrases.push(ws);
+    return ' ';
+  });
+  return phrases.length === 0 ? undefined : { phrases, rest: rest.replace(/\s+/g, ' ').trim() };
+}
+
+/** What the index is asked for a standard query, and what the search checks itself. */
+export type StandardWords = Pick<IndexQuery, 'terms' | 'alternative' | 'excludeTerms' | 'webql' | 'rankTerms'> & {
+  /** Phrases left out (their words) that the search checks on the stored pages: the engine keeps no positions. */
+  excludePhrases?: string[][];
+};
+
+const textNode = (ws: readonly string[]): WebqlNode => ({ kind: 'text', words: [...ws] });
+
+/**
+ * A standard query's words as the index is asked for them: its `-word`s left out
+ * (`exclusionsInQuery`), and a hyphenated compound also read as its joined word (a page scores the
+ * better reading: `queryReadings`); with the phrases it leaves out, which the search checks on the
+ * stored pages. A query that quotes a phrase (`phrasesInQuery`) is asked as a webql expression
+ * instead: the pages holding every phrase and none of what is left out, ranked by all its words
+ * (the others as `rankTerms`), so a phrase and its exclusions are decided exactly, on every page.
+ * `terms` are the words results are expected to hold (for snippets).
+ */
+export function standardWords(text: string): StandardWords {
   const left = exclusionsInQuery(text);
-  const { terms, alternative } = queryReadings(left?.text ?? text);
+  const rest = left?.text ?? text;
+  const quoted = phrasesInQuery(rest);
+  if (quoted) {
+    const children = [
+      ...quoted.phrases.map(textNode),
+      ...(left?.exclude ?? []).map((t): WebqlNode => ({ kind: 'not', child: textNode([t]) })),
+      ...(left?.phrases ?? []).map((ws): WebqlNode => ({ kind: 'not', child: textNode(ws) })),
+    ];
+    const rankTerms = queryTerms(quoted.rest).filter((t) => termWord(t) === t);
+    return { terms: queryTerms(rest), webql: children.length === 1 ? children[0]! : { kind: 'and', children }, ...(rankTerms.length > 0 && { rankTerms }) };
+  }
+  const { terms, alternative } = queryReadings(rest);
   return {
     terms,
     ...(alternative && { alternative }),
@@ -270,7 +311,7 @@ export const PHRASE_CANDIDATES_MAX = 1_000;
  * Whether a version's title, description or content holds one of `phrases` (`hasPhrase`). A
  * content cut where snippets stop reading (`SCAN_LIMIT`) that does not hold one is read whole.
  */
-async function holdsPhrase(pages: PageStore, v: ResultVersion, phrases: readonly string[][]): Promise<boolean> {
+async function holdsPhrase(pages: PageStore, v: ResultVersion, phrases: readonly (readonly string[])[]): Promise<boolean> {
   const holds = (text: string | undefined) => text !== undefined && phrases.some((p) => hasPhrase(text, p));
   if (holds(v.title) || holds(v.description) || holds(v.content)) return true;
   if (v.content.length < SCAN_LIMIT) return false;
@@ -306,10 +347,11 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   // webql reads its own `site:`; a standard query's `site:` is its site filter, its `-site:`s sites left out.
   const named = webql ? undefined : siteInQuery(req.query, req.site);
   if (named?.sites?.length === 0) return { query: req.query, results: [] };
-  const { excludePhrases, ...words } = webql ? { terms: positiveWords(webql), excludePhrases: undefined } : standardWords(named?.text ?? req.query);
+  const { excludePhrases, ...words }: StandardWords = webql ? { terms: positiveWords(webql), webql } : standardWords(named?.text ?? req.query);
+  // A phrase left out, as `hasPhrase` reads it: its words' keys.
+  const leftOut = excludePhrases?.map((ws) => ws.map(wordKey));
   const asked = {
     ...words,
-    ...(webql && { webql }),
     // One site named is the site filter; several, the sites a page must be of one of (each narrowed by the field's).
     site: named?.sites?.length === 1 ? named.sites[0] : req.site,
     ...(named?.sites && named.sites.length > 1 && { anySites: named.sites }),
@@ -329,12 +371,12 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
     const hits = await deps.index.search({ ...asked, limit });
     const ids = hits.slice(0, limit).map((h) => h.versionId);
     const fresh = await deps.pages.getVersions(ids.filter((id) => !read.has(id)));
-    for (const v of fresh) read.set(v.id, excludePhrases && (await holdsPhrase(deps.pages, v, excludePhrases)) ? undefined : v);
+    for (const v of fresh) read.set(v.id, leftOut && (await holdsPhrase(deps.pages, v, leftOut)) ? undefined : v);
     versions = withoutRepeats(ids.flatMap((id) => read.get(id) ?? []));
     if (versions.length >= req.maxResults || hits.length < limit) break;
-    if (excludePhrases ? limit >= PHRASE_CANDIDATES_MAX : round === DUPLICATE_ROUNDS) break;
+    if (leftOut ? limit >= PHRASE_CANDIDATES_MAX : round === DUPLICATE_ROUNDS) break;
     const missing = req.maxResults - versions.length;
-    limit = excludePhrases ? Math.min(PHRASE_CANDIDATES_MAX, 2 * limit + missing) : limit + missing;
+    limit = leftOut ? Math.min(PHRASE_CANDIDATES_MAX, 2 * limit + missing) : limit + missing;
   }
   if (versions.length > req.maxResults) versions = versions.slice(0, req.maxResults);
   // The engine stemmed the same terms just now; a title's stop word is looked for in the text as the word it is.

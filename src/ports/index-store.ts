@@ -16,6 +16,11 @@ export interface IndexQuery {
    * item (only fields, or only OR groups mixing text and fields) lists the newest versions first.
    */
   webql?: WebqlNode;
+  /**
+   * With `webql`: analysed words (as `terms`) that rank its matches beside its text items' words
+   * but need not be held (a standard query's words beside its quoted phrases).
+   */
+  rankTerms?: string[];
   /** Bare host; matches the host and its subdomains. */
   site?: string;
   /** Bare hosts; a version matches when its host is one of them or a subdomain of one (none: nothing matches). */

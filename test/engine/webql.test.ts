@@ -14,6 +14,7 @@ import { searchWebql, type WebqlDeps } from '../../src/adapters/engine/webql-sea
 import { ASCII_MAKERS, hasPhrase, wordKey } from '../../src/core/phrase.js';
 import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
+import type { IndexHit } from '../../src/ports/index-store.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { words } from '../../src/core/text.js';
 import { parseWebql, type WebqlNode } from '../../src/core/webql.js';
@@ -169,6 +170,23 @@ describe('webql on the engine, against the FTS5 reference', () => {
     const acquired = db.prepare<[number], { acquired_at: number }>('SELECT acquired_at FROM versions WHERE id = ?');
     const times = newest.map((h) => acquired.get(h.versionId)!.acquired_at);
     assert.deepEqual(times, [...times].sort((a, b) => b - a));
+  });
+
+  test('words that only rank (rankTerms, a standard query\'s beside its quoted phrase) order the same matches by them too, on the engine and FTS5', async () => {
+    const node = parseWebql('"garbage collector"');
+    const ids = (hits: readonly IndexHit[]) => hits.map((h) => h.versionId);
+    for (const store of [engine, reference]) {
+      const alone = await store.search({ terms: [], webql: node, limit: 400 });
+      const ranked = await store.search({ terms: [], webql: node, rankTerms: ['rust', 'owners'], limit: 400 });
+      assert.ok(alone.length > 5, String(alone.length));
+      assert.deepEqual([...ids(ranked)].sort(), [...ids(alone)].sort(), 'the same matches');
+      assert.notDeepEqual(ids(ranked), ids(alone), 'in another order');
+    }
+    // On the engine, each match scores its phrase's words and those: more when it holds them, never less.
+    const before = new Map((await engine.search({ terms: [], webql: node, limit: 400 })).map((h) => [h.versionId, h.score]));
+    const after = await engine.search({ terms: [], webql: node, rankTerms: ['rust', 'owners'], limit: 400 });
+    assert.ok(after.every((h) => h.score >= before.get(h.versionId)! - 1e-9));
+    assert.ok(after.some((h) => h.score > before.get(h.versionId)! + 1e-6));
   });
 });
 

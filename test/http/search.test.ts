@@ -276,6 +276,34 @@ describe('search over HTTP', () => {
     assert.equal((await search({ query: 'gecko -"leopard gecko"' })).body.query, 'gecko -"leopard gecko"');
   });
 
+  test('a quoted "phrase" in a standard query: only the pages holding its words side by side, in order, ranked by all the query\'s words', async () => {
+    const sorted = async (query: string) => (await urls({ query, max_results: 20 })).sort();
+    const g = (...paths: string[]) => paths.map((p) => `https://gecko.test/${p}`).sort();
+    // In the title, description or content, stemmed and folded; past the first 200,000 characters too.
+    assert.deepEqual(await sorted('"leopard gecko"'), g('care', 'leopard', 'long'));
+    assert.deepEqual(await sorted('"Leopard Geckos"'), g('care', 'leopard', 'long'));
+    assert.deepEqual(await sorted('"gecko leopard"'), [], 'in its order');
+    // The other words rank but need not be held: the page holding "lizard" first.
+    const inOrder = async (query: string) => ((await search({ query })).body.results as { url: string }[]).map((x) => x.url);
+    const ranked = await inOrder('lizard "leopard gecko"');
+    assert.deepEqual([...ranked].sort(), g('care', 'leopard', 'long'));
+    assert.equal(ranked[0], 'https://gecko.test/leopard');
+    assert.equal((await inOrder('"leopard gecko" housing'))[0], 'https://gecko.test/care');
+    // What is left out is decided on every page, as webql decides it.
+    assert.deepEqual(await sorted('"leopard gecko" -"dry grassland"'), g('care', 'long'));
+    assert.deepEqual(await sorted('"leopard gecko" -lizard -site:a.test'), g('care', 'long'));
+    assert.deepEqual(await sorted('"leopard gecko" -site:gecko.test'), []);
+    assert.deepEqual(await sorted('"leopard gecko" "x-ray"'), []);
+    assert.deepEqual(await sorted('gecko "x-ray"'), g('ray', 'scan'), 'a quoted compound is its words side by side');
+    // A quoted word, stop words alone, an unclosed quote: words, as before.
+    assert.deepEqual(await sorted('"gecko"'), await sorted('gecko'));
+    assert.ok((await sorted('"to be"')).includes('https://play.test/hamlet'));
+    assert.deepEqual(await sorted('"leopard gecko'), await sorted('leopard gecko'));
+    const r = await search({ query: '"leopard gecko" lizard', snippet_max_length: 180 });
+    assert.equal(r.body.query, '"leopard gecko" lizard');
+    assert.match(r.body.results[0].snippet, /leopard gecko is a lizard/);
+  });
+
   test('-"phrase": the ranks of pages left out are filled from further down, reading at most the best 1,000', async () => {
     const field = (u: string) => u.startsWith('https://stoat.test/field/') || u.startsWith('https://vole.test/field/');
     const ten = await urls({ query: 'stoat -"stoat den"' });

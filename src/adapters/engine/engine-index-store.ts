@@ -1117,7 +1117,7 @@ export class EngineIndexStore implements IndexStore {
 
   /** A webql query: candidates from the segments, checked against the stored versions (webql-search.ts). */
   private searchWebql(q: IndexQuery, node: WebqlNode): Promise<IndexHit[]> {
-    return searchWebql(this.webqlDeps(q, node), node, q.limit);
+    return searchWebql(this.webqlDeps(q, node), node, q.limit, q.rankTerms);
   }
 
   /** What webql-search asks of the segments and the store for `q` (its filters, narrowed by a top-level `site:` of `node`). */

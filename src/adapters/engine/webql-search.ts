@@ -23,8 +23,9 @@
  *    among many candidates read them all (2.8 s at 1M for `expression inurl:/doc/0`).
  *
  * Ranking, as before the engine served webql: BM25 over the words of the top-level items that are
- * text alone (terms, phrases, their OR groups and exclusions); an expression without such an item
- * lists the newest versions first.
+ * text alone (terms, phrases, their OR groups and exclusions), and over the words that only rank
+ * (a standard query's beside its quoted phrases); an expression without such words lists the
+ * newest versions first.
  */
 import { setImmediate as turn } from 'node:timers/promises';
 import { domainToUnicode } from 'node:url';
@@ -531,11 +532,12 @@ class Ranked {
  * at 1M for some shapes); the candidates were all found before the first read, and a version gone
  * since is skipped.
  */
-export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: number): Promise<IndexHit[]> {
+export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: number, rankTerms: readonly string[] = []): Promise<IndexHit[]> {
   if (limit <= 0) return [];
   const items = topItems(node);
-  // The ranking words first: those of the top-level items that are text alone.
+  // The ranking words first: those of the top-level items that are text alone, and those that only rank (IndexQuery `rankTerms`).
   const ranking = itemStems({ kind: 'and', children: items.filter(textOnly) }, [], false);
+  for (const t of rankTerms) if (!ranking.includes(cachedStem(t))) ranking.push(cachedStem(t));
   const positive = itemStems(node, [...ranking], false);
   const terms = itemStems(node, [...positive], true);
   const plans = planTexts(node, terms);

@@ -175,7 +175,8 @@ export class SqliteIndexStore implements IndexStore {
     let match: string | undefined;
     if (q.webql) {
       const plan = planWebql(q.webql);
-      match = plan.match;
+      // Words that only rank: FTS5's bm25() sums over every phrase of the expression, held or not.
+      match = plan.match && q.rankTerms && q.rankTerms.length > 0 ? `(${plan.match}) AND (${plan.match} OR ${ftsMatchExpression(q.rankTerms)})` : plan.match;
       if (plan.sql) {
         where.push(plan.sql);
         params.push(...plan.params);
