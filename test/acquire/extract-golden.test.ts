@@ -584,7 +584,7 @@ test('a refresh names its target as HTML parses it, and the crawler is given it 
   assert.deepEqual(extracted.links, ['https://a.test/other', 'https://a.test/new']);
 });
 
-test("a chrome line inside the article (an ad's label, continue reading, a read-more button, share buttons, a link to another story, tags) is left out; a sentence that mentions one is not", () => {
+test("a chrome line inside the article (an ad's label, continue reading, a read-more button, share buttons or their heading, a link to another story, tags) is left out; a sentence or a section's heading that mentions one is not", () => {
   const p = (s: string) => `<p>${s} The council met on Tuesday to discuss the budget, which has grown by ten percent this year.</p>`;
   const chrome = [
     '<p>Advertisement</p>',
@@ -602,6 +602,10 @@ test("a chrome line inside the article (an ad's label, continue reading, a read-
     '<p><strong>Related:</strong> <a href="/other"><strong>Ten budgets that went wrong</strong></a></p>',
     '<p><b>READ MORE: <a href="/more">The mayor answers</a></b></p>',
     '<p><strong>[Related: <a href="/keynote">Keynote: AI, integration and protestors</a>]</strong></p>',
+    // Headings of share buttons (their buttons gone) and of a link to another story.
+    '<h2>Share this story</h2>',
+    '<h3>Share this:</h3>',
+    '<h3>Related post: <a href="/pickles">Pickled Brussels Sprouts Recipe</a></h3>',
     // A teaser for another story, a link standing as a block between paragraphs; a paragraph that is one long link.
     '<a class="read-more-big" href="/other"><span><span>Also on news.test</span> <span>Journalists and politicians from the party threatened with sedition arrests as the purge goes on</span></span></a>',
     '<p><a href="/promo">Get access to the fastest growing financial subscription service for as little as 599 for the first year, with the code below</a></p>',

@@ -723,21 +723,34 @@ const SURE_END = new RegExp(`^#{1,6} \\**(${SURE_END_PHRASES.join('|')})\\b`, 'i
 /**
  * A paragraph that is a label of the page's chrome inside its article, whole (bold or not): an ad's
  * label (in the languages of the pages we read most), a box's of other stories ("DON'T MISS"), a
- * "continue reading" line between an ad and the story, a row of share buttons.
+ * "continue reading" line between an ad and the story, a row of share buttons or what heads it
+ * ("Share this story").
  */
 const CHROME_LINE =
-  /^\**(?:don['\u2019]?t miss|must read|advertisements?|adverts?|advertising|sponsored|sponsored content|ad|anzeige|werbung|publicidad|publicité|pubblicità|reklama|реклама|iklan|广告|廣告|広告|광고|continue reading( the main story| below)?|read more|(story|article) continues below( this)?( advertisement| ad)?|scroll to continue( with content)?|((share|tweet|post|pin)( this| it)?( on| to| via)? (facebook|twitter|x|linkedin|whatsapp|reddit|email|e-mail|pinterest|telegram|threads|bluesky|mastodon|flipboard)\s*)+)\**$/i;
+  /^\**(?:don['\u2019]?t miss|must read|advertisements?|adverts?|advertising|sponsored|sponsored content|ad|anzeige|werbung|publicidad|publicité|pubblicità|reklama|реклама|iklan|广告|廣告|広告|광고|continue reading( the main story| below)?|read more|share( this( story| article| post| page)?)?:?|(story|article) continues below( this)?( advertisement| ad)?|scroll to continue( with content)?|((share|tweet|post|pin)( this| it)?( on| to| via)? (facebook|twitter|x|linkedin|whatsapp|reddit|email|e-mail|pinterest|telegram|threads|bluesky|mastodon|flipboard)\s*)+)\**$/i;
+
+/** What heads a row of share buttons: "Share", "Share this:", "Share this story". */
+const SHARE_LINE = /^\**share( this( story| article| post| page)?)?:?\**$/i;
 
 /** A paragraph that is a label and one link to another story: `**Related:** [Title](...)`, `READ MORE: [Title](...)`, `**[Related: [Title](...)]**`. */
-const STORY_LINK_LINE = /^\**\[?\**(related|read more|read also|read next|see also|also read|more|recommended|watch|listen|don't miss|must read)\**\s*:\s*\**\s*\[.*\]\([^)\s]*\)\**\]?\**\s*$/i;
+const STORY_LINK_LINE = /^\**\[?\**(related|related posts?|related stories|related articles?|read more|read also|read next|see also|also read|more|recommended|watch|listen|don't miss|must read)\**\s*:\s*\**\s*\[.*\]\([^)\s]*\)\**\]?\**\s*$/i;
 
 /** A paragraph that is a label and links alone: a post's tags (`**Tags** [a](...), [b](...)`). */
 const TAG_LINE = /^\**(tags|tagged|tagged with|topics|filed under|categories|etiquetas|schlagwörter|mots-clés)\**\s*:?\s*\**\s*(\[[^\]]*\]\([^)\s]*\)\**[\s,;|·•]*)+$/i;
 
-/** The blocks without those of chrome lines (short, so the patterns read only what could be one). */
+/**
+ * The blocks without those of chrome lines (short, so the patterns read only what could be one). A
+ * heading is one when it links another story (`### Related post: [Title](...)`) or heads share
+ * buttons; a heading of other words a line of chrome says (`## Advertising`) names a section.
+ */
 function withoutChromeLines(out: string[]): string[] {
   return out.filter((b) => {
-    const t = b.trim();
+    let t = b.trim();
+    const heading = /^#{1,6}\s+/.exec(t);
+    if (heading) {
+      t = t.slice(heading[0].length);
+      return !(t.length <= 300 && (STORY_LINK_LINE.test(t) || SHARE_LINE.test(t)));
+    }
     return !(t.length <= 300 && (CHROME_LINE.test(t) || STORY_LINK_LINE.test(t))) && !(t.length <= 5_000 && TAG_LINE.test(t));
   });
 }
