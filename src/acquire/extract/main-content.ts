@@ -47,6 +47,10 @@ const isFootnotes = (el: Element) =>
  * Pug (`dpsp-`, whose `dpsp-share-text` reads as text: "Sharing is caring!"), AddToAny,
  * Shareaholic, Social Warfare, Sassy Social Share, Monarch, YARPP and Contextual Related Posts.
  */
+/** A class word that names a counter (`article__gallery-count`, `share-count`, `counter`), not `account` or `country`. */
+const COUNTER_CLASS = /(?:^|[\s_-])count(?:er)?(?:$|[\s_-])/i;
+/** What a counter shows: a number, or one of another ("1 / 6", "2 of 10"), "1.2k". */
+const COUNTER_TEXT = /^\s*\d[\d,.]*\s*[km]?\s*(?:(?:\/|of)\s*\d[\d,.]*\s*[km]?\s*)?$/i;
 const PLUGIN_CHROME =
   /(?:^|\s)(?:robots-nocontent|jetpack-slideshow-noscript|sharedaddy|jp-relatedposts|jetpack-likes-widget-wrapper|wpcnt|dpsp-share-text|dpsp-content-wrapper|addtoany_share_save_container|a2a_kit|shareaholic-canvas|swp_social_panel|heateor_sss_sharing_container|et_social_inline|yarpp-related|crp_related)(?:\s|$)/;
 const UNLIKELY =
@@ -454,6 +458,11 @@ function chrome(root: AnyNode, embeds: Set<AnyNode>, bigShare: (n: Element) => b
       (a.class !== undefined && ICON_FONT.test(a.class)) ||
       (style !== undefined && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style) && !holdsHiddenMath(n))
     ) {
+      doomed.push(n);
+      return false;
+    }
+    // A counter, whatever else its class says: a gallery's "6" over its first photo, a share count.
+    if (a.class !== undefined && COUNTER_CLASS.test(a.class) && COUNTER_TEXT.test(textOf(n))) {
       doomed.push(n);
       return false;
     }
