@@ -682,6 +682,18 @@ test('a paragraph of headlines with a few words between them ("DON\'T MISS") is 
   );
 });
 
+test("a photo's credit beside its caption (a <cite> in a figure of a picture) is left out, as the caption; a quote's source and a cited title stay", () => {
+  const p = (s: string) => `<p>${s} The council met on Tuesday to discuss the budget, which has grown by ten percent this year.</p>`;
+  const { content } = extractHtml(
+    `<html><body><article>${p('First.')}<figure><picture><img src="/gate.jpg" alt="India Gate in smog"></picture><span class="e-image__meta"><figcaption>Air pollution is surging.</figcaption><cite>Sanjeev Verma/Hindustan Times/Getty Images</cite></span></figure>${p('Second.')}<figure><blockquote><p>Smog is a choice.</p></blockquote><cite>A mayor</cite></figure>${p('Third, as <cite>The Air We Breathe</cite> says.')}${p('Last.')}</article></body></html>`,
+    'https://news.test/a',
+  );
+  assert.ok(content.includes('![India Gate in smog](https://news.test/gate.jpg)'), content);
+  assert.ok(!content.includes('Getty Images'), content);
+  assert.ok(content.includes('A mayor'), content);
+  assert.ok(content.includes('The Air We Breathe'), content);
+});
+
 test("a counter (a gallery's count over its photo, a share count) is left out, whatever else its class says; a number of the text is not", () => {
   const p = (s: string) => `<p>${s} The council met on Tuesday to discuss the budget, which has grown by ten percent this year.</p>`;
   const { content } = extractHtml(

@@ -47,6 +47,15 @@ const isFootnotes = (el: Element) =>
  * Pug (`dpsp-`, whose `dpsp-share-text` reads as text: "Sharing is caring!"), AddToAny,
  * Shareaholic, Social Warfare, Sassy Social Share, Monarch, YARPP and Contextual Related Posts.
  */
+/** Whether a `<cite>` is a figure's credit: in a figure that shows a picture, not in a quote of it. */
+function creditsPicture(cite: Element): boolean {
+  for (let p = cite.parent; p !== null && isElement(p); p = p.parent) {
+    if (p.name === 'blockquote' || p.name === 'q') return false;
+    if (p.name === 'figure') return findFirst(p, (d) => PICTURES.has(d.name)) !== undefined;
+  }
+  return false;
+}
+
 /** A class word that names a counter (`article__gallery-count`, `share-count`, `counter`), not `account` or `country`. */
 const COUNTER_CLASS = /(?:^|[\s_-])count(?:er)?(?:$|[\s_-])/i;
 /** What a counter shows: a number, or one of another ("1 / 6", "2 of 10"), "1.2k". */
@@ -461,8 +470,9 @@ function chrome(root: AnyNode, embeds: Set<AnyNode>, bigShare: (n: Element) => b
       doomed.push(n);
       return false;
     }
-    // A counter, whatever else its class says: a gallery's "6" over its first photo, a share count.
-    if (a.class !== undefined && COUNTER_CLASS.test(a.class) && COUNTER_TEXT.test(textOf(n))) {
+    // A counter, whatever else its class says: a gallery's "6" over its first photo, a share count;
+    // a photo's credit beside its caption (`<cite>Sanjeev Verma/Getty Images</cite>`), as the caption.
+    if ((a.class !== undefined && COUNTER_CLASS.test(a.class) && COUNTER_TEXT.test(textOf(n))) || (name === 'cite' && creditsPicture(n))) {
       doomed.push(n);
       return false;
     }
