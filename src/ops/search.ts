@@ -303,7 +303,8 @@ const DUPLICATE_ROUNDS = 2;
 
 /**
  * The most pages a search reads, in rank order, for results that hold none of the query's
- * `-"phrase"`s: when the best 1,000 all hold one, fewer results than asked for are answered.
+ * `-"phrase"`s: when the best 1,000 all hold one, the query is asked again as a webql expression
+ * (`exactExclusions`), which decides every page of its words.
  */
 export const PHRASE_CANDIDATES_MAX = 1_000;
 
@@ -340,6 +341,42 @@ function withoutRepeats(versions: ResultVersion[]): ResultVersion[] {
   return kept;
 }
 
+/**
+ * The best `max` versions the index ranks for `asked`, without the repeats of one ranked above
+ * (`withoutRepeats`) and, with `leftOut`, without those holding one of its phrases (their words'
+ * keys): the ranks they took are filled from further down, asking the index for more, at most
+ * twice for repeats, and twice as many each time up to PHRASE_CANDIDATES_MAX for phrases. `cut`:
+ * fewer were found than asked for because the phrases' bound was reached.
+ */
+async function ranked(deps: SearchDeps, asked: Omit<IndexQuery, 'limit'>, max: number, leftOut?: readonly string[][]): Promise<{ versions: ResultVersion[]; cut: boolean }> {
+  const read = new Map<number, ResultVersion | undefined>();
+  let versions: ResultVersion[] = [];
+  for (let limit = max, round = 0; ; round++) {
+    const hits = await deps.index.search({ ...asked, limit });
+    const ids = hits.slice(0, limit).map((h) => h.versionId);
+    const fresh = await deps.pages.getVersions(ids.filter((id) => !read.has(id)));
+    for (const v of fresh) read.set(v.id, leftOut && (await holdsPhrase(deps.pages, v, leftOut)) ? undefined : v);
+    versions = withoutRepeats(ids.flatMap((id) => read.get(id) ?? []));
+    if (versions.length >= max || hits.length < limit) return { versions, cut: false };
+    if (leftOut ? limit >= PHRASE_CANDIDATES_MAX : round === DUPLICATE_ROUNDS) return { versions, cut: leftOut !== undefined };
+    const missing = max - versions.length;
+    limit = leftOut ? Math.min(PHRASE_CANDIDATES_MAX, 2 * limit + missing) : limit + missing;
+  }
+}
+
+/**
+ * A standard query with `-"phrase"`s as a webql expression (`(a OR b OR ...) -"x y" -c`): a page of
+ * any of its words (either reading's) that holds none of what is left out. Undefined for a query
+ * of stop words alone, which webql would answer by reading every page.
+ */
+function exactExclusions(words: StandardWords, phrases: readonly string[][]): WebqlNode | undefined {
+  const terms = [...new Set([...words.terms, ...(words.alternative ?? [])])];
+  if (terms.some((t) => termWord(t) !== t)) return undefined;
+  const any: WebqlNode = terms.length === 1 ? textNode(terms) : { kind: 'or', children: terms.map((t) => textNode([t])) };
+  const out = [...(words.excludeTerms ?? []).map((t) => [t]), ...phrases].map((ws): WebqlNode => ({ kind: 'not', child: textNode(ws) }));
+  return { kind: 'and', children: [any, ...out] };
+}
+
 /** `signal` stops realtime_content's live fetches early (the caller went away). */
 export async function search(deps: SearchDeps, req: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
   // A webql syntax error is a 400 here, after the tier admitted the call; the tier releases the reservation.
@@ -362,22 +399,11 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
     publishedBefore: req.publishedBefore,
     queryTime: req.queryTime,
   };
-  // A page under two URLs (a twin, a parameter, a mirror) is one result; the ranks it took are
-  // filled from further down, asking the engine for more, at most twice. So are those of pages
-  // holding a phrase left out, asking for twice as many each time, up to PHRASE_CANDIDATES_MAX.
-  const read = new Map<number, ResultVersion | undefined>();
-  let versions: ResultVersion[] = [];
-  for (let limit = req.maxResults, round = 0; ; round++) {
-    const hits = await deps.index.search({ ...asked, limit });
-    const ids = hits.slice(0, limit).map((h) => h.versionId);
-    const fresh = await deps.pages.getVersions(ids.filter((id) => !read.has(id)));
-    for (const v of fresh) read.set(v.id, leftOut && (await holdsPhrase(deps.pages, v, leftOut)) ? undefined : v);
-    versions = withoutRepeats(ids.flatMap((id) => read.get(id) ?? []));
-    if (versions.length >= req.maxResults || hits.length < limit) break;
-    if (leftOut ? limit >= PHRASE_CANDIDATES_MAX : round === DUPLICATE_ROUNDS) break;
-    const missing = req.maxResults - versions.length;
-    limit = leftOut ? Math.min(PHRASE_CANDIDATES_MAX, 2 * limit + missing) : limit + missing;
-  }
+  const first = await ranked(deps, asked, req.maxResults, leftOut);
+  // The best PHRASE_CANDIDATES_MAX all held a phrase left out: the query is asked again as webql
+  // asks it, every page of its words decided, so no page that holds none is missed.
+  const exact = first.cut ? exactExclusions(words, excludePhrases!) : undefined;
+  let versions = exact ? (await ranked(deps, { ...asked, webql: exact, excludeTerms: undefined, alternative: undefined }, req.maxResults)).versions : first.versions;
   if (versions.length > req.maxResults) versions = versions.slice(0, req.maxResults);
   // The engine stemmed the same terms just now; a title's stop word is looked for in the text as the word it is.
   const stems = [...words.terms, ...(words.alternative ?? [])].map((t) => cachedStem(termWord(t)));
