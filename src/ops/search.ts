@@ -158,7 +158,7 @@ export function siteInQuery(query: string, site: string | undefined): QuerySites
 export const EXCLUDED_WORDS_MAX = 20;
 
 /** A standard query's `-word`: a hyphen opening a word of letters (not `-5`, not `-site:`). */
-const EXCLUDED_WORD_RE = /(?:^|\s)-(\p{L}[^\s:]*)(?=\s|$)/gu;
+const EXCLUDED_WORD_RE = /(?:^|\s)-(\p{L}[^\s:"]*)(?=\s|$)/gu;
 
 /** A standard query's `-"phrase"`: a hyphen opening a quoted phrase. */
 const EXCLUDED_PHRASE_RE = /(?:^|\s)-"([^"]*)"(?=\s|$)/gu;
@@ -183,8 +183,9 @@ export interface QueryExclusions {
  * `EXCLUDED_WORDS_MAX`, or when nothing else is left to search for.
  */
 export function exclusionsInQuery(query: string): QueryExclusions | undefined {
-  // Each term left out costs a pass over its postings in every segment: a query of hundreds (2,000
-  // characters of `-ab`) would read most of the index. Past the cap they are words, as before.
+  // Each term left out costs a pass over its postings in every segment, each phrase a check of the
+  // pages read: a query of hundreds (2,000 characters of `-ab`) would read most of the index. Past
+  // the cap they are words, as before.
   const count = (query.match(EXCLUDED_WORD_RE) ?? []).length + (query.match(EXCLUDED_PHRASE_RE) ?? []).length;
   if (count > EXCLUDED_WORDS_MAX) return undefined;
   const exclude: string[] = [];

@@ -295,6 +295,7 @@ describe('search over HTTP', () => {
     assert.deepEqual(await sorted('"leopard gecko" -site:gecko.test'), []);
     assert.deepEqual(await sorted('"leopard gecko" "x-ray"'), []);
     assert.deepEqual(await sorted('gecko "x-ray"'), g('ray', 'scan'), 'a quoted compound is its words side by side');
+    assert.deepEqual(await sorted('"gecko is a -lizard"'), g('leopard'), 'a hyphen inside quotes excludes nothing');
     // A quoted word, stop words alone, an unclosed quote: words, as before.
     assert.deepEqual(await sorted('"gecko"'), await sorted('gecko'));
     assert.ok((await sorted('"to be"')).includes('https://play.test/hamlet'));
