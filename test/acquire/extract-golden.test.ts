@@ -694,16 +694,17 @@ test("a photo's credit beside its caption (a <cite> in a figure of a picture) is
   assert.ok(content.includes('The Air We Breathe'), content);
 });
 
-test("a counter (a gallery's count over its photo, a share count) is left out, whatever else its class says; a number of the text is not", () => {
+test("a counter (a gallery's count over its photo, a share count) is left out, whatever else its class says; a number of the text or of a table is not", () => {
   const p = (s: string) => `<p>${s} The council met on Tuesday to discuss the budget, which has grown by ten percent this year.</p>`;
   const { content } = extractHtml(
-    `<html><body><article>${p('First.')}<figure class="article__media"><div class="article__media-img-container open-gallery"><img src="/a.jpg" alt="The hall"><div class="article__gallery-count"><span class="article__gallery-count-value">6</span></div></div></figure>${p('Second.')}<div class="share-count">1.2k</div><span class="slide-counter">2 / 10</span>${p('Third.')}<p class="account">7</p><div class="country">42</div><p class="count-intro">Count the votes twice.</p>${p('Last.')}</article></body></html>`,
+    `<html><body><article>${p('First.')}<figure class="article__media"><div class="article__media-img-container open-gallery"><img src="/a.jpg" alt="The hall"><div class="article__gallery-count"><span class="article__gallery-count-value">6</span></div></div></figure>${p('Second.')}<div class="share-count">1.2k</div><span class="slide-counter">2 / 10</span>${p('Third.')}<p class="account">7</p><div class="country">42</div><p class="count-intro">Count the votes twice.</p><table><tr><th>Party</th><th class="count">Seats</th></tr><tr><td>Greens</td><td class="count">17</td></tr></table>${p('Last.')}</article></body></html>`,
     'https://news.test/a',
   );
   const blocks = content.split('\n\n');
   assert.ok(blocks.includes('![The hall](https://news.test/a.jpg)'), content);
   for (const gone of ['6', '1.2k', '2 / 10']) assert.ok(!blocks.includes(gone), content);
   for (const kept of ['7', '42', 'Count the votes twice.']) assert.ok(blocks.includes(kept), content);
+  assert.match(content, /\| Greens \| 17 \|/, 'a table\'s column of counts is data');
 });
 
 test("a hover card in a sentence (a span of a photo and links, shown under the pointer) is left out, the name the sentence reads kept; a span of an emoji and a link is not one", () => {

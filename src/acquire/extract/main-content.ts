@@ -56,6 +56,12 @@ function creditsPicture(cite: Element): boolean {
   return false;
 }
 
+/** Whether an element is a table's or in one (a table's column of counts is data). */
+function inTable(el: Element): boolean {
+  for (let p: Element | null = el; p !== null; p = p.parent !== null && isElement(p.parent) ? p.parent : null) if (p.name === 'table') return true;
+  return false;
+}
+
 /** A class word that names a counter (`article__gallery-count`, `share-count`, `counter`), not `account` or `country`. */
 const COUNTER_CLASS = /(?:^|[\s_-])count(?:er)?(?:$|[\s_-])/i;
 /** What a counter shows: a number, or one of another ("1 / 6", "2 of 10"), "1.2k". */
@@ -470,9 +476,9 @@ function chrome(root: AnyNode, embeds: Set<AnyNode>, bigShare: (n: Element) => b
       doomed.push(n);
       return false;
     }
-    // A counter, whatever else its class says: a gallery's "6" over its first photo, a share count;
+    // A counter, whatever else its class says (but a table's): a gallery's "6" over its first photo, a share count;
     // a photo's credit beside its caption (`<cite>Sanjeev Verma/Getty Images</cite>`), as the caption.
-    if ((a.class !== undefined && COUNTER_CLASS.test(a.class) && COUNTER_TEXT.test(textOf(n))) || (name === 'cite' && creditsPicture(n))) {
+    if ((a.class !== undefined && COUNTER_CLASS.test(a.class) && COUNTER_TEXT.test(textOf(n)) && !inTable(n)) || (name === 'cite' && creditsPicture(n))) {
       doomed.push(n);
       return false;
     }
