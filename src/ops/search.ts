@@ -203,8 +203,9 @@ export function exclusionsInQuery(query: string): QueryExclusions | undefined {
   const text = query
     .replace(EXCLUDED_PHRASE_RE, (whole, phrase: string) => {
       const ws = words(phrase);
+      const t = ws.length === 1 ? term(phrase) : undefined;
       if (ws.length > 1) excludePhrase(ws);
-      else if (ws.length === 1 && term(phrase) !== undefined) excludeTerm(term(phrase)!);
+      else if (t !== undefined) excludeTerm(t);
       else return whole;
       return ' ';
     })

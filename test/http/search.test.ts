@@ -283,7 +283,9 @@ describe('search over HTTP', () => {
     assert.deepEqual(await sorted('"leopard gecko"'), g('care', 'leopard', 'long'));
     assert.deepEqual(await sorted('"Leopard Geckos"'), g('care', 'leopard', 'long'));
     assert.deepEqual(await sorted('"gecko leopard"'), [], 'in its order');
-    // The other words rank but need not be held: the page holding "lizard" first.
+    // The other words rank but need not be held: pages without "lizard" are found too. The page
+    // holding "housing" comes first by it; by the phrase alone the leopard page leads (as it does
+    // here, also holding "lizard").
     const inOrder = async (query: string) => ((await search({ query })).body.results as { url: string }[]).map((x) => x.url);
     const ranked = await inOrder('lizard "leopard gecko"');
     assert.deepEqual([...ranked].sort(), g('care', 'leopard', 'long'));

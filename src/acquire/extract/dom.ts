@@ -81,6 +81,13 @@ export function findFirst(root: AnyNode, pred: (el: Element) => boolean): Elemen
   return found;
 }
 
+/** The nearest element above `n` (its parent first, `levels` up at most) that `pred` accepts. */
+export function ancestor(n: AnyNode, pred: (el: Element) => boolean, levels = Infinity): Element | undefined {
+  let up = 0;
+  for (let p = n.parent; p !== null && isElement(p) && up < levels; p = p.parent, up++) if (pred(p)) return p;
+  return undefined;
+}
+
 /** Concatenated text of a subtree (scripts and styles excluded), whitespace not folded. */
 export function textOf(n: AnyNode): string {
   if (isText(n)) return n.data;

@@ -6,7 +6,7 @@
  * bottom-up, so the whole pass is linear in the page.
  */
 import { type AnyNode, type Document, Element, Text } from 'domhandler';
-import { attr, children, findAll, findFirst, insertBefore, isElement, isSpace, isText, prepend, remove, removeAll, textOf, walk } from './dom.js';
+import { ancestor, attr, children, findAll, findFirst, insertBefore, isElement, isSpace, isText, prepend, remove, removeAll, textOf, walk } from './dom.js';
 
 const DROP_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
@@ -47,29 +47,24 @@ const isFootnotes = (el: Element) =>
  * Pug (`dpsp-`, whose `dpsp-share-text` reads as text: "Sharing is caring!"), AddToAny,
  * Shareaholic, Social Warfare, Sassy Social Share, Monarch, YARPP and Contextual Related Posts.
  */
-/** Whether a `<cite>` is a figure's credit: in a figure that shows a picture, not in a quote of it. */
-function creditsPicture(cite: Element): boolean {
-  for (let p = cite.parent; p !== null && isElement(p); p = p.parent) {
-    if (p.name === 'blockquote' || p.name === 'q') return false;
-    if (p.name === 'figure') return findFirst(p, (d) => PICTURES.has(d.name)) !== undefined;
-  }
-  return false;
-}
-
-/** Whether an element is a table's or in one (a table's column of counts is data). */
-function inTable(el: Element): boolean {
-  for (let p: Element | null = el; p !== null; p = p.parent !== null && isElement(p.parent) ? p.parent : null) if (p.name === 'table') return true;
-  return false;
-}
-
-/** A class word that names a counter (`article__gallery-count`, `share-count`, `counter`), not `account` or `country`. */
-const COUNTER_CLASS = /(?:^|[\s_-])count(?:er)?(?:$|[\s_-])/i;
-/** What a counter shows: a number, or one of another ("1 / 6", "2 of 10"), "1.2k". */
-const COUNTER_TEXT = /^\s*\d[\d,.]*\s*[km]?\s*(?:(?:\/|of)\s*\d[\d,.]*\s*[km]?\s*)?$/i;
 const PLUGIN_CHROME =
   /(?:^|\s)(?:robots-nocontent|jetpack-slideshow-noscript|sharedaddy|jp-relatedposts|jetpack-likes-widget-wrapper|wpcnt|dpsp-share-text|dpsp-content-wrapper|addtoany_share_save_container|a2a_kit|shareaholic-canvas|swp_social_panel|heateor_sss_sharing_container|et_social_inline|yarpp-related|crp_related)(?:\s|$)/;
 const UNLIKELY =
   /-ad-|ai2html|banner|breadcrumb|byline|dateline|editsection|gallery|slideshow|carousel|swiper|trending|caption|credit|combx|comment|community|cookie|consent|cover-wrap|disqus|extra|footer|gdpr|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|share|sharing|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|newsletter|subscribe|outbrain|taboola|yom-remote/i;
+/** A class word that names a counter (`article__gallery-count`, `share-count`, `counter`), not `account` or `country`. */
+const COUNTER_CLASS = /(?:^|[\s_-])count(?:er)?(?:$|[\s_-])/i;
+/** What a counter shows: a number, or one of another ("1 / 6", "2 of 10"), "1.2k". */
+const COUNTER_TEXT = /^\s*\d[\d,.]*\s*[km]?\s*(?:(?:\/|of)\s*\d[\d,.]*\s*[km]?\s*)?$/i;
+/** Whether an element is a counter, whatever else its class says, but in no table (a table's column of counts is data). */
+const isCounter = (el: Element) =>
+  el.attribs.class !== undefined && COUNTER_CLASS.test(el.attribs.class) && COUNTER_TEXT.test(textOf(el)) && el.name !== 'table' && !ancestor(el, (p) => p.name === 'table');
+
+/** Whether a `<cite>` is a figure's credit: in a figure that shows a picture, not in a quote of it. */
+function creditsPicture(cite: Element): boolean {
+  const holder = ancestor(cite, (p) => p.name === 'figure' || p.name === 'blockquote' || p.name === 'q');
+  return holder?.name === 'figure' && findFirst(holder, (d) => PICTURES.has(d.name)) !== undefined;
+}
+
 // A formula's (MathJax's `CtxtMenu_Attached_0` reads as a menu).
 const MAYBE = /(article|body|content|entry|main|page|post|text|blog|story|column|hentry|math)/i;
 const POSITIVE = /(article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story)/i;
@@ -141,13 +136,7 @@ function quoteTweetBoxes(boxes: readonly Element[]): void {
     const text = findFirst(box, (el) => TWEET_TEXT.test(el.attribs.class ?? ''));
     const words = text && textOf(text).trim();
     if (!words) continue;
-    let holder: Element = box;
-    for (let p = box.parent, up = 0; p && isElement(p) && up < 2; p = p.parent, up++) {
-      if (p.name === 'a') {
-        holder = p;
-        break;
-      }
-    }
+    const holder = ancestor(box, (p) => p.name === 'a', 2) ?? box;
     insertBefore(holder, new Element('blockquote', {}, [new Element('p', {}, [new Text(words)])]));
     remove(holder);
   }
@@ -478,7 +467,7 @@ function chrome(root: AnyNode, embeds: Set<AnyNode>, bigShare: (n: Element) => b
     }
     // A counter, whatever else its class says (but a table's): a gallery's "6" over its first photo, a share count;
     // a photo's credit beside its caption (`<cite>Sanjeev Verma/Getty Images</cite>`), as the caption.
-    if ((a.class !== undefined && COUNTER_CLASS.test(a.class) && COUNTER_TEXT.test(textOf(n)) && !inTable(n)) || (name === 'cite' && creditsPicture(n))) {
+    if (isCounter(n) || (name === 'cite' && creditsPicture(n))) {
       doomed.push(n);
       return false;
     }
@@ -714,15 +703,8 @@ const HOVER_CARD_LINKS = 3;
  * `cleanContent` removes the innermost such span, so the name the sentence reads stays.
  */
 function hoverCard(span: Element, stats: Map<AnyNode, Stats>): boolean {
-  if ((stats.get(span)?.images ?? 0) === 0) return false;
-  let inParagraph = false;
-  for (let p = span.parent, level = 0; p && isElement(p) && level < 6; p = p.parent, level++) {
-    if (p.name === 'p') {
-      inParagraph = true;
-      break;
-    }
-  }
-  return inParagraph && (stats.get(span)?.links ?? 0) >= HOVER_CARD_LINKS;
+  const s = stats.get(span);
+  return s !== undefined && s.images > 0 && s.links >= HOVER_CARD_LINKS && ancestor(span, (p) => p.name === 'p', 6) !== undefined;
 }
 
 /** Where a link is the content's own: a list's item, a table's cell, a heading. */

@@ -723,13 +723,13 @@ const SURE_END = new RegExp(`^#{1,6} \\**(${SURE_END_PHRASES.join('|')})\\b`, 'i
 /**
  * A paragraph that is a label of the page's chrome inside its article, whole (bold or not): an ad's
  * label (in the languages of the pages we read most), a box's of other stories ("DON'T MISS"), a
- * "continue reading" line between an ad and the story, a row of share buttons or what heads it
- * ("Share this story").
+ * "continue reading" line between an ad and the story, a row of share buttons (what heads one is
+ * `SHARE_LINE`'s).
  */
 const CHROME_LINE =
-  /^\**(?:don['\u2019]?t miss|must read|advertisements?|adverts?|advertising|sponsored|sponsored content|ad|anzeige|werbung|publicidad|publicité|pubblicità|reklama|реклама|iklan|广告|廣告|広告|광고|continue reading( the main story| below)?|read more|share( this( story| article| post| page)?)?:?|(story|article) continues below( this)?( advertisement| ad)?|scroll to continue( with content)?|((share|tweet|post|pin)( this| it)?( on| to| via)? (facebook|twitter|x|linkedin|whatsapp|reddit|email|e-mail|pinterest|telegram|threads|bluesky|mastodon|flipboard)\s*)+)\**$/i;
+  /^\**(?:don['\u2019]?t miss|must read|advertisements?|adverts?|advertising|sponsored|sponsored content|ad|anzeige|werbung|publicidad|publicité|pubblicità|reklama|реклама|iklan|广告|廣告|広告|광고|continue reading( the main story| below)?|read more|(story|article) continues below( this)?( advertisement| ad)?|scroll to continue( with content)?|((share|tweet|post|pin)( this| it)?( on| to| via)? (facebook|twitter|x|linkedin|whatsapp|reddit|email|e-mail|pinterest|telegram|threads|bluesky|mastodon|flipboard)\s*)+)\**$/i;
 
-/** What heads a row of share buttons: "Share", "Share this:", "Share this story". */
+/** What heads a row of share buttons, as a paragraph or a heading: "Share", "Share this:", "Share this story". */
 const SHARE_LINE = /^\**share( this( story| article| post| page)?)?:?\**$/i;
 
 /** A paragraph that is a label and one link to another story: `**Related:** [Title](...)`, `READ MORE: [Title](...)`, `**[Related: [Title](...)]**`. */
@@ -751,7 +751,7 @@ function withoutChromeLines(out: string[]): string[] {
       t = t.slice(heading[0].length);
       return !(t.length <= 300 && (STORY_LINK_LINE.test(t) || SHARE_LINE.test(t)));
     }
-    return !(t.length <= 300 && (CHROME_LINE.test(t) || STORY_LINK_LINE.test(t))) && !(t.length <= 5_000 && TAG_LINE.test(t));
+    return !(t.length <= 300 && (CHROME_LINE.test(t) || SHARE_LINE.test(t) || STORY_LINK_LINE.test(t))) && !(t.length <= 5_000 && TAG_LINE.test(t));
   });
 }
 
