@@ -3,7 +3,8 @@
  * (typed values) or a query string (all strings); both go through the same rules.
  */
 import { invalidParameter, ServiceError } from './errors.js';
-import { resolveBound, resolveQueryTime } from './time.js';
+import { queryReadings } from './text.js';
+import { periodStart, resolveBound, resolveQueryTime } from './time.js';
 import { normalizeUrl, parseSiteFilter } from './url.js';
 
 export const SEARCH_MODES = ['standard', 'webql', 'realtime_content'] as const;
@@ -38,6 +39,11 @@ export interface SearchRequest {
   queryTime?: number;
   snippetMaxLength: number;
   maxResults: number;
+  /**
+   * A standard query without the date operators read off it (`after:2020`, which narrowed the
+   * published window), when it had any: what is searched. `query` stays the query as sent.
+   */
+  text?: string;
 }
 
 export interface SearchResult {
@@ -203,7 +209,46 @@ export function parseSearchRequest(raw: unknown, options: ParseOptions): SearchR
   ) {
     throw invalidParameter('published_after', 'published_after is later than published_before');
   }
+  if (req.mode !== 'webql') {
+    const dates = datesInQuery(query, base);
+    if (dates) {
+      req.text = dates.text;
+      // The narrower bound of the field's and the operators'; a window left empty finds nothing.
+      if (dates.after !== undefined) req.publishedAfter = Math.max(dates.after, req.publishedAfter ?? dates.after);
+      if (dates.before !== undefined) req.publishedBefore = Math.min(dates.before, req.publishedBefore ?? dates.before);
+    }
+  }
   return req;
+}
+
+/** A standard query's date operator: `after:` or `before:` and its value, at the query's start or after a space. */
+const DATE_OPERATOR_RE = /(?:^|\s)(after|before):(\S+)/gi;
+
+/**
+ * The date operators of a standard query, as people and models write them (`tariffs after:2019`,
+ * `after:2019-11 before:2019-12-15`): the publication times they keep to, as inclusive bounds like
+ * the request's fields, and the query without them. An operator names a year, a month, a day, a
+ * timestamp or a relative delta (`after:7d`, counted back from `base`), and the two read as half of
+ * a span each: `after:X` from the start of X on, `before:X` up to the start of X, so that
+ * `after:2019 before:2020` is 2019. Several of one kind keep the narrowest. An operator whose value
+ * is none of these stays a word of the query; undefined, and the query read as it is, when none is
+ * read or nothing else is left to search for.
+ */
+export function datesInQuery(query: string, base: number): { text: string; after?: number; before?: number } | undefined {
+  let after: number | undefined;
+  let before: number | undefined;
+  const text = query
+    .replace(DATE_OPERATOR_RE, (whole: string, side: string, value: string) => {
+      const start = periodStart(value, base);
+      if (start === undefined) return whole;
+      if (side.toLowerCase() === 'after') after = Math.max(start, after ?? start);
+      else before = Math.min(start - 1, before ?? start - 1);
+      return ' ';
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+  if ((after === undefined && before === undefined) || queryReadings(text).terms.length === 0) return undefined;
+  return { text, ...(after !== undefined && { after }), ...(before !== undefined && { before }) };
 }
 
 export function parseFetchRequest(raw: unknown, options: Pick<ParseOptions, 'ignore'> = {}): FetchRequest {

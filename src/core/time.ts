@@ -103,6 +103,25 @@ export function resolveBound(param: string, value: string, side: Side, base: num
   );
 }
 
+const YEAR_RE = /^(\d{4})$/;
+const MONTH_RE = /^(\d{4})-(\d{2})$/;
+
+/**
+ * Where the time a query's `after:` or `before:` names starts: a year (`2020`), a month (`2020-05`)
+ * or a day (`2020-05-01`) at its first UTC midnight; a timestamp or a relative delta counted back
+ * from `base` at its instant. Undefined for anything else.
+ */
+export function periodStart(value: string, base: number): number | undefined {
+  const year = YEAR_RE.exec(value);
+  if (year) return utc(Number(year[1]), 0, 1);
+  const month = MONTH_RE.exec(value);
+  if (month) {
+    const m = Number(month[2]);
+    return m >= 1 && m <= 12 ? utc(Number(month[1]), m - 1, 1) : undefined;
+  }
+  return parseDate(value) ?? parseTimestamp(value) ?? parseRelative(value, base);
+}
+
 /** `query_time`: a timestamp, or a date meaning 00:00:00 UTC of that day (not its end). */
 export function resolveQueryTime(value: string): number {
   const date = parseDate(value);

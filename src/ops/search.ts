@@ -383,10 +383,12 @@ function exactExclusions(words: StandardWords, phrases: readonly string[][]): We
 export async function search(deps: SearchDeps, req: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
   // A webql syntax error is a 400 here, after the tier admitted the call; the tier releases the reservation.
   const webql = req.mode === 'webql' ? parseWebql(req.query, req.queryOffset) : undefined;
-  // webql reads its own `site:`; a standard query's `site:` is its site filter, its `-site:`s sites left out.
-  const named = webql ? undefined : siteInQuery(req.query, req.site);
+  // webql reads its own `site:`; a standard query's `site:` is its site filter, its `-site:`s sites
+  // left out (its `after:` and `before:` were read at the edge, into the published window).
+  const text = req.text ?? req.query;
+  const named = webql ? undefined : siteInQuery(text, req.site);
   if (named?.sites?.length === 0) return { query: req.query, results: [] };
-  const { excludePhrases, ...words }: StandardWords = webql ? { terms: positiveWords(webql), webql } : standardWords(named?.text ?? req.query);
+  const { excludePhrases, ...words }: StandardWords = webql ? { terms: positiveWords(webql), webql } : standardWords(named?.text ?? text);
   // A phrase left out, as `hasPhrase` reads it: its words' keys.
   const leftOut = excludePhrases?.map((ws) => ws.map(wordKey));
   const asked = {

@@ -173,6 +173,37 @@ describe('search over HTTP', () => {
     assert.equal((await urls({ query: 'lynx' })).length, 3);
   });
 
+  test('after: and before: in a standard query narrow the published window: from the start of what they name, up to its start', async () => {
+    env.clock.set('2026-11-20T12:00:00Z');
+    const [oldPage, newPage] = ['https://pub.test/old', 'https://pub.test/new'];
+    assert.deepEqual(await urls({ query: 'lynx after:2026' }), [newPage]);
+    assert.deepEqual(await urls({ query: 'before:2021 lynx' }), [oldPage]);
+    assert.deepEqual((await urls({ query: 'lynx after:2020-01-15' })).sort(), [newPage, oldPage].sort(), 'the day named by after: is kept');
+    assert.deepEqual(await urls({ query: 'lynx after:2020 before:2020-01-15' }), [], 'the day named by before: is left out');
+    assert.deepEqual(await urls({ query: 'lynx AFTER:2020-01 Before:2020-02' }), [oldPage]);
+    assert.deepEqual(await urls({ query: 'lynx after:2020-01-15T10:00:00Z before:2020-01-15T10:00:00.001Z' }), [oldPage]);
+    assert.deepEqual(await urls({ query: 'lynx after:30d' }), [newPage], 'a relative delta counts back from now');
+    assert.deepEqual(await urls({ query: 'lynx before:6y' }), [oldPage]);
+    assert.deepEqual(await urls({ query: 'lynx before:6y', query_time: '2026-01-10' }), [], '... or from query_time');
+    // With the fields, the narrower bound applies; a window left empty finds nothing (no error).
+    assert.deepEqual(await urls({ query: 'lynx after:2019', published_after: '2026-01-01' }), [newPage]);
+    assert.deepEqual(await urls({ query: 'lynx before:2027', published_before: '2020-12-31' }), [oldPage]);
+    assert.deepEqual(await urls({ query: 'lynx after:2027', published_before: '2026-12-31' }), []);
+    // Only the published window: pages with no publication time are left out, as by the fields.
+    assert.equal((await urls({ query: 'lynx after:1900' })).length, 2);
+    // A value that names no time, or an operator alone, stays words: every lynx page is found.
+    const lynxes = ['https://pub.test/new', 'https://pub.test/none', 'https://pub.test/old'];
+    for (const query of ['lynx after:yesterday', 'lynx after:2020-13', 'lynx before:20']) {
+      const found = await urls({ query });
+      assert.deepEqual(lynxes.filter((u) => found.includes(u)), lynxes, query);
+    }
+    const alone = await search({ query: 'after:2026' });
+    assert.equal(alone.status, 200);
+    assert.equal((await search({ query: 'lynx after:2026' })).body.query, 'lynx after:2026', 'the response echoes the query as sent');
+    // With site: and -word read too.
+    assert.deepEqual(await urls({ query: 'site:pub.test lynx before:2021' }), [oldPage]);
+  });
+
   test('query_time: the newest version acquired at or before it', async () => {
     const at = async (query_time?: string) => {
       const r = await search(query_time ? { query: 'ibis', query_time } : { query: 'ibis' });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ServiceError } from '../../src/core/errors.js';
-import { parseFetchRequest, parseSearchRequest, truncateChars } from '../../src/core/requests.js';
+import { datesInQuery, parseFetchRequest, parseSearchRequest, truncateChars } from '../../src/core/requests.js';
 
 const now = Date.parse('2026-11-22T14:23:45Z');
 const search = (body: unknown) => parseSearchRequest(body, { now });
@@ -67,6 +67,29 @@ describe('search request', () => {
     const r = search({ query: 'q', query_time: '2025-01-10T10:10:30Z', acquired_after: '1d' });
     assert.equal(r.queryTime, Date.parse('2025-01-10T10:10:30Z'));
     assert.equal(r.acquiredAfter, Date.parse('2025-01-09T10:10:00Z'));
+  });
+  test('after: and before: in a standard query: the published window from the start of what they name, up to its start', () => {
+    const at = Date.parse;
+    assert.deepEqual(datesInQuery('rust after:2024 before:2024-07', now), { text: 'rust', after: at('2024-01-01'), before: at('2024-07-01') - 1 });
+    assert.deepEqual(datesInQuery('before:2024-02-29 rust', now), { text: 'rust', before: at('2024-02-29') - 1 });
+    assert.deepEqual(datesInQuery('rust after:2024-01-02T03:04:05+01:00', now), { text: 'rust', after: at('2024-01-02T02:04:05Z') });
+    assert.deepEqual(datesInQuery('rust after:2h', now), { text: 'rust', after: at('2026-11-22T12:23:00Z') });
+    // Several of one kind: the narrowest.
+    assert.deepEqual(datesInQuery('after:2020 rust after:2022 before:2025 before:2023', now), { text: 'rust', after: at('2022-01-01'), before: at('2023-01-01') - 1 });
+    // No time named, no operator (inside a word, a -prefix), or nothing else left: none read.
+    for (const q of ['rust after:2023-02-30', 'rust after:2023-13', 'rust after:203', 'rust after:', 'rust later:2020', 'rust xafter:2020', 'rust -after:2020', 'after:2020 before:2021', 'after:2020 , ;']) {
+      assert.equal(datesInQuery(q, now), undefined, q);
+    }
+    const r = search({ query: ' rust after:2024  gc ', published_after: '2025-01-01', published_before: '2025-06-30' });
+    assert.equal(r.query, 'rust after:2024  gc');
+    assert.equal(r.text, 'rust gc');
+    assert.equal(r.publishedAfter, at('2025-01-01'), 'the field is the narrower bound');
+    assert.equal(r.publishedBefore, at('2025-06-30T23:59:59.999Z'));
+    assert.equal(search({ query: 'rust before:2025-03', published_before: '2025-06-30' }).publishedBefore, at('2025-03-01') - 1);
+    assert.equal(search({ query: 'rust after:2y', query_time: '2020-05-05' }).publishedAfter, at('2018-05-05'), 'deltas count back from query_time');
+    // webql reads no date operators; a query with none has no text of its own.
+    assert.equal(search({ query: 'rust after:2024', mode: 'webql' }).text, undefined);
+    assert.equal(search({ query: 'rust', published_after: '2024-01-01' }).text, undefined);
   });
   test('query-string input (all strings) goes through the same rules', () => {
     const r = search({ query: 'q', max_results: '3', snippet_max_length: '200' });
