@@ -248,6 +248,45 @@ export function phrasesInQuery(query: string): { phrases: string[][]; rest: stri
   return phrases.length === 0 ? undefined : { phrases, rest: rest.replace(/\s+/g, ' ').trim() };
 }
 
+/** The most `intitle:`s and `inurl:`s of a standard query that are read; a query with more reads them as words. */
+export const FIELD_OPERATORS_MAX = 20;
+
+/** A standard query's `intitle:` or `inurl:` and its value: a quoted phrase or what runs to the next space. */
+const FIELD_OPERATOR_RE = /(?:^|\s)(intitle|inurl):(?:"([^"]*)"|([^\s"]+))/giu;
+
+/**
+ * The field operators of a standard query, as people and models write them: each `intitle:word`
+ * or `intitle:"two words"` as the words its pages' titles must hold (side by side, as webql's
+ * `title:`), each `inurl:text` as text their URLs must hold (webql's `inurl:`); with the words
+ * of the titles asked for, which rank the pages too, and the query without them. One whose value
+ * has no word stays words of the query; undefined, and the query read as it is, when none is read,
+ * when there are more than `FIELD_OPERATORS_MAX`, or when no word is left to rank by.
+ */
+export function fieldsInQuery(query: string): { text: string; nodes: WebqlNode[]; titles: string } | undefined {
+  const found = [...query.matchAll(FIELD_OPERATOR_RE)];
+  if (found.length === 0 || found.length > FIELD_OPERATORS_MAX) return undefined;
+  const nodes: WebqlNode[] = [];
+  const titles: string[] = [];
+  const text = query
+    .replace(FIELD_OPERATOR_RE, (whole, name: string, quoted: string | undefined, bare: string | undefined) => {
+      const value = (quoted ?? bare!).trim();
+      if (name.toLowerCase() === 'inurl') {
+        if (value === '') return whole;
+        nodes.push({ kind: 'inurl', text: value });
+      } else {
+        const ws = words(value);
+        if (ws.length === 0) return whole;
+        nodes.push({ kind: 'text', words: ws, field: 'title' });
+        titles.push(value);
+      }
+      return ' ';
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (nodes.length === 0 || queryTerms(`${text} ${titles.join(' ')}`).length === 0) return undefined;
+  return { text, nodes, titles: titles.join(' ') };
+}
+
 /** What the index is asked for a standard query, and what the search checks itself. */
 export type StandardWords = Pick<IndexQuery, 'terms' | 'alternative' | 'excludeTerms' | 'webql' | 'rankTerms'> & {
   /** Phrases left out (their words) that the search checks on the stored pages: the engine keeps no positions. */
@@ -260,23 +299,28 @@ const textNode = (ws: readonly string[]): WebqlNode => ({ kind: 'text', words: [
  * A standard query's words as the index is asked for them: its `-word`s left out
  * (`exclusionsInQuery`), and a hyphenated compound also read as its joined word (a page scores the
  * better reading: `queryReadings`); with the phrases it leaves out, which the search checks on the
- * stored pages. A query that quotes a phrase (`phrasesInQuery`) is asked as a webql expression
- * instead: the pages holding every phrase and none of what is left out, ranked by all its words
- * (the others as `rankTerms`), so a phrase and its exclusions are decided exactly, on every page.
+ * stored pages. A query that quotes a phrase (`phrasesInQuery`) or names a field (`intitle:`,
+ * `inurl:`: `fieldsInQuery`) is asked as a webql expression instead: the pages holding every phrase
+ * and field and none of what is left out, ranked by all its words (the others and the titles' as
+ * `rankTerms`), so a phrase, a field and the exclusions are decided exactly, on every page.
  * `terms` are the words results are expected to hold (for snippets).
  */
 export function standardWords(text: string): StandardWords {
   const left = exclusionsInQuery(text);
-  const rest = left?.text ?? text;
+  const fields = fieldsInQuery(left?.text ?? text);
+  const rest = fields?.text ?? left?.text ?? text;
   const quoted = phrasesInQuery(rest);
-  if (quoted) {
+  if (quoted || fields) {
     const children = [
-      ...quoted.phrases.map(textNode),
+      ...(quoted?.phrases ?? []).map(textNode),
+      ...(fields?.nodes ?? []),
       ...(left?.exclude ?? []).map((t): WebqlNode => ({ kind: 'not', child: textNode([t]) })),
       ...(left?.phrases ?? []).map((ws): WebqlNode => ({ kind: 'not', child: textNode(ws) })),
     ];
-    const rankTerms = queryTerms(quoted.rest).filter((t) => termWord(t) === t);
-    return { terms: queryTerms(rest), webql: children.length === 1 ? children[0]! : { kind: 'and', children }, ...(rankTerms.length > 0 && { rankTerms }) };
+    // The words of a title asked for rank as the query's other words do (a phrase's rank as webql's).
+    const titles = fields?.titles ?? '';
+    const rankTerms = queryTerms(`${quoted?.rest ?? rest} ${titles}`).filter((t) => termWord(t) === t);
+    return { terms: queryTerms(`${rest} ${titles}`), webql: children.length === 1 ? children[0]! : { kind: 'and', children }, ...(rankTerms.length > 0 && { rankTerms }) };
   }
   const { terms, alternative } = queryReadings(rest);
   return {

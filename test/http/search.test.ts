@@ -338,6 +338,31 @@ describe('search over HTTP', () => {
     assert.match(r.body.results[0].snippet, /leopard gecko is a lizard/);
   });
 
+  test('intitle: and inurl: in a standard query: only the pages whose title holds the words, whose URL holds the text', async () => {
+    const sorted = async (query: string) => (await urls({ query, max_results: 20 })).sort();
+    const g = (...paths: string[]) => paths.map((p) => `https://gecko.test/${p}`).sort();
+    assert.deepEqual(await sorted('intitle:gecko'), g('care', 'leopard'), 'stemmed and folded, as the title: of webql');
+    assert.deepEqual(await sorted('INTITLE:"leopard geckos"'), g('leopard'));
+    assert.deepEqual(await sorted('intitle:"geckos leopard"'), [], 'a phrase in its order');
+    // The title's words and the query's other words rank; the others need not be held.
+    const inOrder = async (query: string) => ((await search({ query })).body.results as { url: string }[]).map((x) => x.url);
+    assert.deepEqual(await inOrder('intitle:gecko housing'), g('care', 'leopard'));
+    assert.deepEqual(await inOrder('lizard intitle:gecko'), g('leopard', 'care').reverse());
+    assert.deepEqual(await sorted('gecko inurl:TOKAY'), g('tokay'), 'inurl: is case-insensitive');
+    assert.deepEqual(await sorted('gecko inurl:gecko.test/ar'), g('archive'));
+    // With what is left out, a quoted phrase and site:.
+    assert.deepEqual(await sorted('intitle:gecko -feeding'), g('leopard'));
+    assert.deepEqual(await sorted('"leopard gecko" intitle:gecko'), g('care', 'leopard'));
+    assert.deepEqual(await sorted('intitle:gecko "dry grassland"'), g('leopard'));
+    assert.deepEqual(await sorted('site:gecko.test intitle:leopard'), g('leopard'));
+    assert.deepEqual(await sorted('intitle:gecko -site:gecko.test'), []);
+    // One with no word, or an inurl: with nothing to rank by, stays words.
+    assert.deepEqual(await sorted('gecko intitle:"..."'), await sorted('gecko'));
+    assert.deepEqual(await sorted('inurl:archive'), await sorted('inurl archive'));
+    assert.deepEqual(await sorted('gecko inurl:"  "'), await sorted('gecko inurl'));
+    assert.equal((await search({ query: 'intitle:gecko' })).body.query, 'intitle:gecko');
+  });
+
   test('-"phrase": the ranks of pages left out are filled from further down; past the best 1,000, every page of the words is decided', async () => {
     const field = (u: string) => u.startsWith('https://stoat.test/field/') || u.startsWith('https://vole.test/field/');
     const ten = await urls({ query: 'stoat -"stoat den"' });
