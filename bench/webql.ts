@@ -19,7 +19,8 @@
  * callbacks going, which times every stretch the event loop did not turn: the longest of them is
  * how long a query held up the other requests at most (FTS5, read synchronously, holds the loop
  * for a whole query). Last, standard queries with a `-"phrase"` through the search operation
- * (which checks the phrase on the stored pages) or a quoted phrase, against the same claims without.
+ * (which checks the phrase on the stored pages), a quoted phrase, an `intitle:` (a word, a phrase)
+ * or an `inurl:`, against the same claims without.
  *
  * First, what keeping the FTS5 index cost the product before migration 10 dropped it: the same
  * `--import-pages` generated pages stored into a new database with and without its table and
@@ -236,11 +237,14 @@ if (differing.length > 0) console.log(`Results not the same as FTS5's (the engin
 // search() with its snippets, against the claim without it. `-"a b"` is the claim's own first pair
 // of adjacent content words, which its best pages hold (the costly case); `-"b a"` the pair
 // reversed. A quoted `"a b"` keeps the pages holding it, ranked by the claim's words (as webql).
-const PHRASE_SHAPES: [string, (claim: string) => string | undefined][] = [
+const PHRASE_SHAPES: [string, (claim: string, n: number) => string | undefined][] = [
   ['the claim', (c) => (firstPair(c) ? c : undefined)],
   ['the claim -"a b"', (c) => { const p = firstPair(c); return p && `${c} -${p}`; }],
   ['the claim -"b a"', (c) => { const p = firstPair(c); return p && `${c} -"${p.slice(1, -1).split(' ').reverse().join(' ')}"`; }],
   ['"a b" the claim', (c) => { const p = firstPair(c); return p && `${p} ${c}`; }],
+  ['intitle:a the claim', (c) => { const p = firstPair(c); return p && `intitle:${p.slice(1).split(' ')[0]} ${c}`; }],
+  ['intitle:"a b" the claim', (c) => { const p = firstPair(c); return p && `intitle:${p} ${c}`; }],
+  ['the claim inurl:', (c, n) => (firstPair(c) ? `${c} inurl:/doc/${n % 10}` : undefined)],
 ];
 console.log(`\nStandard queries through the search operation (snippets included), top 10, ${rounds} rounds`);
 console.log('| shape | queries | results (mean) | fewer than 10 | p50 / p99 ms | slowest two (median over the rounds) ms |');
@@ -249,7 +253,7 @@ const request = (query: string) => ({ query, mode: 'standard' as const, snippetM
 /** The slowest query of all the shapes, named after the table. */
 let slowestPhrase = { ms: 0, text: '' };
 for (const [shape, make] of PHRASE_SHAPES) {
-  const texts = claims.map(make).filter((t) => t !== undefined).map((t) => t.slice(0, 2000));
+  const texts = claims.map((c, n) => make(c, n)).filter((t) => t !== undefined).map((t) => t.slice(0, 2000));
   for (const text of texts) await search(services, request(text));
   const ms: number[] = [];
   const each = texts.map(() => [] as number[]);

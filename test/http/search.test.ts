@@ -361,6 +361,15 @@ describe('search over HTTP', () => {
     assert.deepEqual(await sorted('inurl:archive'), await sorted('inurl archive'));
     assert.deepEqual(await sorted('gecko inurl:"  "'), await sorted('gecko inurl'));
     assert.equal((await search({ query: 'intitle:gecko' })).body.query, 'intitle:gecko');
+    // Checked on the ranked pages, further down while they fail; past the best 1,000, every page of the words is decided.
+    const stoats = await urls({ query: 'stoat inurl:/field/' });
+    assert.equal(stoats.length, 10);
+    assert.ok(stoats.every((u) => u.startsWith('https://stoat.test/field/')), stoats.join());
+    assert.deepEqual(await urls({ query: 'vole inurl:/FIELD/' }), ['https://vole.test/field/f0', 'https://vole.test/field/f1', 'https://vole.test/field/f2']);
+    // The title's word is a word of the query: stoats in a field are found too, below the voles.
+    const fields = ((await search({ query: 'vole intitle:field', max_results: 20 })).body.results as { url: string }[]).map((x) => x.url);
+    assert.deepEqual(fields.slice(0, 3).sort(), ['https://vole.test/field/f0', 'https://vole.test/field/f1', 'https://vole.test/field/f2']);
+    assert.ok(fields.length === 18 && fields.slice(3).every((u) => u.startsWith('https://stoat.test/field/')), fields.join());
   });
 
   test('-"phrase": the ranks of pages left out are filled from further down; past the best 1,000, every page of the words is decided', async () => {
