@@ -20,7 +20,8 @@
  * how long a query held up the other requests at most (FTS5, read synchronously, holds the loop
  * for a whole query). Last, standard queries with a `-"phrase"` through the search operation
  * (which checks the phrase on the stored pages), a quoted phrase, an `intitle:` (a word, a phrase)
- * or an `inurl:`, against the same claims without.
+ * or an `inurl:`, or a word misspelt (asked for as its correction), against the same claims
+ * without; and what the misspelt words were corrected to, and what finding a correction costs.
  *
  * First, what keeping the FTS5 index cost the product before migration 10 dropped it: the same
  * `--import-pages` generated pages stored into a new database with and without its table and
@@ -37,8 +38,9 @@ import Database from 'better-sqlite3';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../src/adapters/sqlite/index-store.js';
 import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
-import { scanWords, STOP_WORDS, words } from '../src/core/text.js';
+import { cachedStem, scanWords, stem, STOP_WORDS, words } from '../src/core/text.js';
 import { parseWebql } from '../src/core/webql.js';
+import { editsAllowed, nearestTerms, oneEditAway } from '../src/adapters/engine/spelling.js';
 import { search, standardWords } from '../src/ops/search.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../src/ports/index-store.js';
 import { openServedIndex } from './http-figure.js';
@@ -66,6 +68,22 @@ function firstPair(claim: string): string | undefined {
     if ([x, y].every((w) => /^\p{L}{3,}$/u.test(w) && !STOP_WORDS.has(w))) return `"${x} ${y}"`;
   }
   return undefined;
+}
+
+/**
+ * The claim's longest word of seven letters or more (ASCII, not a stop word), and the claim with
+ * that word misspelt: two adjacent letters of its middle swapped (`inhibitors`: `inhibtiors`).
+ */
+function misspelt(claim: string): { word: string; typo: string; text: string } | undefined {
+  const longest = words(claim)
+    .filter((w) => /^[a-z]{7,}$/.test(w) && !STOP_WORDS.has(w))
+    .sort((a, b) => b.length - a.length)[0];
+  if (!longest) return undefined;
+  const i = Math.floor(longest.length / 2);
+  const typo = longest.slice(0, i - 1) + longest[i] + longest[i - 1] + longest.slice(i + 1);
+  if (typo === longest) return undefined;
+  const at = claim.toLowerCase().indexOf(longest);
+  return at < 0 ? undefined : { word: longest, typo, text: claim.slice(0, at) + typo + claim.slice(at + longest.length) };
 }
 
 /** The claim's first hyphenated compound (`T-cell`, as the analysis finds them), which a bare word reads both ways: `"t cell" OR tcell`. */
@@ -245,6 +263,7 @@ const PHRASE_SHAPES: [string, (claim: string, n: number) => string | undefined][
   ['intitle:a the claim', (c) => { const p = firstPair(c); return p && `intitle:${p.slice(1).split(' ')[0]} ${c}`; }],
   ['intitle:"a b" the claim', (c) => { const p = firstPair(c); return p && `intitle:${p} ${c}`; }],
   ['the claim inurl:', (c, n) => (firstPair(c) ? `${c} inurl:/doc/${n % 10}` : undefined)],
+  ['the claim, a word misspelt', (c) => misspelt(c)?.text],
 ];
 console.log(`\nStandard queries through the search operation (snippets included), top 10, ${rounds} rounds`);
 console.log('| shape | queries | results (mean) | fewer than 10 | p50 / p99 ms | slowest two (median over the rounds) ms |');
@@ -277,4 +296,37 @@ for (const [shape, make] of PHRASE_SHAPES) {
   console.log(`| ${shape} | ${texts.length} | ${fmt(results / texts.length)} | ${fewer} | ${fmt(c.p50)} / ${fmt(c.p99)} | ${medians.slice(0, 2).map((m) => fmt(m.ms)).join(', ')} |`);
 }
 console.log(`The slowest of these queries (median over the rounds): \`${slowestPhrase.text}\` ${fmt(slowestPhrase.ms)} ms`);
+
+// What the misspelt words were asked for instead (IndexStore `corrections`), and what finding it cost.
+{
+  const typos = claims.map(misspelt).filter((m) => m !== undefined);
+  const { stats } = engine.inUse();
+  let back = 0;
+  let held = 0;
+  let none = 0;
+  let absent = 0;
+  const other: string[] = [];
+  const ms: number[] = [];
+  for (const m of typos) {
+    // What finding one costs, as `corrections` finds it: the scan of the dictionaries and the stems
+    // of the spellings one edit away looked up, with statistics of their own (the search operation
+    // ran these queries already, so the engine keeps their corrections).
+    const own = cachedStem(m.typo);
+    const started = performance.now();
+    const fresh = engine.inUse().stats;
+    nearestTerms(engine.segmentData, own, editsAllowed(own.length));
+    for (const spelling of oneEditAway(m.typo)) fresh.df(stem(spelling));
+    ms.push(performance.now() - started);
+    const [fix] = engine.corrections([m.typo]);
+    if (stats.df(cachedStem(m.word)) === 0) absent++;
+    else if (fix !== undefined && cachedStem(fix) === cachedStem(m.word)) back++;
+    else if (fix !== undefined) other.push(`${m.typo} -> ${fix} (${m.word})`);
+    else if (stats.df(cachedStem(m.typo)) > 0) held++;
+    else none++;
+  }
+  const c = cellOf(ms);
+  console.log(
+    `Misspelt words (${typos.length}, a claim's longest word with two middle letters swapped): the word itself on no page ${absent}; of the others, corrected to a word of its stem ${back}, to another word ${other.length}, held by some page (asked as written) ${held}, not corrected ${none}; finding one (nearestTerms and oneEditAway's stems looked up) p50 / p99 ${fmt(c.p50)} / ${fmt(c.p99)} ms${other.length > 0 ? `. To another word: ${other.slice(0, 5).join('; ')}` : ''}`,
+  );
+}
 await services.close();

@@ -442,6 +442,22 @@ function exactQuery(words: StandardWords): WebqlNode | undefined {
   return { kind: 'and', children: [any, ...(words.requireFields ?? []), ...out] };
 }
 
+/**
+ * A standard query's words with each that no page holds replaced by the index's correction
+ * (IndexStore `corrections`: `tarrifs` asks for `tariff`), as people and models misspell words; a
+ * word of no page adds nothing to a ranking, its correction what was meant. A query answered as
+ * webql (a quoted phrase, `intitle:`) is asked as written, as webql's are.
+ */
+function spelledRight(index: IndexStore, words: StandardWords): StandardWords {
+  if (words.webql || !index.corrections) return words;
+  const plain = [...new Set([...words.terms, ...(words.alternative ?? [])])].filter((t) => termWord(t) === t);
+  const fixes = index.corrections(plain);
+  const fixed = new Map(plain.flatMap((t, i) => (fixes[i] === undefined ? [] : [[t, fixes[i]] as const])));
+  if (fixed.size === 0) return words;
+  const fix = (terms: readonly string[]) => [...new Set(terms.map((t) => fixed.get(t) ?? t))];
+  return { ...words, terms: fix(words.terms), ...(words.alternative && { alternative: fix(words.alternative) }) };
+}
+
 /** `signal` stops realtime_content's live fetches early (the caller went away). */
 export async function search(deps: SearchDeps, req: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
   // A webql syntax error is a 400 here, after the tier admitted the call; the tier releases the reservation.
@@ -451,7 +467,7 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   const text = req.text ?? req.query;
   const named = webql ? undefined : siteInQuery(text, req.site);
   if (named?.sites?.length === 0) return { query: req.query, results: [] };
-  const standard: StandardWords = webql ? { terms: positiveWords(webql), webql } : standardWords(named?.text ?? text);
+  const standard: StandardWords = webql ? { terms: positiveWords(webql), webql } : spelledRight(deps.index, standardWords(named?.text ?? text));
   const { excludePhrases, requireFields, ...words } = standard;
   // A phrase left out, as `hasPhrase` reads it: its words' keys.
   const leftOut = excludePhrases?.map((ws) => ws.map(wordKey));

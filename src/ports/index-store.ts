@@ -51,6 +51,13 @@ export interface IndexStore {
    * weighing the words of a snippet's sentences; absent where the store keeps no statistics.
    */
   idf?(stems: readonly string[]): number[];
+  /**
+   * For each query term (a word, as IndexQuery `terms`) that no page holds, the word nearest in
+   * spelling that pages hold (a query term too, which a standard query then asks for instead), or
+   * undefined: a term some page holds, or none near enough. Absent where the store keeps no
+   * dictionary of its terms.
+   */
+  corrections?(terms: readonly string[]): (string | undefined)[];
   /** Prepares the index for serving (load or build); searching does it on first use otherwise. */
   open?(): Promise<unknown>;
   /** Rebuilds the index from the page store. */

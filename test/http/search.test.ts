@@ -372,6 +372,23 @@ describe('search over HTTP', () => {
     assert.ok(fields.length === 18 && fields.slice(3).every((u) => u.startsWith('https://stoat.test/field/')), fields.join());
   });
 
+  test('a word no page holds is asked for as the nearest word in spelling that pages hold; phrases and fields are asked as written', async () => {
+    const sorted = async (query: string) => (await urls({ query, max_results: 20 })).sort();
+    const geckos = (await sorted('gecko')).filter((u) => u.startsWith('https://gecko.test/'));
+    assert.ok(geckos.length >= 7);
+    assert.deepEqual((await sorted('gekco')).filter((u) => u.startsWith('https://gecko.test/')), geckos, 'one transposition');
+    assert.deepEqual(await sorted('leopard gekcos'), await sorted('leopard gecko'));
+    const r = await search({ query: 'leopard gekco', snippet_max_length: 180 });
+    assert.equal(r.body.query, 'leopard gekco', 'the response echoes the query as sent');
+    assert.match(r.body.results[0].snippet, /leopard gecko/i, 'the snippet holds the word asked for');
+    // Words pages hold, short words and what is quoted or a field are asked as written.
+    assert.deepEqual(await sorted('gecko'), await sorted('"gecko"'));
+    assert.deepEqual(await sorted('gekc'), []);
+    assert.deepEqual(await sorted('"leopard gekco"'), []);
+    assert.deepEqual(await sorted('intitle:gekco'), []);
+    assert.deepEqual(await sorted('gecko -gekco'), await sorted('gecko'), 'a word left out is not corrected');
+  });
+
   test('-"phrase": the ranks of pages left out are filled from further down; past the best 1,000, every page of the words is decided', async () => {
     const field = (u: string) => u.startsWith('https://stoat.test/field/') || u.startsWith('https://vole.test/field/');
     const ten = await urls({ query: 'stoat -"stoat den"' });

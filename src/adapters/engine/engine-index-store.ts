@@ -18,13 +18,14 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import type { LogFn } from '../../core/log.js';
-import { ANALYSIS_VERSION, bestOfReadings, cachedStem, compoundTerms, indexTerms, titleStopTerms } from '../../core/text.js';
+import { ANALYSIS_VERSION, bestOfReadings, cachedStem, compoundTerms, indexTerms, stem, titleStopTerms } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { WebqlNode } from '../../core/webql.js';
 import { type Db, openDatabase } from '../sqlite/database.js';
 import { allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, idf, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { SearchHelper } from './search-helper.js';
+import { editsAllowed, nearestTerms, oneEditAway } from './spelling.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from '../worker.js';
 import { narrowerSite, searchWebql, urlMask, urlText, type WebqlDeps, type WebqlVersion } from './webql-search.js';
@@ -500,8 +501,15 @@ export function readingOrder(first: readonly string[], other: readonly string[])
   return { terms: [...shared, ...own], own: own.length };
 }
 
+/** How much likelier a word is than one an edit further from the query's misspelling (`corrections`), per edit. */
+export const SPELLING_EDIT_ODDS = 20;
+/** The most corrections kept (`corrections`); past it they are forgotten and found again. */
+const SPELLED_KEPT = 10_000;
+
 export class EngineIndexStore implements IndexStore {
   private segments: SearchableSegment[] = [];
+  /** Each misspelt word's correction, or null for none; emptied when the segments change. */
+  private readonly spelled = new Map<string, string | null>();
   private applied = 0;
   private docCount = 0;
   private totalLength = 0;
@@ -658,6 +666,7 @@ export class EngineIndexStore implements IndexStore {
     // A segment published before keeps its `gone` bits (kept up to date in place by `refresh`).
     const gone = new Map(this.segments.map((s) => [s.data, s.gone]));
     this.segments = datas.map((data) => searchable(data, avg, gone.get(data)));
+    this.spelled.clear();
     this.helper?.publish(this.segments, avg);
     // File names of segments no longer in use would keep them in memory.
     for (const d of this.names.keys()) if (!datas.includes(d)) this.names.delete(d);
@@ -1252,6 +1261,50 @@ export class EngineIndexStore implements IndexStore {
   idf(stems: readonly string[]): number[] {
     const stats = this.statistics();
     return stems.map((stem) => idf(stats, stats.df(stem)));
+  }
+
+  /**
+   * The port's corrections: for a word of ASCII letters that no page holds (its stem), the terms
+   * pages hold that are the stem of a spelling one edit from the word (`oneEditAway`: one edit,
+   * the spelling asked for) or near its stem, starting with its letter, and their own stems
+   * (`nearestTerms`: an edit more than its distance, within one edit for a stem of 5 letters, two
+   * for 6 or more; a stem that differs only in doubled letters is one edit); the likeliest taken:
+   * the commonest, each edit counting as a twentieth of its pages (`SPELLING_EDIT_ODDS`), so
+   * "tarrifs" is "tariff" (one edit) before "terrifs" ("terrific", one edit) unless that is
+   * commoner. Kept per word until the segments change.
+   */
+  corrections(terms: readonly string[]): (string | undefined)[] {
+    this.refresh();
+    const stats = this.statistics();
+    return terms.map((word) => {
+      const own = cachedStem(word);
+      const max = editsAllowed(own.length);
+      if (max === 0 || !/^[a-z]+$/.test(word) || stats.df(own) > 0) return undefined;
+      let best = this.spelled.get(word);
+      if (best === undefined) {
+        // Each term near, its edits and what to ask for to find it: a spelling one edit away, or
+        // the term itself where it is its own stem. A term near the misspelling's stem counts an
+        // edit more than its distance (one that differs in doubled letters only, one edit): a stem
+        // of a misspelt word is a guess, a spelling one edit away what was typed, less one slip.
+        const near = new Map<string, { edits: number; ask: string }>();
+        for (const [term, distance] of nearestTerms(this.segments.map((s) => s.data), own, max)) {
+          if (cachedStem(term) === term) near.set(term, { edits: distance + 1, ask: term });
+        }
+        for (const spelling of oneEditAway(word)) {
+          const term = stem(spelling);
+          if (term !== own && (near.get(term)?.edits ?? 2) > 1) near.set(term, { edits: 1, ask: spelling });
+        }
+        let odds = 0;
+        best = null;
+        for (const [term, { edits, ask }] of near) {
+          const o = stats.df(term) / SPELLING_EDIT_ODDS ** edits;
+          if (o > odds || (o === odds && o > 0 && ask < best!)) [odds, best] = [o, ask];
+        }
+        if (this.spelled.size >= SPELLED_KEPT) this.spelled.clear();
+        this.spelled.set(word, best);
+      }
+      return best ?? undefined;
+    });
   }
 
   /** Every match scored (of both readings, with `alternative`), for tests and the benchmark: the reference `search` must equal. */
