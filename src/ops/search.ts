@@ -248,6 +248,20 @@ export function phrasesInQuery(query: string): { phrases: string[][]; rest: stri
   return phrases.length === 0 ? undefined : { phrases, rest: rest.replace(/\s+/g, ' ').trim() };
 }
 
+type InUrlNode = Extract<WebqlNode, { kind: 'inurl' }>;
+
+/** What a standard query's field operators ask (`fieldsInQuery`). */
+export interface QueryFields {
+  /** The query without them. */
+  text: string;
+  /** Its `intitle:`s, as webql's `title:` items. */
+  inTitle: WebqlNode[];
+  /** Its `inurl:`s, as webql's `inurl:` items. */
+  inUrl: InUrlNode[];
+  /** The words of its `intitle:`s, as written. */
+  titles: string;
+}
+
 /** The most `intitle:`s and `inurl:`s of a standard query that are read; a query with more reads them as words. */
 export const FIELD_OPERATORS_MAX = 20;
 
@@ -262,29 +276,30 @@ const FIELD_OPERATOR_RE = /(?:^|\s)(intitle|inurl):(?:"([^"]*)"|([^\s"]+))/giu;
  * has no word stays words of the query; undefined, and the query read as it is, when none is read,
  * when there are more than `FIELD_OPERATORS_MAX`, or when no word is left to rank by.
  */
-export function fieldsInQuery(query: string): { text: string; nodes: WebqlNode[]; titles: string } | undefined {
+export function fieldsInQuery(query: string): QueryFields | undefined {
   const found = [...query.matchAll(FIELD_OPERATOR_RE)];
   if (found.length === 0 || found.length > FIELD_OPERATORS_MAX) return undefined;
-  const nodes: WebqlNode[] = [];
+  const inTitle: WebqlNode[] = [];
+  const inUrl: InUrlNode[] = [];
   const titles: string[] = [];
   const text = query
     .replace(FIELD_OPERATOR_RE, (whole, name: string, quoted: string | undefined, bare: string | undefined) => {
       const value = (quoted ?? bare!).trim();
       if (name.toLowerCase() === 'inurl') {
         if (value === '') return whole;
-        nodes.push({ kind: 'inurl', text: value });
+        inUrl.push({ kind: 'inurl', text: value });
       } else {
         const ws = words(value);
         if (ws.length === 0) return whole;
-        nodes.push({ kind: 'text', words: ws, field: 'title' });
+        inTitle.push({ kind: 'text', words: ws, field: 'title' });
         titles.push(value);
       }
       return ' ';
     })
     .replace(/\s+/g, ' ')
     .trim();
-  if (nodes.length === 0 || queryTerms(`${text} ${titles.join(' ')}`).length === 0) return undefined;
-  return { text, nodes, titles: titles.join(' ') };
+  if (inTitle.length + inUrl.length === 0 || queryTerms(`${text} ${titles.join(' ')}`).length === 0) return undefined;
+  return { text, inTitle, inUrl, titles: titles.join(' ') };
 }
 
 /** What the index is asked for a standard query, and what the search checks itself. */
@@ -292,7 +307,7 @@ export type StandardWords = Pick<IndexQuery, 'terms' | 'alternative' | 'excludeT
   /** Phrases left out (their words) that the search checks on the stored pages: the engine keeps no positions. */
   excludePhrases?: string[][];
   /** `inurl:` items that the search checks on the stored pages, as webql's `inurl:`. */
-  requireFields?: WebqlNode[];
+  requireFields?: InUrlNode[];
 };
 
 const textNode = (ws: readonly string[]): WebqlNode => ({ kind: 'text', words: [...ws] });
@@ -320,7 +335,8 @@ export function standardWords(text: string): StandardWords {
   if (quoted || titles) {
     const children = [
       ...(quoted?.phrases ?? []).map(textNode),
-      ...(fields?.nodes ?? []),
+      ...(fields?.inTitle ?? []),
+      ...(fields?.inUrl ?? []),
       ...(left?.exclude ?? []).map((t): WebqlNode => ({ kind: 'not', child: textNode([t]) })),
       ...(left?.phrases ?? []).map((ws): WebqlNode => ({ kind: 'not', child: textNode(ws) })),
     ];
@@ -334,7 +350,7 @@ export function standardWords(text: string): StandardWords {
     ...(alternative && { alternative }),
     ...(left && left.exclude.length > 0 && { excludeTerms: left.exclude }),
     ...(left && left.phrases.length > 0 && { excludePhrases: left.phrases }),
-    ...(fields && { requireFields: fields.nodes }),
+    ...(fields && { requireFields: fields.inUrl }),
   };
 }
 
@@ -375,8 +391,8 @@ async function holdsPhrase(pages: PageStore, v: ResultVersion, phrases: readonly
 }
 
 /** Whether a version's URL holds an `inurl:`'s text, as webql's `inurl:` is decided. */
-function holdsField(v: ResultVersion, field: WebqlNode): boolean {
-  return field.kind === 'inurl' && v.url.toLowerCase().includes(field.text.toLowerCase());
+function holdsField(v: ResultVersion, field: InUrlNode): boolean {
+  return v.url.toLowerCase().includes(field.text.toLowerCase());
 }
 
 /**
