@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
+import { EngineIndexStore, SPELLING_WORDS_MAX } from '../../src/adapters/engine/engine-index-store.js';
 import { dictionaryOf } from '../../src/adapters/engine/segment.js';
 import { editDistance, editsAllowed, nearestTerms, oneEditAway } from '../../src/adapters/engine/spelling.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
@@ -97,6 +97,10 @@ describe('spelling corrections', () => {
       assert.deepEqual(index.corrections(['respnosive']), ['responsive']);
       assert.deepEqual(index.corrections(['clinbs', 'clmbs']), ['climbs', undefined], 'a stem of four letters is not corrected');
       assert.deepEqual(index.corrections(['tradtiional']), ['traditional']);
+      // The first SPELLING_WORDS_MAX words of a query that no page holds, no more.
+      const seven = ['gekco', 'trade', 'clinbs', 'zzzzzz', 'recieve', 'respnosive', 'tradtiional'];
+      assert.equal(SPELLING_WORDS_MAX, 4);
+      assert.deepEqual(index.corrections(seven), ['gecko', undefined, 'climbs', undefined, 'receive', undefined, undefined]);
       // A page holding the misspelling: it is a word of the index now, asked for as it is.
       await pages.putVersion(page('https://a.test/typo', { content: 'a gekco' }));
       assert.deepEqual(index.corrections(['gekco']), [undefined]);
