@@ -106,3 +106,21 @@ export function urlTwins(url: string): string[] {
   }
   return twins;
 }
+
+/**
+ * The type a URL names its file by: what follows the last `.` of its path's last segment, in lower
+ * case (`https://a.org/docs/Report.PDF?dl=1` is `pdf`), or undefined (no dot there, or no path:
+ * `https://a.org/dir.d/`, `https://report.pdf/`). `filetype:` compares it.
+ */
+export function urlFileType(url: string): string | undefined {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return undefined;
+  let end = url.length;
+  for (const stop of ['?', '#']) {
+    const at = url.indexOf(stop, start);
+    if (at >= 0 && at < end) end = at;
+  }
+  const segment = url.slice(url.lastIndexOf('/', end - 1) + 1, end);
+  const dot = segment.lastIndexOf('.');
+  return dot < 0 || dot === segment.length - 1 ? undefined : segment.slice(dot + 1).toLowerCase();
+}

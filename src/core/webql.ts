@@ -7,7 +7,8 @@
  *   unary   := "-" primary | primary    "-" excludes
  *   primary := "(" and ")" | FIELD ":" value | '"' words '"' | word
  *   value   := '"' words '"' | word
- *   FIELD   := site | title | intitle | url | inurl | lang    (case-insensitive; intitle is title)
+ *   FIELD   := site | title | intitle | url | inurl | filetype | ext | lang
+ *              (case-insensitive; intitle is title, ext is filetype)
  *
  * A word that analyses into several words is a phrase; a bare word's hyphenated compound is read
  * both ways (`e-mail`: the phrase "e mail" OR `email`). Positions in errors are 0-based character
@@ -16,7 +17,7 @@
 import { ServiceError } from './errors.js';
 import { LANG_TAG_RE } from './language.js';
 import { joinedCompounds, words } from './text.js';
-import { parseSiteFilter } from './url.js';
+import { parseSiteFilter, urlFileType } from './url.js';
 
 export type WebqlNode =
   | { kind: 'and'; children: WebqlNode[] }
@@ -30,11 +31,27 @@ export type WebqlNode =
   | { kind: 'url'; prefix: string }
   /** Case-insensitive substring of the URL. */
   | { kind: 'inurl'; text: string }
+  /** The type the URL names its file by (`urlFileType`), lower case. */
+  | { kind: 'filetype'; ext: string }
   /** Language tag or its primary subtag: `en` matches `en` and `en-gb`. */
   | { kind: 'lang'; tag: string };
 
-// `intitle` is `title` under the name web search engines give it, as `inurl` is theirs.
-const FIELDS = ['site', 'title', 'intitle', 'url', 'inurl', 'lang'] as const;
+// `intitle` is `title` under the name web search engines give it, as `inurl` and `filetype` (or
+// `ext`) are theirs.
+const FIELDS = ['site', 'title', 'intitle', 'url', 'inurl', 'filetype', 'ext', 'lang'] as const;
+
+/** A `filetype:` value: letters and digits, a dot before them allowed (`pdf`, `.PDF`, `mp4`). */
+const FILE_TYPE_RE = /^\.?([a-z0-9]{1,10})$/i;
+
+/** The type a `filetype:` value names (`.PDF` is `pdf`), or undefined when it names none. */
+export function fileTypeOf(value: string): string | undefined {
+  return FILE_TYPE_RE.exec(value)?.[1]!.toLowerCase();
+}
+
+/** Whether a URL matches a URL item that needs only the URL: `inurl:` (case-insensitive) or `filetype:`. */
+export function urlMatches(node: Extract<WebqlNode, { kind: 'inurl' | 'filetype' }>, url: string): boolean {
+  return node.kind === 'inurl' ? url.toLowerCase().includes(node.text.toLowerCase()) : urlFileType(url) === node.ext;
+}
 type Field = (typeof FIELDS)[number];
 
 
@@ -212,6 +229,12 @@ class Parser {
         return { kind: 'url', prefix: value };
       case 'inurl':
         return { kind: 'inurl', text: value };
+      case 'filetype':
+      case 'ext': {
+        const ext = fileTypeOf(value);
+        if (!ext) throw syntaxError(valuePos, `${t.field}: needs a file type such as pdf`);
+        return { kind: 'filetype', ext };
+      }
     }
   }
 }

@@ -76,7 +76,7 @@ const TOOLS = [
     inputSchema: {
       type: 'object',
       properties: {
-        query: { type: 'string', description: 'What to search for: words or a question. site:example.com in it keeps to one site, -site:example.com leaves one out, -word leaves out the pages holding the word, and -"two words" those holding the phrase; "two words" keeps only the pages holding the phrase; intitle:word (or intitle:"two words") only those whose title holds it, inurl:text those whose URL holds the text; after:2024 (or 2024-05, 2024-05-01, 7d) keeps the pages published from then on, before:2024 those published before 2024. A misspelt word that no page holds is searched as the word it most likely misspells.' },
+        query: { type: 'string', description: 'What to search for: words or a question. site:example.com in it keeps to one site, -site:example.com leaves one out, -word leaves out the pages holding the word, and -"two words" those holding the phrase; "two words" keeps only the pages holding the phrase; intitle:word (or intitle:"two words") only those whose title holds it, inurl:text those whose URL holds the text, filetype:pdf those whose URL ends in .pdf; after:2024 (or 2024-05, 2024-05-01, 7d) keeps the pages published from then on, before:2024 those published before 2024. A misspelt word that no page holds is searched as the word it most likely misspells.' },
         site: { type: 'string', description: 'Only pages of this host and its subdomains, e.g. example.com.' },
         max_results: { type: 'integer', minimum: 1, maximum: 50, description: 'How many results (default 10).' },
         snippet_max_length: { type: 'integer', minimum: 180, maximum: 10000, description: 'Longest snippet, in characters.' },

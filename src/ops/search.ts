@@ -5,7 +5,7 @@ import { hasPhrase, wordKey } from '../core/phrase.js';
 import { cachedStem, joinedCompounds, queryReadings, queryTerms, STOP_WORDS, termWord, words } from '../core/text.js';
 import { isStorableTime, toIso } from '../core/time.js';
 import { parseSiteFilter } from '../core/url.js';
-import { parseWebql, positiveWords, type WebqlNode } from '../core/webql.js';
+import { fileTypeOf, parseWebql, positiveWords, urlMatches, type WebqlNode } from '../core/webql.js';
 import type { IndexQuery, IndexStore } from '../ports/index-store.js';
 import type { PageStore, ResultVersion } from '../ports/page-store.js';
 import { type FetchDeps, storeLivePage } from './fetch-page.js';
@@ -248,7 +248,8 @@ export function phrasesInQuery(query: string): { phrases: string[][]; rest: stri
   return phrases.length === 0 ? undefined : { phrases, rest: rest.replace(/\s+/g, ' ').trim() };
 }
 
-type InUrlNode = Extract<WebqlNode, { kind: 'inurl' }>;
+/** A URL item of webql that a URL alone decides: `inurl:` or `filetype:`. */
+type UrlNode = Extract<WebqlNode, { kind: 'inurl' | 'filetype' }>;
 
 /** What a standard query's field operators ask (`fieldsInQuery`). */
 export interface QueryFields {
@@ -256,38 +257,45 @@ export interface QueryFields {
   text: string;
   /** Its `intitle:`s, as webql's `title:` items. */
   inTitle: WebqlNode[];
-  /** Its `inurl:`s, as webql's `inurl:` items. */
-  inUrl: InUrlNode[];
+  /** Its `inurl:`s and `filetype:`s, as webql's items. */
+  inUrl: UrlNode[];
   /** The words of its `intitle:`s, as written. */
   titles: string;
 }
 
-/** The most `intitle:`s and `inurl:`s of a standard query that are read; a query with more reads them as words. */
+/** The most `intitle:`s, `inurl:`s and `filetype:`s of a standard query that are read; a query with more reads them as words. */
 export const FIELD_OPERATORS_MAX = 20;
 
-/** A standard query's `intitle:` or `inurl:` and its value: a quoted phrase or what runs to the next space. */
-const FIELD_OPERATOR_RE = /(?:^|\s)(intitle|inurl):(?:"([^"]*)"|([^\s"]+))/giu;
+/** A standard query's `intitle:`, `inurl:` or `filetype:` (`ext:`) and its value: a quoted phrase or what runs to the next space. */
+const FIELD_OPERATOR_RE = /(?:^|\s)(intitle|inurl|filetype|ext):(?:"([^"]*)"|([^\s"]+))/giu;
 
 /**
  * The field operators of a standard query, as people and models write them: each `intitle:word`
  * or `intitle:"two words"` as the words its pages' titles must hold (side by side, as webql's
- * `title:`), each `inurl:text` as text their URLs must hold (webql's `inurl:`); with the words
- * of the titles asked for, which rank the pages too, and the query without them. One whose value
- * has no word stays words of the query; undefined, and the query read as it is, when none is read,
- * when there are more than `FIELD_OPERATORS_MAX`, or when no word is left to rank by.
+ * `title:`), each `inurl:text` as text their URLs must hold (webql's `inurl:`), each
+ * `filetype:pdf` (or `ext:pdf`) as the type their URLs must name their file by (webql's
+ * `filetype:`); with the words of the titles asked for, which rank the pages too, and the query
+ * without them. One whose value has no word (or names no type) stays words of the query;
+ * undefined, and the query read as it is, when none is read, when there are more than
+ * `FIELD_OPERATORS_MAX`, or when no word is left to rank by.
  */
 export function fieldsInQuery(query: string): QueryFields | undefined {
   const found = [...query.matchAll(FIELD_OPERATOR_RE)];
   if (found.length === 0 || found.length > FIELD_OPERATORS_MAX) return undefined;
   const inTitle: WebqlNode[] = [];
-  const inUrl: InUrlNode[] = [];
+  const inUrl: UrlNode[] = [];
   const titles: string[] = [];
   const text = query
     .replace(FIELD_OPERATOR_RE, (whole, name: string, quoted: string | undefined, bare: string | undefined) => {
       const value = (quoted ?? bare!).trim();
-      if (name.toLowerCase() === 'inurl') {
+      const field = name.toLowerCase();
+      if (field === 'inurl') {
         if (value === '') return whole;
         inUrl.push({ kind: 'inurl', text: value });
+      } else if (field === 'filetype' || field === 'ext') {
+        const ext = fileTypeOf(value);
+        if (!ext) return whole;
+        inUrl.push({ kind: 'filetype', ext });
       } else {
         const ws = words(value);
         if (ws.length === 0) return whole;
@@ -306,8 +314,8 @@ export function fieldsInQuery(query: string): QueryFields | undefined {
 export type StandardWords = Pick<IndexQuery, 'terms' | 'alternative' | 'excludeTerms' | 'webql' | 'rankTerms'> & {
   /** Phrases left out (their words) that the search checks on the stored pages: the engine keeps no positions. */
   excludePhrases?: string[][];
-  /** `inurl:` items that the search checks on the stored pages, as webql's `inurl:`. */
-  requireFields?: InUrlNode[];
+  /** `inurl:` and `filetype:` items that the search checks on the stored pages, as webql's. */
+  requireFields?: UrlNode[];
 };
 
 const textNode = (ws: readonly string[]): WebqlNode => ({ kind: 'text', words: [...ws] });
@@ -315,8 +323,8 @@ const textNode = (ws: readonly string[]): WebqlNode => ({ kind: 'text', words: [
 /**
  * A standard query's words as the index is asked for them: its `-word`s left out
  * (`exclusionsInQuery`), and a hyphenated compound also read as its joined word (a page scores the
- * better reading: `queryReadings`); with the phrases it leaves out and the `inurl:`s it keeps to
- * (`fieldsInQuery`), which the search checks on the stored pages. A query that quotes a phrase
+ * better reading: `queryReadings`); with the phrases it leaves out and the `inurl:`s and
+ * `filetype:`s it keeps to (`fieldsInQuery`), which the search checks on the stored pages. A query that quotes a phrase
  * (`phrasesInQuery`) or asks for a title (`intitle:`) is asked as a webql expression instead: the
  * pages holding every phrase and field and none of what is left out, ranked by all its words (the
  * others and the titles' as `rankTerms`), so a phrase, a field and the exclusions are decided
@@ -372,7 +380,7 @@ const DUPLICATE_ROUNDS = 2;
 
 /**
  * The most pages a search reads, in rank order, for results that hold none of the query's
- * `-"phrase"`s and whose URL holds its `inurl:`s: when the best 1,000 leave fewer than asked
+ * `-"phrase"`s and whose URL holds its `inurl:`s and `filetype:`s: when the best 1,000 leave fewer than asked
  * for, the query is asked again as a webql expression (`exactQuery`), which decides every page of
  * its words.
  */
@@ -390,10 +398,6 @@ async function holdsPhrase(pages: PageStore, v: ResultVersion, phrases: readonly
   return holds(whole?.content);
 }
 
-/** Whether a version's URL holds an `inurl:`'s text, as webql's `inurl:` is decided. */
-function holdsField(v: ResultVersion, field: InUrlNode): boolean {
-  return v.url.toLowerCase().includes(field.text.toLowerCase());
-}
 
 /**
  * The versions without those that repeat one ranked above them: the same title and the same
@@ -419,7 +423,7 @@ function withoutRepeats(versions: ResultVersion[]): ResultVersion[] {
 /**
  * The best `max` versions the index ranks for `asked`, without the repeats of one ranked above
  * (`withoutRepeats`) and, with `passes`, without those it refuses (a `-"phrase"` held, an
- * `inurl:` not): the ranks they took are filled from further down, asking the index for more, at
+ * `inurl:` or a `filetype:` not): the ranks they took are filled from further down, asking the index for more, at
  * most twice for repeats, and twice as many each time up to CHECKED_CANDIDATES_MAX for a check.
  * `cut`: fewer were found than asked for because the check's bound was reached.
  */
@@ -489,7 +493,7 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   const leftOut = excludePhrases?.map((ws) => ws.map(wordKey));
   const passes =
     leftOut || requireFields
-      ? async (v: ResultVersion) => (requireFields ?? []).every((f) => holdsField(v, f)) && !(leftOut && (await holdsPhrase(deps.pages, v, leftOut)))
+      ? async (v: ResultVersion) => (requireFields ?? []).every((f) => urlMatches(f, v.url)) && !(leftOut && (await holdsPhrase(deps.pages, v, leftOut)))
       : undefined;
   const asked = {
     ...words,

@@ -17,6 +17,7 @@ import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
 import type { IndexHit } from '../../src/ports/index-store.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { words } from '../../src/core/text.js';
+import { urlFileType } from '../../src/core/url.js';
 import { parseWebql, type WebqlNode } from '../../src/core/webql.js';
 import type { IndexQuery } from '../../src/ports/index-store.js';
 import { page, tempDir } from '../helpers.js';
@@ -49,7 +50,8 @@ describe('webql on the engine, against the FTS5 reference', () => {
     for (let i = 0; i < 400; i++) {
       if (i === 200) await stepped.open();
       const host = pick(HOSTS);
-      const path = `${pick(['docs', 'Posts', 'book', 'gc'])}/${pick(VOCAB)}-${i % 150}`;
+      // Some paths name a file type (`filetype:`), of any case, before a query or not.
+      const path = `${pick(['docs', 'Posts', 'book', 'gc'])}/${pick(VOCAB)}-${i % 150}${i % 150 < 60 ? ['.pdf', '.PDF', '.html', '.pdf?dl=1', '.tar.gz', ''][i % 6] : ''}`;
       const url = `${random() < 0.3 ? 'http' : 'https'}://${host}/${path}`;
       const content = `${sentence(6 + Math.floor(random() * 10))}. ${sentence(5)}.`;
       const title = sentence(2 + Math.floor(random() * 3));
@@ -94,7 +96,8 @@ describe('webql on the engine, against the FTS5 reference', () => {
     if (r < 0.56) return random() < 0.5 ? `title:${pick(VOCAB)}` : `title:"${storedPhrase()}"`;
     if (r < 0.62) return `site:${pick(HOSTS)}`;
     if (r < 0.67) return `url:${random() < 0.5 ? pick(['http://', 'https://']) : ''}${pick(HOSTS)}/${pick(['docs', 'Posts', 'book'])}`;
-    if (r < 0.72) return `inurl:${pick(['posts', 'DOCS', 'go', '/book/', 'heap'])}`;
+    if (r < 0.7) return `inurl:${pick(['posts', 'DOCS', 'go', '/book/', 'heap'])}`;
+    if (r < 0.72) return `${pick(['filetype', 'ext', 'FileType'])}:${pick(['pdf', '.PDF', 'html', 'gz', 'doc'])}`;
     if (r < 0.78) return `lang:${pick(['en', 'en-gb', 'de', 'pt'])}`;
     if (r < 0.9 && depth < 2) return `(${item(depth + 1)} OR ${item(depth + 1)})`;
     return pick(VOCAB);
@@ -374,7 +377,7 @@ describe('webql ties', () => {
 describe('webql url: and inurl: looked up in the page store', () => {
   test('find what checking every URL finds: cases folded as in JavaScript (K and İ too), LIKE and range bounds escaped', () =>
     withPages(async (db, pages) => {
-      const paths = ['doc/1', 'DOC/2', '\u212Aelvin', '\u0130stanbul', 'caf\u00e9', 'CAF\u00c9', '100%_off', '100x-off', 'back\\slash', 'doc/1/deeper'];
+      const paths = ['doc/1', 'DOC/2', '\u212Aelvin', '\u0130stanbul', 'caf\u00e9', 'CAF\u00c9', '100%_off', '100x-off', 'back\\slash', 'doc/1/deeper', 'doc/Report.PDF', 'a.pdf/x'];
       const special = [...paths.map((p) => `https://a.test/${p}`), 'http://a.test/doc/3'];
       const filler = Array.from({ length: 190 }, (_, i) => `https://c.test/page-${i}`);
       // Every page holds the word, and the longer pages of the URLs looked for rank below the
@@ -393,6 +396,10 @@ describe('webql url: and inurl: looked up in the page store', () => {
         assert.deepEqual(await found(`glycolysis inurl:${text}`), expected, `inurl:${text}`);
       }
       assert.ok(expect((url) => url.toLowerCase().includes('k')).length > 0, 'a URL with K (U+212A) lowercases to hold k');
+      // A top-level filetype: is looked up as the URLs holding its dot and type, each then decided.
+      const pdfs = expect((url) => urlFileType(url) === 'pdf');
+      assert.equal(pdfs.length, 1);
+      assert.deepEqual(await found('glycolysis filetype:pdf'), pdfs);
       // A query that reads on lets the event loop turn between its reads: what waits for the loop
       // (here a callback set before the query starts) runs before the query ends.
       const order: string[] = [];

@@ -38,6 +38,10 @@ describe('search over HTTP', () => {
       ...Array.from({ length: 15 }, (_, i) => page(`https://stoat.test/field/f${i}`, { title: 'Field', content: `A stoat in field f${i}.` })),
       ...Array.from({ length: 1_005 }, (_, i) => page(`https://vole.test/nest/n${i}`, { title: 'Nest', content: `vole vole vole nest n${i}` })),
       ...Array.from({ length: 3 }, (_, i) => page(`https://vole.test/field/f${i}`, { title: 'Field', content: `A vole in field f${i}.` })),
+      page('https://pdf.test/papers/axolotl.pdf', { title: 'Paper', content: 'Axolotl regeneration.' }),
+      page('https://pdf.test/papers/Axolotl-2.PDF?dl=1', { title: 'Paper two', content: 'Axolotl limbs.' }),
+      page('https://pdf.test/axolotl.html', { title: 'Page', content: 'Axolotl care.' }),
+      page('https://pdf.test/pdf/axolotl', { title: 'Not a file', content: 'Axolotl, pdf.' }),
     ]);
     await p.putVersion(page('https://pit.test/p', { title: 'Old title', content: 'ibis first edition', acquiredAt: T('2026-01-01T00:00:00Z') }));
     await p.putVersion(page('https://pit.test/p', { title: 'New title', content: 'ibis second edition', acquiredAt: T('2026-06-01T00:00:00Z') }));
@@ -338,7 +342,7 @@ describe('search over HTTP', () => {
     assert.match(r.body.results[0].snippet, /leopard gecko is a lizard/);
   });
 
-  test('intitle: and inurl: in a standard query: only the pages whose title holds the words, whose URL holds the text', async () => {
+  test('intitle:, inurl: and filetype: in a standard query: only the pages whose title holds the words, whose URL holds the text or names the type', async () => {
     const sorted = async (query: string) => (await urls({ query, max_results: 20 })).sort();
     const g = (...paths: string[]) => paths.map((p) => `https://gecko.test/${p}`).sort();
     assert.deepEqual(await sorted('intitle:gecko'), g('care', 'leopard'), 'stemmed and folded, as the title: of webql');
@@ -361,6 +365,12 @@ describe('search over HTTP', () => {
     assert.deepEqual(await sorted('inurl:archive'), await sorted('inurl archive'));
     assert.deepEqual(await sorted('gecko inurl:"  "'), await sorted('gecko inurl'));
     assert.equal((await search({ query: 'intitle:gecko' })).body.query, 'intitle:gecko');
+    // filetype: (or ext:) the type the URL names its file by, of any case, before a query or not.
+    assert.deepEqual(await sorted('axolotl filetype:pdf'), ['https://pdf.test/papers/Axolotl-2.PDF?dl=1', 'https://pdf.test/papers/axolotl.pdf']);
+    assert.deepEqual(await sorted('EXT:.html axolotl'), ['https://pdf.test/axolotl.html']);
+    assert.deepEqual(await sorted('axolotl filetype:doc'), []);
+    assert.deepEqual(await sorted('axolotl filetype:pdf inurl:axolotl.pdf'), ['https://pdf.test/papers/axolotl.pdf']);
+    assert.deepEqual(await sorted('axolotl filetype:p.df'), await sorted('axolotl filetype p df'), 'a value that names no type stays words');
     // Checked on the ranked pages, further down while they fail; past the best 1,000, every page of the words is decided.
     const stoats = await urls({ query: 'stoat inurl:/field/' });
     assert.equal(stoats.length, 10);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { picker, rng } from '../../bench/scifact.js';
-import { normalizeUrl, parseSiteFilter, urlTwins } from '../../src/core/url.js';
+import { normalizeUrl, parseSiteFilter, urlFileType, urlTwins } from '../../src/core/url.js';
 
 describe('normalizeUrl', () => {
   test('the normal form of made-up URLs is its own normal form, and the same scheme, host, port, path and query', () => {
@@ -77,4 +77,20 @@ test('urlTwins: the other scheme, the trailing slash and www., one change before
   ]);
   assert.deepEqual(urlTwins('http://www.example.com/?q=1'), ['https://www.example.com/?q=1', 'http://example.com/?q=1', 'https://example.com/?q=1']);
   assert.deepEqual(urlTwins('http://127.0.0.1/x/'), ['https://127.0.0.1/x/', 'http://127.0.0.1/x', 'https://127.0.0.1/x']);
+});
+
+test('urlFileType: what follows the last dot of the path\'s last segment, in lower case; none without a dot or a path', () => {
+  const cases: [string, string | undefined][] = [
+    ['https://a.org/docs/Report.PDF', 'pdf'],
+    ['https://a.org/docs/report.pdf?dl=1&x=a.html', 'pdf'],
+    ['https://a.org/x/archive.tar.gz#part', 'gz'],
+    ['https://a.org/.pdf', 'pdf'],
+    ['https://a.org/dir.d/', undefined],
+    ['https://report.pdf/', undefined],
+    ['https://a.org/download?file=x.pdf', undefined],
+    ['https://a.org/readme', undefined],
+    ['https://a.org/trailing.', undefined],
+    ['http://127.0.0.1:8080/a.b/c.mp4', 'mp4'],
+  ];
+  for (const [url, type] of cases) assert.equal(urlFileType(url), type, url);
 });

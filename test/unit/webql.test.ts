@@ -58,7 +58,7 @@ describe('webql parser', () => {
     assert.deepEqual(parseWebql('a -well-known'), { kind: 'and', children: [t('a'), { kind: 'not', child: { kind: 'or', children: [t('well', 'known'), t('wellknown')] } }] });
   });
 
-  test('fields: site, title (or intitle), url, inurl, lang; names are case-insensitive', () => {
+  test('fields: site, title (or intitle), url, inurl, filetype (or ext), lang; names are case-insensitive', () => {
     assert.deepEqual(parseWebql('Site:Docs.Example.com'), { kind: 'site', host: 'docs.example.com' });
     assert.deepEqual(parseWebql('title:"memory safety"'), { kind: 'text', words: ['memory', 'safety'], field: 'title' });
     assert.deepEqual(parseWebql('title:Rust'), { kind: 'text', words: ['rust'], field: 'title' });
@@ -66,6 +66,10 @@ describe('webql parser', () => {
     assert.match(syntaxError('intitle:...').message, /^webql: intitle: needs a word at position 8$/);
     assert.deepEqual(parseWebql('url:https://example.com/docs/'), { kind: 'url', prefix: 'https://example.com/docs/' });
     assert.deepEqual(parseWebql('inurl:Blog'), { kind: 'inurl', text: 'Blog' });
+    assert.deepEqual(parseWebql('filetype:PDF'), { kind: 'filetype', ext: 'pdf' });
+    assert.deepEqual(parseWebql('ext:.pdf'), { kind: 'filetype', ext: 'pdf' });
+    assert.match(syntaxError('filetype:p.df').message, /^webql: filetype: needs a file type such as pdf at position 9$/);
+    assert.match(syntaxError('ext:*').message, /^webql: ext: needs a file type such as pdf at position 4$/);
     assert.deepEqual(parseWebql('lang:pt_BR'), { kind: 'lang', tag: 'pt-br' });
     // An unknown field name is text.
     assert.deepEqual(parseWebql('foo:bar'), t('foo', 'bar'));

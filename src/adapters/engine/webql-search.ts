@@ -33,7 +33,7 @@ import { stemHash } from '../../core/passages.js';
 import { hasPhrase, wordKey } from '../../core/phrase.js';
 import { cachedStem, indexTerms, STOP_WORDS, termPrefix } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
-import type { WebqlNode } from '../../core/webql.js';
+import { urlMatches, type WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
 import { type Matches, type MatchRequest, urlMaskOf } from './engine.js';
 
@@ -253,7 +253,7 @@ export function narrowerSite(node: WebqlNode, requested: string | undefined): st
   return undefined;
 }
 
-/** The items of an expression (text, site, url, inurl, lang), under its groups and exclusions. */
+/** The items of an expression (text, site, url, inurl, filetype, lang), under its groups and exclusions. */
 function leaves(node: WebqlNode): Exclude<WebqlNode, { kind: 'and' | 'or' | 'not' }>[] {
   switch (node.kind) {
     case 'not':
@@ -280,9 +280,9 @@ function textItems(node: WebqlNode): { any: boolean; undecidable: boolean } {
   };
 }
 
-/** Whether some item of the expression is decided on the page's URL: `site:`, `url:`, `inurl:`. */
+/** Whether some item of the expression is decided on the page's URL: `site:`, `url:`, `inurl:`, `filetype:`. */
 function looksAtUrl(node: WebqlNode): boolean {
-  return leaves(node).some((item) => item.kind === 'site' || item.kind === 'url' || item.kind === 'inurl');
+  return leaves(node).some((item) => item.kind === 'site' || item.kind === 'url' || item.kind === 'inurl' || item.kind === 'filetype');
 }
 
 /** What the checks need of a text item, made once per search (`planTexts`). */
@@ -418,7 +418,8 @@ function matches(node: WebqlNode, w: VersionWords, plans: Plans, held: number): 
     case 'url':
       return urlPrefixes(node.prefix).some((p) => w.v.url.startsWith(p));
     case 'inurl':
-      return w.v.url.toLowerCase().includes(node.text.toLowerCase());
+    case 'filetype':
+      return urlMatches(node, w.v.url);
     case 'lang':
       return w.v.lang !== null && (w.v.lang === node.tag || w.v.lang.startsWith(`${node.tag}-`));
   }
@@ -559,8 +560,9 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       item.kind === 'lang' ? deps.inLanguage(item.tag, candidates.length) : item.kind === 'url' ? deps.underUrl(urlPrefixes(item.prefix), candidates.length) : undefined;
     if (within) candidates = candidates.filter((i) => within.has(ids[i]!));
   }
-  // A top-level inurl: is looked up only when reading has gone on long (PAGES_PER_READ).
-  const inUrl = items.filter((item) => item.kind === 'inurl').map((item) => item.text);
+  // A top-level inurl: is looked up only when reading has gone on long (PAGES_PER_READ); so is a
+  // top-level filetype:, as the URLs that hold its dot and type (each read still decides it).
+  const inUrl = items.flatMap((item) => (item.kind === 'inurl' ? [item.text] : item.kind === 'filetype' ? [`.${item.ext}`] : []));
   let readBeforeScan = inUrl.length > 0 ? Math.max(FIRST_READ, Math.floor(deps.pages() / PAGES_PER_READ)) : Infinity;
   // By score, ties to the lower id; with no ranking words, the newest first, ties to the higher id.
   const ranked = ranking.length > 0 ? new Ranked(candidates, scores, ids, 1) : new Ranked(candidates, acquiredAt, ids, -1);

@@ -106,6 +106,9 @@ function sqlCondition(node: WebqlNode): SqlPart {
     }
     case 'inurl':
       return { sql: 'instr(lower(p.url), ?) > 0', params: [node.text.toLowerCase()] };
+    case 'filetype':
+      // The URL up to its query (a stored URL has no fragment) ends in the type's dot and letters.
+      return { sql: "lower(CASE instr(p.url, '?') WHEN 0 THEN p.url ELSE substr(p.url, 1, instr(p.url, '?') - 1) END) LIKE ?", params: [`%.${node.ext}`] };
     case 'lang':
       return { sql: "(v.lang = ? OR substr(v.lang, 1, ?) = ?)", params: [node.tag, node.tag.length + 1, `${node.tag}-`] };
     case 'text':
@@ -218,7 +221,7 @@ export class SqliteIndexStore implements IndexStore {
       params.push(...site.params);
     }
     const { title, description, content } = this.weights;
-    // Pages are joined only for conditions on them (site, url, inurl).
+    // Pages are joined only for conditions on them (site, url, inurl, filetype).
     const pages = where.some((w) => /\bp\./.test(w)) ? 'JOIN pages p ON p.id = v.page_id' : '';
     const sql =
       match === undefined
