@@ -7,8 +7,9 @@
  */
 import { type TermDictionary, termCount } from './segment.js';
 
-/** The fewest letters a term needs to be corrected at all, and to be corrected by two edits. */
+/** The fewest letters a stem needs to be corrected at all (one edit from its correction). */
 export const ONE_EDIT_FROM = 5;
+/** The fewest letters a stem needs to be two edits from its correction. */
 export const TWO_EDITS_FROM = 6;
 
 /** How many edits a term of `length` letters may be from its correction: none below ONE_EDIT_FROM. */
