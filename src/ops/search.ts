@@ -251,63 +251,79 @@ export function phrasesInQuery(query: string): { phrases: string[][]; rest: stri
 /** A URL item of webql that a URL alone decides: `inurl:` or `filetype:`. */
 type UrlNode = Extract<WebqlNode, { kind: 'inurl' | 'filetype' }>;
 
+/** A field item of webql that a page's title or URL alone decides: `title:`, `inurl:`, `filetype:`. */
+type FieldNode = UrlNode | Extract<WebqlNode, { kind: 'text' }>;
+
 /** What a standard query's field operators ask (`fieldsInQuery`). */
 export interface QueryFields {
   /** The query without them. */
   text: string;
-  /** Its `intitle:`s, as webql's `title:` items. */
-  inTitle: WebqlNode[];
-  /** Its `inurl:`s and `filetype:`s, as webql's items. */
-  inUrl: UrlNode[];
+  /** Its `intitle:`s, as webql's `title:` items: what a page's title must hold. */
+  titleItems: FieldNode[];
+  /** Its `inurl:`s and `filetype:`s, as webql's items: what a page's URL must match. */
+  urls: UrlNode[];
+  /** Its `-intitle:`s, `-inurl:`s and `-filetype:`s: what a page's title or URL must not. */
+  notItems: FieldNode[];
   /** The words of its `intitle:`s, as written. */
   titles: string;
 }
 
-/** The most `intitle:`s, `inurl:`s and `filetype:`s of a standard query that are read; a query with more reads them as words. */
+/** The most field operators of a standard query that are read (`intitle:`, `inurl:`, `filetype:`, each or with `-`); a query with more reads them as words. */
 export const FIELD_OPERATORS_MAX = 20;
 
-/** A standard query's `intitle:`, `inurl:` or `filetype:` (`ext:`) and its value: a quoted phrase or what runs to the next space. */
-const FIELD_OPERATOR_RE = /(?:^|\s)(intitle|inurl|filetype|ext):(?:"([^"]*)"|([^\s"]+))/giu;
+/**
+ * A standard query's `intitle:`, `inurl:` or `filetype:` (`ext:`), a `-` before it or not, and its
+ * value: a quoted phrase or what runs to the next space.
+ */
+const FIELD_OPERATOR_RE = /(?:^|\s)(-?)(intitle|inurl|filetype|ext):(?:"([^"]*)"|([^\s"]+))/giu;
 
 /**
  * The field operators of a standard query, as people and models write them: each `intitle:word`
  * or `intitle:"two words"` as the words its pages' titles must hold (side by side, as webql's
  * `title:`), each `inurl:text` as text their URLs must hold (webql's `inurl:`), each
  * `filetype:pdf` (or `ext:pdf`) as the type their URLs must name their file by (webql's
- * `filetype:`); with the words of the titles asked for, which rank the pages too, and the query
- * without them. One whose value has no word (or names no type) stays words of the query;
+ * `filetype:`), and each of them with a `-` before it (`-inurl:pinterest`) as what their titles
+ * or URLs must not hold; with the words of the titles asked for, which rank the pages too, and the
+ * query without them. One whose value has no word (or names no type) stays words of the query;
  * undefined, and the query read as it is, when none is read, when there are more than
  * `FIELD_OPERATORS_MAX`, or when no word is left to rank by.
  */
 export function fieldsInQuery(query: string): QueryFields | undefined {
   const found = [...query.matchAll(FIELD_OPERATOR_RE)];
   if (found.length === 0 || found.length > FIELD_OPERATORS_MAX) return undefined;
-  const inTitle: WebqlNode[] = [];
-  const inUrl: UrlNode[] = [];
+  const titleItems: FieldNode[] = [];
+  const urls: UrlNode[] = [];
+  const notItems: FieldNode[] = [];
   const titles: string[] = [];
   const text = query
-    .replace(FIELD_OPERATOR_RE, (whole, name: string, quoted: string | undefined, bare: string | undefined) => {
+    .replace(FIELD_OPERATOR_RE, (whole, minus: string, name: string, quoted: string | undefined, bare: string | undefined) => {
       const value = (quoted ?? bare!).trim();
       const field = name.toLowerCase();
-      if (field === 'inurl') {
-        if (value === '') return whole;
-        inUrl.push({ kind: 'inurl', text: value });
-      } else if (field === 'filetype' || field === 'ext') {
-        const ext = fileTypeOf(value);
-        if (!ext) return whole;
-        inUrl.push({ kind: 'filetype', ext });
-      } else {
+      let item: FieldNode;
+      if (field === 'intitle') {
         const ws = words(value);
         if (ws.length === 0) return whole;
-        inTitle.push({ kind: 'text', words: ws, field: 'title' });
+        item = { kind: 'text', words: ws, field: 'title' };
+      } else if (field === 'inurl') {
+        if (value === '') return whole;
+        item = { kind: 'inurl', text: value };
+      } else {
+        const ext = fileTypeOf(value);
+        if (!ext) return whole;
+        item = { kind: 'filetype', ext };
+      }
+      if (minus) notItems.push(item);
+      else if (item.kind !== 'text') urls.push(item);
+      else {
+        titleItems.push(item);
         titles.push(value);
       }
       return ' ';
     })
     .replace(/\s+/g, ' ')
     .trim();
-  if (inTitle.length + inUrl.length === 0 || queryTerms(`${text} ${titles.join(' ')}`).length === 0) return undefined;
-  return { text, inTitle, inUrl, titles: titles.join(' ') };
+  if (titleItems.length + urls.length + notItems.length === 0 || queryTerms(`${text} ${titles.join(' ')}`).length === 0) return undefined;
+  return { text, titleItems, urls, notItems, titles: titles.join(' ') };
 }
 
 /** What the index is asked for a standard query, and what the search checks itself. */
@@ -316,6 +332,8 @@ export type StandardWords = Pick<IndexQuery, 'terms' | 'alternative' | 'excludeT
   excludePhrases?: string[][];
   /** `inurl:` and `filetype:` items that the search checks on the stored pages, as webql's. */
   requireFields?: UrlNode[];
+  /** `-intitle:`, `-inurl:` and `-filetype:` items that the search checks on the stored pages. */
+  excludeFields?: FieldNode[];
 };
 
 const textNode = (ws: readonly string[]): WebqlNode => ({ kind: 'text', words: [...ws] });
@@ -323,8 +341,9 @@ const textNode = (ws: readonly string[]): WebqlNode => ({ kind: 'text', words: [
 /**
  * A standard query's words as the index is asked for them: its `-word`s left out
  * (`exclusionsInQuery`), and a hyphenated compound also read as its joined word (a page scores the
- * better reading: `queryReadings`); with the phrases it leaves out and the `inurl:`s and
- * `filetype:`s it keeps to (`fieldsInQuery`), which the search checks on the stored pages. A query that quotes a phrase
+ * better reading: `queryReadings`); with the phrases it leaves out, the `inurl:`s and
+ * `filetype:`s it keeps to and the fields it leaves out (`-intitle:`, `-inurl:`, `-filetype:`:
+ * `fieldsInQuery`), which the search checks on the stored pages. A query that quotes a phrase
  * (`phrasesInQuery`) or asks for a title (`intitle:`) is asked as a webql expression instead: the
  * pages holding every phrase and field and none of what is left out, ranked by all its words (the
  * others and the titles' as `rankTerms`), so a phrase, a field and the exclusions are decided
@@ -343,8 +362,9 @@ export function standardWords(text: string): StandardWords {
   if (quoted || titles) {
     const children = [
       ...(quoted?.phrases ?? []).map(textNode),
-      ...(fields?.inTitle ?? []),
-      ...(fields?.inUrl ?? []),
+      ...(fields?.titleItems ?? []),
+      ...(fields?.urls ?? []),
+      ...(fields?.notItems ?? []).map((f): WebqlNode => ({ kind: 'not', child: f })),
       ...(left?.exclude ?? []).map((t): WebqlNode => ({ kind: 'not', child: textNode([t]) })),
       ...(left?.phrases ?? []).map((ws): WebqlNode => ({ kind: 'not', child: textNode(ws) })),
     ];
@@ -358,7 +378,8 @@ export function standardWords(text: string): StandardWords {
     ...(alternative && { alternative }),
     ...(left && left.exclude.length > 0 && { excludeTerms: left.exclude }),
     ...(left && left.phrases.length > 0 && { excludePhrases: left.phrases }),
-    ...(fields && { requireFields: fields.inUrl }),
+    ...(fields && fields.urls.length > 0 && { requireFields: fields.urls }),
+    ...(fields && fields.notItems.length > 0 && { excludeFields: fields.notItems }),
   };
 }
 
@@ -380,7 +401,8 @@ const DUPLICATE_ROUNDS = 2;
 
 /**
  * The most pages a search reads, in rank order, for results that hold none of the query's
- * `-"phrase"`s and whose URL holds its `inurl:`s and `filetype:`s: when the best 1,000 leave fewer than asked
+ * `-"phrase"`s and whose title and URL match its fields (`intitle:`, `inurl:`, `filetype:`, with a
+ * `-` or not) that are checked so: when the best 1,000 leave fewer than asked
  * for, the query is asked again as a webql expression (`exactQuery`), which decides every page of
  * its words.
  */
@@ -398,6 +420,11 @@ async function holdsPhrase(pages: PageStore, v: ResultVersion, phrases: readonly
   return holds(whole?.content);
 }
 
+
+/** Whether a version's title holds a `title:` item's words side by side, or its URL matches a URL item, as webql decides them. */
+function fieldHolds(field: FieldNode, v: ResultVersion): boolean {
+  return field.kind === 'text' ? v.title !== undefined && hasPhrase(v.title, field.words.map(wordKey)) : urlMatches(field, v.url);
+}
 
 /**
  * The versions without those that repeat one ranked above them: the same title and the same
@@ -422,8 +449,8 @@ function withoutRepeats(versions: ResultVersion[]): ResultVersion[] {
 
 /**
  * The best `max` versions the index ranks for `asked`, without the repeats of one ranked above
- * (`withoutRepeats`) and, with `passes`, without those it refuses (a `-"phrase"` held, an
- * `inurl:` or a `filetype:` not): the ranks they took are filled from further down, asking the index for more, at
+ * (`withoutRepeats`) and, with `passes`, without those it refuses (a `-"phrase"` or a
+ * `-intitle:` held, an `inurl:` or a `filetype:` not): the ranks they took are filled from further down, asking the index for more, at
  * most twice for repeats, and twice as many each time up to CHECKED_CANDIDATES_MAX for a check.
  * `cut`: fewer were found than asked for because the check's bound was reached.
  */
@@ -459,7 +486,8 @@ function exactQuery(words: StandardWords): WebqlNode | undefined {
   if (terms.some((t) => termWord(t) !== t)) return undefined;
   const any: WebqlNode = terms.length === 1 ? textNode(terms) : { kind: 'or', children: terms.map((t) => textNode([t])) };
   const out = [...(words.excludeTerms ?? []).map((t) => [t]), ...(words.excludePhrases ?? [])].map((ws): WebqlNode => ({ kind: 'not', child: textNode(ws) }));
-  return { kind: 'and', children: [any, ...(words.requireFields ?? []), ...out] };
+  const notFields = (words.excludeFields ?? []).map((f): WebqlNode => ({ kind: 'not', child: f }));
+  return { kind: 'and', children: [any, ...(words.requireFields ?? []), ...notFields, ...out] };
 }
 
 /**
@@ -488,12 +516,15 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   const named = webql ? undefined : siteInQuery(text, req.site);
   if (named?.sites?.length === 0) return { query: req.query, results: [] };
   const standard: StandardWords = webql ? { terms: positiveWords(webql), webql } : spelledRight(deps.index, standardWords(named?.text ?? text));
-  const { excludePhrases, requireFields, ...words } = standard;
+  const { excludePhrases, requireFields, excludeFields, ...words } = standard;
   // A phrase left out, as `hasPhrase` reads it: its words' keys.
   const leftOut = excludePhrases?.map((ws) => ws.map(wordKey));
   const passes =
-    leftOut || requireFields
-      ? async (v: ResultVersion) => (requireFields ?? []).every((f) => urlMatches(f, v.url)) && !(leftOut && (await holdsPhrase(deps.pages, v, leftOut)))
+    leftOut || requireFields || excludeFields
+      ? async (v: ResultVersion) =>
+          (requireFields ?? []).every((f) => urlMatches(f, v.url)) &&
+          !(excludeFields ?? []).some((f) => fieldHolds(f, v)) &&
+          !(leftOut && (await holdsPhrase(deps.pages, v, leftOut)))
       : undefined;
   const asked = {
     ...words,

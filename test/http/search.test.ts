@@ -342,7 +342,7 @@ describe('search over HTTP', () => {
     assert.match(r.body.results[0].snippet, /leopard gecko is a lizard/);
   });
 
-  test('intitle:, inurl: and filetype: in a standard query: only the pages whose title holds the words, whose URL holds the text or names the type', async () => {
+  test('intitle:, inurl: and filetype: in a standard query: only the pages whose title holds the words, whose URL holds the text or names the type; with a -, not', async () => {
     const sorted = async (query: string) => (await urls({ query, max_results: 20 })).sort();
     const g = (...paths: string[]) => paths.map((p) => `https://gecko.test/${p}`).sort();
     assert.deepEqual(await sorted('intitle:gecko'), g('care', 'leopard'), 'stemmed and folded, as the title: of webql');
@@ -371,6 +371,16 @@ describe('search over HTTP', () => {
     assert.deepEqual(await sorted('axolotl filetype:doc'), []);
     assert.deepEqual(await sorted('axolotl filetype:pdf inurl:axolotl.pdf'), ['https://pdf.test/papers/axolotl.pdf']);
     assert.deepEqual(await sorted('axolotl filetype:p.df'), await sorted('axolotl filetype p df'), 'a value that names no type stays words');
+    // With a - before it, each leaves those pages out.
+    assert.deepEqual(await sorted('axolotl -filetype:pdf'), ['https://pdf.test/axolotl.html', 'https://pdf.test/pdf/axolotl']);
+    assert.deepEqual(await sorted('axolotl -inurl:PAPERS -ext:html'), ['https://pdf.test/pdf/axolotl']);
+    assert.deepEqual(await sorted('gecko -intitle:leopard').then((us) => us.filter((u) => u.startsWith('https://gecko.test/'))), g('archive', 'care', 'long', 'ray', 'scan', 'tokay'));
+    assert.deepEqual(await sorted('intitle:paper -intitle:"paper two" axolotl'), ['https://pdf.test/papers/axolotl.pdf']);
+    assert.deepEqual(await sorted('"axolotl regeneration" -filetype:pdf'), []);
+    assert.deepEqual(await sorted('-inurl:papers'), await sorted('inurl papers'), 'what is left out alone stays words');
+    // Left out past the best 1,000: every page of the words decided.
+    const voles = await urls({ query: 'vole -inurl:/nest/' });
+    assert.deepEqual(voles, ['https://vole.test/field/f0', 'https://vole.test/field/f1', 'https://vole.test/field/f2']);
     // Checked on the ranked pages, further down while they fail; past the best 1,000, every page of the words is decided.
     const stoats = await urls({ query: 'stoat inurl:/field/' });
     assert.equal(stoats.length, 10);
