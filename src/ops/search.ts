@@ -491,9 +491,10 @@ function exactQuery(words: StandardWords): WebqlNode | undefined {
 }
 
 /**
- * A standard query's words with each that no page holds replaced by the index's correction
- * (IndexStore `corrections`: `tarrifs` asks for `tariff`), as people and models misspell words; a
- * word of no page adds nothing to a ranking, its correction what was meant. A query answered as
+ * A standard query's words with the index's correction of each that no page holds, or few do
+ * (IndexStore `corrections`: `tarrifs` asks for `tariff` too), as people and models misspell words:
+ * a word of no page adds nothing to a ranking, and one of a few pages less than what was meant.
+ * The word stays asked for, so the pages holding it as written are found. A query answered as
  * webql (a quoted phrase, `intitle:`) is asked as written, as webql's are.
  */
 function spelledRight(index: IndexStore, words: StandardWords): StandardWords {
@@ -502,7 +503,7 @@ function spelledRight(index: IndexStore, words: StandardWords): StandardWords {
   const fixes = index.corrections(plain);
   const fixed = new Map(plain.flatMap((t, i) => (fixes[i] === undefined ? [] : [[t, fixes[i]] as const])));
   if (fixed.size === 0) return words;
-  const fix = (terms: readonly string[]) => [...new Set(terms.map((t) => fixed.get(t) ?? t))];
+  const fix = (terms: readonly string[]) => [...new Set(terms.flatMap((t) => [t, fixed.get(t) ?? t]))];
   return { ...words, terms: fix(words.terms), ...(words.alternative && { alternative: fix(words.alternative) }) };
 }
 

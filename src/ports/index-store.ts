@@ -52,10 +52,10 @@ export interface IndexStore {
    */
   idf?(stems: readonly string[]): number[];
   /**
-   * For each query term (a word, as IndexQuery `terms`) that no page holds, the word nearest in
-   * spelling that pages hold (a query term too, which a standard query then asks for instead), or
-   * undefined: a term some page holds, or none near enough. Absent where the store keeps no
-   * dictionary of its terms.
+   * For each query term (a word, as IndexQuery `terms`) that no page holds, or a few do and a far
+   * commoner word is near, the word nearest in spelling that pages hold (a query term too, which a
+   * standard query then asks for as well), or undefined: a term many pages hold, or none near
+   * enough. Absent where the store keeps no dictionary of its terms.
    */
   corrections?(terms: readonly string[]): (string | undefined)[];
   /** Prepares the index for serving (load or build); searching does it on first use otherwise. */

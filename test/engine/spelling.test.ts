@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { EngineIndexStore, SPELLING_WORDS_MAX } from '../../src/adapters/engine/engine-index-store.js';
+import { EngineIndexStore, RARE_ODDS, RARE_PAGES_MAX, SPELLING_WORDS_MAX } from '../../src/adapters/engine/engine-index-store.js';
 import { dictionaryOf } from '../../src/adapters/engine/segment.js';
 import { editDistance, editsAllowed, nearestTerms, oneEditAway } from '../../src/adapters/engine/spelling.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
@@ -70,7 +70,7 @@ describe('spelling corrections', () => {
     assert.ok([...near].every((w) => reference(w, 'abc') === 1));
   });
 
-  test('the engine corrects a word no page holds to the likeliest near term, until a page holds it', async () => {
+  test('the engine corrects a word no page holds, or a few do, to the likeliest near term', async () => {
     const dir = tempDir();
     const db = openDatabase({ path: `${dir.path}/pages.db` });
     const pages = new SqlitePageStore(db);
@@ -101,9 +101,19 @@ describe('spelling corrections', () => {
       const seven = ['gekco', 'trade', 'clinbs', 'zzzzzz', 'recieve', 'respnosive', 'tradtiional'];
       assert.equal(SPELLING_WORDS_MAX, 4);
       assert.deepEqual(index.corrections(seven), ['gecko', undefined, 'climbs', undefined, 'receive', undefined, undefined]);
-      // A page holding the misspelling: it is a word of the index now, asked for as it is.
+      // A page holding the misspelling: it is a word of the index now, asked for as it is while
+      // its correction is not RARE_ODDS times likelier (one page of "gecko", at one edit: 1 / 20).
       await pages.putVersion(page('https://a.test/typo', { content: 'a gekco' }));
       assert.deepEqual(index.corrections(['gekco']), [undefined]);
+      // "lizzard" on one page, "lizard" on 190 (190 / 20 against 10 x 1), then on 210.
+      await pages.putVersions([page('https://a.test/lizzard', { content: 'a lizzard' }), ...Array.from({ length: 190 }, (_, i) => page(`https://a.test/lizard${i}`, { content: 'a lizard' }))]);
+      assert.equal(RARE_ODDS, 10);
+      assert.deepEqual(index.corrections(['lizzard']), [undefined]);
+      await pages.putVersions(Array.from({ length: 20 }, (_, i) => page(`https://a.test/lizard-more${i}`, { content: 'a lizard' })));
+      assert.deepEqual(index.corrections(['lizzard']), ['lizard']);
+      // On more than RARE_PAGES_MAX pages, a word is a word.
+      await pages.putVersions(Array.from({ length: RARE_PAGES_MAX }, (_, i) => page(`https://a.test/lizzard${i}`, { content: 'a lizzard' })));
+      assert.deepEqual(index.corrections(['lizzard']), [undefined]);
     } finally {
       await index.close();
       db.close();

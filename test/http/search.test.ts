@@ -661,3 +661,24 @@ describe('search over HTTP', () => {
     assert.equal(invalidDate.body.param, 'published_after');
   });
 });
+
+test('a misspelling a page holds, beside a word far commoner, is asked for as written and as the word', async () => {
+  const env = await createTestEnv({ keylessPerSecond: 100000, keylessPerHour: 100000 });
+  try {
+    await env.services.pages.putVersions([
+      ...Array.from({ length: 210 }, (_, i) => page(`https://newt.test/s${i}`, { title: 'Newt', content: `A salamander, number ${i}.` })),
+      page('https://newt.test/typo', { title: 'Typo', content: 'A salamnder by the pond.' }),
+    ]);
+    const search = async (query: string) => {
+      const res = await env.app.inject({ method: 'POST', url: '/v1/search/public', headers: { 'x-service-title': 'tests' }, payload: { query, max_results: 50 } });
+      assert.equal(res.statusCode, 200);
+      return (res.json().results as { url: string }[]).map((r) => r.url);
+    };
+    const found = await search('salamnder pond');
+    assert.equal(found.length, 50);
+    assert.equal(found[0], 'https://newt.test/typo', 'the page holding both words as written ranks first');
+    assert.ok(found.slice(1).every((u) => /^https:\/\/newt\.test\/s\d+$/.test(u)), found.join());
+  } finally {
+    await env.close();
+  }
+});

@@ -509,13 +509,20 @@ export const SPELLING_EDIT_ODDS = 20;
  * and a query of 2,000 characters of made-up words would read them hundreds of times over.
  */
 export const SPELLING_WORDS_MAX = 4;
+/**
+ * The most pages a word may be on and still be taken for a misspelling (`corrections`): in a large
+ * index most misspellings are on a few pages, and a word on more is a word.
+ */
+export const RARE_PAGES_MAX = 3;
+/** How much likelier than a word on a few pages its correction must be (`corrections`): the word's pages against the correction's odds. */
+export const RARE_ODDS = 10;
 /** The most corrections kept (`corrections`); past it they are forgotten and found again. */
 const SPELLED_KEPT = 10_000;
 
 export class EngineIndexStore implements IndexStore {
   private segments: SearchableSegment[] = [];
-  /** Each misspelt word's correction, or null for none; emptied when the segments change. */
-  private readonly spelled = new Map<string, string | null>();
+  /** Each misspelt word's likeliest correction and its odds, or null for none; emptied when the segments change. */
+  private readonly spelled = new Map<string, { ask: string; odds: number } | null>();
   private applied = 0;
   private docCount = 0;
   private totalLength = 0;
@@ -1277,8 +1284,10 @@ export class EngineIndexStore implements IndexStore {
    * for 6 or more; a stem that differs only in doubled letters is one edit); the likeliest taken:
    * the commonest, each edit counting as a twentieth of its pages (`SPELLING_EDIT_ODDS`), so
    * "tarrifs" is "tariff" (one edit) before "terrifs" ("terrific", one edit) unless that is
-   * commoner. Kept per word until the segments change. Only the first SPELLING_WORDS_MAX words
-   * that no page holds are corrected.
+   * commoner. Kept per word until the segments change. A word on a few pages (RARE_PAGES_MAX) is
+   * corrected too when its correction is RARE_ODDS times likelier than it (its pages, at no edit):
+   * in a large index most misspellings are on some page. Only the first SPELLING_WORDS_MAX words
+   * that few pages or none hold are looked at.
    */
   corrections(terms: readonly string[]): (string | undefined)[] {
     this.refresh();
@@ -1287,7 +1296,8 @@ export class EngineIndexStore implements IndexStore {
     return terms.map((word) => {
       const own = cachedStem(word);
       const max = editsAllowed(own.length);
-      if (max === 0 || !/^[a-z]+$/.test(word) || stats.df(own) > 0 || looked++ >= SPELLING_WORDS_MAX) return undefined;
+      const held = stats.df(own);
+      if (max === 0 || !/^[a-z]+$/.test(word) || held > RARE_PAGES_MAX || looked++ >= SPELLING_WORDS_MAX) return undefined;
       let best = this.spelled.get(word);
       if (best === undefined) {
         // Each term near, its edits and what to ask for to find it: a spelling one edit away, or
@@ -1302,16 +1312,18 @@ export class EngineIndexStore implements IndexStore {
           const term = stem(spelling);
           if (term !== own && (near.get(term)?.edits ?? 2) > 1) near.set(term, { edits: 1, ask: spelling });
         }
-        let odds = 0;
-        best = null;
+        let likeliest: { ask: string; odds: number } | null = null;
         for (const [term, { edits, ask }] of near) {
-          const o = stats.df(term) / SPELLING_EDIT_ODDS ** edits;
-          if (o > odds || (o === odds && o > 0 && ask < best!)) [odds, best] = [o, ask];
+          const odds = stats.df(term) / SPELLING_EDIT_ODDS ** edits;
+          if (odds > (likeliest?.odds ?? 0) || (likeliest !== null && odds === likeliest.odds && ask < likeliest.ask)) likeliest = { ask, odds };
         }
+        best = likeliest;
         if (this.spelled.size >= SPELLED_KEPT) this.spelled.clear();
         this.spelled.set(word, best);
       }
-      return best ?? undefined;
+      // A word some pages hold is a misspelling too when a word near it is far likelier: its own
+      // pages count as its odds, at no edit.
+      return best !== null && best.odds >= (held > 0 ? RARE_ODDS * held : 0) ? best.ask : undefined;
     });
   }
 
