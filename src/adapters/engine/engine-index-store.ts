@@ -516,13 +516,20 @@ export const SPELLING_WORDS_MAX = 4;
 export const RARE_PAGES_MAX = 3;
 /** How much likelier than a word on a few pages its correction must be (`corrections`): the word's pages against the correction's odds. */
 export const RARE_ODDS = 10;
-/** The most corrections kept (`corrections`); past it they are forgotten and found again. */
+/**
+ * How long the terms near a misspelt word are kept (`corrections`), in ms. Their pages are counted
+ * anew at each query; a term new in the index is found near a word only once they are looked for
+ * again. Kept across new segments: an index being crawled into publishes them every few seconds,
+ * and each look reads a twentieth of the dictionaries.
+ */
+const SPELLED_FRESH_MS = 60_000;
+/** The most misspelt words whose near terms are kept (`corrections`); past it they are forgotten and found again. */
 const SPELLED_KEPT = 10_000;
 
 export class EngineIndexStore implements IndexStore {
   private segments: SearchableSegment[] = [];
-  /** Each misspelt word's likeliest correction and its odds, or null for none; emptied when the segments change. */
-  private readonly spelled = new Map<string, { ask: string; odds: number } | null>();
+  /** Each misspelt word's terms near it (`corrections`) and when they were found. */
+  private readonly spelled = new Map<string, { near: { term: string; edits: number; ask: string }[]; at: number }>();
   private applied = 0;
   private docCount = 0;
   private totalLength = 0;
@@ -679,7 +686,6 @@ export class EngineIndexStore implements IndexStore {
     // A segment published before keeps its `gone` bits (kept up to date in place by `refresh`).
     const gone = new Map(this.segments.map((s) => [s.data, s.gone]));
     this.segments = datas.map((data) => searchable(data, avg, gone.get(data)));
-    this.spelled.clear();
     this.helper?.publish(this.segments, avg);
     // File names of segments no longer in use would keep them in memory.
     for (const d of this.names.keys()) if (!datas.includes(d)) this.names.delete(d);
@@ -1284,7 +1290,8 @@ export class EngineIndexStore implements IndexStore {
    * for 6 or more; a stem that differs only in doubled letters is one edit); the likeliest taken:
    * the commonest, each edit counting as a twentieth of its pages (`SPELLING_EDIT_ODDS`), so
    * "tarrifs" is "tariff" (one edit) before "terrifs" ("terrific", one edit) unless that is
-   * commoner. Kept per word until the segments change. A word on a few pages (RARE_PAGES_MAX) is
+   * commoner. The terms near a word are kept for a minute (SPELLED_FRESH_MS), their pages counted
+   * at each query. A word on a few pages (RARE_PAGES_MAX) is
    * corrected too when its correction is RARE_ODDS times likelier than it (its pages, at no edit):
    * in a large index most misspellings are on some page. Only the first SPELLING_WORDS_MAX words
    * that few pages or none hold are looked at.
@@ -1298,8 +1305,8 @@ export class EngineIndexStore implements IndexStore {
       const max = editsAllowed(own.length);
       const held = stats.df(own);
       if (max === 0 || !/^[a-z]+$/.test(word) || held > RARE_PAGES_MAX || looked++ >= SPELLING_WORDS_MAX) return undefined;
-      let best = this.spelled.get(word);
-      if (best === undefined) {
+      let kept = this.spelled.get(word);
+      if (kept === undefined || performance.now() - kept.at > SPELLED_FRESH_MS) {
         // Each term near, its edits and what to ask for to find it: a spelling one edit away, or
         // the term itself where it is its own stem. A term near the misspelling's stem counts an
         // edit more than its distance (one that differs in doubled letters only, one edit): a stem
@@ -1310,20 +1317,21 @@ export class EngineIndexStore implements IndexStore {
         }
         for (const spelling of oneEditAway(word)) {
           const term = stem(spelling);
-          if (term !== own && (near.get(term)?.edits ?? 2) > 1) near.set(term, { edits: 1, ask: spelling });
+          if (term !== own && (near.get(term)?.edits ?? 2) > 1 && stats.df(term) > 0) near.set(term, { edits: 1, ask: spelling });
         }
-        let likeliest: { ask: string; odds: number } | null = null;
-        for (const [term, { edits, ask }] of near) {
-          const odds = stats.df(term) / SPELLING_EDIT_ODDS ** edits;
-          if (odds > (likeliest?.odds ?? 0) || (likeliest !== null && odds === likeliest.odds && ask < likeliest.ask)) likeliest = { ask, odds };
-        }
-        best = likeliest;
         if (this.spelled.size >= SPELLED_KEPT) this.spelled.clear();
-        this.spelled.set(word, best);
+        kept = { near: [...near].map(([term, n]) => ({ term, ...n })), at: performance.now() };
+        this.spelled.set(word, kept);
+      }
+      // The likeliest by the pages each is on now.
+      let best: { ask: string; odds: number } | undefined;
+      for (const { term, edits, ask } of kept.near) {
+        const odds = stats.df(term) / SPELLING_EDIT_ODDS ** edits;
+        if (odds > (best?.odds ?? 0) || (best !== undefined && odds === best.odds && ask < best.ask)) best = { ask, odds };
       }
       // A word some pages hold is a misspelling too when a word near it is far likelier: its own
       // pages count as its odds, at no edit.
-      return best !== null && best.odds >= (held > 0 ? RARE_ODDS * held : 0) ? best.ask : undefined;
+      return best !== undefined && best.odds >= (held > 0 ? RARE_ODDS * held : 0) ? best.ask : undefined;
     });
   }
 
