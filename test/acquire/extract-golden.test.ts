@@ -1076,3 +1076,18 @@ test("Substack's footnotes: each a <div class=\"footnote\"> of its number and it
   assert.match(blocks[1]!, /another claim\[2\] and/);
   assert.deepEqual(blocks.slice(2), ['[1]', "The first note, in the author's words.", '[2]', 'The second note.']);
 });
+
+test("an API documentation's signature line (Sphinx's dt.sig, or its name's descname before Sphinx 4) is one code span, its permalink left out", () => {
+  const sphinx = articleBlocks(
+    `${LEAD}<dl class="py function"><dt class="sig sig-object py" id="asyncio.gather"><em class="property"><span class="pre">awaitable</span><span class="w"> </span></em>` +
+      '<span class="sig-prename descclassname"><span class="pre">asyncio.</span></span><span class="sig-name descname"><span class="pre">gather</span></span><span class="sig-paren">(</span>' +
+      '<em class="sig-param"><span class="o"><span class="pre">*</span></span><span class="n"><span class="pre">aws</span></span></em>, <em class="sig-param"><span class="n"><span class="pre">return_exceptions</span></span>' +
+      '<span class="o"><span class="pre">=</span></span><span class="default_value"><span class="pre">False</span></span></em><span class="sig-paren">)</span><a class="headerlink" href="#asyncio.gather" title="Link to this definition">¶</a></dt>' +
+      '<dd><p>Run awaitable objects in the <em>aws</em> sequence concurrently.</p></dd></dl>',
+  );
+  assert.deepEqual(sphinx.slice(1), ['`awaitable asyncio.gather(*aws, return_exceptions=False)`', 'Run awaitable objects in the *aws* sequence concurrently.']);
+  const older = articleBlocks(`${LEAD}<dl class="function"><dt id="os.getcwd"><code class="descclassname">os.</code><code class="descname">getcwd</code><span class="sig-paren">(</span><span class="sig-paren">)</span><a class="headerlink" href="#os.getcwd">¶</a></dt><dd><p>Return the current directory.</p></dd></dl>`);
+  assert.equal(older[1], '`os.getcwd()`');
+  // A term of a definition list stays bold, its emphasis kept.
+  assert.equal(articleBlocks(`${LEAD}<dl><dt>Heron <em>(grey)</em></dt><dd>A bird.</dd></dl>`)[1], '**Heron *(grey)***');
+});

@@ -349,6 +349,25 @@ function longestBacktickRun(s: string): number {
   return longest;
 }
 
+/** Class words of an API documentation's signature line: Sphinx's `dt.sig` and, before Sphinx 4, its name's `descname`. */
+const SIGNATURE_CLASS = /(?:^|\s)(?:sig|descname|sig-name)(?:\s|$)/;
+
+/**
+ * Whether a `<dt>` is the signature of a documented function, class or attribute, as Sphinx writes
+ * them (`asyncio.gather(*aws, return_exceptions=False)`, each part a span of its own): code, read
+ * as one code span, not as bold text of italic parameters.
+ */
+function isSignature(dt: Element): boolean {
+  return SIGNATURE_CLASS.test(attr(dt, 'class') ?? '') || findFirst(dt, (d) => SIGNATURE_CLASS.test(attr(d, 'class') ?? '')) !== undefined;
+}
+
+/** A signature's text without its permalink (`¶`). */
+function signatureText(n: AnyNode): string {
+  if (!isElement(n)) return textOf(n);
+  if (n.name === 'a' && isPermalinkText(textOf(n))) return '';
+  return children(n).map(signatureText).join('');
+}
+
 /**
  * Inline code as a CommonMark code span: its backticks kept, between delimiters one backtick longer
  * than its longest run of them, and a space inside each when it starts or ends with one.
@@ -653,6 +672,9 @@ function blocks(nodes: AnyNode[], base: string, out: string[] = []): string[] {
       const t = headingText(inline(n, base).replace(/\s+/g, ' ').trim());
       // A heading drawn as a line (`<h2>______</h2>`, a separator) is a thematic break.
       if (t) out.push(isTextBreak(t) ? '---' : `${'#'.repeat(Number(name[1]))} ${t}`);
+    } else if (name === 'dt' && isSignature(n)) {
+      const code = codeSpan(signatureText(n).replace(/\s+/g, ' '));
+      if (code) out.push(code);
     } else if (name === 'p' || name === 'dt' || name === 'dd' || name === 'figcaption' || name === 'summary' || name === 'address') {
       const t = blocks(children(n), base).join('\n\n');
       if (t.trim()) out.push(name === 'dt' ? `**${t.trim()}**` : t.trim());
