@@ -39,6 +39,7 @@ export type WebqlNode =
 // `intitle` is `title` under the name web search engines give it, as `inurl` and `filetype` (or
 // `ext`) are theirs.
 const FIELDS = ['site', 'title', 'intitle', 'url', 'inurl', 'filetype', 'ext', 'lang'] as const;
+type Field = (typeof FIELDS)[number];
 
 /** A `filetype:` value: letters and digits, a dot before them allowed (`pdf`, `.PDF`, `mp4`). */
 const FILE_TYPE_RE = /^\.?([a-z0-9]{1,10})$/i;
@@ -48,11 +49,13 @@ export function fileTypeOf(value: string): string | undefined {
   return FILE_TYPE_RE.exec(value)?.[1]!.toLowerCase();
 }
 
-/** Whether a URL matches a URL item that needs only the URL: `inurl:` (case-insensitive) or `filetype:`. */
-export function urlMatches(node: Extract<WebqlNode, { kind: 'inurl' | 'filetype' }>, url: string): boolean {
+/** An item that a URL alone decides: `inurl:` or `filetype:`. */
+export type UrlItem = Extract<WebqlNode, { kind: 'inurl' | 'filetype' }>;
+
+/** Whether a URL matches a URL item: `inurl:` (case-insensitive) or `filetype:`. */
+export function urlMatches(node: UrlItem, url: string): boolean {
   return node.kind === 'inurl' ? url.toLowerCase().includes(node.text.toLowerCase()) : urlFileType(url) === node.ext;
 }
-type Field = (typeof FIELDS)[number];
 
 
 type Token =

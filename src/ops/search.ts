@@ -5,7 +5,7 @@ import { hasPhrase, wordKey } from '../core/phrase.js';
 import { cachedStem, joinedCompounds, queryReadings, queryTerms, STOP_WORDS, termWord, words } from '../core/text.js';
 import { isStorableTime, toIso } from '../core/time.js';
 import { parseSiteFilter } from '../core/url.js';
-import { fileTypeOf, parseWebql, positiveWords, urlMatches, type WebqlNode } from '../core/webql.js';
+import { fileTypeOf, parseWebql, positiveWords, type UrlItem, urlMatches, type WebqlNode } from '../core/webql.js';
 import type { IndexQuery, IndexStore } from '../ports/index-store.js';
 import type { PageStore, ResultVersion } from '../ports/page-store.js';
 import { type FetchDeps, storeLivePage } from './fetch-page.js';
@@ -248,11 +248,9 @@ export function phrasesInQuery(query: string): { phrases: string[][]; rest: stri
   return phrases.length === 0 ? undefined : { phrases, rest: rest.replace(/\s+/g, ' ').trim() };
 }
 
-/** A URL item of webql that a URL alone decides: `inurl:` or `filetype:`. */
-type UrlNode = Extract<WebqlNode, { kind: 'inurl' | 'filetype' }>;
 
 /** A field item of webql that a page's title or URL alone decides: `title:`, `inurl:`, `filetype:`. */
-type FieldNode = UrlNode | Extract<WebqlNode, { kind: 'text' }>;
+type FieldNode = UrlItem | Extract<WebqlNode, { kind: 'text' }>;
 
 /** What a standard query's field operators ask (`fieldsInQuery`). */
 export interface QueryFields {
@@ -261,7 +259,7 @@ export interface QueryFields {
   /** Its `intitle:`s, as webql's `title:` items: what a page's title must hold. */
   titleItems: FieldNode[];
   /** Its `inurl:`s and `filetype:`s, as webql's items: what a page's URL must match. */
-  urls: UrlNode[];
+  urls: UrlItem[];
   /** Its `-intitle:`s, `-inurl:`s and `-filetype:`s: what a page's title or URL must not. */
   notItems: FieldNode[];
   /** The words of its `intitle:`s, as written. */
@@ -292,7 +290,7 @@ export function fieldsInQuery(query: string): QueryFields | undefined {
   const found = [...query.matchAll(FIELD_OPERATOR_RE)];
   if (found.length === 0 || found.length > FIELD_OPERATORS_MAX) return undefined;
   const titleItems: FieldNode[] = [];
-  const urls: UrlNode[] = [];
+  const urls: UrlItem[] = [];
   const notItems: FieldNode[] = [];
   const titles: string[] = [];
   const text = query
@@ -331,12 +329,18 @@ export type StandardWords = Pick<IndexQuery, 'terms' | 'alternative' | 'excludeT
   /** Phrases left out (their words) that the search checks on the stored pages: the engine keeps no positions. */
   excludePhrases?: string[][];
   /** `inurl:` and `filetype:` items that the search checks on the stored pages, as webql's. */
-  requireFields?: UrlNode[];
+  requireFields?: UrlItem[];
   /** `-intitle:`, `-inurl:` and `-filetype:` items that the search checks on the stored pages. */
   excludeFields?: FieldNode[];
 };
 
 const textNode = (ws: readonly string[]): WebqlNode => ({ kind: 'text', words: [...ws] });
+
+/** What a standard query leaves out (its `-word`s, `-"phrase"`s and fields with a `-`), as webql's exclusions. */
+function leftOutItems(words: Pick<StandardWords, 'excludeTerms' | 'excludePhrases' | 'excludeFields'>): WebqlNode[] {
+  const items = [...(words.excludeTerms ?? []).map((t) => textNode([t])), ...(words.excludePhrases ?? []).map(textNode), ...(words.excludeFields ?? [])];
+  return items.map((child) => ({ kind: 'not', child }));
+}
 
 /**
  * A standard query's words as the index is asked for them: its `-word`s left out
@@ -356,17 +360,15 @@ export function standardWords(text: string): StandardWords {
   const titles = fields?.titles ?? '';
   const quoted = phrasesInQuery(rest);
   // A title asked for is decided as webql decides `title:`, on every page of its words. Checked on
-  // the ranked pages instead, as an `inurl:` is, it read up to 1,000 of them: few of a query's best
-  // pages hold its words in their title (bench:webql, intitle:"a b" with a claim: 92.6 ms at p50,
-  // against 11.0 as webql's).
+  // the ranked pages instead, as an `inurl:` is, it read up to 1,000 of them, as few of a query's
+  // best pages hold its words in their title: a version that did so was slower in bench:webql's
+  // intitle: shapes (never committed).
   if (quoted || titles) {
     const children = [
       ...(quoted?.phrases ?? []).map(textNode),
       ...(fields?.titleItems ?? []),
       ...(fields?.urls ?? []),
-      ...(fields?.notItems ?? []).map((f): WebqlNode => ({ kind: 'not', child: f })),
-      ...(left?.exclude ?? []).map((t): WebqlNode => ({ kind: 'not', child: textNode([t]) })),
-      ...(left?.phrases ?? []).map((ws): WebqlNode => ({ kind: 'not', child: textNode(ws) })),
+      ...leftOutItems({ excludeTerms: left?.exclude, excludePhrases: left?.phrases, excludeFields: fields?.notItems }),
     ];
     // The words of a title asked for rank as the query's other words do (a phrase's rank as webql's).
     const rankTerms = queryTerms(`${quoted?.rest ?? rest} ${titles}`).filter((t) => termWord(t) === t);
@@ -401,10 +403,9 @@ const DUPLICATE_ROUNDS = 2;
 
 /**
  * The most pages a search reads, in rank order, for results that hold none of the query's
- * `-"phrase"`s and whose title and URL match its fields (`intitle:`, `inurl:`, `filetype:`, with a
- * `-` or not) that are checked so: when the best 1,000 leave fewer than asked
- * for, the query is asked again as a webql expression (`exactQuery`), which decides every page of
- * its words.
+ * `-"phrase"`s and whose title and URL match its fields that are checked so (`inurl:`,
+ * `filetype:`, and those with a `-`): when the best 1,000 leave fewer than asked for, the query is
+ * asked again as a webql expression (`exactQuery`), which decides every page of its words.
  */
 export const CHECKED_CANDIDATES_MAX = 1_000;
 
@@ -419,7 +420,6 @@ async function holdsPhrase(pages: PageStore, v: ResultVersion, phrases: readonly
   const whole = (await pages.history(v.url)).find((h) => h.id === v.id);
   return holds(whole?.content);
 }
-
 
 /** Whether a version's title holds a `title:` item's words side by side, or its URL matches a URL item, as webql decides them. */
 function fieldHolds(field: FieldNode, v: ResultVersion): boolean {
@@ -449,10 +449,11 @@ function withoutRepeats(versions: ResultVersion[]): ResultVersion[] {
 
 /**
  * The best `max` versions the index ranks for `asked`, without the repeats of one ranked above
- * (`withoutRepeats`) and, with `passes`, without those it refuses (a `-"phrase"` or a
- * `-intitle:` held, an `inurl:` or a `filetype:` not): the ranks they took are filled from further down, asking the index for more, at
- * most twice for repeats, and twice as many each time up to CHECKED_CANDIDATES_MAX for a check.
- * `cut`: fewer were found than asked for because the check's bound was reached.
+ * (`withoutRepeats`) and, with `passes`, without those it refuses (a `-"phrase"` or a `-intitle:`
+ * held, an `inurl:` or a `filetype:` not): the ranks they took are filled from further down,
+ * asking the index for more, at most twice for repeats, and twice as many each time up to
+ * CHECKED_CANDIDATES_MAX for a check. `cut`: fewer were found than asked for because the check's
+ * bound was reached.
  */
 async function ranked(
   deps: SearchDeps,
@@ -485,9 +486,7 @@ function exactQuery(words: StandardWords): WebqlNode | undefined {
   const terms = [...new Set([...words.terms, ...(words.alternative ?? [])])];
   if (terms.some((t) => termWord(t) !== t)) return undefined;
   const any: WebqlNode = terms.length === 1 ? textNode(terms) : { kind: 'or', children: terms.map((t) => textNode([t])) };
-  const out = [...(words.excludeTerms ?? []).map((t) => [t]), ...(words.excludePhrases ?? [])].map((ws): WebqlNode => ({ kind: 'not', child: textNode(ws) }));
-  const notFields = (words.excludeFields ?? []).map((f): WebqlNode => ({ kind: 'not', child: f }));
-  return { kind: 'and', children: [any, ...(words.requireFields ?? []), ...notFields, ...out] };
+  return { kind: 'and', children: [any, ...(words.requireFields ?? []), ...leftOutItems(words)] };
 }
 
 /**
