@@ -3,7 +3,8 @@
  *
  * What a search's results cost after the engine, by page size: a page's query-biased snippet and
  * fallback description, found by scanning the page and by its passage index (core/passages.ts),
- * and, once per page, what storing the index costs (time to build, bytes), for
+ * and, once per page, what storing the index costs (time to build, bytes) and the time to make
+ * its near-duplicate fingerprint (core/near-duplicate.ts), for
  * markdown pages of about 1.5, 10, 30 and 100 kB generated from SciFact sentences (headings,
  * paragraphs, lists), with the SciFact claims as queries. The search benchmark's corpus has pages
  * of about 850 characters and no markdown (its line comes first: those are the results of
@@ -13,6 +14,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { queryTerms, stem } from '../src/core/text.js';
+import { nearFingerprint } from '../src/core/near-duplicate.js';
 import { buildPassages } from '../src/core/passages.js';
 import { pageSnippet, SnippetQuery } from '../src/ops/snippet.js';
 import { benchQuerySets, generateDocs, loadCorpus, median, sentencesOf } from './scifact.js';
@@ -57,8 +59,8 @@ function page(size: number): string {
   );
 }
 
-console.log('| page (markdown characters) | a result, scanned us | a result, indexed us | ten results, scanned ms | ten results, indexed ms | index build ms | index bytes |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('| page (markdown characters) | a result, scanned us | a result, indexed us | ten results, scanned ms | ten results, indexed ms | index build ms | index bytes | fingerprint ms |');
+console.log('|---|---|---|---|---|---|---|---|');
 // Pages under PASSAGE_INDEX_MIN store no index; the 1.5 kB row builds one to show what it would give.
 const pages = [1_500, 10_000, 30_000, 100_000].map((size) => {
   const md = page(size);
@@ -71,11 +73,15 @@ for (const { md, passages } of pages) {
     pageSnippet(md, undefined, query, 500, { describe: true });
     pageSnippet(md, passages, query, 500, { describe: true });
   }
+  for (let k = 0; k < 10; k++) nearFingerprint(md);
 }
 for (const { md, passages } of pages) {
   let built = performance.now();
   for (let k = 0; k < 10; k++) buildPassages(md, 0);
   built = (performance.now() - built) / 10;
+  let printed = performance.now();
+  for (let k = 0; k < 20; k++) nearFingerprint(md);
+  printed = (performance.now() - printed) / 20;
   const t = { scanned: 0, indexed: 0 };
   for (let pass = 0; pass < 3; pass++) {
     const timed = pass > 0; // the first pass warms up
@@ -98,6 +104,6 @@ for (const { md, passages } of pages) {
   const us = (ms: number) => (ms / (2 * queries.length)) * 1000;
   const row = [md.length.toLocaleString('en-US'), us(t.scanned).toFixed(0), us(t.indexed).toFixed(0)];
   row.push(((us(t.scanned) * 10) / 1000).toFixed(2), ((us(t.indexed) * 10) / 1000).toFixed(2), built.toFixed(1));
-  row.push(`${passages.byteLength.toLocaleString('en-US')} (${((100 * passages.byteLength) / md.length).toFixed(0)}%)`);
+  row.push(`${passages.byteLength.toLocaleString('en-US')} (${((100 * passages.byteLength) / md.length).toFixed(0)}%)`, printed.toFixed(2));
   console.log(`| ${row.join(' | ')} |`);
 }

@@ -3,7 +3,7 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
  * A worker thread running the module `name` beside the module `from` (its `import.meta.url`: the
- * engine's build-worker and search-worker, the page store's passages-worker, the reader pool's
+ * engine's build-worker and search-worker, the page store's derived-worker, the reader pool's
  * reader-worker), compiled or TypeScript as that module is. From TypeScript sources (tests, benchmarks) the worker first
  * registers the same loader (tsx), which a plain `new Worker(file)` would not have. `options` can set
  * the thread's resource limits (the reader pool's heap).

@@ -80,11 +80,11 @@ export async function indexCommand(argv: string[]): Promise<void> {
   const services = await createServices(settingsFrom(values));
   try {
     const started = Date.now();
-    const passages = await services.pages.fillPassages();
+    const filled = await services.pages.fillDerived();
     await services.index.rebuild();
     const stats = await services.pages.stats();
     process.stderr.write(
-      `index rebuilt: ${stats.versions} versions of ${stats.pages} pages in ${Date.now() - started} ms (${passages} passage indexes built)\n`,
+      `index rebuilt: ${stats.versions} versions of ${stats.pages} pages in ${Date.now() - started} ms (${filled.passages} passage indexes and ${filled.fingerprints} near-duplicate fingerprints made)\n`,
     );
   } finally {
     await services.close();

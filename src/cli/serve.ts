@@ -9,7 +9,7 @@
 import cluster from 'node:cluster';
 import { EngineIndexStore } from '../adapters/engine/engine-index-store.js';
 import { openDatabase } from '../adapters/sqlite/database.js';
-import { type BackgroundFill, fillPassagesInBackground } from '../adapters/sqlite/passages-fill.js';
+import { type BackgroundFill, fillDerivedInBackground } from '../adapters/sqlite/derived-fill.js';
 import { SqlitePageStore } from '../adapters/sqlite/page-store.js';
 import { createServices, PAGE_SYNC_MS, savesIndex } from '../config/services.js';
 import { SAVES_INDEX, type Settings } from '../config/settings.js';
@@ -20,13 +20,13 @@ async function runPrimary(settings: Settings): Promise<void> {
   // Build (or catch up) and save the engine once, so the workers load it instead of each building it.
   const db = openDatabase({ path: settings.sqlitePath });
   const log = (_level: string, msg: string, fields?: Record<string, unknown>) => process.stderr.write(`${msg} ${JSON.stringify(fields ?? {})}\n`);
-  let fillPassages: boolean;
+  let fillDerived: boolean;
   try {
     const engine = await new EngineIndexStore(db, { dir: `${settings.sqlitePath}.engine`, log }).open();
     // Merges its catch-up started end (and save) before the database closes; its copy is then let go.
     await engine.settled();
     await engine.close();
-    fillPassages = !(await new SqlitePageStore(db).passagesFilled());
+    fillDerived = !(await new SqlitePageStore(db).derivedFilled());
   } finally {
     db.close();
   }
@@ -41,8 +41,8 @@ async function runPrimary(settings: Settings): Promise<void> {
     process.stderr.write(`worker ${worker.process.pid} saves the search index after its merges\n`);
   };
   for (let i = 0; i < settings.workers; i++) fork();
-  // The primary fills in the passage indexes, once for all the workers.
-  const fill = fillPassages ? fillPassagesInBackground(settings.sqlitePath, log) : undefined;
+  // The primary fills in the passage indexes and fingerprints, once for all the workers.
+  const fill = fillDerived ? fillDerivedInBackground(settings.sqlitePath, log) : undefined;
   // Ends once no worker is left (and the fill has stopped), with process.exitCode (1 when a worker could not start).
   const endIfDone = () => {
     if (Object.keys(cluster.workers ?? {}).length === 0) void (fill?.stop() ?? Promise.resolve()).then(() => process.exit());
@@ -102,15 +102,15 @@ async function serve(settings: Settings): Promise<void> {
     throw e;
   });
   app.addHook('onClose', async () => services.close());
-  // Versions stored by an older release get this release's passage indexes while the service
-  // serves; with `--workers N` the primary fills them in.
+  // Versions stored by an older release get this release's passage indexes and near-duplicate
+  // fingerprints while the service serves; with `--workers N` the primary fills them in.
   let fill: BackgroundFill | undefined;
   app.addHook('onClose', async () => fill?.stop());
-  let fillPassages: boolean;
+  let fillDerived: boolean;
   try {
     // Load (or build) the search engine before taking requests.
     await services.index.open?.();
-    fillPassages = !cluster.isWorker && !(await services.pages.passagesFilled());
+    fillDerived = !cluster.isWorker && !(await services.pages.derivedFilled());
   } catch (e) {
     await app.close();
     throw e;
@@ -152,5 +152,5 @@ async function serve(settings: Settings): Promise<void> {
   if (!stopping) void services.reader?.start();
   // Pages the other machines store (DATABASE_URL=postgres://...), applied to this one's file.
   if (!stopping && savesIndex()) services.sharedPages?.start(PAGE_SYNC_MS);
-  if (fillPassages && !stopping) fill = fillPassagesInBackground(settings.sqlitePath, (level, msg, fields) => app.log[level](fields ?? {}, msg));
+  if (fillDerived && !stopping) fill = fillDerivedInBackground(settings.sqlitePath, (level, msg, fields) => app.log[level](fields ?? {}, msg));
 }

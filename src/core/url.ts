@@ -107,6 +107,17 @@ export function urlTwins(url: string): string[] {
   return twins;
 }
 
+/** A normalized URL's host and port as written in it (`https://a.org:8443/x` is `a.org:8443`). */
+export function urlAuthority(url: string): string {
+  const start = url.indexOf('//') + 2;
+  let end = url.length;
+  for (const stop of ['/', '?', '#']) {
+    const at = url.indexOf(stop, start);
+    if (at >= 0 && at < end) end = at;
+  }
+  return url.slice(start, end);
+}
+
 /**
  * The type a URL names its file by: what follows the last `.` of its path's last segment, in lower
  * case (`https://a.org/docs/Report.PDF?dl=1` is `pdf`), or undefined (no dot there, or no path:

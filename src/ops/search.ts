@@ -1,10 +1,11 @@
 /** The search operation, tier-blind: a validated request in, the spec's response out. */
 import type { SearchRequest, SearchResponse, SearchResult } from '../core/requests.js';
+import { nearDuplicates } from '../core/near-duplicate.js';
 import { SCAN_LIMIT } from '../core/passages.js';
 import { hasPhrase, wordKey } from '../core/phrase.js';
 import { cachedStem, joinedCompounds, queryReadings, queryTerms, STOP_WORDS, termWord, words } from '../core/text.js';
 import { isStorableTime, toIso } from '../core/time.js';
-import { parseSiteFilter } from '../core/url.js';
+import { parseSiteFilter, urlAuthority } from '../core/url.js';
 import { fileTypeOf, parseWebql, positiveWords, type UrlItem, urlMatches, type WebqlNode } from '../core/webql.js';
 import type { IndexQuery, IndexStore } from '../ports/index-store.js';
 import type { PageStore, ResultVersion } from '../ports/page-store.js';
@@ -427,21 +428,29 @@ function fieldHolds(field: FieldNode, v: ResultVersion): boolean {
 }
 
 /**
- * The versions without those that repeat one ranked above them: the same title and the same
- * content, a page under another URL (`http` and `https`, a tracking or paging parameter, a mirror),
- * which a reader could not tell apart but by its address. Contents are compared only when their
- * lengths and titles are the same.
+ * The versions without those that repeat one ranked above them:
+ * - the same title and the same content: a page under another URL (`http` and `https`, a tracking
+ *   or paging parameter, a mirror), which a reader could not tell apart but by its address.
+ *   Contents are compared only when their lengths and titles are the same;
+ * - a near-duplicate (core/near-duplicate.ts: their fingerprints agree in half their slots), on
+ *   another host, or on the same host with the same title: a wire story or a press release on
+ *   several sites, each with its own byline and footer. Pages of one host with other titles are
+ *   kept apart: a site's pages made from one template differ in what they are about.
  */
 function withoutRepeats(versions: ResultVersion[]): ResultVersion[] {
   if (versions.length < 2) return versions;
   const seen = new Map<string, ResultVersion[]>();
   const kept: ResultVersion[] = [];
+  const printed: ResultVersion[] = [];
   for (const v of versions) {
-    const key = `${v.content.length}:${v.title?.trim() ?? ''}`;
+    const title = v.title?.trim() ?? '';
+    const key = `${v.content.length}:${title}`;
     const same = seen.get(key);
     if (same?.some((u) => u.content === v.content)) continue;
+    if (v.near && printed.some((u) => nearDuplicates(u.near!, v.near!) && (u.title?.trim() === v.title?.trim() || urlAuthority(u.url) !== urlAuthority(v.url)))) continue;
     if (same) same.push(v);
     else seen.set(key, [v]);
+    if (v.near) printed.push(v);
     kept.push(v);
   }
   return kept;

@@ -44,6 +44,11 @@ export type ResultVersion = Pick<StoredVersion, 'id' | 'url' | 'title' | 'descri
   passages?: Uint8Array;
   /** Another page of the same host, of other content, has the same description (a site's one for all its pages). */
   sharedDescription?: boolean;
+  /**
+   * The content's near-duplicate fingerprint (core/near-duplicate.ts `nearFingerprint`), absent
+   * for a text too short for one and for a version stored before fingerprints until the fill.
+   */
+  near?: Uint8Array;
 };
 
 /** `unchanged`: the version alive at that instant already had the same content; nothing was stored. */
@@ -62,16 +67,18 @@ export interface PageStore {
   history(url: string): Promise<StoredVersion[]>;
   stats(): Promise<{ pages: number; versions: number }>;
   /**
-   * Builds the passage index of every version long enough to have one that has none, or one of
-   * an older format (versions stored before), a batch per transaction; returns how many it built.
-   * Having gone through them all, it records that they are filled (`passagesFilled`); `signal`
-   * stops it between batches, and a later fill goes through them again.
+   * Makes what a version stores derived from its content where versions stored before lack it: the
+   * near-duplicate fingerprint of every version that has none, and the passage index of every
+   * version long enough to have one that has none, or one of an older format, a batch per
+   * transaction; returns how many of each it made. Having gone through them all, it records that
+   * they are filled (`derivedFilled`); `signal` stops it between batches, and a later fill goes
+   * through the rest.
    */
-  fillPassages(signal?: AbortSignal): Promise<number>;
+  fillDerived(signal?: AbortSignal): Promise<{ fingerprints: number; passages: number }>;
   /**
-   * Whether every stored version has the passage index of this release's format, if it is long
-   * enough for one: a fill went through them all, or none is stored. Versions stored by an older
-   * release make it false until a fill.
+   * Whether every stored version has its fingerprint and the passage index of this release's
+   * format, if it is long enough for one: a fill went through them all, or none is stored.
+   * Versions stored by an older release make it false until a fill.
    */
-  passagesFilled(): Promise<boolean>;
+  derivedFilled(): Promise<boolean>;
 }

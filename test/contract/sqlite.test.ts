@@ -10,7 +10,7 @@ import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
 import { SqliteLimiterStore } from '../../src/adapters/sqlite/limiter-store.js';
 import { SqliteLedger } from '../../src/adapters/sqlite/ledger.js';
 import { contentHash, SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
-import { fillPassagesInBackground } from '../../src/adapters/sqlite/passages-fill.js';
+import { fillDerivedInBackground } from '../../src/adapters/sqlite/derived-fill.js';
 import { SqliteNonceStore, SqlitePaymentLog } from '../../src/adapters/sqlite/payments.js';
 import { SqliteUsageOutbox } from '../../src/adapters/sqlite/usage-outbox.js';
 import { SqliteUsageStore } from '../../src/adapters/sqlite/usage-store.js';
@@ -21,8 +21,15 @@ import { ledgerContract } from './ledger.contract.js';
 import { limiterContract } from './limiter.contract.js';
 import { pageIndexContract } from './page-index.contract.js';
 
-/** A database as it was before migration 20: its description keys and marks, and their index, gone. */
+/** A database as it was before migration 21: its near-duplicate fingerprints, and their index, gone. */
+function withoutMigration21(db: Db): void {
+  db.exec('DROP INDEX versions_near_missing');
+  db.exec('ALTER TABLE versions DROP COLUMN near_fingerprint');
+}
+
+/** A database as it was before migration 20 (and 21): its description keys and marks, and their index, gone. */
 function withoutMigration20(db: Db): void {
+  withoutMigration21(db);
   db.exec('DROP INDEX versions_description');
   db.exec('ALTER TABLE versions DROP COLUMN description_key');
   db.exec('ALTER TABLE versions DROP COLUMN description_shared');
@@ -105,7 +112,7 @@ limiterContract('sqlite (shared by workers)', async () => {
   return Object.assign(store, { close: s.close });
 });
 
-describe('SqlitePageStore.fillPassages', () => {
+describe('SqlitePageStore.fillDerived', () => {
   /** Page `n`'s markdown, long enough for a passage index. */
   const longPage = (n: number) => Array.from({ length: 150 }, (_, i) => `Line ${i} of page ${n} says something.`).join('\n');
   /** `use` on a new database and its page store, holding pages 1, 2 and 3 (their version ids given), removed after. */
@@ -119,8 +126,8 @@ describe('SqlitePageStore.fillPassages', () => {
       await s.close();
     }
   };
-  /** As an older release left a database: those versions without an index, and no record of a fill. */
-  const asOlderRelease = (db: Db) => db.exec('UPDATE versions SET passages = NULL; UPDATE passages_filled SET format = 0');
+  /** As an older release left a database: those versions without an index or a fingerprint, and no record of a fill. */
+  const asOlderRelease = (db: Db) => db.exec('UPDATE versions SET passages = NULL, near_fingerprint = NULL; UPDATE passages_filled SET format = 0');
 
   test('builds the passage indexes a version lacks or has in an older format, without the engine re-indexing it', () =>
     withLongPages(async (db, pages, [a, b, c]) => {
@@ -131,29 +138,43 @@ describe('SqlitePageStore.fillPassages', () => {
       db.prepare('UPDATE versions SET passages = ? WHERE id = ?').run(older, b);
       const logged = () => (db.prepare('SELECT count(*) AS n FROM index_log').get() as { n: number }).n;
       const before = logged();
-      assert.equal(await pages.fillPassages(), 2);
+      assert.deepEqual(await pages.fillDerived(), { fingerprints: 0, passages: 2 });
       assert.equal(logged(), before, 'filling in passages is no change for the engine');
       const got = await pages.getVersions([a!, b!, c!]);
       got.forEach((v, k) => assert.deepEqual(new Uint8Array(v.passages!), buildPassages(longPage(k + 1))));
-      assert.equal(await pages.fillPassages(), 0);
+      assert.deepEqual(await pages.fillDerived(), { fingerprints: 0, passages: 0 });
     }));
 
-  test('records when every version has its index: a new database has; an older release\'s has not until a fill goes through them all', async () => {
+  test('makes the fingerprints versions stored before lack, each as a version stored now has it, and only theirs', () =>
+    withLongPages(async (db, pages, [a, b, c]) => {
+      const [short] = await pages.putVersions([page('https://example.com/short', { content: 'Short page.' })]);
+      const ids = [a!, b!, c!, short!.version.id];
+      const stored = (await pages.getVersions(ids)).map((v) => v.near);
+      assert.equal(stored.filter((n) => n !== undefined).length, 3, 'the three long pages have one, the short page none');
+      db.prepare('UPDATE versions SET near_fingerprint = NULL WHERE id IN (?, ?)').run(a, short!.version.id);
+      assert.equal(await pages.derivedFilled(), false);
+      assert.equal((await pages.getVersions([a!]))[0]!.near, undefined, 'a version without one is compared with none');
+      assert.deepEqual(await pages.fillDerived(), { fingerprints: 2, passages: 0 });
+      assert.deepEqual((await pages.getVersions(ids)).map((v) => v.near), stored);
+      assert.equal(await pages.derivedFilled(), true);
+    }));
+
+  test('records when every version has its index and fingerprint: a new database has; an older release\'s has not until a fill goes through them all', async () => {
     const s = sqlite();
     try {
-      assert.equal(await new SqlitePageStore(s.db).passagesFilled(), true, 'a new database');
+      assert.equal(await new SqlitePageStore(s.db).derivedFilled(), true, 'a new database');
     } finally {
       await s.close();
     }
     await withLongPages(async (db, pages) => {
-      assert.equal(await pages.passagesFilled(), true, 'versions stored by this release have their indexes');
+      assert.equal(await pages.derivedFilled(), true, 'versions stored by this release have their indexes');
       asOlderRelease(db);
-      assert.equal(await pages.passagesFilled(), false);
+      assert.equal(await pages.derivedFilled(), false);
       // Stopped before it has gone through them all: not recorded.
-      assert.equal(await pages.fillPassages(AbortSignal.abort()), 0);
-      assert.equal(await pages.passagesFilled(), false);
-      assert.equal(await pages.fillPassages(), 3);
-      assert.equal(await pages.passagesFilled(), true);
+      assert.deepEqual(await pages.fillDerived(AbortSignal.abort()), { fingerprints: 0, passages: 0 });
+      assert.equal(await pages.derivedFilled(), false);
+      assert.deepEqual(await pages.fillDerived(), { fingerprints: 3, passages: 3 });
+      assert.equal(await pages.derivedFilled(), true);
     });
   });
 
@@ -161,16 +182,21 @@ describe('SqlitePageStore.fillPassages', () => {
     withLongPages(async (db, pages, ids) => {
       asOlderRelease(db);
       const logged: [string, string, Record<string, unknown> | undefined][] = [];
-      const fill = fillPassagesInBackground(db.name, (level, msg, fields) => logged.push([level, msg, fields]));
+      const fill = fillDerivedInBackground(db.name, (level, msg, fields) => logged.push([level, msg, fields]));
       await fill.ended;
-      assert.equal(await pages.passagesFilled(), true);
+      assert.equal(await pages.derivedFilled(), true);
       const got = await pages.getVersions(ids);
       got.forEach((v, k) => assert.deepEqual(new Uint8Array(v.passages!), buildPassages(longPage(k + 1))));
       assert.deepEqual(
-        logged.map(([level, msg, fields]) => [level, msg, fields?.built]),
+        logged.map(([level, msg, fields]) => [level, msg, fields?.passages, fields?.fingerprints]),
         [
-          ['info', 'filling in passage indexes in the background (versions stored by an older release; their snippets read the page until then)', undefined],
-          ['info', 'passage indexes filled', 3],
+          [
+            'info',
+            'filling in passage indexes and near-duplicate fingerprints in the background (versions stored by an older release; their snippets read the page until then)',
+            undefined,
+            undefined,
+          ],
+          ['info', 'passage indexes and fingerprints filled', 3, 3],
         ],
       );
       await fill.stop(); // after it has ended: nothing to stop
@@ -203,7 +229,7 @@ describe('migration 10 (the FTS5 index goes)', () => {
         assert.deepEqual(db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'versions_fts%'").all(), []);
         assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'versions_lang'").get(), 'migration 11 ran after it');
         const pages = new SqlitePageStore(db);
-        assert.equal(await pages.passagesFilled(), false, "migration 13: an older release's versions are to be filled in");
+        assert.equal(await pages.derivedFilled(), false, "migration 13: an older release's versions are to be filled in");
         await pages.putVersion(page('https://example.com/new', { content: 'zebra herd' }));
         const engine = await new EngineIndexStore(db).open();
         const hits = await engine.search({ terms: ['zebra'], limit: 10 });

@@ -53,9 +53,9 @@ describe('CLI and server end to end', () => {
     assert.equal(imported.code, 1, 'a failed line makes the exit code 1');
     assert.match(imported.stderr, /pages\.jsonl:4: skipped: not valid JSON/);
     assert.match(imported.stderr, /imported 3, skipped 0 unchanged, failed 1/);
-    // The long page as an older release stored it: no passage index, and none filled in.
+    // The pages as an older release stored them: no passage index for the long one, no fingerprints, and none filled in.
     const db = openDatabase({ path: join(dir.path, 'websearch.db') });
-    db.exec("UPDATE versions SET passages = NULL; UPDATE passages_filled SET format = 0");
+    db.exec('UPDATE versions SET passages = NULL, near_fingerprint = NULL; UPDATE passages_filled SET format = 0');
     db.close();
 
     server = spawn(process.execPath, [...CLI, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -191,20 +191,21 @@ describe('CLI and server end to end', () => {
     assert.ok(existsSync(join(other, 'websearch.db')), 'the organization is made in the folder named before the command');
   });
 
-  test('the server fills in the passage indexes an older release left out, in the background', async () => {
+  test('the server fills in the passage indexes and fingerprints an older release left out, in the background', async () => {
     const deadline = Date.now() + 20_000;
-    while (!/"msg":"passage indexes filled"/.test(logs)) {
+    while (!/"msg":"passage indexes and fingerprints filled"/.test(logs)) {
       assert.ok(Date.now() < deadline, `no fill logged: ${logs}`);
       await new Promise((r) => setTimeout(r, 50));
     }
-    assert.match(logs, /"built":1,"ms":\d+,"msg":"passage indexes filled"/);
+    assert.match(logs, /"fingerprints":3,"passages":1,"ms":\d+,"msg":"passage indexes and fingerprints filled"/);
     const db = openDatabase({ path: join(dir.path, 'websearch.db'), readonly: true });
     try {
       const row = db.prepare("SELECT v.passages FROM versions v JOIN pages p ON p.id = v.page_id WHERE p.url = 'https://example.org/lights'").get() as {
         passages: Buffer;
       };
       assert.deepEqual(new Uint8Array(row.passages), buildPassages(LIGHTHOUSES));
-      assert.equal(await new SqlitePageStore(db).passagesFilled(), true);
+      assert.equal(db.prepare('SELECT count(*) FROM versions WHERE near_fingerprint IS NULL').pluck().get(), 0);
+      assert.equal(await new SqlitePageStore(db).derivedFilled(), true);
     } finally {
       db.close();
     }

@@ -77,10 +77,10 @@ describe('serve --workers 2', () => {
 
   before(async () => {
     await importPage('first.jsonl', 'https://one.example.org/a', 'Pelicans dive for fish.');
-    // A page long enough for a passage index, as an older release stored it: none, and none filled in.
+    // A page long enough for a passage index, as an older release stored it: none, no fingerprints, and none filled in.
     await importPage('long.jsonl', 'https://one.example.org/long', Array.from({ length: 150 }, (_, i) => `Line ${i}: herons wade in the shallow water of the bay.`).join('\n\n'));
     const db = openDatabase({ path: join(dir.path, 'websearch.db') });
-    db.exec('UPDATE versions SET passages = NULL; UPDATE passages_filled SET format = 0');
+    db.exec('UPDATE versions SET passages = NULL, near_fingerprint = NULL; UPDATE passages_filled SET format = 0');
     db.close();
     server = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--workers', '2'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const onData = (d: Buffer) => {
@@ -119,13 +119,14 @@ describe('serve --workers 2', () => {
     assert.equal((await r.json()).results[0].url, 'https://one.example.org/a');
   });
 
-  test('the primary fills in the passage indexes an older release left out, once for both workers', async () => {
-    await until(() => /passage indexes filled \{"built":1,/.test(logs), 20_000, () => `no fill logged: ${logs}`);
+  test('the primary fills in the passage indexes and fingerprints an older release left out, once for both workers', async () => {
+    await until(() => /passage indexes and fingerprints filled \{"fingerprints":2,"passages":1,/.test(logs), 20_000, () => `no fill logged: ${logs}`);
     assert.equal(logs.split('filling in passage indexes').length, 2, logs);
     const db = openDatabase({ path: join(dir.path, 'websearch.db'), readonly: true });
     try {
-      assert.equal(await new SqlitePageStore(db).passagesFilled(), true);
+      assert.equal(await new SqlitePageStore(db).derivedFilled(), true);
       assert.equal(db.prepare('SELECT count(*) FROM versions WHERE passages IS NULL AND length(content) >= 4000').pluck().get(), 0);
+      assert.equal(db.prepare('SELECT count(*) FROM versions WHERE near_fingerprint IS NULL').pluck().get(), 0);
     } finally {
       db.close();
     }

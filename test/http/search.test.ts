@@ -1,8 +1,29 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { nearDuplicates, nearFingerprint } from '../../src/core/near-duplicate.js';
 import { createTestEnv, page, type TestEnv } from '../helpers.js';
 
 const T = (iso: string) => Date.parse(iso);
+
+/** A wire story, as its agency and a paper that ran it show it (its own lead-in, footer and one word), and another paper's story of the same news. */
+const CORMORANT_STORY =
+  'Cormorants have returned to nest on the old pier at the mouth of the river for the first time in twenty years. ' +
+  'Volunteers counted forty-two nests this week, most of them on the iron beams below the deck, where the birds are safe from foxes ' +
+  'and from the boats that pass at high tide. The harbour board said the pier will stay closed to visitors until the chicks have ' +
+  'fledged in late summer, and asked anglers to keep their lines away from the beams.';
+const CORMORANT_PAGES = {
+  wire: `By A. Reporter, Coast Wire\n\n${CORMORANT_STORY}\n\n© Coast Wire. All rights reserved.`,
+  gazette: `Gazette staff and [wire reports](https://gazette.test/wire)\n\n${CORMORANT_STORY.replace('this week', 'on Tuesday')}\n\nRead more local news in the Gazette.`,
+  courier:
+    'Birds are back on the pier. A flock of cormorants has settled under the deck of the river pier, which has been closed since spring. ' +
+    'The birds dive in the estuary and dry their wings on the railings, and a local photographer has taken pictures of them every morning. ' +
+    'Anglers are unhappy that the pier is closed, but the harbour board says it will open again in the autumn.',
+};
+/** A site's tide tables, one template: near-duplicates by their text, other pages by their titles. */
+const tideTable = (harbour: string, first: string) =>
+  `Tide times for ${harbour} this week. High water on Monday at ${first} and 18:40, low water at 00:05 and 12:30. ` +
+  'High water on Tuesday at 06:55 and 19:21, low water at 00:48 and 13:10. High water on Wednesday at 07:40 and 20:02. ' +
+  'Times are in local time and may change with the weather and the wind; read the notices at the harbour office before you sail. Heights are in metres above chart datum.';
 
 describe('search over HTTP', () => {
   let env: TestEnv;
@@ -79,6 +100,12 @@ describe('search over HTTP', () => {
       ),
       page('https://dup.test/story?id=2', { title: 'Kestrel colony returns', content: 'The kestrel colony returned to the cliffs last spring.' }),
       page('https://other.test/kestrels', { title: 'Kestrels', content: 'A kestrel hovers over the cliffs.' }),
+      page('https://wire.test/cormorants', { title: 'Cormorants nest on the old pier', content: CORMORANT_PAGES.wire }),
+      page('https://gazette.test/news/cormorants', { title: 'Cormorants nest on old pier | The Gazette', content: CORMORANT_PAGES.gazette }),
+      page('https://courier.test/cormorants', { title: 'Cormorants nest on the old pier', content: CORMORANT_PAGES.courier }),
+      page('https://tides.test/kingsport', { title: 'Tide table: Kingsport', content: tideTable('Kingsport', '06:12') }),
+      page('https://tides.test/kingsport?print=1', { title: 'Tide table: Kingsport', content: `${tideTable('Kingsport', '06:12')} Printed from tides.test.` }),
+      page('https://tides.test/eastwick', { title: 'Tide table: Eastwick', content: tideTable('Eastwick', '06:31') }),
       // A site's one description on each of its pages; another page's own.
       page('https://birds.test/osprey', { title: 'Ospreys', content: 'The osprey dives feet first for fish.', description: 'Birds of the coast, every week.' }),
       page('https://birds.test/osprey-pair', { title: 'Osprey pairs', content: 'An osprey pair returns each spring.', description: 'Birds of the coast, every week.' }),
@@ -493,6 +520,28 @@ describe('search over HTTP', () => {
       const some = await ranked({ query: 'kestrel colony cliffs', max_results: max });
       assert.deepEqual(some, all.slice(0, max), `max_results ${max}`);
     }
+  });
+
+  test('a near-duplicate of a result ranked above it is left out, when on another host or under the same title; a site\'s pages of one template are kept', async () => {
+    // The texts are near-duplicates, or not, as the fingerprints of their pages say.
+    const near = (a: string, b: string) => nearDuplicates(nearFingerprint(a)!, nearFingerprint(b)!);
+    assert.equal(near(CORMORANT_PAGES.wire, CORMORANT_PAGES.gazette), true);
+    assert.equal(near(CORMORANT_PAGES.wire, CORMORANT_PAGES.courier), false);
+    assert.equal(near(tideTable('Kingsport', '06:12'), tideTable('Eastwick', '06:31')), true);
+    const ranked = async (body: object) => ((await search(body)).body.results as { url: string }[]).map((x) => x.url);
+    // Of the pages the tests store, these tests' own.
+    const these = (urls: string[], hosts: RegExp) => urls.filter((u) => hosts.test(new URL(u).hostname));
+    const stories = these(await ranked({ query: 'cormorants pier' }), /^(wire|gazette|courier)\.test$/);
+    assert.equal(stories.length, 2, stories.join(' '));
+    assert.ok(stories.includes('https://courier.test/cormorants'), 'the same title over other text is another story');
+    assert.equal(stories.filter((u) => u === 'https://wire.test/cormorants' || u === 'https://gazette.test/news/cormorants').length, 1, stories.join(' '));
+    // The one left out comes back when the one shown is not a result.
+    assert.deepEqual(await ranked({ query: 'cormorants pier', site: 'gazette.test' }), ['https://gazette.test/news/cormorants']);
+    assert.deepEqual(await ranked({ query: 'cormorants pier', site: 'wire.test' }), ['https://wire.test/cormorants']);
+    // The print copy shares its host and its title: left out. Eastwick's table is another page.
+    const tides = these(await ranked({ query: 'tide times harbour' }), /^tides\.test$/);
+    assert.equal(tides.length, 2, tides.join(' '));
+    assert.ok(tides.includes('https://tides.test/eastwick'), tides.join(' '));
   });
 
   test('a description that several results, or other pages of its host, share says nothing of each: each gives its opening text instead', async () => {

@@ -241,12 +241,12 @@ export class ReplicatedPageStore implements PageStore {
     return this.local.stats();
   }
 
-  fillPassages(signal?: AbortSignal): Promise<number> {
-    return this.local.fillPassages(signal);
+  fillDerived(signal?: AbortSignal): Promise<{ fingerprints: number; passages: number }> {
+    return this.local.fillDerived(signal);
   }
 
-  passagesFilled(): Promise<boolean> {
-    return this.local.passagesFilled();
+  derivedFilled(): Promise<boolean> {
+    return this.local.derivedFilled();
   }
 
   /**

@@ -313,6 +313,14 @@ ${FTS5_SCHEMA}
   WHERE description_key IS NOT NULL AND EXISTS (SELECT 1 FROM versions o WHERE o.description_key = versions.description_key
     AND o.page_id != versions.page_id AND o.content_hash != versions.content_hash);
   `,
+  `
+  -- A version's near-duplicate fingerprint (core/near-duplicate.ts nearFingerprint), which a search
+  -- compares among its results: empty for a text too short for one; null for a version stored
+  -- before, until the background fill makes it (page-store.ts fillDerived), found on the partial
+  -- index, which is empty once they are all made.
+  ALTER TABLE versions ADD COLUMN near_fingerprint BLOB;
+  CREATE INDEX versions_near_missing ON versions(id) WHERE near_fingerprint IS NULL;
+  `,
 ];
 
 /**

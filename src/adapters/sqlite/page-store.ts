@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { nearFingerprint } from '../../core/near-duplicate.js';
 import { buildPassages, PASSAGE_INDEX_MIN, PASSAGES_FORMAT, SCAN_LIMIT } from '../../core/passages.js';
 import { reverseHost } from '../../core/url.js';
 import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
@@ -30,12 +31,27 @@ type ResultRow = [
   content: string,
   passages: Buffer | null,
   sharedDescription: number,
+  near: Buffer | null,
 ];
 
-/** Versions given a passage index per transaction by `fillPassages`. */
+/** Versions given a passage index, or a near-duplicate fingerprint, per transaction by `fillDerived`. */
 const PASSAGE_BATCH = 200;
 
 const toBlob = (bytes: Uint8Array | undefined) => (bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null);
+
+/** What a version stores derived from its content, made before the write transaction. */
+interface Derived {
+  passages: Uint8Array | undefined;
+  /** Empty: the text is too short for one (`nearFingerprint`). */
+  near: Buffer;
+}
+
+const NO_FINGERPRINT = Buffer.alloc(0);
+
+/** A version's `Derived`: the passage index a reader thread built already, or built here. */
+function derive(v: NewVersion): Derived {
+  return { passages: v.passages ?? buildPassages(v.content), near: toBlob(nearFingerprint(v.content)) ?? NO_FINGERPRINT };
+}
 
 /** Versions read by one statement (a search shows ten results by default). */
 const IDS_PER_READ = 10;
@@ -107,16 +123,16 @@ export class SqlitePageStore implements PageStore {
       ),
       insertVersion: db.prepare(
         `INSERT INTO versions (page_id, acquired_at, superseded_at, published_at, title, description, author,
-           content, content_hash, searchable, first_searchable, lang, passages, description_key, description_shared)
+           content, content_hash, searchable, first_searchable, lang, passages, description_key, description_shared, near_fingerprint)
          VALUES (@pageId, @acquiredAt, @supersededAt, @publishedAt, @title, @description, @author, @content, @hash, @searchable, @searchable, @lang, @passages,
-           @descriptionKey, @descriptionShared)`,
+           @descriptionKey, @descriptionShared, @near)`,
       ),
       // A version's later captures start a copy of it at the first of them (`putOne`).
       copyVersion: db.prepare<[number, number, number, number]>(
         `INSERT INTO versions (page_id, acquired_at, superseded_at, published_at, title, description, author,
-           content, content_hash, searchable, first_searchable, lang, passages, description_key, description_shared)
+           content, content_hash, searchable, first_searchable, lang, passages, description_key, description_shared, near_fingerprint)
          SELECT page_id, ?, superseded_at, published_at, title, description, author, content, content_hash, ?, ?, lang, passages, description_key,
-           description_shared
+           description_shared, near_fingerprint
          FROM versions WHERE id = ?`,
       ),
       // Another page of the host, of other content, with the description of key ? (migration 20).
@@ -156,7 +172,7 @@ export class SqlitePageStore implements PageStore {
         .prepare<number[], ResultRow>(
           `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description,
              CASE WHEN octet_length(v.content) > ${SCAN_LIMIT} THEN substr(v.content, 1, ${SCAN_LIMIT}) ELSE v.content END, v.passages,
-             v.description_shared
+             v.description_shared, v.near_fingerprint
            FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (${Array(IDS_PER_READ).fill('?').join(', ')})`,
         )
         .raw(),
@@ -169,6 +185,13 @@ export class SqlitePageStore implements PageStore {
            AND (passages IS NULL OR substr(passages, 1, 4) != ?) ORDER BY id LIMIT ${PASSAGE_BATCH}`,
       ),
       setPassages: db.prepare<[Buffer | null, number]>('UPDATE versions SET passages = ? WHERE id = ?'),
+      // Versions stored before fingerprints (migration 21), on its partial index.
+      missingNear: db.prepare<[number], { id: number; content: string }>(
+        `SELECT id, CASE WHEN octet_length(content) > ${SCAN_LIMIT} THEN substr(content, 1, ${SCAN_LIMIT}) ELSE content END AS content
+         FROM versions WHERE near_fingerprint IS NULL AND id > ? ORDER BY id LIMIT ${PASSAGE_BATCH}`,
+      ),
+      anyMissingNear: db.prepare<[], number>('SELECT 1 FROM versions WHERE near_fingerprint IS NULL LIMIT 1').pluck(),
+      setNear: db.prepare<[Buffer, number]>('UPDATE versions SET near_fingerprint = ? WHERE id = ?'),
       passagesFilled: db.prepare<[], number>('SELECT format FROM passages_filled').pluck(),
       setPassagesFilled: db.prepare<[number]>('UPDATE passages_filled SET format = ?'),
       logApplied: db.prepare<[], number>('SELECT seq FROM page_log_applied').pluck(),
@@ -188,7 +211,7 @@ export class SqlitePageStore implements PageStore {
    * searchable when one of its captures was; a version's later captures are kept (`captures`), so a
    * capture stored later can come between them.
    */
-  private putOne(v: NewVersion, passages: Uint8Array | undefined): PutOutcome {
+  private putOne(v: NewVersion, { passages, near }: Derived): PutOutcome {
     const s = this.stmts;
     const hash = contentHash(v);
     const t = v.acquiredAt;
@@ -251,23 +274,24 @@ export class SqlitePageStore implements PageStore {
       passages: toBlob(passages),
       descriptionKey: key,
       descriptionShared: shared ? 1 : 0,
+      near,
     });
     if (prev) s.supersede.run(t, prev.id);
     const id = Number(info.lastInsertRowid);
     return { status: 'added', version: toVersion(s.byId.get(id)!) };
   }
 
-  // Passage indexes are built before the write transaction, not while it holds the database's
-  // write lock (2.4 ms for a 30 kB page), though a version found unchanged then does not use its own.
-  // A page read on a reader thread comes with its index.
+  // Passage indexes and fingerprints are made before the write transaction, not while it holds the
+  // database's write lock (2.2 ms and 0.75 ms for a 30 kB page, bench:snippets), though a version found unchanged
+  // then does not use its own. A page read on a reader thread comes with its index.
   async putVersion(version: NewVersion): Promise<PutOutcome> {
-    const passages = version.passages ?? buildPassages(version.content);
-    return this.db.transaction(() => this.putOne(version, passages)).immediate();
+    const derived = derive(version);
+    return this.db.transaction(() => this.putOne(version, derived)).immediate();
   }
 
   async putVersions(versions: readonly NewVersion[]): Promise<PutOutcome[]> {
-    const passages = versions.map((v) => v.passages ?? buildPassages(v.content));
-    return this.db.transaction(() => versions.map((v, k) => this.putOne(v, passages[k]))).immediate();
+    const derived = versions.map(derive);
+    return this.db.transaction(() => versions.map((v, k) => this.putOne(v, derived[k]!))).immediate();
   }
 
   /**
@@ -278,8 +302,8 @@ export class SqlitePageStore implements PageStore {
    * there for good; the errors are returned.
    */
   async applyLog(versions: readonly NewVersion[], upTo: number): Promise<Error[]> {
-    const passages = versions.map((v) => v.passages ?? buildPassages(v.content));
-    const one = this.db.transaction((v: NewVersion, k: number) => this.putOne(v, passages[k]));
+    const derived = versions.map(derive);
+    const one = this.db.transaction((v: NewVersion, k: number) => this.putOne(v, derived[k]!));
     return this.db
       .transaction(() => {
         const failed: Error[] = [];
@@ -331,13 +355,14 @@ export class SqlitePageStore implements PageStore {
     for (const id of ids) {
       const row = rows.get(id);
       if (!row) continue;
-      const [, url, acquiredAt, publishedAt, title, description, content, passages, shared] = row;
+      const [, url, acquiredAt, publishedAt, title, description, content, passages, shared, near] = row;
       const v: ResultVersion = { id, url, content, acquiredAt };
       if (title !== null) v.title = title;
       if (description !== null) v.description = description;
       if (shared === 1) v.sharedDescription = true;
       if (publishedAt !== null) v.publishedAt = publishedAt;
       if (passages !== null) v.passages = passages;
+      if (near !== null && near.length > 0) v.near = near;
       out.push(v);
     }
     return out;
@@ -351,14 +376,24 @@ export class SqlitePageStore implements PageStore {
     return this.stmts.counts.get()!;
   }
 
-  async passagesFilled(): Promise<boolean> {
-    return this.stmts.passagesFilled.get() === PASSAGES_FORMAT;
+  async derivedFilled(): Promise<boolean> {
+    return this.stmts.passagesFilled.get() === PASSAGES_FORMAT && this.stmts.anyMissingNear.get() === undefined;
   }
 
-  async fillPassages(signal?: AbortSignal): Promise<number> {
+  async fillDerived(signal?: AbortSignal): Promise<{ fingerprints: number; passages: number }> {
     const format = Buffer.alloc(4);
     format.writeUInt32LE(PASSAGES_FORMAT);
-    let built = 0;
+    const built = { fingerprints: 0, passages: 0 };
+    const between = () => new Promise<void>((resolve) => setImmediate(resolve)); // a serving process keeps answering between batches
+    for (let after = 0; !signal?.aborted; ) {
+      const rows = this.stmts.missingNear.all(after);
+      if (rows.length === 0) break;
+      const prints = rows.map((r) => toBlob(nearFingerprint(r.content)) ?? NO_FINGERPRINT);
+      this.db.transaction(() => rows.forEach((r, k) => this.stmts.setNear.run(prints[k]!, r.id)))();
+      built.fingerprints += rows.length;
+      after = rows.at(-1)!.id;
+      await between();
+    }
     for (let after = 0; !signal?.aborted; ) {
       const rows = this.stmts.missingPassages.all(after, PASSAGE_INDEX_MIN, format);
       if (rows.length === 0) {
@@ -367,9 +402,9 @@ export class SqlitePageStore implements PageStore {
       }
       const indexes = rows.map((r) => toBlob(buildPassages(r.content)));
       this.db.transaction(() => rows.forEach((r, k) => this.stmts.setPassages.run(indexes[k]!, r.id)))();
-      built += rows.length;
+      built.passages += rows.length;
       after = rows.at(-1)!.id;
-      await new Promise<void>((resolve) => setImmediate(resolve)); // a serving process keeps answering between batches
+      await between();
     }
     return built;
   }

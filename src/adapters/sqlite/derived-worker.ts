@@ -1,5 +1,5 @@
 /**
- * A worker thread that fills in passage indexes (SqlitePageStore.fillPassages) over its own
+ * A worker thread that fills in passage indexes and fingerprints (SqlitePageStore.fillDerived) over its own
  * connection, until it has gone through every version or is told to stop (any message): then a
  * message with how many it built and whether it went through them all.
  */
@@ -14,7 +14,7 @@ parentPort!.on('message', onMessage);
 // Read, not mapped: the versions read once would count in the process's resident memory.
 const db = openDatabase({ path, mapped: false });
 try {
-  const built = await new SqlitePageStore(db).fillPassages(stop.signal);
+  const built = await new SqlitePageStore(db).fillDerived(stop.signal);
   parentPort!.postMessage({ built, done: !stop.signal.aborted });
 } finally {
   db.close();

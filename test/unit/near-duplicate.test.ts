@@ -1,0 +1,69 @@
+/**
+ * Near-duplicate fingerprints (core/near-duplicate.ts) on SciFact's abstracts: a copy with a byline
+ * and a footer added, or a sentence in five left out too, is a near-duplicate of its abstract; two
+ * abstracts are not; case and link targets change nothing; a short text has none.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { loadCorpus } from '../../bench/scifact.js';
+import { NEAR_BYTES, nearDuplicates, nearFingerprint } from '../../src/core/near-duplicate.js';
+
+/** SciFact's abstracts of 80 words or more, the first 400. */
+const abstracts = loadCorpus()
+  .map((d) => d.text)
+  .filter((t) => t.split(/\s+/).length >= 80)
+  .slice(0, 400);
+
+const syndicated = (text: string) => `By Jane Doe, Science Wire\n\n${text}\n\nCopyright 2026 Science Wire. All rights reserved; not to be republished.`;
+/** The text without every fifth sentence. */
+const shortened = (text: string) =>
+  text
+    .split(/(?<=\.)\s+/)
+    .filter((_, i) => i % 5 !== 4)
+    .join(' ');
+
+describe('nearFingerprint', () => {
+  test('a copy with a byline and a footer is a near-duplicate of its text, and so, nearly always, is one missing a sentence in five', () => {
+    assert.equal(abstracts.length, 400);
+    let shortenedNear = 0;
+    for (const text of abstracts) {
+      const print = nearFingerprint(text)!;
+      assert.equal(print.length, NEAR_BYTES);
+      assert.ok(nearDuplicates(print, nearFingerprint(syndicated(text))!), text.slice(0, 80));
+      if (nearDuplicates(print, nearFingerprint(syndicated(shortened(text)))!)) shortenedNear++;
+    }
+    assert.ok(shortenedNear >= 390, `${shortenedNear} of 400`);
+  });
+
+  test('two abstracts are not near-duplicates', () => {
+    const prints = abstracts.map((t) => nearFingerprint(t)!);
+    const near: string[] = [];
+    for (let i = 0; i < prints.length; i++) {
+      for (let j = i + 1; j < prints.length; j++) if (nearDuplicates(prints[i]!, prints[j]!)) near.push(`${i}-${j}`);
+    }
+    assert.deepEqual(near, []);
+  });
+
+  test('the case of ASCII letters and the targets of links and images change nothing', () => {
+    const text = abstracts[0]!;
+    const words = text.split(' ');
+    const linked = [...words.slice(0, 10), `[${words[10]}](https://a.example/x "A title")`, ...words.slice(11, 20), `![${words[20]}](/img/b.png)`, ...words.slice(21)].join(' ');
+    const relinked = linked.replace('https://a.example/x', 'https://b.example/y?ref=feed').replace('/img/b.png', 'https://cdn.example/c.jpg');
+    assert.deepEqual(nearFingerprint(linked), nearFingerprint(relinked));
+    assert.deepEqual(nearFingerprint(text.toUpperCase()), nearFingerprint(text.toLowerCase()));
+  });
+
+  test('a text of fewer than 40 three-word shingles has none; one of 40 has one', () => {
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+    assert.equal(nearFingerprint(words(41)), undefined);
+    assert.equal(nearFingerprint(''), undefined);
+    assert.equal(nearFingerprint(words(42))?.length, NEAR_BYTES);
+  });
+
+  test('fingerprints of another length are never near-duplicates', () => {
+    const print = nearFingerprint(abstracts[0]!)!;
+    assert.equal(nearDuplicates(print, print), true);
+    assert.equal(nearDuplicates(print, print.subarray(0, NEAR_BYTES - 2)), false);
+    assert.equal(nearDuplicates(new Uint8Array(0), new Uint8Array(0)), false);
+  });
+});
