@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { picker, rng } from '../../bench/scifact.js';
-import { normalizeUrl, parseSiteFilter, urlFileType, urlTwins } from '../../src/core/url.js';
+import { normalizeUrl, parseSiteFilter, urlAuthority, urlFileType, urlTwins } from '../../src/core/url.js';
 
 describe('normalizeUrl', () => {
   test('the normal form of made-up URLs is its own normal form, and the same scheme, host, port, path and query', () => {
@@ -93,4 +93,22 @@ test('urlFileType: what follows the last dot of the path\'s last segment, in low
     ['http://127.0.0.1:8080/a.b/c.mp4', 'mp4'],
   ];
   for (const [url, type] of cases) assert.equal(urlFileType(url), type, url);
+});
+
+test('urlAuthority: the host and port of a normalized URL, whatever follows them', () => {
+  const cases: [string, string][] = [
+    ['https://a.org/docs/x', 'a.org'],
+    ['https://a.org', 'a.org'],
+    ['https://a.org?q=/x', 'a.org'],
+    ['https://a.org#top', 'a.org'],
+    ['http://127.0.0.1:8080/a', '127.0.0.1:8080'],
+    ['https://[::1]:8443/x', '[::1]:8443'],
+    ['https://xn--bcher-kva.example/b', 'xn--bcher-kva.example'],
+  ];
+  for (const [url, authority] of cases) assert.equal(urlAuthority(url), authority, url);
+  // The normal form of made-up URLs: as URL reads its host.
+  for (const raw of ['HTTPS://Sub.Example.COM:443/a?b#c', 'http://example.com:8080', 'https://bücher.example/x/../y']) {
+    const url = normalizeUrl(raw)!;
+    assert.equal(urlAuthority(url), new URL(url).host, raw);
+  }
 });
