@@ -436,8 +436,9 @@ function fieldHolds(field: FieldNode, v: ResultVersion): boolean {
  *   another host, or on the same host with the same title: a wire story or a press release on
  *   several sites, each with its own byline and footer. Pages of one host with other titles are
  *   kept apart: a site's pages made from one template differ in what they are about.
+ * At most `max` are kept: those ranked below are not compared.
  */
-function withoutRepeats(versions: ResultVersion[]): ResultVersion[] {
+function withoutRepeats(versions: ResultVersion[], max: number): ResultVersion[] {
   if (versions.length < 2) return versions;
   const seen = new Map<string, ResultVersion[]>();
   const kept: ResultVersion[] = [];
@@ -451,7 +452,7 @@ function withoutRepeats(versions: ResultVersion[]): ResultVersion[] {
     if (same) same.push(v);
     else seen.set(key, [v]);
     if (v.near) printed.push(v);
-    kept.push(v);
+    if (kept.push(v) === max) break;
   }
   return kept;
 }
@@ -477,7 +478,7 @@ async function ranked(
     const ids = hits.slice(0, limit).map((h) => h.versionId);
     const fresh = await deps.pages.getVersions(ids.filter((id) => !read.has(id)));
     for (const v of fresh) read.set(v.id, !passes || (await passes(v)) ? v : undefined);
-    versions = withoutRepeats(ids.flatMap((id) => read.get(id) ?? []));
+    versions = withoutRepeats(ids.flatMap((id) => read.get(id) ?? []), max);
     if (versions.length >= max || hits.length < limit) return { versions, cut: false };
     if (passes ? limit >= CHECKED_CANDIDATES_MAX : round === DUPLICATE_ROUNDS) return { versions, cut: passes !== undefined };
     const missing = max - versions.length;
