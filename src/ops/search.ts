@@ -399,8 +399,12 @@ function snippetWeights(index: IndexStore, stems: readonly string[]): number[] |
   return most > 0 ? idfs.map((x) => x / most) : undefined;
 }
 
-/** How many times a search asks the engine again for the ranks its repeated pages took (`withoutRepeats`). */
-const DUPLICATE_ROUNDS = 2;
+/**
+ * How many times a search asks the engine again, for twice as many each time, for the ranks its
+ * repeated pages took (`withoutRepeats`): 10 results asked, up to 143 read, so a wire story run by
+ * a hundred sites still leaves room for other pages.
+ */
+const DUPLICATE_ROUNDS = 3;
 
 /**
  * The most pages a search reads, in rank order, for results that hold none of the query's
@@ -461,8 +465,8 @@ function withoutRepeats(versions: ResultVersion[], max: number): ResultVersion[]
  * The best `max` versions the index ranks for `asked`, without the repeats of one ranked above
  * (`withoutRepeats`) and, with `passes`, without those it refuses (a `-"phrase"` or a `-intitle:`
  * held, an `inurl:` or a `filetype:` not): the ranks they took are filled from further down,
- * asking the index for more, at most twice for repeats, and twice as many each time up to
- * CHECKED_CANDIDATES_MAX for a check. `cut`: fewer were found than asked for because the check's
+ * asking the index for twice as many each time (and as many as are missing), at most
+ * DUPLICATE_ROUNDS times for repeats, and up to CHECKED_CANDIDATES_MAX for a check. `cut`: fewer were found than asked for because the check's
  * bound was reached.
  */
 async function ranked(
@@ -482,7 +486,7 @@ async function ranked(
     if (versions.length >= max || hits.length < limit) return { versions, cut: false };
     if (passes ? limit >= CHECKED_CANDIDATES_MAX : round === DUPLICATE_ROUNDS) return { versions, cut: passes !== undefined };
     const missing = max - versions.length;
-    limit = passes ? Math.min(CHECKED_CANDIDATES_MAX, 2 * limit + missing) : limit + missing;
+    limit = Math.min(CHECKED_CANDIDATES_MAX, 2 * limit + missing);
   }
 }
 

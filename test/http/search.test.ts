@@ -19,6 +19,10 @@ const CORMORANT_PAGES = {
     'The birds dive in the estuary and dry their wings on the railings, and a local photographer has taken pictures of them every morning. ' +
     'Anglers are unhappy that the pier is closed, but the harbour board says it will open again in the autumn.',
 };
+const NARWHAL_STORY =
+  'Narwhals were seen in the fjord this week, a narwhal pod of thirty with calves, swimming close to the ice edge where the narwhal hunts cod. ' +
+  'Researchers from the station followed the pod by boat for two days and recorded the clicks the whales use to find their prey under the ice, ' +
+  'and they hope to fit tags on two of the adults before the sea freezes again in the autumn.';
 /** A site's tide tables, one template: near-duplicates by their text, other pages by their titles. */
 const tideTable = (harbour: string, first: string) =>
   `Tide times for ${harbour} this week. High water on Monday at ${first} and 18:40, low water at 00:05 and 12:30. ` +
@@ -106,6 +110,11 @@ describe('search over HTTP', () => {
       page('https://tides.test/kingsport', { title: 'Tide table: Kingsport', content: tideTable('Kingsport', '06:12') }),
       page('https://tides.test/kingsport?print=1', { title: 'Tide table: Kingsport', content: `${tideTable('Kingsport', '06:12')} Printed from tides.test.` }),
       page('https://tides.test/eastwick', { title: 'Tide table: Eastwick', content: tideTable('Eastwick', '06:31') }),
+      // A wire story run by 40 papers, each with its own byline, ranked above 12 other pages of its word.
+      ...Array.from({ length: 40 }, (_, i) =>
+        page(`https://paper${i}.test/narwhals`, { title: `Narwhals | Herald ${i}`, content: `By reporter ${i} of the Herald ${i}.\n\n${NARWHAL_STORY}` }),
+      ),
+      ...Array.from({ length: 12 }, (_, i) => page(`https://zoo${i}.test/narwhal`, { title: `Zoo ${i}`, content: `A narwhal of zoo ${i}.` })),
       // A site's one description on each of its pages; another page's own.
       page('https://birds.test/osprey', { title: 'Ospreys', content: 'The osprey dives feet first for fish.', description: 'Birds of the coast, every week.' }),
       page('https://birds.test/osprey-pair', { title: 'Osprey pairs', content: 'An osprey pair returns each spring.', description: 'Birds of the coast, every week.' }),
@@ -542,6 +551,13 @@ describe('search over HTTP', () => {
     const tides = these(await ranked({ query: 'tide times harbour' }), /^tides\.test$/);
     assert.equal(tides.length, 2, tides.join(' '));
     assert.ok(tides.includes('https://tides.test/eastwick'), tides.join(' '));
+  });
+
+  test('a story on many sites takes one rank: the others are filled from further down, however many copies rank above them', async () => {
+    const results = ((await search({ query: 'narwhal', max_results: 10 })).body.results as { url: string }[]).map((x) => x.url);
+    assert.equal(results.length, 10, results.join(' '));
+    assert.equal(results.filter((u) => /^https:\/\/paper\d+\.test\//.test(u)).length, 1, results.join(' '));
+    assert.equal(results.filter((u) => /^https:\/\/zoo\d+\.test\//.test(u)).length, 9, results.join(' '));
   });
 
   test('a description that several results, or other pages of its host, share says nothing of each: each gives its opening text instead', async () => {
