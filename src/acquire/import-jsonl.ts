@@ -148,7 +148,7 @@ function parseLine(line: string, now: number): Line {
 }
 
 /** The version of a line and its extracted page: the line's own fields win over the page's. */
-function toVersion(l: Line, extracted: Partial<PageMetadata> & { content: string; passages?: Uint8Array }): NewVersion {
+function toVersion(l: Line, extracted: Partial<PageMetadata> & { content: string; passages?: Uint8Array; near?: Uint8Array }): NewVersion {
   if (!extracted.content.trim()) throw new Error('the page has no text content');
   const version: NewVersion = { url: l.url, content: extracted.content, acquiredAt: l.acquiredAt, searchable: true };
   const title = l.title ?? extracted.title;
@@ -164,6 +164,7 @@ function toVersion(l: Line, extracted: Partial<PageMetadata> & { content: string
   const lang = pageLanguage(l.lang ?? extracted.lang, extracted.content);
   if (lang !== undefined) version.lang = lang;
   if (extracted.passages) version.passages = extracted.passages;
+  if (extracted.near) version.near = extracted.near;
   return version;
 }
 

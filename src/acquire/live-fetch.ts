@@ -124,6 +124,7 @@ export function versionOf(page: LivePage, o: { url?: string; acquiredAt?: number
     lang: pageLanguage(page.lang, page.content),
     searchable: o.searchable,
     ...(page.passages ? { passages: page.passages } : {}),
+    ...(page.near ? { near: page.near } : {}),
   };
 }
 

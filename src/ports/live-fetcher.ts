@@ -20,6 +20,8 @@ export interface LivePage {
   lastModified?: string;
   /** The content's passage index, built by the reader thread that read the page (so the serving thread does not). */
   passages?: Uint8Array;
+  /** The content's near-duplicate fingerprint, made there too (empty: the text is too short for one). */
+  near?: Uint8Array;
 }
 
 export interface LiveFetcher {

@@ -16,6 +16,11 @@ export interface NewVersion {
   searchable: boolean;
   /** The content's passage index (core/passages.ts `buildPassages`) when a reader thread built it already; built on store otherwise. */
   passages?: Uint8Array;
+  /**
+   * The content's near-duplicate fingerprint (core/near-duplicate.ts `nearFingerprint`; empty: the
+   * text is too short for one) when a reader thread made it already; made on store otherwise.
+   */
+  near?: Uint8Array;
 }
 
 export interface StoredVersion {

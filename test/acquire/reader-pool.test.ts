@@ -8,6 +8,7 @@ import type { RawResponse } from '../../src/acquire/http-client.js';
 import { pageFromResponse } from '../../src/acquire/live-fetch.js';
 import { ReaderPool } from '../../src/adapters/reader/reader-pool.js';
 import { ServiceError } from '../../src/core/errors.js';
+import { nearFingerprint } from '../../src/core/near-duplicate.js';
 import { buildPassages } from '../../src/core/passages.js';
 
 const response = (html: string, o: Partial<RawResponse> = {}): RawResponse => ({
@@ -47,15 +48,20 @@ const rejectsWith = async (p: Promise<unknown>, code: string, message?: RegExp) 
   return e;
 };
 
-test('a page read on a thread is the page read here, with its passage index', async () => {
+test('a page read on a thread is the page read here, with its passage index and fingerprint', async () => {
   const readers = pool({ threads: 2 });
   const res = response(ARTICLE);
   const here = await pageFromResponse(res);
   const [there, again] = await Promise.all([readers.read(res), readers.read(res)]);
-  const { passages, ...page } = there;
+  const { passages, near, ...page } = there;
   assert.deepEqual(page, here);
   assert.ok(passages && passages.length > 0, 'a long page comes with its passage index');
   assert.deepEqual(Buffer.from(passages), Buffer.from(buildPassages(here.content)!));
+  const print = nearFingerprint(here.content);
+  assert.ok(print, 'the article is long enough for a fingerprint');
+  assert.deepEqual(Buffer.from(near!), Buffer.from(print));
+  const short = await readers.read(response('<p>A short page.</p>'));
+  assert.deepEqual(short.near && [...short.near], [], 'a text too short for one: an empty one, not none');
   assert.deepEqual(again, there);
   assert.deepEqual(readers.load, { reading: 0, waiting: 0 });
 });

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { NEAR_BYTES, nearFingerprint } from '../../src/core/near-duplicate.js';
 import { buildPassages, PASSAGE_INDEX_MIN, SCAN_LIMIT } from '../../src/core/passages.js';
 import { cachedStem } from '../../src/core/text.js';
 import { pageSnippet, SnippetQuery } from '../../src/ops/snippet.js';
@@ -81,6 +82,21 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         assert.equal(gotShort!.passages, undefined);
       }));
 
+    test('a version is stored with its near-duplicate fingerprint, or one a reader thread made; getVersions returns it; a short text has none', () =>
+      withStores(async ({ pages }) => {
+        const text = (n: number) => Array.from({ length: 60 }, (_, i) => `word${(i * 7 + n) % 97}`).join(' ');
+        const given = new Uint8Array(NEAR_BYTES).fill(7);
+        const stored = await pages.putVersions([
+          page('https://example.com/made', { content: text(1) }),
+          page('https://example.com/given', { content: text(2), near: given }),
+          page('https://example.com/short', { content: 'Short.' }),
+        ]);
+        const [made, taken, short] = await pages.getVersions(stored.map((o) => o.version.id));
+        assert.deepEqual(new Uint8Array(made!.near!), nearFingerprint(text(1)));
+        assert.deepEqual(new Uint8Array(taken!.near!), given);
+        assert.equal(short!.near, undefined);
+      }));
+
     test('getVersions reads a page of megabytes only as far as snippets do: the same snippet and description, a whole prefix', () =>
       withStores(async ({ pages }) => {
         // Astral characters (two UTF-16 units each) all along, so a cut by code points and one by units differ.
@@ -98,6 +114,8 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
           assert.deepEqual(pageSnippet(got!.content, got!.passages, query, 500, { describe: true }), pageSnippet(huge, got!.passages, query, 500, { describe: true }));
           assert.deepEqual(pageSnippet(got!.content, undefined, query, 500, { describe: true }), pageSnippet(huge, undefined, query, 500, { describe: true }));
         }
+        // Its fingerprint is that of the part read, as the background fill makes it from that part.
+        assert.deepEqual(new Uint8Array(got!.near!), nearFingerprint(got!.content));
       }));
 
     test("getVersions says which descriptions other pages of the host hold too: not a copy's, an older version's or another host's", () =>

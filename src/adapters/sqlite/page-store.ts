@@ -48,9 +48,9 @@ interface Derived {
 
 const NO_FINGERPRINT = Buffer.alloc(0);
 
-/** A version's `Derived`: the passage index a reader thread built already, or built here. */
+/** A version's `Derived`: the passage index and fingerprint a reader thread made already, or made here. */
 function derive(v: NewVersion): Derived {
-  return { passages: v.passages ?? buildPassages(v.content), near: toBlob(nearFingerprint(v.content)) ?? NO_FINGERPRINT };
+  return { passages: v.passages ?? buildPassages(v.content), near: toBlob(v.near ?? nearFingerprint(v.content)) ?? NO_FINGERPRINT };
 }
 
 /** Versions read by one statement (a search shows ten results by default). */
