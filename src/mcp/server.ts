@@ -72,7 +72,7 @@ const TOOLS = [
     name: 'search',
     title: 'Web search',
     description:
-      'Searches the pages of this service\'s own web index (crawled and imported) and returns the best matches, each with title, URL, a snippet of the passage that matches, and publication and acquisition times. Filter by site and by when pages were published or acquired.',
+      'Searches the pages of this service\'s own web index (crawled and imported) and returns the best matches, each with title, URL, a snippet of the passage that matches, and publication and acquisition times. A page copied on several sites (a wire story) is one result. Filter by site and by when pages were published or acquired.',
     inputSchema: {
       type: 'object',
       properties: {
