@@ -381,31 +381,48 @@ export class SqlitePageStore implements PageStore {
   }
 
   async fillDerived(signal?: AbortSignal): Promise<{ fingerprints: number; passages: number }> {
+    const s = this.stmts;
     const format = Buffer.alloc(4);
     format.writeUInt32LE(PASSAGES_FORMAT);
-    const built = { fingerprints: 0, passages: 0 };
-    const between = () => new Promise<void>((resolve) => setImmediate(resolve)); // a serving process keeps answering between batches
+    const fingerprints = await this.fillIn(
+      (after) => s.missingNear.all(after),
+      (content) => toBlob(nearFingerprint(content)) ?? NO_FINGERPRINT,
+      (made, id) => s.setNear.run(made, id),
+      signal,
+    );
+    const passages = await this.fillIn(
+      (after) => s.missingPassages.all(after, PASSAGE_INDEX_MIN, format),
+      (content) => toBlob(buildPassages(content)),
+      (made, id) => s.setPassages.run(made, id),
+      signal,
+    );
+    if (!signal?.aborted) s.setPassagesFilled.run(PASSAGES_FORMAT);
+    return { fingerprints, passages };
+  }
+
+  /**
+   * Goes through the versions `missing` finds after an id, in id order, a batch at a time: `make`
+   * makes what each lacks from its content before the write transaction (not while it holds the
+   * database's write lock), and `set` stores them in it. It yields to the event loop between
+   * batches (a serving process keeps answering), until none is left or `signal` stops it, and
+   * answers how many it filled.
+   */
+  private async fillIn<T>(
+    missing: (after: number) => { id: number; content: string }[],
+    make: (content: string) => T,
+    set: (made: T, id: number) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
+    let filled = 0;
     for (let after = 0; !signal?.aborted; ) {
-      const rows = this.stmts.missingNear.all(after);
+      const rows = missing(after);
       if (rows.length === 0) break;
-      const prints = rows.map((r) => toBlob(nearFingerprint(r.content)) ?? NO_FINGERPRINT);
-      this.db.transaction(() => rows.forEach((r, k) => this.stmts.setNear.run(prints[k]!, r.id)))();
-      built.fingerprints += rows.length;
+      const made = rows.map((r) => make(r.content));
+      this.db.transaction(() => rows.forEach((r, k) => set(made[k]!, r.id)))();
+      filled += rows.length;
       after = rows.at(-1)!.id;
-      await between();
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    for (let after = 0; !signal?.aborted; ) {
-      const rows = this.stmts.missingPassages.all(after, PASSAGE_INDEX_MIN, format);
-      if (rows.length === 0) {
-        this.stmts.setPassagesFilled.run(PASSAGES_FORMAT);
-        return built;
-      }
-      const indexes = rows.map((r) => toBlob(buildPassages(r.content)));
-      this.db.transaction(() => rows.forEach((r, k) => this.stmts.setPassages.run(indexes[k]!, r.id)))();
-      built.passages += rows.length;
-      after = rows.at(-1)!.id;
-      await between();
-    }
-    return built;
+    return filled;
   }
 }
