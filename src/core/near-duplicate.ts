@@ -40,8 +40,10 @@ function mix(h: number): number {
   return h >>> 0;
 }
 
-const BIN_SHIFT = 27;
+/** A shingle's hash: its top bits choose its slot (32 slots: five), the rest are its value there. */
+const BIN_SHIFT = 32 - Math.log2(NEAR_SLOTS);
 const VALUE_MASK = (1 << BIN_SHIFT) - 1;
+/** A slot no shingle fell in. */
 const EMPTY = 0xffffffff;
 
 /** A markdown link's or image's target (`](https://...)`): copies of a page on two sites link to their own addresses. */
@@ -64,7 +66,7 @@ export function nearFingerprint(markdown: string): Uint8Array | undefined {
       const ch = text.charCodeAt(i);
       c = Math.imul(c ^ (ch >= 65 && ch <= 90 ? ch | 0x20 : ch), 0x01000193);
     }
-      if (++words >= 3) {
+    if (++words >= 3) {
       const h = mix(Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca77) ^ c);
       const bin = h >>> BIN_SHIFT;
       const v = h & VALUE_MASK;

@@ -452,7 +452,7 @@ function withoutRepeats(versions: ResultVersion[], max: number): ResultVersion[]
     const key = `${v.content.length}:${title}`;
     const same = seen.get(key);
     if (same?.some((u) => u.content === v.content)) continue;
-    if (v.near && printed.some((u) => nearDuplicates(u.near!, v.near!) && (u.title?.trim() === v.title?.trim() || urlAuthority(u.url) !== urlAuthority(v.url)))) continue;
+    if (v.near && printed.some((u) => nearRepeat(u, v, title))) continue;
     if (same) same.push(v);
     else seen.set(key, [v]);
     if (v.near) printed.push(v);
@@ -461,13 +461,18 @@ function withoutRepeats(versions: ResultVersion[], max: number): ResultVersion[]
   return kept;
 }
 
+/** Whether `v` (titled `title`, trimmed) is a near-duplicate of `u` ranked above it, on another host or under the same title (`withoutRepeats`). */
+function nearRepeat(u: ResultVersion, v: ResultVersion, title: string): boolean {
+  return nearDuplicates(u.near!, v.near!) && ((u.title?.trim() ?? '') === title || urlAuthority(u.url) !== urlAuthority(v.url));
+}
+
 /**
  * The best `max` versions the index ranks for `asked`, without the repeats of one ranked above
  * (`withoutRepeats`) and, with `passes`, without those it refuses (a `-"phrase"` or a `-intitle:`
  * held, an `inurl:` or a `filetype:` not): the ranks they took are filled from further down,
  * asking the index for twice as many each time (and as many as are missing), at most
- * DUPLICATE_ROUNDS times for repeats, and up to CHECKED_CANDIDATES_MAX for a check. `cut`: fewer were found than asked for because the check's
- * bound was reached.
+ * DUPLICATE_ROUNDS times for repeats, and up to CHECKED_CANDIDATES_MAX for a check. `cut`: fewer
+ * were found than asked for because the check's bound was reached.
  */
 async function ranked(
   deps: SearchDeps,
