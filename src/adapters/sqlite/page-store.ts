@@ -282,8 +282,8 @@ export class SqlitePageStore implements PageStore {
   }
 
   // Passage indexes and fingerprints are made before the write transaction, not while it holds the
-  // database's write lock (2.2 ms and 0.29 ms for a 30 kB page, bench:snippets), though a version found unchanged
-  // then does not use its own. A page read on a reader thread comes with its index.
+  // database's write lock (2.2 ms and 0.29 ms for a 30 kB page, bench:snippets), though a version
+  // found unchanged then does not use its own. A page read on a reader thread comes with both.
   async putVersion(version: NewVersion): Promise<PutOutcome> {
     const derived = derive(version);
     return this.db.transaction(() => this.putOne(version, derived)).immediate();
