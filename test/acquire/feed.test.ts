@@ -66,3 +66,19 @@ test('a feed is known by its root element after a declaration, comments and a st
   assert.ok(feed.content.length < LINK_GROWTH_LIMIT + 200_000, `${feed.content.length} characters`);
   assert.match(feed.content, /^## \[T0\]\(https:\/\/x\.test\/b0\)/);
 });
+
+test("links resolve against the xml:base around them (the feed's, an entry's, a link's or content's own), and against the feed's URL without one", () => {
+  const atom = feedToMarkdown(
+    `<feed xmlns="http://www.w3.org/2005/Atom" xml:base="https://blog.test/posts/"><title>Posts</title>
+    <entry><title>One</title><link href="one"/><summary type="html">&lt;a href="img/a.png"&gt;a&lt;/a&gt;</summary></entry>
+    <entry xml:base="/archive/2019/"><title>Two</title><link href="two"/></entry>
+    <entry><title>Three</title><link xml:base="https://mirror.test/x/" href="three"/><content type="xhtml" xml:base="https://cdn.test/"><div xmlns="http://www.w3.org/1999/xhtml"><a href="c">c</a></div></content></entry>
+    <entry xml:base="javascript:alert(1)//"><title>Four</title><link href="four"/></entry></feed>`,
+    'https://feeds.test/atom.xml',
+  )!;
+  assert.deepEqual(atom.links, ['https://blog.test/posts/one', 'https://blog.test/archive/2019/two', 'https://mirror.test/x/three', 'https://blog.test/posts/four']);
+  assert.match(atom.content, /\[a\]\(https:\/\/blog\.test\/posts\/img\/a\.png\)/);
+  assert.match(atom.content, /\[c\]\(https:\/\/cdn\.test\/c\)/);
+  const rss = feedToMarkdown('<rss><channel><item><title>X</title><link>x/1</link></item></channel></rss>', 'https://feeds.test/rss/all.xml')!;
+  assert.deepEqual(rss.links, ['https://feeds.test/rss/x/1']);
+});

@@ -41,8 +41,24 @@ function plain(el: Element | undefined): string | undefined {
   return text || undefined;
 }
 
-/** An http(s) URL against the feed's own (`absoluteUrl`, images' schemes), within the feed's budget of link growth. */
+/** An http(s) URL against `base` (`absoluteUrl`, images' schemes), within the feed's budget of link growth. */
 const linkUrl = (href: string | undefined, base: string, growth: LinkGrowth) => absoluteUrl(href, base, growth, true);
+
+/**
+ * The base the links inside `el` resolve against: its `xml:base` (Atom's, XML's) against `around`,
+ * the base of the element holding it (at the top, the feed's own URL), when that gives an http(s)
+ * URL; `around` otherwise.
+ */
+function baseOf(el: Element, around: string): string {
+  const written = attr(el, 'xml:base');
+  if (written === undefined) return around;
+  try {
+    const url = new URL(written.trim(), around);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : around;
+  } catch {
+    return around;
+  }
+}
 
 /** An entry's link: RSS's `<link>` text, Atom's `<link href>` that is its page (`alternate`, or no `rel`), RSS's permalink `<guid>`. */
 function entryLink(entry: Element, base: string, growth: LinkGrowth): string | undefined {
@@ -51,14 +67,14 @@ function entryLink(entry: Element, base: string, growth: LinkGrowth): string | u
     const href = attr(c, 'href');
     if (href !== undefined) {
       const rel = attr(c, 'rel') ?? 'alternate';
-      if (rel === 'alternate') return linkUrl(href, base, growth);
+      if (rel === 'alternate') return linkUrl(href, baseOf(c, base), growth);
     } else {
-      const url = linkUrl(textOf(c), base, growth);
+      const url = linkUrl(textOf(c), baseOf(c, base), growth);
       if (url) return url;
     }
   }
   const guid = child(entry, 'guid');
-  return guid && attr(guid, 'ispermalink') !== 'false' ? linkUrl(textOf(guid), base, growth) : undefined;
+  return guid && attr(guid, 'ispermalink') !== 'false' ? linkUrl(textOf(guid), baseOf(guid, base), growth) : undefined;
 }
 
 /** An entry's time as an ISO 8601 UTC timestamp, or as written when it does not parse (`pubDate` is RFC 822, Atom's RFC 3339). */
@@ -82,7 +98,7 @@ function entryText(entry: Element, base: string, growth: LinkGrowth): string {
   if (!body) return '';
   // Atom's `type="xhtml"` content is markup in the feed itself; the others are escaped HTML or text.
   const nodes: AnyNode[] = attr(body, 'type') === 'xhtml' ? children(body) : children(parseHtml(textOf(body)));
-  return toMarkdown(nodes, base, growth);
+  return toMarkdown(nodes, baseOf(body, base), growth);
 }
 
 /** A feed's XML text as markdown and metadata, or undefined when it is no feed. */
@@ -92,19 +108,23 @@ export function feedToMarkdown(xml: string, url: string): Feed | undefined {
   if (!root) return undefined;
   // RSS's channel holds its items (RSS 1.0's are the channel's siblings); Atom's feed is its own channel.
   const channel = root.name === 'feed' ? root : (child(root, 'channel') ?? root);
-  const entries: Element[] = [];
-  for (const holder of new Set([channel, root])) for (const c of children(holder)) if (isElement(c) && ENTRY_NAMES.has(c.name)) entries.push(c);
+  const rootBase = baseOf(root, url);
+  const entries: [Element, string][] = [];
+  for (const holder of new Set([channel, root])) {
+    const base = holder === root ? rootBase : baseOf(channel, rootBase);
+    for (const c of children(holder)) if (isElement(c) && ENTRY_NAMES.has(c.name)) entries.push([c, baseOf(c, base)]);
+  }
   const growth = new LinkGrowth();
   const links = new Set<string>();
-  const sections = entries.map((entry) => {
+  const sections = entries.map(([entry, base]) => {
     const title = plain(child(entry, 'title'));
-    const link = entryLink(entry, url, growth);
+    const link = entryLink(entry, base, growth);
     const page = link && normalizeUrl(link);
     if (page && page.length <= LIMITS.urlMaxChars) links.add(page);
     // The title and byline are text: escaped as markdown.ts escapes a page's (`escapeText`).
     const heading = title && link ? `## [${escapeText(title, true)}](${link})` : title ? `## ${escapeHeading(title)}` : link ? `## ${link}` : undefined;
     const byline = escapeLine([entryTime(entry), entryAuthor(entry)].filter(Boolean).join(' · '));
-    return [heading, byline, entryText(entry, url, growth)].filter(Boolean).join('\n\n');
+    return [heading, byline, entryText(entry, base, growth)].filter(Boolean).join('\n\n');
   });
   const feed: Feed = { content: sections.filter(Boolean).join('\n\n'), links: [...links] };
   const title = plain(child(channel, 'title'));
