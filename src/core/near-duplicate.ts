@@ -16,7 +16,7 @@
  * byline and a footer added is, and so are 397 of 400 copies that also lost a sentence in five.
  */
 import { SCAN_LIMIT } from './passages.js';
-import { scanWords } from './text.js';
+import { cutFurther, scanWords } from './text.js';
 
 /** Slots of a fingerprint. */
 export const NEAR_SLOTS = 32;
@@ -52,7 +52,8 @@ const LINK_TARGET = /\]\([^)\s]*(?:\s+"[^"]*")?\)/g;
 /**
  * The fingerprint of a page's markdown (read up to SCAN_LIMIT, as a search reads it), or undefined
  * when it has fewer than NEAR_SHINGLES_MIN shingles. Words are `scanWords`', ASCII letters folded
- * to lowercase; link targets are left out.
+ * to lowercase, and each character of a word in a script written without spaces (`cutFurther`:
+ * 東京の天気 is five); link targets are left out.
  */
 export function nearFingerprint(markdown: string): Uint8Array | undefined {
   const text = (markdown.length > SCAN_LIMIT ? markdown.slice(0, SCAN_LIMIT) : markdown).replace(LINK_TARGET, ']');
@@ -60,12 +61,7 @@ export function nearFingerprint(markdown: string): Uint8Array | undefined {
   let a = 0;
   let b = 0;
   let words = 0;
-  scanWords(text, (start, end) => {
-    let c = 0x811c9dc5; // FNV-1a
-    for (let i = start; i < end; i++) {
-      const ch = text.charCodeAt(i);
-      c = Math.imul(c ^ (ch >= 65 && ch <= 90 ? ch | 0x20 : ch), 0x01000193);
-    }
+  const shingle = (c: number) => {
     if (++words >= 3) {
       const h = mix(Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca77) ^ c);
       const bin = h >>> BIN_SHIFT;
@@ -74,6 +70,19 @@ export function nearFingerprint(markdown: string): Uint8Array | undefined {
     }
     a = b;
     b = c;
+  };
+  scanWords(text, (start, end, ascii) => {
+    // Chinese, Japanese, Thai, ...: each character is a word, so shingles are three characters.
+    if (!ascii && cutFurther(text.slice(start, end))) {
+      for (let i = start; i < end; i++) shingle(mix(text.charCodeAt(i) + 1));
+      return;
+    }
+    let c = 0x811c9dc5; // FNV-1a
+    for (let i = start; i < end; i++) {
+      const ch = text.charCodeAt(i);
+      c = Math.imul(c ^ (ch >= 65 && ch <= 90 ? ch | 0x20 : ch), 0x01000193);
+    }
+    shingle(c);
   });
   if (words - 2 < NEAR_SHINGLES_MIN) return undefined;
   const out = new Uint8Array(NEAR_BYTES);

@@ -81,6 +81,10 @@ const CJK_PARTS_RE = new RegExp(`[${CJK}]+|[^${CJK}]+`, 'gu');
 const WIDTH_RE = /[\uff00-\uffef\ufb00-\ufb06]/;
 /** Scripts written without spaces whose words ICU's dictionaries find. */
 const DICTIONARY_RE = /[\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u;
+/** Whether a word is of a script written without spaces between words (Han, kana, Thai, ...) or cut as one (Hangul): `pushWords` cuts it further. */
+export function cutFurther(word: string): boolean {
+  return CJK_RE.test(word) || DICTIONARY_RE.test(word);
+}
 /** Made at the first such run: making one takes about 30 ms, which every process (a CLI command, a build thread) would pay at start. */
 let dictionaryWords: Intl.Segmenter | undefined;
 

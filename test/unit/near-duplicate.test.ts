@@ -44,6 +44,20 @@ describe('nearFingerprint', () => {
     assert.deepEqual(near, []);
   });
 
+  test('a text written without spaces (Japanese, Chinese, Thai) is read by its characters: its copies are near-duplicates, other texts are not', () => {
+    const texts = [
+      '今日は朝から曇っていましたが、午後になって東京の天気は急に変わりました。雨が降り始め、多くの人が傘を持たずに駅へ急ぎました。気象庁によると、明日も大気の状態が不安定で、夕方には雷を伴った激しい雨が降るおそれがあるということです。',
+      '京都の古い寺では、秋になると庭の紅葉を見るために多くの観光客が訪れます。今年は夏の暑さが長く続いたため、色づきが例年より一週間ほど遅れています。寺の関係者は、十一月の終わりごろが見頃になるだろうと話しています。',
+      '北京市政府今天宣布，从下个月起将在全市范围内推广新的垃圾分类办法。居民需要把厨余垃圾、可回收物、有害垃圾和其他垃圾分开投放。有关部门表示，这项措施将有助于减少填埋量，改善城市环境。',
+      'กรุงเทพมหานครประกาศว่าจะปรับปรุงระบบขนส่งสาธารณะในปีหน้า โดยจะเพิ่มรถโดยสารไฟฟ้าอีกหลายร้อยคันและขยายเส้นทางรถไฟฟ้าไปยังชานเมือง เจ้าหน้าที่กล่าวว่าโครงการนี้จะช่วยลดปัญหาการจราจรติดขัดและมลพิษทางอากาศ',
+    ];
+    const prints = texts.map((t) => nearFingerprint(t)!);
+    prints.forEach((p, i) => assert.equal(p?.length, NEAR_BYTES, texts[i]));
+    const copies = [`共同通信\n\n${texts[0]}\n\n（転載禁止）`, `${texts[1]}\n\n関連記事はこちら。`, `新华社北京电\n\n${texts[2]}`, `${texts[3]} (ข่าวจากสำนักข่าว)`];
+    copies.forEach((c, i) => assert.ok(nearDuplicates(prints[i]!, nearFingerprint(c)!), texts[i]));
+    for (let i = 0; i < prints.length; i++) for (let j = i + 1; j < prints.length; j++) assert.equal(nearDuplicates(prints[i]!, prints[j]!), false, `${i}-${j}`);
+  });
+
   test('the case of ASCII letters and the targets of links and images change nothing', () => {
     const text = abstracts[0]!;
     const words = text.split(' ');
