@@ -107,15 +107,20 @@ export function urlTwins(url: string): string[] {
   return twins;
 }
 
-/** A normalized URL's host and port as written in it (`https://a.org:8443/x` is `a.org:8443`). */
-export function urlAuthority(url: string): string {
-  const start = url.indexOf('//') + 2;
+/** Where the first of `stops` is in `url` from `start` on, or the URL's length. */
+function firstOf(url: string, stops: readonly string[], start: number): number {
   let end = url.length;
-  for (const stop of ['/', '?', '#']) {
+  for (const stop of stops) {
     const at = url.indexOf(stop, start);
     if (at >= 0 && at < end) end = at;
   }
-  return url.slice(start, end);
+  return end;
+}
+
+/** A normalized URL's host and port as written in it (`https://a.org:8443/x` is `a.org:8443`). */
+export function urlAuthority(url: string): string {
+  const start = url.indexOf('//') + 2;
+  return url.slice(start, firstOf(url, ['/', '?', '#'], start));
 }
 
 /**
@@ -126,11 +131,7 @@ export function urlAuthority(url: string): string {
 export function urlFileType(url: string): string | undefined {
   const start = url.indexOf('/', url.indexOf('//') + 2);
   if (start < 0) return undefined;
-  let end = url.length;
-  for (const stop of ['?', '#']) {
-    const at = url.indexOf(stop, start);
-    if (at >= 0 && at < end) end = at;
-  }
+  const end = firstOf(url, ['?', '#'], start);
   const segment = url.slice(url.lastIndexOf('/', end - 1) + 1, end);
   const dot = segment.lastIndexOf('.');
   return dot < 0 || dot === segment.length - 1 ? undefined : segment.slice(dot + 1).toLowerCase();

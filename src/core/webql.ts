@@ -57,7 +57,6 @@ export function urlMatches(node: UrlItem, url: string): boolean {
   return node.kind === 'inurl' ? url.toLowerCase().includes(node.text.toLowerCase()) : urlFileType(url) === node.ext;
 }
 
-
 type Token =
   | { type: '(' | ')' | 'OR' | '-'; pos: number }
   | { type: 'word'; text: string; pos: number }

@@ -249,7 +249,6 @@ export function phrasesInQuery(query: string): { phrases: string[][]; rest: stri
   return phrases.length === 0 ? undefined : { phrases, rest: rest.replace(/\s+/g, ' ').trim() };
 }
 
-
 /** A field item of webql that a page's title or URL alone decides: `title:`, `inurl:`, `filetype:`. */
 type FieldNode = UrlItem | Extract<WebqlNode, { kind: 'text' }>;
 
@@ -446,24 +445,33 @@ function withoutRepeats(versions: ResultVersion[], max: number): ResultVersion[]
   if (versions.length < 2) return versions;
   const seen = new Map<string, ResultVersion[]>();
   const kept: ResultVersion[] = [];
-  const printed: ResultVersion[] = [];
+  /** The versions kept that have a fingerprint, with their titles and hosts. */
+  const printed: Printed[] = [];
   for (const v of versions) {
     const title = v.title?.trim() ?? '';
     const key = `${v.content.length}:${title}`;
     const same = seen.get(key);
     if (same?.some((u) => u.content === v.content)) continue;
-    if (v.near && printed.some((u) => nearRepeat(u, v, title))) continue;
+    const print = v.near && { near: v.near, title, host: urlAuthority(v.url) };
+    if (print && printed.some((u) => nearRepeat(u, print))) continue;
     if (same) same.push(v);
     else seen.set(key, [v]);
-    if (v.near) printed.push(v);
+    if (print) printed.push(print);
     if (kept.push(v) === max) break;
   }
   return kept;
 }
 
-/** Whether `v` (titled `title`, trimmed) is a near-duplicate of `u` ranked above it, on another host or under the same title (`withoutRepeats`). */
-function nearRepeat(u: ResultVersion, v: ResultVersion, title: string): boolean {
-  return nearDuplicates(u.near!, v.near!) && ((u.title?.trim() ?? '') === title || urlAuthority(u.url) !== urlAuthority(v.url));
+/** A result's fingerprint, trimmed title and host, as `withoutRepeats` compares them. */
+interface Printed {
+  near: Uint8Array;
+  title: string;
+  host: string;
+}
+
+/** Whether `v` is a near-duplicate of `u` ranked above it, on another host or under the same title (`withoutRepeats`). */
+function nearRepeat(u: Printed, v: Printed): boolean {
+  return nearDuplicates(u.near, v.near) && (u.title === v.title || u.host !== v.host);
 }
 
 /**

@@ -46,12 +46,16 @@ interface Derived {
   near: Buffer;
 }
 
-const NO_FINGERPRINT = Buffer.alloc(0);
+/** A content's fingerprint as stored: empty when it is too short for one. */
+const fingerprintBlob = (near: Uint8Array | undefined) => toBlob(near) ?? Buffer.alloc(0);
 
 /** A version's `Derived`: the passage index and fingerprint a reader thread made already, or made here. */
 function derive(v: NewVersion): Derived {
-  return { passages: v.passages ?? buildPassages(v.content), near: toBlob(v.near ?? nearFingerprint(v.content)) ?? NO_FINGERPRINT };
+  return { passages: v.passages ?? buildPassages(v.content), near: fingerprintBlob(v.near ?? nearFingerprint(v.content)) };
 }
+
+/** A version's content up to the part snippets read (SCAN_LIMIT; SQLite counts code points, so at least as many UTF-16 units). */
+const SCANNED_CONTENT = `CASE WHEN octet_length(content) > ${SCAN_LIMIT} THEN substr(content, 1, ${SCAN_LIMIT}) ELSE content END`;
 
 /** Versions read by one statement (a search shows ten results by default). */
 const IDS_PER_READ = 10;
@@ -171,7 +175,7 @@ export class SqlitePageStore implements PageStore {
       byIds: db
         .prepare<number[], ResultRow>(
           `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description,
-             CASE WHEN octet_length(v.content) > ${SCAN_LIMIT} THEN substr(v.content, 1, ${SCAN_LIMIT}) ELSE v.content END, v.passages,
+             ${SCANNED_CONTENT}, v.passages,
              v.description_shared, v.near_fingerprint
            FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (${Array(IDS_PER_READ).fill('?').join(', ')})`,
         )
@@ -187,7 +191,7 @@ export class SqlitePageStore implements PageStore {
       setPassages: db.prepare<[Buffer | null, number]>('UPDATE versions SET passages = ? WHERE id = ?'),
       // Versions stored before fingerprints (migration 21), on its partial index.
       missingNear: db.prepare<[number], { id: number; content: string }>(
-        `SELECT id, CASE WHEN octet_length(content) > ${SCAN_LIMIT} THEN substr(content, 1, ${SCAN_LIMIT}) ELSE content END AS content
+        `SELECT id, ${SCANNED_CONTENT} AS content
          FROM versions WHERE near_fingerprint IS NULL AND id > ? ORDER BY id LIMIT ${PASSAGE_BATCH}`,
       ),
       anyMissingNear: db.prepare<[], number>('SELECT 1 FROM versions WHERE near_fingerprint IS NULL LIMIT 1').pluck(),
@@ -386,7 +390,7 @@ export class SqlitePageStore implements PageStore {
     format.writeUInt32LE(PASSAGES_FORMAT);
     const fingerprints = await this.fillIn(
       (after) => s.missingNear.all(after),
-      (content) => toBlob(nearFingerprint(content)) ?? NO_FINGERPRINT,
+      (content) => fingerprintBlob(nearFingerprint(content)),
       (made, id) => s.setNear.run(made, id),
       signal,
     );
