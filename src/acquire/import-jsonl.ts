@@ -1,6 +1,7 @@
 /**
  * `websearch import file.jsonl`: one page per line, `{url, html | markdown, title?, description?,
- * author?, published_at?, acquired_at?, lang?}` (`lang` defaults to the HTML's, else a guess). Lines are validated first and written in batches, each
+ * author?, published_at?, acquired_at?, lang?, media_type?}` (`lang` defaults to the HTML's, else
+ * a guess; `media_type`, the type the page was served as, to `text/html` for an `html` line). Lines are validated first and written in batches, each
  * batch one transaction, so a bad line is skipped with its number and nothing is half-written.
  *
  * Given `read` (the reader threads' `readQueued`), HTML lines are extracted on those threads, with
@@ -13,6 +14,7 @@ import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { withoutControls } from '../core/controls.js';
 import { normalizeLangTag, pageLanguage } from '../core/language.js';
+import { normalizeMediaType } from '../core/media-type.js';
 import { lineText } from '../core/passages.js';
 import { acquiredTooLate, isStorableTime, publishedTooLate } from '../core/time.js';
 import { AUTHOR_MAX, cutAtWord, TITLE_MAX } from '../core/text.js';
@@ -45,7 +47,7 @@ export interface ImportOptions {
   inFlight?: number;
 }
 
-const FIELDS = new Set(['url', 'html', 'markdown', 'title', 'description', 'author', 'published_at', 'acquired_at', 'lang']);
+const FIELDS = new Set(['url', 'html', 'markdown', 'title', 'description', 'author', 'published_at', 'acquired_at', 'lang', 'media_type']);
 const MAX_LINE_CHARS = 20_000_000;
 
 function optionalText(o: Record<string, unknown>, name: string): string | undefined {
@@ -102,6 +104,7 @@ interface Line {
   author?: string;
   publishedAt?: number;
   lang?: string;
+  mediaType?: string;
 }
 
 /** One JSONL line to a version; throws with the reason when the line is unusable. */
@@ -139,11 +142,16 @@ function parseLine(line: string, now: number): Line {
   const publishedAt = optionalTime(rec, 'published_at');
   const lang = optionalText(rec, 'lang');
   if (lang !== undefined && normalizeLangTag(lang) === undefined) throw new Error('lang must be a language tag such as en or pt-BR');
+  const media = optionalText(rec, 'media_type');
+  const mediaType = media === undefined ? undefined : normalizeMediaType(media);
+  if (media !== undefined && mediaType === undefined) throw new Error('media_type must be a media type such as application/pdf');
   if (title !== undefined) l.title = cutAtWord(title, TITLE_MAX);
   if (description !== undefined) l.description = description;
   if (author !== undefined) l.author = cutAtWord(author, AUTHOR_MAX);
   if (publishedAt !== undefined) l.publishedAt = publishedAt;
   if (lang !== undefined) l.lang = lang;
+  const served = mediaType ?? (html !== undefined ? 'text/html' : undefined);
+  if (served !== undefined) l.mediaType = served;
   return l;
 }
 
@@ -163,6 +171,7 @@ function toVersion(l: Line, extracted: Partial<PageMetadata> & { content: string
   if (publishedAt !== undefined) version.publishedAt = publishedAt;
   const lang = pageLanguage(l.lang ?? extracted.lang, extracted.content);
   if (lang !== undefined) version.lang = lang;
+  if (l.mediaType !== undefined) version.mediaType = l.mediaType;
   if (extracted.passages) version.passages = extracted.passages;
   if (extracted.near) version.near = extracted.near;
   return version;

@@ -6,6 +6,7 @@
 import { withoutControls } from '../core/controls.js';
 import { ServiceError } from '../core/errors.js';
 import { pageLanguage } from '../core/language.js';
+import { normalizeMediaType } from '../core/media-type.js';
 import { publishedTooLate } from '../core/time.js';
 import { normalizeUrl } from '../core/url.js';
 import type { LiveFetcher, LivePage } from '../ports/live-fetcher.js';
@@ -123,14 +124,31 @@ export function versionOf(page: LivePage, o: { url?: string; acquiredAt?: number
     acquiredAt: o.acquiredAt ?? page.fetchedAt,
     lang: pageLanguage(page.lang, page.content),
     searchable: o.searchable,
+    ...(page.mediaType ? { mediaType: page.mediaType } : {}),
     ...(page.passages ? { passages: page.passages } : {}),
     ...(page.near ? { near: page.near } : {}),
   };
 }
 
-/** What every page read from a response holds of it: its URL, time, validators and Content-Language. */
-function baseOf(r: RawResponse, url: string): Pick<LivePage, 'url' | 'fetchedAt' | 'etag' | 'lastModified' | 'lang'> {
-  const base: Pick<LivePage, 'url' | 'fetchedAt' | 'etag' | 'lastModified' | 'lang'> = { url, fetchedAt: r.fetchedAt };
+/**
+ * The media type an answer was read as: its Content-Type's (a longer or stranger one than
+ * `normalizeMediaType` keeps: none), or, when that says none or only "bytes", what its bytes were
+ * read as (`contentKind`: a PDF, HTML), or undefined.
+ */
+function servedAs(r: RawResponse): string | undefined {
+  const type = mediaType(r);
+  if (type && !UNTYPED.has(type)) return normalizeMediaType(type);
+  const kind = contentKind(r);
+  return kind === 'pdf' ? 'application/pdf' : kind === 'html' ? 'text/html' : undefined;
+}
+
+type Base = Pick<LivePage, 'url' | 'fetchedAt' | 'etag' | 'lastModified' | 'lang' | 'mediaType'>;
+
+/** What every page read from a response holds of it: its URL, time, validators, Content-Language and media type. */
+function baseOf(r: RawResponse, url: string): Base {
+  const base: Base = { url, fetchedAt: r.fetchedAt };
+  const served = servedAs(r);
+  if (served) base.mediaType = served;
   // The document's own <html lang> wins over the header.
   if (r.headers['content-language']) base.lang = r.headers['content-language'];
   if (r.headers.etag) base.etag = r.headers.etag;

@@ -17,6 +17,7 @@
 import { ServiceError } from './errors.js';
 import { LANG_TAG_RE } from './language.js';
 import { joinedCompounds, words } from './text.js';
+import { fileTypesServedAs } from './media-type.js';
 import { parseSiteFilter, urlFileType } from './url.js';
 
 export type WebqlNode =
@@ -31,7 +32,7 @@ export type WebqlNode =
   | { kind: 'url'; prefix: string }
   /** Case-insensitive substring of the URL. */
   | { kind: 'inurl'; text: string }
-  /** The type the URL names its file by (`urlFileType`), lower case. */
+  /** A file type, lower case: the one the URL names its file by (`urlFileType`), or one the page was served as (`pageMatches`). */
   | { kind: 'filetype'; ext: string }
   /** Language tag or its primary subtag: `en` matches `en` and `en-gb`. */
   | { kind: 'lang'; tag: string };
@@ -49,12 +50,17 @@ export function fileTypeOf(value: string): string | undefined {
   return FILE_TYPE_RE.exec(value)?.[1]!.toLowerCase();
 }
 
-/** An item that a URL alone decides: `inurl:` or `filetype:`. */
+/** An item that a page's URL and the media type it was served as decide: `inurl:` or `filetype:`. */
 export type UrlItem = Extract<WebqlNode, { kind: 'inurl' | 'filetype' }>;
 
-/** Whether a URL matches a URL item: `inurl:` (case-insensitive) or `filetype:`. */
-export function urlMatches(node: UrlItem, url: string): boolean {
-  return node.kind === 'inurl' ? url.toLowerCase().includes(node.text.toLowerCase()) : urlFileType(url) === node.ext;
+/**
+ * Whether a page matches a URL item: `inurl:` its URL (case-insensitive); `filetype:` the type its
+ * URL names, or one its media type answers to (`mediaType`: lowercased, without parameters; absent
+ * for a version stored before media types were kept, which only its URL decides).
+ */
+export function pageMatches(node: UrlItem, url: string, mediaType: string | undefined): boolean {
+  if (node.kind === 'inurl') return url.toLowerCase().includes(node.text.toLowerCase());
+  return urlFileType(url) === node.ext || (mediaType !== undefined && fileTypesServedAs(mediaType).includes(node.ext));
 }
 
 type Token =

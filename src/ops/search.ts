@@ -6,7 +6,7 @@ import { hasPhrase, wordKey } from '../core/phrase.js';
 import { cachedStem, joinedCompounds, queryReadings, queryTerms, STOP_WORDS, termWord, words } from '../core/text.js';
 import { isStorableTime, toIso } from '../core/time.js';
 import { parseSiteFilter, urlAuthority } from '../core/url.js';
-import { fileTypeOf, parseWebql, positiveWords, type UrlItem, urlMatches, type WebqlNode } from '../core/webql.js';
+import { fileTypeOf, pageMatches, parseWebql, positiveWords, type UrlItem, type WebqlNode } from '../core/webql.js';
 import type { IndexQuery, IndexStore } from '../ports/index-store.js';
 import type { PageStore, ResultVersion } from '../ports/page-store.js';
 import { type FetchDeps, storeLivePage } from './fetch-page.js';
@@ -249,7 +249,7 @@ export function phrasesInQuery(query: string): { phrases: string[][]; rest: stri
   return phrases.length === 0 ? undefined : { phrases, rest: rest.replace(/\s+/g, ' ').trim() };
 }
 
-/** A field item of webql that a page's title or URL alone decides: `title:`, `inurl:`, `filetype:`. */
+/** A field item of webql that a page's title, URL or media type alone decides: `title:`, `inurl:`, `filetype:`. */
 type FieldNode = UrlItem | Extract<WebqlNode, { kind: 'text' }>;
 
 /** What a standard query's field operators ask (`fieldsInQuery`). */
@@ -258,7 +258,7 @@ export interface QueryFields {
   text: string;
   /** Its `intitle:`s, as webql's `title:` items: what a page's title must hold. */
   titleItems: FieldNode[];
-  /** Its `inurl:`s and `filetype:`s, as webql's items: what a page's URL must match. */
+  /** Its `inurl:`s and `filetype:`s, as webql's items: what a page's URL (or, for a `filetype:`, the type it was served as) must match. */
   urls: UrlItem[];
   /** Its `-intitle:`s, `-inurl:`s and `-filetype:`s: what a page's title or URL must not. */
   notItems: FieldNode[];
@@ -279,8 +279,8 @@ const FIELD_OPERATOR_RE = /(?:^|\s)(-?)(intitle|inurl|filetype|ext):(?:"([^"]*)"
  * The field operators of a standard query, as people and models write them: each `intitle:word`
  * or `intitle:"two words"` as the words its pages' titles must hold (side by side, as webql's
  * `title:`), each `inurl:text` as text their URLs must hold (webql's `inurl:`), each
- * `filetype:pdf` (or `ext:pdf`) as the type their URLs must name their file by (webql's
- * `filetype:`), and each of them with a `-` before it (`-inurl:pinterest`) as what their titles
+ * `filetype:pdf` (or `ext:pdf`) as the type their URLs must name their file by or they were
+ * served as (webql's `filetype:`), and each of them with a `-` before it (`-inurl:pinterest`) as what their titles
  * or URLs must not hold; with the words of the titles asked for, which rank the pages too, and the
  * query without them. One whose value has no word (or names no type) stays words of the query;
  * undefined, and the query read as it is, when none is read, when there are more than
@@ -425,9 +425,9 @@ async function holdsPhrase(pages: PageStore, v: ResultVersion, phrases: readonly
   return holds(whole?.content);
 }
 
-/** Whether a version's title holds a `title:` item's words side by side, or its URL matches a URL item, as webql decides them. */
+/** Whether a version's title holds a `title:` item's words side by side, or its URL and media type match a URL item, as webql decides them. */
 function fieldHolds(field: FieldNode, v: ResultVersion): boolean {
-  return field.kind === 'text' ? v.title !== undefined && hasPhrase(v.title, field.words.map(wordKey)) : urlMatches(field, v.url);
+  return field.kind === 'text' ? v.title !== undefined && hasPhrase(v.title, field.words.map(wordKey)) : pageMatches(field, v.url, v.mediaType);
 }
 
 /**
@@ -549,7 +549,7 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   const passes =
     leftOut || requireFields || excludeFields
       ? async (v: ResultVersion) =>
-          (requireFields ?? []).every((f) => urlMatches(f, v.url)) &&
+          (requireFields ?? []).every((f) => pageMatches(f, v.url, v.mediaType)) &&
           !(excludeFields ?? []).some((f) => fieldHolds(f, v)) &&
           !(leftOut && (await holdsPhrase(deps.pages, v, leftOut)))
       : undefined;

@@ -9,6 +9,8 @@ export interface LivePage {
   publishedAt?: number;
   canonicalUrl?: string;
   lang?: string;
+  /** The media type it was served as (`text/html`, `application/pdf`), lowercased, without parameters (live-fetch.ts `servedAs`). */
+  mediaType?: string;
   /** Where the page's `<meta http-equiv="refresh">` sends the reader at once (a live fetch goes on there). */
   refreshUrl?: string;
   content: string;

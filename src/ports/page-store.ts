@@ -12,6 +12,11 @@ export interface NewVersion {
   acquiredAt: number;
   /** Lowercase language tag (core/language.ts); not part of the content hash. */
   lang?: string;
+  /**
+   * The media type the page was served as (`application/pdf`), lowercased, without parameters;
+   * not part of the content hash. `filetype:` reads it (core/webql.ts `pageMatches`).
+   */
+  mediaType?: string;
   /** Whether this version may appear in search results (live fetches of unindexed URLs may not). */
   searchable: boolean;
   /** The content's passage index (core/passages.ts `buildPassages`) when a reader thread built it already; built on store otherwise. */
@@ -34,6 +39,7 @@ export interface StoredVersion {
   publishedAt?: number;
   acquiredAt: number;
   lang?: string;
+  mediaType?: string;
   contentHash: string;
   searchable: boolean;
 }
@@ -45,7 +51,7 @@ export interface StoredVersion {
  * the part snippets read (core/passages.ts `SCAN_LIMIT`, in UTF-16 units; it may hold more): a
  * result of a page of megabytes does not read it all.
  */
-export type ResultVersion = Pick<StoredVersion, 'id' | 'url' | 'title' | 'description' | 'content' | 'publishedAt' | 'acquiredAt'> & {
+export type ResultVersion = Pick<StoredVersion, 'id' | 'url' | 'title' | 'description' | 'content' | 'publishedAt' | 'acquiredAt' | 'mediaType'> & {
   passages?: Uint8Array;
   /** Another page of the same host, of other content, has the same description (a site's one for all its pages). */
   sharedDescription?: boolean;

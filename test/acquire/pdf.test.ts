@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { picker, rng } from '../../bench/scifact.js';
+import { crawl } from '../../src/acquire/crawler.js';
 import { pdfToText } from '../../src/acquire/pdf.js';
 import { type Origin, startOrigin } from '../fixtures/origin.js';
 import { makePdf } from '../fixtures/pdf.js';
@@ -99,6 +100,14 @@ before(async () => {
       r.writeHead(200, { 'content-type': 'application/octet-stream' });
       r.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
     },
+    '/reports': (_q, r) => {
+      r.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      r.end('<html><head><title>River reports</title></head><body><main><p>The river reports of the Water Board, by year, for the mills.</p><a href="/pdf/2101.00001">The report</a></main></body></html>');
+    },
+    '/pdf/2101.00001': (_q, r) => {
+      r.writeHead(200, { 'content-type': 'Application/PDF; name=report' });
+      r.end(PDF);
+    },
     '/broken.pdf': (_q, r) => {
       r.writeHead(200, { 'content-type': 'application/pdf' });
       r.end('%PDF-1.4 this is not really a pdf');
@@ -125,4 +134,23 @@ test('live fetch of a PDF, one served as octet-stream too; a broken one is an or
   const bad = await env.app.inject({ url: `/v1/fetch/public?url=${encodeURIComponent(`${origin.url}/broken.pdf`)}&live=true`, headers: { 'x-service-title': 't' } });
   assert.equal(bad.statusCode, 502);
   assert.equal(bad.json().code, 'origin_error');
+});
+
+test('a PDF is stored as served, so filetype:pdf finds one at a URL without the extension; the page linking it is filetype:html', async () => {
+  // The type as read is kept: the header's, lowercased, or what the bytes were read as.
+  assert.equal((await env.services.pages.latest(`${origin.url}/report.pdf`))?.mediaType, 'application/pdf');
+  assert.equal((await env.services.pages.latest(`${origin.url}/stored/report`))?.mediaType, 'application/pdf');
+  const r = await crawl(
+    { client: env.services.http, robots: env.services.robots, frontier: env.services.frontier, pages: env.services.pages, read: env.services.reader?.readQueued },
+    { seeds: [`${origin.url}/reports`], maxPages: 10, maxDepth: 2, scope: 'same-site', concurrency: 2, delayMs: 0, sitemaps: false },
+  );
+  assert.equal(r.stored, 2, JSON.stringify(r));
+  const urls = async (query: string) => {
+    const res = await env.app.inject({ method: 'POST', url: '/v1/search/public', headers: { 'x-service-title': 't' }, payload: { query } });
+    assert.equal(res.statusCode, 200, res.body);
+    return (res.json().results as { url: string }[]).map((x) => x.url.slice(origin.url.length)).sort();
+  };
+  assert.deepEqual(await urls('mills filetype:pdf'), ['/pdf/2101.00001']);
+  assert.deepEqual(await urls('mills filetype:html'), ['/reports']);
+  assert.deepEqual(await urls('mills -ext:pdf'), ['/reports']);
 });

@@ -100,6 +100,9 @@ describe('WARC import', () => {
       ['2026-01-10T00:00:00.000Z', '2026-03-10T00:00:00.000Z'],
     );
     assert.match((await env.services.pages.latest('https://zoo.test/yaks'))!.content, /Yaks live on the high plateaus/);
+    // Each with the type its record's HTTP headers say it was served as, without parameters.
+    assert.deepEqual(history.map((v) => v.mediaType), ['text/html', 'text/html']);
+    assert.equal((await env.services.pages.latest('https://zoo.test/yaks'))!.mediaType, 'text/html');
   });
 
   test('a record dated more than a day after now is broken, not a capture to come', async () => {

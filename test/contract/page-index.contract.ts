@@ -44,11 +44,20 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
           content: '# Hello\n\nworld',
           publishedAt: T('2025-01-02T03:04:05Z'),
           acquiredAt: T('2026-01-01T00:00:00Z'),
+          mediaType: 'application/pdf',
         });
         const out = await pages.putVersion(v);
         assert.equal(out.status, 'added');
+        assert.equal(out.version.mediaType, 'application/pdf');
         const got = await pages.latest('https://example.com/a');
         assert.ok(got);
+        assert.equal(got.mediaType, 'application/pdf');
+        assert.equal((await pages.history('https://example.com/a'))[0]!.mediaType, 'application/pdf');
+        assert.equal((await pages.getVersions([got.id]))[0]!.mediaType, 'application/pdf');
+        await pages.putVersion(page('https://example.com/b'));
+        const untyped = await pages.latest('https://example.com/b');
+        assert.equal(untyped!.mediaType, undefined, 'a version of no known type has none');
+        assert.equal((await pages.getVersions([untyped!.id]))[0]!.mediaType, undefined);
         assert.equal(got.title, 'T');
         assert.equal(got.description, 'D');
         assert.equal(got.author, 'A');

@@ -48,12 +48,13 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
   test("a version stored on one machine is on the others once they sync, and a sync skips the machine's own", async () => {
     const a = machine();
     const b = machine();
-    const stored = await a.pages.putVersion(page('https://a.test/otters', { content: 'Otters hold hands.', acquiredAt: at(1) }));
+    const stored = await a.pages.putVersion(page('https://a.test/otters', { content: 'Otters hold hands.', acquiredAt: at(1), lang: 'en', mediaType: 'text/plain' }));
     assert.equal(stored.status, 'added');
     assert.equal((await a.pages.latest('https://a.test/otters'))!.content, 'Otters hold hands.', 'stored at once where written');
     assert.equal(await b.pages.latest('https://a.test/otters'), undefined, 'not yet synced');
     assert.equal(await b.pages.sync(), 1);
-    assert.equal((await b.pages.latest('https://a.test/otters'))!.content, 'Otters hold hands.');
+    const synced = (await b.pages.latest('https://a.test/otters'))!;
+    assert.deepEqual([synced.content, synced.lang, synced.mediaType], ['Otters hold hands.', 'en', 'text/plain']);
     await b.pages.putVersion(page('https://a.test/otters', { content: 'Otters eat crabs.', acquiredAt: at(2) }));
     assert.equal(await a.pages.sync(), 1, "b's version only: a's own is skipped");
     assert.equal(await b.pages.sync(), 0, "b's own");

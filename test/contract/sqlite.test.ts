@@ -15,19 +15,27 @@ import { SqliteNonceStore, SqlitePaymentLog } from '../../src/adapters/sqlite/pa
 import { SqliteUsageOutbox } from '../../src/adapters/sqlite/usage-outbox.js';
 import { SqliteUsageStore } from '../../src/adapters/sqlite/usage-store.js';
 import { buildPassages, PASSAGES_FORMAT } from '../../src/core/passages.js';
+import { parseWebql } from '../../src/core/webql.js';
 import { page, tempDir } from '../helpers.js';
 import { accountingContract, nonceContract } from './accounting.contract.js';
 import { ledgerContract } from './ledger.contract.js';
 import { limiterContract } from './limiter.contract.js';
 import { pageIndexContract } from './page-index.contract.js';
 
-/** A database as it was before migration 21: its near-duplicate fingerprints, and their index, gone. */
+/** A database as it was before migration 22: its versions' media types, and their index, gone. */
+function withoutMigration22(db: Db): void {
+  db.exec('DROP INDEX versions_media_type');
+  db.exec('ALTER TABLE versions DROP COLUMN media_type');
+}
+
+/** A database as it was before migration 21 (and 22): its near-duplicate fingerprints, and their index, gone. */
 function withoutMigration21(db: Db): void {
+  withoutMigration22(db);
   db.exec('DROP INDEX versions_near_missing');
   db.exec('ALTER TABLE versions DROP COLUMN near_fingerprint');
 }
 
-/** A database as it was before migration 20 (and 21): its description keys and marks, and their index, gone. */
+/** A database as it was before migration 20 (and those after): its description keys and marks, and their index, gone. */
 function withoutMigration20(db: Db): void {
   withoutMigration21(db);
   db.exec('DROP INDEX versions_description');
@@ -339,6 +347,43 @@ describe('migration 19 (timelines are their captures\')', () => {
 });
 
 describe("migration 20 (descriptions keyed with their host's)", () => {
+  test("an older release's versions have no media type until their page is read again with the same content; filetype: reads their URL meanwhile", async () => {
+    const dir = tempDir();
+    try {
+      const path = `${dir.path}/old.db`;
+      let db = openDatabase({ path });
+      const at = Date.parse('2026-01-01T00:00:00Z');
+      await new SqlitePageStore(db).putVersions([
+        page('https://a.test/pdf/1', { content: 'okapi paper', acquiredAt: at }),
+        page('https://a.test/2.pdf', { content: 'okapi file', acquiredAt: at }),
+      ]);
+      withoutMigration22(db);
+      db = reopenAt(db, path, 21);
+      try {
+        const pages = new SqlitePageStore(db);
+        assert.equal(db.prepare('SELECT count(*) FROM versions WHERE media_type IS NULL').pluck().get(), 2);
+        const engine = await new EngineIndexStore(db).open();
+        const pdfs = async () => {
+          const hits = await engine.search({ terms: [], webql: parseWebql('okapi filetype:pdf'), limit: 10 });
+          return (await pages.getVersions(hits.map((h) => h.versionId))).map((v) => v.url).sort();
+        };
+        assert.deepEqual(await pdfs(), ['https://a.test/2.pdf']);
+        // Read again, unchanged, as served: the version takes the type; a second read's other type does not replace it.
+        const again = await pages.putVersion(page('https://a.test/pdf/1', { content: 'okapi paper', acquiredAt: at + 1000, mediaType: 'application/pdf' }));
+        assert.equal(again.status, 'unchanged');
+        assert.equal(again.version.mediaType, 'application/pdf');
+        await pages.putVersion(page('https://a.test/pdf/1', { content: 'okapi paper', acquiredAt: at + 2000, mediaType: 'text/plain' }));
+        assert.equal((await pages.latest('https://a.test/pdf/1'))!.mediaType, 'application/pdf');
+        assert.deepEqual(await pdfs(), ['https://a.test/2.pdf', 'https://a.test/pdf/1']);
+        await engine.close();
+      } finally {
+        db.close();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
   test("an older release's versions are keyed: a site's one description for its pages is found as shared", async () => {
     const dir = tempDir();
     try {

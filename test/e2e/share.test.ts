@@ -27,7 +27,9 @@ describe('websearch share', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => 
       const before = await createServices(settings, { clock });
       const app = await buildApp(before, { logger: false });
       await before.pages.putVersion(page('https://x.test/narwhal', { content: 'Narwhals have a long tusk.' }));
-      await before.pages.putVersion(page('https://x.test/narwhal', { content: 'Narwhals live in the Arctic.', acquiredAt: Date.parse('2026-02-01T00:00:00Z') }));
+      await before.pages.putVersion(
+        page('https://x.test/narwhal', { content: 'Narwhals live in the Arctic.', acquiredAt: Date.parse('2026-02-01T00:00:00Z'), mediaType: 'text/html' }),
+      );
       const { org, key } = await createFundedKey(before, 10 * KEYED_REQUEST_COST, 1000);
       const search = async (a: typeof app, query: string) => {
         const res = await a.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query } });
@@ -58,8 +60,11 @@ describe('websearch share', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => 
         );
         assert.equal(await other.services.sharedPages!.sync(), 2);
         assert.deepEqual(
-          (await other.services.pages.history('https://x.test/narwhal')).map((v) => v.content),
-          ['Narwhals have a long tusk.', 'Narwhals live in the Arctic.'],
+          (await other.services.pages.history('https://x.test/narwhal')).map((v) => [v.content, v.mediaType]),
+          [
+            ['Narwhals have a long tusk.', undefined],
+            ['Narwhals live in the Arctic.', 'text/html'],
+          ],
         );
         let found: string[] = [];
         for (let i = 0; i < 50 && found.length === 0; i++, await sleep(100)) found = await search(other.app, 'narwhals arctic');

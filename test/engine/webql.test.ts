@@ -29,6 +29,7 @@ const VOCAB = (
 ).split(' ');
 const HOSTS = ['rust.test', 'blog.go.test', 'go.test', 'java.test', 'plain.test', 'docs.plain.test'];
 const LANGS = ['en', 'en-gb', 'enm', 'de', 'pt-br', undefined]; // enm: Middle English, not a subtag of en
+const MEDIA_TYPES = ['text/html', 'text/html', 'application/pdf', 'text/plain', 'application/xhtml+xml', 'image/svg+xml', undefined];
 const T0 = Date.parse('2024-01-01T00:00:00Z');
 const DAY = 86_400_000;
 
@@ -57,6 +58,8 @@ describe('webql on the engine, against the FTS5 reference', () => {
       const title = sentence(2 + Math.floor(random() * 3));
       texts.push(content, title);
       const lang = pick(LANGS);
+      // Served as a type (`filetype:` reads it with the URL), or stored before types were kept.
+      const mediaType = pick(MEDIA_TYPES);
       // i % 150 in the path: some URLs get a second version, which replaces the first.
       await pages.putVersion(
         page(url, {
@@ -64,6 +67,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
           content,
           ...(random() < 0.5 && { description: sentence(4) }),
           ...(lang && { lang }),
+          ...(mediaType && { mediaType }),
           acquiredAt: T0 + i * DAY,
           ...(random() < 0.7 && { publishedAt: T0 - Math.floor(random() * 400) * DAY }),
         }),
@@ -97,7 +101,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
     if (r < 0.62) return `site:${pick(HOSTS)}`;
     if (r < 0.67) return `url:${random() < 0.5 ? pick(['http://', 'https://']) : ''}${pick(HOSTS)}/${pick(['docs', 'Posts', 'book'])}`;
     if (r < 0.7) return `inurl:${pick(['posts', 'DOCS', 'go', '/book/', 'heap'])}`;
-    if (r < 0.72) return `${pick(['filetype', 'ext', 'FileType'])}:${pick(['pdf', '.PDF', 'html', 'gz', 'doc'])}`;
+    if (r < 0.72) return `${pick(['filetype', 'ext', 'FileType'])}:${pick(['pdf', '.PDF', 'html', 'gz', 'doc', 'txt', 'xhtml'])}`;
     if (r < 0.78) return `lang:${pick(['en', 'en-gb', 'de', 'pt'])}`;
     if (r < 0.9 && depth < 2) return `(${item(depth + 1)} OR ${item(depth + 1)})`;
     return pick(VOCAB);
@@ -375,18 +379,26 @@ describe('webql ties', () => {
 });
 
 describe('webql url: and inurl: looked up in the page store', () => {
-  test('find what checking every URL finds: cases folded as in JavaScript (K and İ too), LIKE and range bounds escaped', () =>
+  test('find what checking every URL finds: cases folded as in JavaScript (K and İ too), LIKE and range bounds escaped; filetype: what the URL names or the page was served as', () =>
     withPages(async (db, pages) => {
       const paths = ['doc/1', 'DOC/2', '\u212Aelvin', '\u0130stanbul', 'caf\u00e9', 'CAF\u00c9', '100%_off', '100x-off', 'back\\slash', 'doc/1/deeper', 'doc/Report.PDF', 'a.pdf/x'];
       const special = [...paths.map((p) => `https://a.test/${p}`), 'http://a.test/doc/3'];
       const filler = Array.from({ length: 190 }, (_, i) => `https://c.test/page-${i}`);
       // Every page holds the word, and the longer pages of the URLs looked for rank below the
       // others (BM25 favours short pages): the first read finds none of them and the lookup's turn comes.
-      await pages.putVersions([
-        ...special.map((url) => page(url, { title: 'T', content: `glycolysis ${'rate '.repeat(40)}` })),
-        ...filler.map((url) => page(url, { title: 'T', content: 'glycolysis' })),
+      // Two PDFs at URLs that name no type, a web page, and the filler as text or of no type known.
+      const served = new Map([
+        ['https://a.test/pdf/2101.00001', 'application/pdf'],
+        ['https://a.test/pdf/2101.00002', 'application/pdf'],
+        ['https://a.test/abs/2101.00001', 'text/html'],
       ]);
-      const stored = db.prepare<[], { id: number; url: string }>('SELECT v.id, p.url FROM versions v JOIN pages p ON p.id = v.page_id').all();
+      await pages.putVersions([
+        ...[...special, ...served.keys()].map((url) => page(url, { title: 'T', content: `glycolysis ${'rate '.repeat(40)}`, ...(served.has(url) && { mediaType: served.get(url)! }) })),
+        ...filler.map((url, i) => page(url, { title: 'T', content: 'glycolysis', ...(i % 2 === 0 && { mediaType: 'text/plain' }) })),
+      ]);
+      const stored = db
+        .prepare<[], { id: number; url: string; media: string | null }>('SELECT v.id, p.url, v.media_type AS media FROM versions v JOIN pages p ON p.id = v.page_id')
+        .all();
       // The scan in steps of 4 pages: the special pages (ids 1-11) lie on either side of its bounds.
       const engine = await new EngineIndexStore(db, { urlScanStep: 4 }).open();
       const found = (query: string) => webqlFound(engine, query);
@@ -396,10 +408,18 @@ describe('webql url: and inurl: looked up in the page store', () => {
         assert.deepEqual(await found(`glycolysis inurl:${text}`), expected, `inurl:${text}`);
       }
       assert.ok(expect((url) => url.toLowerCase().includes('k')).length > 0, 'a URL with K (U+212A) lowercases to hold k');
-      // A top-level filetype: is looked up as the URLs holding its dot and type, each then decided.
-      const pdfs = expect((url) => urlFileType(url) === 'pdf');
-      assert.equal(pdfs.length, 1);
+      // A top-level filetype: is looked up as the URLs holding its dot and type and the versions
+      // served as it, each then decided; one that pages served as HTML answer to is not looked up.
+      const pdfs = stored.filter((r) => urlFileType(r.url) === 'pdf' || r.media === 'application/pdf').map((r) => r.id).sort();
+      assert.equal(pdfs.length, 3);
       assert.deepEqual(await found('glycolysis filetype:pdf'), pdfs);
+      // The web page ranks below the first reads (the lookup's turn), and is found by reading on.
+      const html = stored.filter((r) => urlFileType(r.url) === 'html' || r.media === 'text/html').map((r) => r.id);
+      assert.equal(html.length, 1);
+      assert.deepEqual(await found('glycolysis filetype:html'), html);
+      const texts = await found('glycolysis filetype:txt');
+      assert.equal(texts.length, 10);
+      assert.ok(texts.every((id) => stored.find((r) => r.id === id)!.media === 'text/plain'));
       // A query that reads on lets the event loop turn between its reads: what waits for the loop
       // (here a callback set before the query starts) runs before the query ends.
       const order: string[] = [];

@@ -67,6 +67,11 @@ describe('search over HTTP', () => {
       page('https://pdf.test/papers/Axolotl-2.PDF?dl=1', { title: 'Paper two', content: 'Axolotl limbs.' }),
       page('https://pdf.test/axolotl.html', { title: 'Page', content: 'Axolotl care.' }),
       page('https://pdf.test/pdf/axolotl', { title: 'Not a file', content: 'Axolotl, pdf.' }),
+      // The types pages were served as: a PDF whose URL names no type, a web page, a URL naming one type served as another.
+      page('https://preprints.test/pdf/2101.00001', { title: 'Caecilian preprint', content: 'Caecilian burrowing.', mediaType: 'application/pdf' }),
+      page('https://preprints.test/abs/2101.00001', { title: 'Caecilian abstract', content: 'Caecilian burrowing, in brief.', mediaType: 'text/html' }),
+      page('https://preprints.test/files/caecilian.pdf', { title: 'Caecilian notes', content: 'Caecilian eyes.', mediaType: 'text/html' }),
+      page('https://preprints.test/caecilian.txt', { title: 'Caecilian list', content: 'Caecilian species.' }),
     ]);
     await p.putVersion(page('https://pit.test/p', { title: 'Old title', content: 'ibis first edition', acquiredAt: T('2026-01-01T00:00:00Z') }));
     await p.putVersion(page('https://pit.test/p', { title: 'New title', content: 'ibis second edition', acquiredAt: T('2026-06-01T00:00:00Z') }));
@@ -413,6 +418,14 @@ describe('search over HTTP', () => {
     assert.deepEqual(await sorted('gecko -intitle:leopard').then((us) => us.filter((u) => u.startsWith('https://gecko.test/'))), g('archive', 'care', 'long', 'ray', 'scan', 'tokay'));
     assert.deepEqual(await sorted('intitle:paper -intitle:"paper two" axolotl'), ['https://pdf.test/papers/axolotl.pdf']);
     assert.deepEqual(await sorted('"axolotl regeneration" -filetype:pdf'), []);
+    // Or the type the page was served as (a page stored before types were kept: its URL's alone).
+    const c = (...paths: string[]) => paths.map((p) => `https://preprints.test/${p}`).sort();
+    assert.deepEqual(await sorted('caecilian filetype:pdf'), c('pdf/2101.00001', 'files/caecilian.pdf'));
+    assert.deepEqual(await sorted('caecilian filetype:html'), c('abs/2101.00001', 'files/caecilian.pdf'));
+    assert.deepEqual(await sorted('caecilian filetype:htm'), c('abs/2101.00001', 'files/caecilian.pdf'));
+    assert.deepEqual(await sorted('caecilian -filetype:pdf'), c('abs/2101.00001', 'caecilian.txt'));
+    assert.deepEqual(await sorted('caecilian filetype:txt'), c('caecilian.txt'));
+    assert.deepEqual(await sorted('"caecilian burrowing" -ext:html'), c('pdf/2101.00001'));
     assert.deepEqual(await sorted('-inurl:papers'), await sorted('inurl papers'), 'what is left out alone stays words');
     // Left out past the best 1,000: every page of the words decided.
     const voles = await urls({ query: 'vole -inurl:/nest/' });
@@ -503,7 +516,8 @@ describe('search over HTTP', () => {
 
   test('snippets are query-biased, within snippet_max_length, cut at a word boundary', async () => {
     for (const max of [180, 300, 1000]) {
-      const r = await search({ query: 'quetzal nests', snippet_max_length: max });
+      // On its site: the long page's one "quetzal nests" among 1,800 words ranks near the short vole nests of other tests.
+      const r = await search({ query: 'quetzal nests', site: 'snippet.test', snippet_max_length: max });
       const { snippet } = r.body.results[0];
       assert.ok(snippet.length <= max, `${snippet.length} <= ${max}`);
       assert.match(snippet, /quetzal nests/);

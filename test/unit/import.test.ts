@@ -65,6 +65,34 @@ describe('JSONL import', () => {
     assert.equal(await pages.latest('https://a.test/3'), undefined);
   });
 
+  test('a line says the type its page was served as (media_type); an HTML line is text/html unless it says otherwise; a markdown line has none', async () => {
+    const file = write('types.jsonl', [
+      { url: 'https://m.test/pdf/1', markdown: 'A paper.', media_type: 'Application/PDF; name=paper' },
+      { url: 'https://m.test/page', html: '<html><body><p>A page.</p></body></html>' },
+      { url: 'https://m.test/feed', html: '<html><body><p>A feed, as XHTML.</p></body></html>', media_type: 'application/xhtml+xml' },
+      { url: 'https://m.test/notes', markdown: 'Notes.' },
+      { url: 'https://m.test/bad', markdown: 'x', media_type: 'pdf' },
+      { url: 'https://m.test/long', markdown: 'x', media_type: `application/${'x'.repeat(70)}` },
+      { url: 'https://m.test/number', markdown: 'x', media_type: 7 },
+    ]);
+    const s = await importJsonl(pages, file, { now: () => Date.parse('2026-05-05T00:00:00Z') });
+    assert.equal(s.imported, 4);
+    assert.deepEqual(
+      s.failures.map((f) => [f.line, f.reason]),
+      [
+        [5, 'media_type must be a media type such as application/pdf'],
+        [6, 'media_type must be a media type such as application/pdf'],
+        [7, 'media_type must be a string'],
+      ],
+    );
+    const type = async (path: string) => (await pages.latest(`https://m.test/${path}`))?.mediaType;
+    assert.equal(await type('pdf/1'), 'application/pdf');
+    assert.equal(await type('page'), 'text/html');
+    assert.equal(await type('feed'), 'application/xhtml+xml');
+    assert.equal(await type('notes'), undefined);
+    assert.equal(await pages.latest('https://m.test/bad'), undefined);
+  });
+
   test('re-importing adds no version for identical content, one for changed content', async () => {
     const first = write('v1.jsonl', [{ url: 'https://b.test/x', markdown: 'same', acquired_at: '2026-01-01T00:00:00Z' }]);
     const again = write('v1b.jsonl', [{ url: 'https://b.test/x', markdown: 'same', acquired_at: '2026-02-01T00:00:00Z' }]);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ServiceError } from '../../src/core/errors.js';
-import { parseWebql, positiveWords, type WebqlNode } from '../../src/core/webql.js';
+import { mediaTypesOf, normalizeMediaType } from '../../src/core/media-type.js';
+import { pageMatches, parseWebql, positiveWords, type WebqlNode } from '../../src/core/webql.js';
 
 const t = (...words: string[]): WebqlNode => ({ kind: 'text', words });
 
@@ -98,5 +99,26 @@ describe('webql parser', () => {
 
   test('positiveWords: the words of text items not under an exclusion', () => {
     assert.deepEqual(positiveWords(parseWebql('a "b c" -d (e OR -f) title:g site:x.com')), ['a', 'b', 'c', 'e', 'g']);
+  });
+
+  test('pageMatches: filetype: is the type the URL names or one the page was served as; inurl: the URL alone', () => {
+    const pdf = { kind: 'filetype', ext: 'pdf' } as const;
+    const html = { kind: 'filetype', ext: 'html' } as const;
+    assert.equal(pageMatches(pdf, 'https://a.test/Report.PDF?dl=1', undefined), true);
+    assert.equal(pageMatches(pdf, 'https://a.test/pdf/2101.00001', undefined), false, 'of no known type: its URL alone');
+    assert.equal(pageMatches(pdf, 'https://a.test/pdf/2101.00001', 'application/pdf'), true);
+    assert.equal(pageMatches(pdf, 'https://a.test/report.pdf', 'text/html'), true, 'either says it');
+    assert.equal(pageMatches(html, 'https://a.test/about', 'text/html'), true);
+    assert.equal(pageMatches(html, 'https://a.test/about', 'application/xhtml+xml'), true);
+    assert.equal(pageMatches(html, 'https://a.test/about', 'image/svg+xml'), false, 'a type not in the table answers to none');
+    assert.equal(pageMatches({ kind: 'filetype', ext: 'xml' }, 'https://a.test/feed', 'application/rss+xml'), true);
+    assert.equal(pageMatches({ kind: 'inurl', text: 'PDF' }, 'https://a.test/pdf/1', 'text/html'), true);
+    assert.equal(pageMatches({ kind: 'inurl', text: 'html' }, 'https://a.test/about', 'text/html'), false, 'inurl: reads no type');
+    assert.deepEqual(mediaTypesOf('pdf'), ['application/pdf']);
+    assert.deepEqual(mediaTypesOf('html'), ['text/html', 'application/xhtml+xml']);
+    assert.deepEqual(mediaTypesOf('doc'), []);
+    assert.equal(normalizeMediaType(' Text/HTML ; charset=UTF-8'), 'text/html');
+    assert.equal(normalizeMediaType('application/vnd.api+json'), 'application/vnd.api+json');
+    for (const bad of ['', 'pdf', 'text/', '/html', 'text/html/x', 'text /html', `a/${'b'.repeat(65)}`]) assert.equal(normalizeMediaType(bad), undefined, bad);
   });
 });

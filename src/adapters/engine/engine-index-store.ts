@@ -215,16 +215,25 @@ export function analyse(row: Row, w: EngineWeights): SegmentDoc {
   return { ...metaOf(row), terms, length };
 }
 
-type WebqlRow = [number, string, string, string | null, string, string, string];
-const webqlVersion = ([id, url, revHost, lang, title, description, content]: WebqlRow): WebqlVersion => ({ id, url, revHost, lang, title, description, content });
+type WebqlRow = [number, string, string, string | null, string | null, string, string, string];
+const webqlVersion = ([id, url, revHost, mediaType, lang, title, description, content]: WebqlRow): WebqlVersion => ({
+  id,
+  url,
+  revHost,
+  mediaType,
+  lang,
+  title,
+  description,
+  content,
+});
 
 /**
  * webql's read of a batch of candidates (a JSON array of version ids), with their texts or with
- * them empty, and with the page's URL or without it (then empty: no lookup in `pages`, a third of
- * a read with the texts at 1M).
+ * them empty, and with the page's URL and the version's media type or without them (then empty:
+ * no lookup in `pages`, a third of a read with the texts at 1M).
  */
 const webqlRows = (withText: boolean, withUrl: boolean) =>
-  `SELECT v.id, ${withUrl ? 'p.url, p.rev_host' : "'', ''"}, v.lang, ${withText ? "coalesce(v.title, ''), coalesce(v.description, ''), v.content" : "'', '', ''"}
+  `SELECT v.id, ${withUrl ? 'p.url, p.rev_host, v.media_type' : "'', '', NULL"}, v.lang, ${withText ? "coalesce(v.title, ''), coalesce(v.description, ''), v.content" : "'', '', ''"}
    FROM versions v ${withUrl ? 'JOIN pages p ON p.id = v.page_id ' : ''}WHERE v.id IN (SELECT value FROM json_each(?))`;
 /**
  * The versions of the pages in a span of ids whose URL is LIKE a pattern (`inurl:`, escaped with a
@@ -617,6 +626,8 @@ export class EngineIndexStore implements IndexStore {
       // too, which it may hold (the second statement, twice the cost: 170 against 85 ms at 1M).
       inUrl: db.prepare<[number, number, string], number>(inUrlSql(false)).pluck(),
       inUrlOrWide: db.prepare<[number, number, string], number>(inUrlSql(true)).pluck(),
+      // Served by versions_media_type (migration 22), which holds every type but text/html.
+      servedAs: db.prepare<[string], number>("SELECT id FROM versions WHERE media_type = ? AND media_type != 'text/html'").pluck(),
       lastPage: db.prepare<[], number | null>('SELECT max(id) FROM pages').pluck(),
     };
   }
@@ -1185,6 +1196,11 @@ export class EngineIndexStore implements IndexStore {
           if (from > 0) await turn();
           for (const id of scan.all(from, from + this.urlScanStep, pattern)) found.add(id);
         }
+        return found;
+      },
+      servedAs: (types) => {
+        const found = new Set<number>();
+        for (const type of types) for (const id of this.stmts.servedAs.all(type)) found.add(id);
         return found;
       },
       pages: () => this.stmts.lastPage.get() ?? 0,

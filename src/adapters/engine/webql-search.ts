@@ -17,10 +17,13 @@
  *    the page store, and decided from their URL and language, else on the stored version
  *    (`matches`): a text item's words, stemmed, must stand side by side in the title, the
  *    description or the content (the title only with `title:`); site, url, inurl and lang against
- *    the page's URL and the version's language. It stops once `limit` versions matched.
+ *    the page's URL and the version's language; filetype against the URL and the media type the
+ *    version was served as. It stops once `limit` versions matched.
  *    With a top-level `inurl:`, once reading has gone on long (`PAGES_PER_READ`), the pages whose
  *    URL holds its text are looked up (`inUrl`) and only their candidates read on: a rare text
- *    among many candidates read them all (2.8 s at 1M for `expression inurl:/doc/0`).
+ *    among many candidates read them all (2.8 s at 1M for `expression inurl:/doc/0`). So with a
+ *    top-level `filetype:`, as the URLs that hold its dot and type and the versions served as it
+ *    (`servedAs`), unless pages served as HTML answer to it: most pages do, so it narrows nothing.
  *
  * Ranking, as before the engine served webql: BM25 over the words of the top-level items that are
  * text alone (terms, phrases, their OR groups and exclusions), and over the words that only rank
@@ -33,7 +36,8 @@ import { stemHash } from '../../core/passages.js';
 import { hasPhrase, wordKey } from '../../core/phrase.js';
 import { cachedStem, indexTerms, STOP_WORDS, termPrefix } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
-import { urlMatches, type WebqlNode } from '../../core/webql.js';
+import { mediaTypesOf } from '../../core/media-type.js';
+import { pageMatches, type WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
 import { type Matches, type MatchRequest, urlMaskOf } from './engine.js';
 
@@ -42,6 +46,8 @@ export interface WebqlVersion {
   id: number;
   url: string;
   revHost: string;
+  /** The media type the version was served as (`pageMatches`), null when it was stored before they were kept. */
+  mediaType: string | null;
   lang: string | null;
   title: string;
   description: string;
@@ -55,8 +61,9 @@ export interface WebqlDeps {
   df(stem: string): number;
   /**
    * The versions of these ids that still exist, in any order. A read with the texts but not
-   * `withUrl` leaves `url` and `revHost` empty (the page is not looked up); one without the texts
-   * is for the URL and language, and reads the URL whatever `withUrl` says.
+   * `withUrl` leaves `url` and `revHost` empty and `mediaType` null (the page is not looked up);
+   * one without the texts is for the URL, media type and language, and reads them whatever
+   * `withUrl` says.
    */
   read(ids: readonly number[], withText: boolean, withUrl: boolean): WebqlVersion[];
   /** The ids of the versions whose language is `tag` or under it (`en`: `en-gb`), or undefined when there are more than `max`. */
@@ -69,6 +76,8 @@ export interface WebqlDeps {
    * of the pages.
    */
   inUrl(text: string): Promise<Set<number>>;
+  /** The ids of the versions served as one of these media types, none of them `text/html` (the lookup of a top-level `filetype:`, with `inUrl`). */
+  servedAs(types: readonly string[]): Set<number>;
   /** The number of pages, for when a scan of them (`inUrl`) costs less than reading on (asked only with a top-level `inurl:`). */
   pages(): number;
 }
@@ -419,7 +428,7 @@ function matches(node: WebqlNode, w: VersionWords, plans: Plans, held: number): 
       return urlPrefixes(node.prefix).some((p) => w.v.url.startsWith(p));
     case 'inurl':
     case 'filetype':
-      return urlMatches(node, w.v.url);
+      return pageMatches(node, w.v.url, w.v.mediaType ?? undefined);
     case 'lang':
       return w.v.lang !== null && (w.v.lang === node.tag || w.v.lang.startsWith(`${node.tag}-`));
   }
@@ -561,8 +570,21 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     if (within) candidates = candidates.filter((i) => within.has(ids[i]!));
   }
   // A top-level inurl: is looked up only when reading has gone on long (PAGES_PER_READ); so is a
-  // top-level filetype:, as the URLs that hold its dot and type (each read still decides it).
-  const inUrl = items.flatMap((item) => (item.kind === 'inurl' ? [item.text] : item.kind === 'filetype' ? [`.${item.ext}`] : []));
+  // top-level filetype:, as the URLs that hold its dot and type and the versions served as it
+  // (each read still decides it), unless pages served as HTML answer to it.
+  const inUrl = items.flatMap((item): (() => Promise<Set<number>>)[] => {
+    if (item.kind === 'inurl') return [() => deps.inUrl(item.text)];
+    if (item.kind !== 'filetype') return [];
+    const served = mediaTypesOf(item.ext);
+    if (served.includes('text/html')) return [];
+    return [
+      async () => {
+        const found = await deps.inUrl(`.${item.ext}`);
+        for (const id of deps.servedAs(served)) found.add(id);
+        return found;
+      },
+    ];
+  });
   let readBeforeScan = inUrl.length > 0 ? Math.max(FIRST_READ, Math.floor(deps.pages() / PAGES_PER_READ)) : Infinity;
   // By score, ties to the lower id; with no ranking words, the newest first, ties to the higher id.
   const ranked = ranking.length > 0 ? new Ranked(candidates, scores, ids, 1) : new Ranked(candidates, acquiredAt, ids, -1);
@@ -579,8 +601,8 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit; size = Math.min(size * 2, LARGEST_READ)) {
     if (size > FIRST_READ) await turn();
     if (readBeforeScan <= 0) {
-      for (const part of inUrl) {
-        const within = await deps.inUrl(part);
+      for (const lookUp of inUrl) {
+        const within = await lookUp();
         ranked.retain((i) => within.has(ids[i]!));
       }
       readBeforeScan = Infinity;

@@ -88,7 +88,7 @@ export async function copyFromSqlite(db: Db, pool: PgPool, onProgress: (what: st
   const log = new PgPageLog(pool);
   const origin = `share:${randomUUID()}`;
   const read = db.prepare<[number], VersionRow>(
-    `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description, v.author, v.content, v.lang, v.searchable
+    `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description, v.author, v.content, v.lang, v.media_type, v.searchable
      FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id > ? ORDER BY v.id LIMIT ${CHUNK}`,
   );
   let versions = 0;

@@ -177,6 +177,11 @@ const MIGRATIONS: string[] = [
   CREATE TABLE page_log_floor (seq BIGINT NOT NULL);
   INSERT INTO page_log_floor (seq) VALUES (0);
   `,
+  `
+  -- The media type each version was served as (the SQLite file's versions.media_type): null for a
+  -- row written before.
+  ALTER TABLE page_log ADD COLUMN media_type TEXT;
+  `,
 ];
 
 /** Any number: the advisory lock's key, one per application using the database. */

@@ -55,11 +55,12 @@ interface LogRow {
   /** Null for the puller's own rows (it has them). */
   content: string | null;
   lang: string | null;
+  media_type: string | null;
   searchable: boolean;
 }
 
 /** A version's columns as the log and the SQLite file hold them (searchable: a boolean there, 0 or 1 here). */
-export type VersionColumns = Pick<LogRow, 'url' | 'acquired_at' | 'published_at' | 'title' | 'description' | 'author' | 'lang'> & {
+export type VersionColumns = Pick<LogRow, 'url' | 'acquired_at' | 'published_at' | 'title' | 'description' | 'author' | 'lang' | 'media_type'> & {
   content: string;
   searchable: boolean | number;
 };
@@ -84,10 +85,10 @@ export class PgPageLog {
         const part = versions.slice(i, i + APPEND_ROWS);
         const col = <T>(f: (v: NewVersion) => T) => part.map(f);
         await c.query(
-          `INSERT INTO page_log (seq, origin, url, acquired_at, published_at, title, description, author, content, lang, searchable, written_at)
-           SELECT $1 + ord - 1, $2, url, acquired_at, published_at, title, description, author, content, lang, searchable, $3
-           FROM unnest($4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::boolean[])
-             WITH ORDINALITY AS t(url, acquired_at, published_at, title, description, author, content, lang, searchable, ord)`,
+          `INSERT INTO page_log (seq, origin, url, acquired_at, published_at, title, description, author, content, lang, media_type, searchable, written_at)
+           SELECT $1 + ord - 1, $2, url, acquired_at, published_at, title, description, author, content, lang, media_type, searchable, $3
+           FROM unnest($4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::boolean[])
+             WITH ORDINALITY AS t(url, acquired_at, published_at, title, description, author, content, lang, media_type, searchable, ord)`,
           [
             first + i,
             origin,
@@ -100,6 +101,7 @@ export class PgPageLog {
             col((v) => v.author ?? null),
             col((v) => v.content),
             col((v) => v.lang ?? null),
+            col((v) => v.mediaType ?? null),
             col((v) => v.searchable),
           ],
         );
@@ -116,11 +118,11 @@ export class PgPageLog {
     // The window runs over the first PULL_ROWS rows only (a window over the whole rest of the log
     // would read it all at every pull).
     const { rows } = await this.pool.query<LogRow>(
-      `SELECT seq, origin, url, acquired_at, published_at, title, description, author, content, lang, searchable
+      `SELECT seq, origin, url, acquired_at, published_at, title, description, author, content, lang, media_type, searchable
        FROM (
          SELECT *, sum(size) OVER (ORDER BY seq) AS running
          FROM (
-           SELECT seq, origin, url, acquired_at, published_at, title, description, author, lang, searchable,
+           SELECT seq, origin, url, acquired_at, published_at, title, description, author, lang, media_type, searchable,
              CASE WHEN origin = $2 THEN NULL ELSE content END AS content,
              CASE WHEN origin = $2 THEN 0 ELSE octet_length(content) END AS size
            FROM page_log WHERE seq > $1 ORDER BY seq LIMIT $3

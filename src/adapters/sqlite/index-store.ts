@@ -5,6 +5,7 @@
  * (the index-store contract, webql's result sets) and as a peer in the benchmarks. The product's
  * database has no FTS5 table (migration 10 dropped it): this store adds its own.
  */
+import { mediaTypesOf } from '../../core/media-type.js';
 import { bestOfReadings } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { WebqlNode } from '../../core/webql.js';
@@ -106,9 +107,14 @@ function sqlCondition(node: WebqlNode): SqlPart {
     }
     case 'inurl':
       return { sql: 'instr(lower(p.url), ?) > 0', params: [node.text.toLowerCase()] };
-    case 'filetype':
-      // The URL up to its query (a stored URL has no fragment) ends in the type's dot and letters.
-      return { sql: "lower(CASE instr(p.url, '?') WHEN 0 THEN p.url ELSE substr(p.url, 1, instr(p.url, '?') - 1) END) LIKE ?", params: [`%.${node.ext}`] };
+    case 'filetype': {
+      // The URL up to its query (a stored URL has no fragment) ends in the type's dot and letters,
+      // or the version was served as a media type that answers to it (pageMatches).
+      const named = "lower(CASE instr(p.url, '?') WHEN 0 THEN p.url ELSE substr(p.url, 1, instr(p.url, '?') - 1) END) LIKE ?";
+      const served = mediaTypesOf(node.ext);
+      if (served.length === 0) return { sql: named, params: [`%.${node.ext}`] };
+      return { sql: `(${named} OR coalesce(v.media_type IN (${served.map(() => '?').join(', ')}), 0))`, params: [`%.${node.ext}`, ...served] };
+    }
     case 'lang':
       return { sql: "(v.lang = ? OR substr(v.lang, 1, ?) = ?)", params: [node.tag, node.tag.length + 1, `${node.tag}-`] };
     case 'text':

@@ -18,6 +18,7 @@ interface VersionRow {
   content_hash: string;
   searchable: number;
   lang: string | null;
+  media_type: string | null;
 }
 
 /** A result's columns, in the order `byIds` selects them: read as arrays (`raw`), not objects with a key per column, which cost more to build. */
@@ -32,6 +33,7 @@ type ResultRow = [
   passages: Buffer | null,
   sharedDescription: number,
   near: Buffer | null,
+  mediaType: string | null,
 ];
 
 /** Versions given a passage index, or a near-duplicate fingerprint, per transaction by `fillDerived`. */
@@ -61,7 +63,7 @@ const SCANNED_CONTENT = `CASE WHEN octet_length(content) > ${SCAN_LIMIT} THEN su
 const IDS_PER_READ = 10;
 
 const VERSION_COLUMNS = `v.id, p.url, p.host, v.acquired_at, v.published_at, v.title, v.description, v.author,
-  v.content, v.content_hash, v.searchable, v.lang`;
+  v.content, v.content_hash, v.searchable, v.lang, v.media_type`;
 
 function toVersion(row: VersionRow): StoredVersion {
   return withOptionalColumns(
@@ -85,6 +87,7 @@ export interface OptionalColumns {
   author: string | null;
   published_at: number | null;
   lang: string | null;
+  media_type: string | null;
 }
 
 /** Sets on `v` the optional fields a row holds; answers `v`. */
@@ -94,6 +97,7 @@ export function withOptionalColumns<V extends NewVersion>(v: V, row: OptionalCol
   if (row.author !== null) v.author = row.author;
   if (row.published_at !== null) v.publishedAt = row.published_at;
   if (row.lang !== null) v.lang = row.lang;
+  if (row.media_type !== null) v.mediaType = row.media_type;
   return v;
 }
 
@@ -127,16 +131,16 @@ export class SqlitePageStore implements PageStore {
       ),
       insertVersion: db.prepare(
         `INSERT INTO versions (page_id, acquired_at, superseded_at, published_at, title, description, author,
-           content, content_hash, searchable, first_searchable, lang, passages, description_key, description_shared, near_fingerprint)
+           content, content_hash, searchable, first_searchable, lang, passages, description_key, description_shared, near_fingerprint, media_type)
          VALUES (@pageId, @acquiredAt, @supersededAt, @publishedAt, @title, @description, @author, @content, @hash, @searchable, @searchable, @lang, @passages,
-           @descriptionKey, @descriptionShared, @near)`,
+           @descriptionKey, @descriptionShared, @near, @mediaType)`,
       ),
       // A version's later captures start a copy of it at the first of them (`putOne`).
       copyVersion: db.prepare<[number, number, number, number]>(
         `INSERT INTO versions (page_id, acquired_at, superseded_at, published_at, title, description, author,
-           content, content_hash, searchable, first_searchable, lang, passages, description_key, description_shared, near_fingerprint)
+           content, content_hash, searchable, first_searchable, lang, passages, description_key, description_shared, near_fingerprint, media_type)
          SELECT page_id, ?, superseded_at, published_at, title, description, author, content, content_hash, ?, ?, lang, passages, description_key,
-           description_shared, near_fingerprint
+           description_shared, near_fingerprint, media_type
          FROM versions WHERE id = ?`,
       ),
       // Another page of the host, of other content, with the description of key ? (migration 20).
@@ -161,6 +165,7 @@ export class SqlitePageStore implements PageStore {
       setFirst: db.prepare<[number, number, number]>('UPDATE versions SET acquired_at = ?, first_searchable = ? WHERE id = ?'),
       supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_at = ? WHERE id = ?'),
       fillLang: db.prepare<[string, number]>('UPDATE versions SET lang = ? WHERE id = ? AND lang IS NULL'),
+      fillMediaType: db.prepare<[string, number]>('UPDATE versions SET media_type = ? WHERE id = ? AND media_type IS NULL'),
       latest: db.prepare<[string], VersionRow>(
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
          WHERE p.url = ? ORDER BY v.acquired_at DESC, v.content_hash DESC LIMIT 1`,
@@ -176,7 +181,7 @@ export class SqlitePageStore implements PageStore {
         .prepare<number[], ResultRow>(
           `SELECT v.id, p.url, v.acquired_at, v.published_at, v.title, v.description,
              ${SCANNED_CONTENT}, v.passages,
-             v.description_shared, v.near_fingerprint
+             v.description_shared, v.near_fingerprint, v.media_type
            FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id IN (${Array(IDS_PER_READ).fill('?').join(', ')})`,
         )
         .raw(),
@@ -233,7 +238,11 @@ export class SqlitePageStore implements PageStore {
       else if (v.searchable) s.firstMadeSearchable.run(prev.id);
       if (v.searchable && prev.searchable === 0) s.setSearchable.run(1, prev.id);
       if (v.lang !== undefined && prev.lang === null) s.fillLang.run(v.lang, prev.id);
-      return { status: 'unchanged', version: toVersion({ ...prev, searchable: prev.searchable | searchable }) };
+      if (v.mediaType !== undefined && prev.media_type === null) s.fillMediaType.run(v.mediaType, prev.id);
+      return {
+        status: 'unchanged',
+        version: toVersion({ ...prev, searchable: prev.searchable | searchable, media_type: prev.media_type ?? v.mediaType ?? null }),
+      };
     }
     let next = s.after.get(page.id, t, t, hash);
     if (prev) {
@@ -275,6 +284,7 @@ export class SqlitePageStore implements PageStore {
       hash,
       searchable,
       lang: v.lang ?? null,
+      mediaType: v.mediaType ?? null,
       passages: toBlob(passages),
       descriptionKey: key,
       descriptionShared: shared ? 1 : 0,
@@ -359,7 +369,7 @@ export class SqlitePageStore implements PageStore {
     for (const id of ids) {
       const row = rows.get(id);
       if (!row) continue;
-      const [, url, acquiredAt, publishedAt, title, description, content, passages, shared, near] = row;
+      const [, url, acquiredAt, publishedAt, title, description, content, passages, shared, near, mediaType] = row;
       const v: ResultVersion = { id, url, content, acquiredAt };
       if (title !== null) v.title = title;
       if (description !== null) v.description = description;
@@ -367,6 +377,7 @@ export class SqlitePageStore implements PageStore {
       if (publishedAt !== null) v.publishedAt = publishedAt;
       if (passages !== null) v.passages = passages;
       if (near !== null && near.length > 0) v.near = near;
+      if (mediaType !== null) v.mediaType = mediaType;
       out.push(v);
     }
     return out;
