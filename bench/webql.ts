@@ -7,7 +7,7 @@
  *
  * The queries are made from SciFact test claims, one of each shape per claim, with a, b and c the
  * claim's first three content words: a phrase (the claim's first two adjacent content words), an
- * exclusion, `title:`, an OR group, `site:`, `inurl:`, `lang:`, and the claim's first hyphenated
+ * exclusion, `title:`, an OR group, `site:`, `inurl:`, `lang:`, `filetype:pdf`, and the claim's first hyphenated
  * compound alone (a bare word read both ways: `T-cell` is `"t cell" OR tcell`); and two standard
  * queries with a `-word` (ranked by BM25 over their words, no AND; FTS5 as `(words) NOT (word)`):
  * `a b -c` and the whole claim with `-c` (and without, to compare). Every query is
@@ -19,9 +19,15 @@
  * callbacks going, which times every stretch the event loop did not turn: the longest of them is
  * how long a query held up the other requests at most (FTS5, read synchronously, holds the loop
  * for a whole query). Last, standard queries with a `-"phrase"` through the search operation
- * (which checks the phrase on the stored pages), a quoted phrase, an `intitle:` (a word, a phrase)
- * or an `inurl:`, or a word misspelt (asked for as its correction), against the same claims
- * without; and what the misspelt words were corrected to, and what finding a correction costs.
+ * (which checks the phrase on the stored pages), a quoted phrase, an `intitle:` (a word, a phrase),
+ * an `inurl:`, a `filetype:pdf` or a `-filetype:pdf`, or a word misspelt (asked for as its
+ * correction), against the same claims without; and what the misspelt words were corrected to,
+ * and what finding a correction costs.
+ *
+ * The generator gives its pages no media type: the first run sets one in the cached corpus, one
+ * page in a hundred served as a PDF, the others as web pages (so `filetype:pdf` holds for 1% of
+ * them), after timing what opening the cached corpus of an older release takes (migration 22, when
+ * it is due).
  *
  * First, what keeping the FTS5 index cost the product before migration 10 dropped it: the same
  * `--import-pages` generated pages stored into a new database with and without its table and
@@ -101,6 +107,7 @@ const SHAPES: [string, (claim: string, n: number) => string | undefined, 'standa
   ['(a OR b) c', (c) => { const [a, b, x] = contentWords(c); return x ? `(${a} OR ${b}) ${x}` : undefined; }],
   ['a b site:', (c, n) => { const [a, b] = contentWords(c); return b ? `${a} ${b} site:host${n % 1000}.bench.example` : undefined; }],
   ['a inurl:', (c, n) => { const [a] = contentWords(c); return a ? `${a} inurl:/doc/${n % 10}` : undefined; }],
+  ['a filetype:pdf', (c) => { const [a] = contentWords(c); return a ? `${a} filetype:pdf` : undefined; }],
   ['a b lang:en', (c) => { const [a, b] = contentWords(c); return b ? `${a} ${b} lang:en` : undefined; }],
   ['a-b (a compound)', (c) => firstCompound(c)],
   ['standard: a b -c', (c) => { const [a, b, x] = contentWords(c); return x ? `${a} ${b} -${x}` : undefined; }, 'standard'],
@@ -132,6 +139,20 @@ if (importPages > 0) {
 }
 
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
+{
+  const before = new Database(path, { readonly: true });
+  const version = before.pragma('user_version', { simple: true }) as number;
+  before.close();
+  let started = performance.now();
+  const db = openDatabase({ path });
+  if (version < 22) console.log(`Migrations from schema version ${version} on opening the cached corpus (22: the versions' media types): ${fmt((performance.now() - started) / 1000, 2)} s`);
+  started = performance.now();
+  const set = db
+    .prepare("UPDATE versions SET media_type = CASE WHEN id % 100 = 0 THEN 'application/pdf' ELSE 'text/html' END WHERE media_type IS NULL")
+    .run().changes;
+  if (set > 0) console.log(`Media types set in the cached corpus (one page in a hundred a PDF): ${set.toLocaleString('en')} versions, ${fmt((performance.now() - started) / 1000)} s`);
+  db.close();
+}
 const { services, engine } = await openServedIndex(path);
 let fts: IndexStore | undefined;
 if (!values['skip-fts']) {
@@ -263,6 +284,8 @@ const PHRASE_SHAPES: [string, (claim: string, n: number) => string | undefined][
   ['intitle:a the claim', (c) => { const p = firstPair(c); return p && `intitle:${p.slice(1).split(' ')[0]} ${c}`; }],
   ['intitle:"a b" the claim', (c) => { const p = firstPair(c); return p && `intitle:${p} ${c}`; }],
   ['the claim inurl:', (c, n) => (firstPair(c) ? `${c} inurl:/doc/${n % 10}` : undefined)],
+  ['the claim filetype:pdf', (c) => (firstPair(c) ? `${c} filetype:pdf` : undefined)],
+  ['the claim -filetype:pdf', (c) => (firstPair(c) ? `${c} -filetype:pdf` : undefined)],
   ['the claim, a word misspelt', (c) => misspelt(c)?.text],
 ];
 console.log(`\nStandard queries through the search operation (snippets included), top 10, ${rounds} rounds`);
