@@ -156,8 +156,10 @@ export async function storeGenerated(pages: PageStore, sentences: readonly strin
     batch = [];
     stored?.(done);
   };
+  let n = 0;
   for (const d of generateDocs(sentences, count)) {
-    batch.push({ ...d, searchable: true });
+    // As served: one in a hundred a PDF (version ids 100, 200, ... in a new database), the others web pages.
+    batch.push({ ...d, searchable: true, mediaType: n++ % 100 === 99 ? 'application/pdf' : 'text/html' });
     if (batch.length === 5000) await flush();
   }
   if (batch.length > 0) await flush();

@@ -26,8 +26,8 @@
  *
  * The generator gives its pages no media type: the first run sets one in the cached corpus, one
  * page in a hundred served as a PDF, the others as web pages (so `filetype:pdf` holds for 1% of
- * them), after timing what opening the cached corpus of an older release takes (migration 22, when
- * it is due).
+ * them), after timing what opening the cached corpus of an older release takes (migrations 22 and
+ * 23, when due).
  *
  * First, what keeping the FTS5 index cost the product before migration 10 dropped it: the same
  * `--import-pages` generated pages stored into a new database with and without its table and
@@ -145,7 +145,9 @@ const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
   before.close();
   let started = performance.now();
   const db = openDatabase({ path });
-  if (version < 22) console.log(`Migrations from schema version ${version} on opening the cached corpus (22: the versions' media types): ${fmt((performance.now() - started) / 1000, 2)} s`);
+  if (version < 23) {
+    console.log(`Migrations from schema version ${version} on opening the cached corpus (22: the versions' media types; 23: the types their URLs name): ${fmt((performance.now() - started) / 1000, 2)} s`);
+  }
   started = performance.now();
   const set = db
     .prepare("UPDATE versions SET media_type = CASE WHEN id % 100 = 0 THEN 'application/pdf' ELSE 'text/html' END WHERE media_type IS NULL")

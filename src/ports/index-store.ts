@@ -35,6 +35,14 @@ export interface IndexQuery {
   publishedBefore?: number;
   /** Point in time: only versions alive then (acquired at or before it, not yet replaced). */
   queryTime?: number;
+  /**
+   * A file type (a `filetype:`, core/webql.ts `pageMatches`): only versions whose URL names it or
+   * that were served as a type answering to it. A store that cannot look them up cheaply may leave
+   * this to its caller, which checks its hits (ops/search.ts): the engine narrows to them when at
+   * most FILE_TYPE_VERSIONS_MAX versions are of the type and pages served as HTML do not answer to
+   * it (most pages do).
+   */
+  fileType?: string;
   limit: number;
 }
 

@@ -22,8 +22,15 @@ import { ledgerContract } from './ledger.contract.js';
 import { limiterContract } from './limiter.contract.js';
 import { pageIndexContract } from './page-index.contract.js';
 
-/** A database as it was before migration 22: its versions' media types, and their index, gone. */
+/** A database as it was before migration 23: its pages' URL types, and their index, gone. */
+function withoutMigration23(db: Db): void {
+  db.exec('DROP INDEX pages_url_type');
+  db.exec('ALTER TABLE pages DROP COLUMN url_type');
+}
+
+/** A database as it was before migration 22 (and 23): its versions' media types, and their index, gone. */
 function withoutMigration22(db: Db): void {
+  withoutMigration23(db);
   db.exec('DROP INDEX versions_media_type');
   db.exec('ALTER TABLE versions DROP COLUMN media_type');
 }
@@ -347,7 +354,7 @@ describe('migration 19 (timelines are their captures\')', () => {
 });
 
 describe("migration 20 (descriptions keyed with their host's)", () => {
-  test("an older release's versions have no media type until their page is read again with the same content; filetype: reads their URL meanwhile", async () => {
+  test("an older release's versions have no media type until their page is read again with the same content; filetype: reads their URL meanwhile, whose type migration 23 keeps", async () => {
     const dir = tempDir();
     try {
       const path = `${dir.path}/old.db`;

@@ -143,6 +143,30 @@ describe('engine rank safety on SciFact', () => {
     assert.ok(nonEmpty > queries.length, `queries whose hits came from more than one part: ${nonEmpty}`);
   });
 
+  test('top 10 kept to the versions of a file type: a common one, a rare one (whose documents lead), with a published window, split into parts', async () => {
+    db.exec("UPDATE versions SET media_type = CASE WHEN id % 97 = 0 THEN 'text/plain' WHEN id % 7 = 0 THEN 'application/pdf' ELSE 'text/html' END");
+    try {
+      const year = { publishedAfter: Date.parse('2020-01-01T00:00:00Z'), publishedBefore: Date.parse('2020-12-31T23:59:59Z') };
+      assert.ok((await compare({ fileType: 'pdf' }, 10)) > queries.length * 0.5);
+      assert.ok((await compare({ fileType: 'txt' }, 10)) > queries.length * 0.3);
+      assert.ok((await compare({ ...year, fileType: 'pdf' }, 10)) > queries.length * 0.2);
+      // Against every document scored with no filter, then kept to the type: the filter's own bitset is not what decides.
+      for (const [i, q] of queries.slice(0, 300).entries()) {
+        const all = index.exhaustiveSearch({ terms: queryTerms(q), limit: 100_000 });
+        const expected = all.filter((h) => h.versionId % 97 === 0).slice(0, 10);
+        assert.deepEqual(await index.search({ terms: queryTerms(q), limit: 10, fileType: 'txt' }), expected, q);
+        const cuts = [0, 700 + i, 0x7fffffff];
+        const parts = cuts.slice(1).map((hi, p) => index.searchPart({ terms: queryTerms(q), limit: 10, fileType: 'txt' }, [cuts[p]!, hi]));
+        assert.deepEqual(mergeHits(parts, 10), expected, q);
+      }
+      // A type that pages served as HTML answer to is left to the caller: the search is not narrowed.
+      const q = queryTerms(queries[0]!);
+      assert.deepEqual(await index.search({ terms: q, limit: 10, fileType: 'html' }), await index.search({ terms: q, limit: 10 }));
+    } finally {
+      db.exec('UPDATE versions SET media_type = NULL');
+    }
+  });
+
   test('top 10 with a one-month published window (the window leads the traversal)', async () => {
     const month = { publishedAfter: Date.parse('2020-06-01T00:00:00Z'), publishedBefore: Date.parse('2020-06-30T23:59:59Z') };
     assert.ok((await compare(month, 10)) > queries.length * 0.2);

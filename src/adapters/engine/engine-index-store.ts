@@ -18,6 +18,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import type { LogFn } from '../../core/log.js';
+import { mediaTypesOf } from '../../core/media-type.js';
 import { ANALYSIS_VERSION, bestOfReadings, cachedStem, compoundTerms, indexTerms, stem, titleStopTerms } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
@@ -246,6 +247,13 @@ const inUrlSql = (orWide: boolean) =>
    WHERE p.id >= ? AND p.id < ? AND (p.url LIKE ? ESCAPE '\\'${orWide ? ' OR length(p.url) != octet_length(p.url)' : ''})`;
 /** Pages whose URLs an `inurl:` scan reads between turns of the event loop (at 1M, eight steps of about 12 ms). */
 const URL_SCAN_STEP = 131_072;
+/**
+ * The most versions of a file type (IndexQuery `fileType`) the engine keeps a search to. Above it
+ * they are at least 5% of a million pages: a search's ranked pages, checked, soon hold ten of them.
+ */
+export const FILE_TYPE_VERSIONS_MAX = 50_000;
+/** File types whose versions are kept at once (`versionsOfType`); past it the kept ones are dropped. */
+const KEPT_TYPES = 16;
 
 const BY_ID_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`;
 const RANGE_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
@@ -540,6 +548,8 @@ export class EngineIndexStore implements IndexStore {
   /** Each misspelt word's terms near it (`corrections`) and when they were found. */
   private readonly spelled = new Map<string, { near: { term: string; edits: number; ask: string }[]; at: number }>();
   private applied = 0;
+  /** Each file type's versions looked up (`versionsOfType`), with the log sequence they hold for. */
+  private readonly typeVersions = new Map<string, { seq: number; ids: Float64Array | undefined }>();
   private docCount = 0;
   private totalLength = 0;
   private readonly stmts;
@@ -626,8 +636,11 @@ export class EngineIndexStore implements IndexStore {
       // too, which it may hold (the second statement, twice the cost: 170 against 85 ms at 1M).
       inUrl: db.prepare<[number, number, string], number>(inUrlSql(false)).pluck(),
       inUrlOrWide: db.prepare<[number, number, string], number>(inUrlSql(true)).pluck(),
-      // Served by versions_media_type (migration 22), which holds every type but text/html.
-      servedAs: db.prepare<[string], number>("SELECT id FROM versions WHERE media_type = ? AND media_type != 'text/html'").pluck(),
+      // Served by pages_url_type (migration 23) and versions_media_type (22), which holds every type but text/html.
+      namedAs: db
+        .prepare<[string, number], number>('SELECT v.id FROM pages p JOIN versions v ON v.page_id = p.id WHERE p.url_type = ? LIMIT ?')
+        .pluck(),
+      servedAs: db.prepare<[string, number], number>("SELECT id FROM versions WHERE media_type = ? AND media_type != 'text/html' LIMIT ?").pluck(),
       lastPage: db.prepare<[], number | null>('SELECT max(id) FROM pages').pluck(),
     };
   }
@@ -1151,7 +1164,38 @@ export class EngineIndexStore implements IndexStore {
     if (q.publishedAfter !== undefined) f.publishedAfter = q.publishedAfter;
     if (q.publishedBefore !== undefined) f.publishedBefore = q.publishedBefore;
     if (q.queryTime !== undefined) f.queryTime = q.queryTime;
+    if (q.fileType !== undefined) {
+      const only = this.versionsOfType(q.fileType);
+      if (only) f.onlyVersions = only;
+    }
     return f;
+  }
+
+  /**
+   * The versions whose URL names `ext` or that were served as a type answering to it, ascending
+   * (on the indexes of migrations 22 and 23); undefined when pages served as HTML answer to it, or
+   * when there are more than FILE_TYPE_VERSIONS_MAX. Kept until the log moves on (a version stored,
+   * or its media type filled in): 10,000 versions of a type took 4 ms to look up at 1M (ad hoc).
+   */
+  private versionsOfType(ext: string): Float64Array | undefined {
+    const kept = this.typeVersions.get(ext);
+    if (kept && kept.seq === this.applied) return kept.ids;
+    const ids = this.lookUpType(ext);
+    if (this.typeVersions.size >= KEPT_TYPES) this.typeVersions.clear();
+    this.typeVersions.set(ext, { seq: this.applied, ids });
+    return ids;
+  }
+
+  /** `versionsOfType`'s lookup. */
+  private lookUpType(ext: string): Float64Array | undefined {
+    const types = mediaTypesOf(ext);
+    if (types.includes('text/html')) return undefined;
+    const found = new Set(this.stmts.namedAs.all(ext, FILE_TYPE_VERSIONS_MAX + 1));
+    for (const type of types) {
+      if (found.size > FILE_TYPE_VERSIONS_MAX) break;
+      for (const id of this.stmts.servedAs.all(type, FILE_TYPE_VERSIONS_MAX + 1)) found.add(id);
+    }
+    return found.size > FILE_TYPE_VERSIONS_MAX ? undefined : Float64Array.from(found).sort();
   }
 
   /** A webql query: candidates from the segments, checked against the stored versions (webql-search.ts). */
@@ -1165,6 +1209,12 @@ export class EngineIndexStore implements IndexStore {
     const filter = this.filter(q);
     const site = narrowerSite(node, filter.revSite);
     if (site !== undefined) filter.revSite = site;
+    // A top-level filetype: keeps the candidates to its versions, as IndexQuery `fileType` does.
+    const fileType = (node.kind === 'and' ? node.children : [node]).find((item) => item.kind === 'filetype');
+    if (fileType && filter.onlyVersions === undefined) {
+      const only = this.versionsOfType(fileType.ext);
+      if (only) filter.onlyVersions = only;
+    }
     return {
       matches: (request) => allMatches(this.segments, stats, filter, request, turn, this.matchStep),
       df: (stem) => stats.df(stem),
@@ -1196,11 +1246,6 @@ export class EngineIndexStore implements IndexStore {
           if (from > 0) await turn();
           for (const id of scan.all(from, from + this.urlScanStep, pattern)) found.add(id);
         }
-        return found;
-      },
-      servedAs: (types) => {
-        const found = new Set<number>();
-        for (const type of types) for (const id of this.stmts.servedAs.all(type)) found.add(id);
         return found;
       },
       pages: () => this.stmts.lastPage.get() ?? 0,

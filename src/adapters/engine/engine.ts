@@ -29,6 +29,12 @@ export interface EngineFilter {
   publishedBefore?: number;
   /** Versions alive at this instant; undefined: versions alive now (not superseded). */
   queryTime?: number;
+  /**
+   * Only these versions (ids ascending): those of a `filetype:` (IndexQuery `fileType`). Each
+   * segment's documents of them are a bitset, which leads the traversal when they are few, as a
+   * published window's documents do.
+   */
+  onlyVersions?: Float64Array;
 }
 
 export interface EngineHit {
@@ -439,12 +445,61 @@ function orBits(a: Int32Array, b: Int32Array): Int32Array {
   return out;
 }
 
+/** A bit per document of a segment whose version is one of `ids` (ascending), and how many; undefined without `ids`. */
+function versionSet(seg: SegmentData, ids: Float64Array | undefined): { bits: Int32Array; count: number } | undefined {
+  if (ids === undefined) return undefined;
+  const bits = new Int32Array(bitsetWords(seg.docCount));
+  let count = 0;
+  // Both ascend: each id is looked for after the last one found (a binary search of the rest).
+  let from = 0;
+  const versions = seg.versionIds;
+  for (let k = lowerBound(ids, versions[0] ?? Infinity); k < ids.length && from < seg.docCount; k++) {
+    const doc = lowerBound(versions, ids[k]!, false, from);
+    if (doc < seg.docCount && versions[doc] === ids[k]) {
+      bits[doc >>> 5]! |= 1 << doc;
+      count++;
+    }
+    from = doc;
+  }
+  return { bits, count };
+}
+
+/**
+ * The documents a traversal may keep to, as a bitset, and how many (undefined: any document): those
+ * of `onlyVersions` (`only`) inside the published window, or, without them, the window's when they
+ * are at most half the segment (`publishedSet`; bits undefined above that, with their count).
+ */
+function restrictedSet(seg: SegmentData, f: EngineFilter, only: { bits: Int32Array; count: number } | undefined): { bits: Int32Array | undefined; count: number } | undefined {
+  if (only === undefined) return publishedSet(seg, f.publishedAfter, f.publishedBefore);
+  if (f.publishedAfter === undefined && f.publishedBefore === undefined) return only;
+  const lo = f.publishedAfter ?? -Infinity;
+  const hi = f.publishedBefore ?? Infinity;
+  const bits = new Int32Array(only.bits.length);
+  let count = 0;
+  for (const doc of members(only.bits, only.count)) {
+    const p = seg.publishedAt[doc]!;
+    if (p >= lo && p <= hi) {
+      bits[doc >>> 5]! |= 1 << doc;
+      count++;
+    }
+  }
+  return { bits, count };
+}
+
 /**
  * The compiled filter of one segment: a document passes when `accept(doc)`. `held`: the documents
- * of its terms left out (`heldDocs`), when the caller made them already.
+ * of its terms left out (`heldDocs`), and `only` those of its versions (`versionSet`), when the
+ * caller made them already.
  */
-function compileFilter(s: SearchableSegment, f: EngineFilter, held = heldDocs(s.data, f.notTerms)): ((doc: number) => boolean) | undefined {
+function compileFilter(
+  s: SearchableSegment,
+  f: EngineFilter,
+  held = heldDocs(s.data, f.notTerms),
+  only = versionSet(s.data, f.onlyVersions),
+): ((doc: number) => boolean) | undefined {
   const seg = s.data;
+  if (only?.count === 0) return undefined; // none of the versions is in this segment
+  const onlyBits = only?.bits;
   const { acquiredAt, supersededAt, publishedAt, hostRank, deleted } = seg;
   const gone = s.gone;
   const acqLo = f.acquiredAfter ?? -Infinity;
@@ -481,6 +536,7 @@ function compileFilter(s: SearchableSegment, f: EngineFilter, held = heldDocs(s.
       if (!(p >= lo && p <= hi)) return false; // NaN (unknown) fails any published window
     }
     if (held !== undefined && (held[doc >>> 5]! & (1 << (doc & 31))) !== 0) return false;
+    if (onlyBits !== undefined && (onlyBits[doc >>> 5]! & (1 << (doc & 31))) === 0) return false;
     const h = hostRank[doc]!;
     if (out !== undefined && inRanges(out, h)) return false;
     if (any !== undefined && !inRanges(any, h)) return false;
@@ -800,7 +856,8 @@ export function searchTopK(
   for (const sseg of segments) {
     const { data: seg, normOf, lengthCode: code, ub: ubCache } = sseg;
     const held = heldDocs(seg, filter.notTerms);
-    const accept = compileFilter(sseg, filter, held);
+    const only = versionSet(seg, filter.onlyVersions);
+    const accept = compileFilter(sseg, filter, held, only);
     if (!accept) continue;
     const drift = Math.max(1, stats.avgLength / seg.refAvg);
     // Cursors of the terms present in this segment, with their upper bounds over the segment.
@@ -862,10 +919,11 @@ export function searchTopK(
     // A candidate is dropped when its bound is below `bar`, a hair under the threshold (never a tie).
     const barOf = (t: number) => t - Math.abs(t) * 4e-12 - 4e-12;
     let bar = barOf(threshold);
-    // A published window: a bitset of the documents inside. When visiting each of them in each list
-    // costs less than reading the lists, they lead (measured on the benchmark: a visit costs about
-    // as much as reading 64 postings; a one-month window over 1M documents never leads, a day does).
-    const pub = publishedSet(seg, filter.publishedAfter, filter.publishedBefore);
+    // A published window: a bitset of the documents inside (and of the versions kept to, with
+    // `onlyVersions`). When visiting each of them in each list costs less than reading the lists,
+    // they lead (measured on the benchmark: a visit costs about as much as reading 64 postings; a
+    // one-month window over 1M documents never leads, a day does).
+    const pub = restrictedSet(seg, filter, only);
     let postingCount = 0; // of the lists candidates come from
     for (let i = optional; i < n; i++) postingCount += cs[i]!.postings;
     // Every candidate below is in the window's bitset when there is one: then a filter of a
@@ -1153,10 +1211,12 @@ function windowScratch(lists: number): WindowScratch {
 
 /**
  * No filter but the default one (versions alive now and not deleted), or that and a published
- * window when `windowed`; terms left out (`notTerms`) aside, whose bits the caller adds to `gone`.
+ * window and the versions kept to when `windowed` (every candidate is in their bitset,
+ * `restrictedSet`); terms left out (`notTerms`) aside, whose bits the caller adds to `gone`.
  */
 function isTrivial(f: EngineFilter, windowed = false): boolean {
   return (
+    (windowed || f.onlyVersions === undefined) &&
     f.revSite === undefined &&
     f.anyRevSites === undefined &&
     f.notRevSites === undefined &&

@@ -873,9 +873,9 @@ export function hostRange(hosts: readonly string[], revPrefix: string): [number,
   return [lowerBound(revPrefix), lowerBound(prefixEnd(revPrefix)!)];
 }
 
-/** First index of `sorted` whose value is >= x (or > x when `after`). */
-export function lowerBound(sorted: Float64Array | Int32Array, x: number, after = false): number {
-  let lo = 0;
+/** First index of `sorted` from `from` on whose value is >= x (or > x when `after`). */
+export function lowerBound(sorted: Float64Array | Int32Array, x: number, after = false, from = 0): number {
+  let lo = from;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;

@@ -9,7 +9,8 @@
  *    and which of the expression's words it holds, excluded ones included. A document that lacks
  *    a word every match must hold (`mayMatch`) is dropped there; so is one not in the language of
  *    a top-level `lang:` that fewer versions have than there are candidates (`inLanguage`), and
- *    one not under a top-level `url:` when fewer are (`underUrl`).
+ *    one not under a top-level `url:` when fewer are (`underUrl`). The candidates of a top-level
+ *    `filetype:` are those of its versions when the store looks them up (IndexQuery `fileType`).
  * 2. In rank order, in batches, the expression is decided from the terms each candidate holds and
  *    its URL where they tell (`decide`: a lacking word fails its item; one word held but not in
  *    the URL is in the text). The segments keep a filter of each URL's words (`urlMask`), which
@@ -21,9 +22,7 @@
  *    version was served as. It stops once `limit` versions matched.
  *    With a top-level `inurl:`, once reading has gone on long (`PAGES_PER_READ`), the pages whose
  *    URL holds its text are looked up (`inUrl`) and only their candidates read on: a rare text
- *    among many candidates read them all (2.8 s at 1M for `expression inurl:/doc/0`). So with a
- *    top-level `filetype:`, as the URLs that hold its dot and type and the versions served as it
- *    (`servedAs`), unless pages served as HTML answer to it: most pages do, so it narrows nothing.
+ *    among many candidates read them all (2.8 s at 1M for `expression inurl:/doc/0`).
  *
  * Ranking, as before the engine served webql: BM25 over the words of the top-level items that are
  * text alone (terms, phrases, their OR groups and exclusions), and over the words that only rank
@@ -36,7 +35,6 @@ import { stemHash } from '../../core/passages.js';
 import { hasPhrase, wordKey } from '../../core/phrase.js';
 import { cachedStem, indexTerms, STOP_WORDS, termPrefix } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
-import { mediaTypesOf } from '../../core/media-type.js';
 import { pageMatches, type WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
 import { type Matches, type MatchRequest, urlMaskOf } from './engine.js';
@@ -76,8 +74,6 @@ export interface WebqlDeps {
    * of the pages.
    */
   inUrl(text: string): Promise<Set<number>>;
-  /** The ids of the versions served as one of these media types, none of them `text/html` (the lookup of a top-level `filetype:`, with `inUrl`). */
-  servedAs(types: readonly string[]): Set<number>;
   /** The number of pages, for when a scan of them (`inUrl`) costs less than reading on (asked only with a top-level `inurl:`). */
   pages(): number;
 }
@@ -569,22 +565,8 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       item.kind === 'lang' ? deps.inLanguage(item.tag, candidates.length) : item.kind === 'url' ? deps.underUrl(urlPrefixes(item.prefix), candidates.length) : undefined;
     if (within) candidates = candidates.filter((i) => within.has(ids[i]!));
   }
-  // A top-level inurl: is looked up only when reading has gone on long (PAGES_PER_READ); so is a
-  // top-level filetype:, as the URLs that hold its dot and type and the versions served as it
-  // (each read still decides it), unless pages served as HTML answer to it.
-  const inUrl = items.flatMap((item): (() => Promise<Set<number>>)[] => {
-    if (item.kind === 'inurl') return [() => deps.inUrl(item.text)];
-    if (item.kind !== 'filetype') return [];
-    const served = mediaTypesOf(item.ext);
-    if (served.includes('text/html')) return [];
-    return [
-      async () => {
-        const found = await deps.inUrl(`.${item.ext}`);
-        for (const id of deps.servedAs(served)) found.add(id);
-        return found;
-      },
-    ];
-  });
+  // A top-level inurl: is looked up only when reading has gone on long (PAGES_PER_READ).
+  const inUrl = items.flatMap((item) => (item.kind === 'inurl' ? [item.text] : []));
   let readBeforeScan = inUrl.length > 0 ? Math.max(FIRST_READ, Math.floor(deps.pages() / PAGES_PER_READ)) : Infinity;
   // By score, ties to the lower id; with no ranking words, the newest first, ties to the higher id.
   const ranked = ranking.length > 0 ? new Ranked(candidates, scores, ids, 1) : new Ranked(candidates, acquiredAt, ids, -1);
@@ -601,8 +583,8 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit; size = Math.min(size * 2, LARGEST_READ)) {
     if (size > FIRST_READ) await turn();
     if (readBeforeScan <= 0) {
-      for (const lookUp of inUrl) {
-        const within = await lookUp();
+      for (const part of inUrl) {
+        const within = await deps.inUrl(part);
         ranked.retain((i) => within.has(ids[i]!));
       }
       readBeforeScan = Infinity;

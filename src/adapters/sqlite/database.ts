@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeDirs } from '../make-dirs.js';
 import { PASSAGES_FORMAT } from '../../core/passages.js';
+import { urlFileType } from '../../core/url.js';
 
 export type Db = Database.Database;
 
@@ -330,6 +331,22 @@ ${FTS5_SCHEMA}
   ALTER TABLE versions ADD COLUMN media_type TEXT;
   CREATE INDEX versions_media_type ON versions(media_type) WHERE media_type != 'text/html';
   `,
+  `
+  -- The type a page's URL names its file by (core/url.ts urlFileType: pdf for /Report.PDF?dl=1),
+  -- null when it names none: with the versions' media types, the versions a filetype: keeps to are
+  -- looked up on the two partial indexes (engine-index-store.ts versionsOfType) instead of a scan
+  -- of every URL.
+  ALTER TABLE pages ADD COLUMN url_type TEXT;
+  UPDATE pages SET url_type = url_file_type(url);
+  CREATE INDEX pages_url_type ON pages(url_type) WHERE url_type IS NOT NULL;
+  -- A version's media type filled in (page-store.ts putOne) is a change the engine follows: it
+  -- keeps the versions of a type it looked up until the log moves on.
+  DROP TRIGGER index_log_update;
+  CREATE TRIGGER index_log_update AFTER UPDATE OF page_id, acquired_at, superseded_at, published_at, title,
+    description, author, content, content_hash, searchable, lang, media_type ON versions BEGIN
+    INSERT INTO index_log (version_id) VALUES (new.id);
+  END;
+  `,
 ];
 
 /**
@@ -370,11 +387,12 @@ export function openDatabase(options: OpenOptions): Db {
 
 function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  // For migration 20, which keys the stored descriptions.
+  // For migration 20, which keys the stored descriptions, and 23, which keeps the type each URL names.
   if (current < MIGRATIONS.length) {
     db.function('host_description_key', { deterministic: true }, (host: unknown, description: unknown) =>
       typeof host === 'string' && typeof description === 'string' ? descriptionKey(host, description) : null,
     );
+    db.function('url_file_type', { deterministic: true }, (url: unknown) => (typeof url === 'string' ? (urlFileType(url) ?? null) : null));
   }
   for (let v = current; v < MIGRATIONS.length; v++) {
     db.transaction(() => {

@@ -211,6 +211,11 @@ export class SqliteIndexStore implements IndexStore {
     bound('v.acquired_at', '<=', q.acquiredBefore);
     bound('v.published_at', '>=', q.publishedAfter);
     bound('v.published_at', '<=', q.publishedBefore);
+    if (q.fileType !== undefined) {
+      const type = sqlCondition({ kind: 'filetype', ext: q.fileType });
+      where.push(type.sql);
+      params.push(...type.params);
+    }
     if (q.site !== undefined) {
       const site = siteCondition(q.site);
       where.push(site.sql);

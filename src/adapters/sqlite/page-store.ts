@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { nearFingerprint } from '../../core/near-duplicate.js';
 import { buildPassages, PASSAGE_INDEX_MIN, PASSAGES_FORMAT, SCAN_LIMIT } from '../../core/passages.js';
-import { reverseHost } from '../../core/url.js';
+import { reverseHost, urlFileType } from '../../core/url.js';
 import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
 import { type Db, descriptionKey } from './database.js';
 
@@ -117,7 +117,7 @@ export class SqlitePageStore implements PageStore {
   constructor(private readonly db: Db) {
     this.stmts = {
       pageByUrl: db.prepare<[string], { id: number; host: string }>('SELECT id, host FROM pages WHERE url = ?'),
-      insertPage: db.prepare<[string, string, string]>('INSERT INTO pages (url, host, rev_host) VALUES (?, ?, ?)'),
+      insertPage: db.prepare<[string, string, string, string | null]>('INSERT INTO pages (url, host, rev_host, url_type) VALUES (?, ?, ?, ?)'),
       // A page's versions in timeline order: by time, then content hash (`putOne`).
       atOrBefore: db.prepare<[number, number, number, string], VersionRow>(
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
@@ -228,7 +228,7 @@ export class SqlitePageStore implements PageStore {
     let page = s.pageByUrl.get(v.url);
     if (!page) {
       const host = new URL(v.url).hostname;
-      const info = s.insertPage.run(v.url, host, reverseHost(host));
+      const info = s.insertPage.run(v.url, host, reverseHost(host), urlFileType(v.url) ?? null);
       page = { id: Number(info.lastInsertRowid), host };
     }
     const prev = s.atOrBefore.get(page.id, t, t, hash);
