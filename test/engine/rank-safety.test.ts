@@ -159,9 +159,14 @@ describe('engine rank safety on SciFact', () => {
         const parts = cuts.slice(1).map((hi, p) => index.searchPart({ terms: queryTerms(q), limit: 10, fileType: 'txt' }, [cuts[p]!, hi]));
         assert.deepEqual(mergeHits(parts, 10), expected, q);
       }
-      // A type that pages served as HTML answer to is left to the caller: the search is not narrowed.
+      // A type that pages served as HTML answer to is left to the caller: the search is not narrowed;
+      // so is one of more versions than the store keeps a search to.
       const q = queryTerms(queries[0]!);
       assert.deepEqual(await index.search({ terms: q, limit: 10, fileType: 'html' }), await index.search({ terms: q, limit: 10 }));
+      const bounded = await new EngineIndexStore(db, { fileTypeMax: 100 }).open();
+      const narrowed = await bounded.search({ terms: q, limit: 10, fileType: 'txt' });
+      assert.ok(narrowed.length > 0 && narrowed.every((h) => h.versionId % 97 === 0), 'the rare type, under the bound, is kept to');
+      assert.deepEqual(await bounded.search({ terms: q, limit: 10, fileType: 'pdf' }), await bounded.search({ terms: q, limit: 10 }));
     } finally {
       db.exec('UPDATE versions SET media_type = NULL');
     }

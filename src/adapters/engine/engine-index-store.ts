@@ -251,7 +251,7 @@ const URL_SCAN_STEP = 131_072;
  * The most versions of a file type (IndexQuery `fileType`) the engine keeps a search to. Above it
  * they are at least 5% of a million pages: a search's ranked pages, checked, soon hold ten of them.
  */
-export const FILE_TYPE_VERSIONS_MAX = 50_000;
+const FILE_TYPE_VERSIONS_MAX = 50_000;
 /** File types whose versions are kept at once (`versionsOfType`); past it the kept ones are dropped. */
 const KEPT_TYPES = 16;
 
@@ -494,6 +494,8 @@ export interface EngineOptions {
   matchStep?: number;
   /** Pages an `inurl:` scan reads between turns of the event loop (URL_SCAN_STEP; smaller in tests). */
   urlScanStep?: number;
+  /** The most versions of a file type a search is kept to (FILE_TYPE_VERSIONS_MAX; smaller in tests). */
+  fileTypeMax?: number;
   /** index_log rows kept behind the newest, and the fewest a prune deletes (KEEP_LOG, PRUNE_STEP; smaller in tests). */
   keepLog?: number;
   pruneStep?: number;
@@ -572,6 +574,7 @@ export class EngineIndexStore implements IndexStore {
   private readonly freshSync: number;
   private readonly matchStep: number;
   private readonly urlScanStep: number;
+  private readonly fileTypeMax: number;
   private readonly keepLog: number;
   private readonly pruneStep: number;
   private readonly saveEvery: number;
@@ -603,6 +606,7 @@ export class EngineIndexStore implements IndexStore {
     this.freshSync = options.freshSync ?? FRESH_SYNC;
     this.matchStep = options.matchStep ?? MATCH_STEP;
     this.urlScanStep = options.urlScanStep ?? URL_SCAN_STEP;
+    this.fileTypeMax = options.fileTypeMax ?? FILE_TYPE_VERSIONS_MAX;
     this.keepLog = options.keepLog ?? KEEP_LOG;
     this.pruneStep = options.pruneStep ?? PRUNE_STEP;
     this.saveEvery = options.saveEvery ?? SAVE_EVERY;
@@ -1174,7 +1178,7 @@ export class EngineIndexStore implements IndexStore {
   /**
    * The versions whose URL names `ext` or that were served as a type answering to it, ascending
    * (on the indexes of migrations 22 and 23); undefined when pages served as HTML answer to it, or
-   * when there are more than FILE_TYPE_VERSIONS_MAX. Kept until the log moves on (a version stored,
+   * when there are more than `fileTypeMax` (FILE_TYPE_VERSIONS_MAX). Kept until the log moves on (a version stored,
    * or its media type filled in): 10,000 versions of a type took 4 ms to look up at 1M (ad hoc).
    */
   private versionsOfType(ext: string): Float64Array | undefined {
@@ -1190,12 +1194,13 @@ export class EngineIndexStore implements IndexStore {
   private lookUpType(ext: string): Float64Array | undefined {
     const types = mediaTypesOf(ext);
     if (types.includes('text/html')) return undefined;
-    const found = new Set(this.stmts.namedAs.all(ext, FILE_TYPE_VERSIONS_MAX + 1));
+    const max = this.fileTypeMax;
+    const found = new Set(this.stmts.namedAs.all(ext, max + 1));
     for (const type of types) {
-      if (found.size > FILE_TYPE_VERSIONS_MAX) break;
-      for (const id of this.stmts.servedAs.all(type, FILE_TYPE_VERSIONS_MAX + 1)) found.add(id);
+      if (found.size > max) break;
+      for (const id of this.stmts.servedAs.all(type, max + 1)) found.add(id);
     }
-    return found.size > FILE_TYPE_VERSIONS_MAX ? undefined : Float64Array.from(found).sort();
+    return found.size > max ? undefined : Float64Array.from(found).sort();
   }
 
   /** A webql query: candidates from the segments, checked against the stored versions (webql-search.ts). */
