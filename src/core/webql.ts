@@ -16,8 +16,8 @@
  */
 import { ServiceError } from './errors.js';
 import { LANG_TAG_RE } from './language.js';
-import { joinedCompounds, words } from './text.js';
 import { fileTypesServedAs } from './media-type.js';
+import { joinedCompounds, words } from './text.js';
 import { parseSiteFilter, urlFileType } from './url.js';
 
 export type WebqlNode =

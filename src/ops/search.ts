@@ -280,9 +280,9 @@ const FIELD_OPERATOR_RE = /(?:^|\s)(-?)(intitle|inurl|filetype|ext):(?:"([^"]*)"
  * or `intitle:"two words"` as the words its pages' titles must hold (side by side, as webql's
  * `title:`), each `inurl:text` as text their URLs must hold (webql's `inurl:`), each
  * `filetype:pdf` (or `ext:pdf`) as the type their URLs must name their file by or they were
- * served as (webql's `filetype:`), and each of them with a `-` before it (`-inurl:pinterest`) as what their titles
- * or URLs must not hold; with the words of the titles asked for, which rank the pages too, and the
- * query without them. One whose value has no word (or names no type) stays words of the query;
+ * served as (webql's `filetype:`), and each of them with a `-` before it (`-inurl:pinterest`) as
+ * what their titles, URLs or types must not hold; with the words of the titles asked for, which
+ * rank the pages too, and the query without them. One whose value has no word (or names no type) stays words of the query;
  * undefined, and the query read as it is, when none is read, when there are more than
  * `FIELD_OPERATORS_MAX`, or when no word is left to rank by.
  */
