@@ -150,8 +150,11 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
         return;
       }
       hostFree.set(it.host, now() + Math.max(o.delayMs, crawlDelayMs));
-      // Conditional only when refreshing a page this crawl already has: a new crawl needs the body for its links.
-      const validators = it.doneAt !== undefined ? await deps.frontier.validators(it.url) : undefined;
+      // Conditional only when refreshing a page this crawl already has: a new crawl needs the body for
+      // its links. Nor when the page as stored has no media type (stored by a release before types
+      // were kept): a 304 says none, and the answer in full gives the version its type.
+      let validators = it.doneAt !== undefined ? await deps.frontier.validators(it.url) : undefined;
+      if (validators && (await deps.pages.latest(it.url))?.mediaType === undefined) validators = undefined;
       const headers: Record<string, string> = {};
       if (validators?.etag) headers['if-none-match'] = validators.etag;
       if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { crawl, type CrawlOptions } from '../../src/acquire/crawler.js';
 import { html, type Route, startOrigin } from '../fixtures/origin.js';
+import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { createTestEnv, page, type TestEnv } from '../helpers.js';
 import { type Site, startSite } from '../fixtures/site.js';
 
@@ -86,6 +87,41 @@ describe('crawler', () => {
       assert.ok(history[2]!.at > between, 'the page as stored again from the 304');
       assert.match((await env.services.pages.latest(url))!.content, /^Version A/);
     } finally {
+      await origin.close();
+    }
+  });
+
+  test("a page stored before media types were kept is asked for in full, not conditionally, and takes its type", async () => {
+    const asked: string[] = [];
+    const origin = await startOrigin({
+      '/robots.txt': html('', 404),
+      '/a': (q, r) => {
+        asked.push(q.headers['if-none-match'] === undefined ? 'in full' : 'conditional');
+        if (q.headers['if-none-match'] === '"a1"') {
+          r.writeHead(304, { etag: '"a1"' });
+          return void r.end();
+        }
+        r.writeHead(200, { 'content-type': 'text/html; charset=utf-8', etag: '"a1"' });
+        r.end('<html><body><article><p>The page about harbours and their cranes, as it still is.</p></article></body></html>');
+      },
+    });
+    const db = openDatabase({ path: env.services.settings.sqlitePath });
+    try {
+      const url = `${origin.url}/a`;
+      const options = { seeds: [url], maxPages: 10, maxDepth: 0, scope: 'same-site' as const, concurrency: 1, delayMs: 0, sitemaps: false, refreshOlderThanMs: 0 };
+      await crawl(deps(), options);
+      assert.equal((await env.services.pages.latest(url))!.mediaType, 'text/html');
+      assert.equal((await crawl(deps(), options)).notModified, 1, 'typed: asked conditionally');
+      // As an older release left it: the version without its type.
+      db.prepare('UPDATE versions SET media_type = NULL WHERE page_id = (SELECT id FROM pages WHERE url = ?)').run(url);
+      const again = await crawl(deps(), options);
+      assert.deepEqual([again.notModified, again.unchanged], [0, 1]);
+      assert.equal((await env.services.pages.latest(url))!.mediaType, 'text/html');
+      assert.equal((await env.services.pages.history(url)).length, 1, 'the same content: no new version');
+      assert.equal((await crawl(deps(), options)).notModified, 1, 'typed again: conditional again');
+      assert.deepEqual(asked, ['in full', 'conditional', 'in full', 'conditional']);
+    } finally {
+      db.close();
       await origin.close();
     }
   });
