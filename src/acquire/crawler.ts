@@ -152,9 +152,12 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       hostFree.set(it.host, now() + Math.max(o.delayMs, crawlDelayMs));
       // Conditional only when refreshing a page this crawl already has: a new crawl needs the body for
       // its links. Nor when the page as stored has no media type (stored by a release before types
-      // were kept): a 304 says none, and the answer in full gives the version its type.
+      // were kept): a 304 says none, and the answer in full gives the version its type. The page as
+      // stored is read once, for that and for a 304's capture of it; stored under another URL (a
+      // redirect's or a canonical one), it is not found here, asked for conditionally, and not captured.
       let validators = it.doneAt !== undefined ? await deps.frontier.validators(it.url) : undefined;
-      if (validators && (await deps.pages.latest(it.url))?.mediaType === undefined) validators = undefined;
+      const known = validators ? await deps.pages.latest(it.url) : undefined;
+      if (known && known.mediaType === undefined) validators = undefined;
       const headers: Record<string, string> = {};
       if (validators?.etag) headers['if-none-match'] = validators.etag;
       if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
@@ -168,9 +171,7 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       if (res.status === 304) {
         p.notModified++;
         // The page as stored is confirmed at this instant: a capture of it, so that its place in the
-        // URL's timeline holds when an older capture comes in later (a WARC import, say). Stored
-        // under another URL (a redirect's or a canonical one), it is not found here and not captured.
-        const known = await deps.pages.latest(it.url);
+        // URL's timeline holds when an older capture comes in later (a WARC import, say).
         if (known) await deps.pages.putVersion(capturedAgain(known, res.fetchedAt));
         await deps.frontier.saveValidators(it.url, { ...validators, fetchedAt: res.fetchedAt });
         await deps.frontier.markDone(crawlId, it.url, now());

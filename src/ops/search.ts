@@ -260,7 +260,7 @@ export interface QueryFields {
   titleItems: FieldNode[];
   /** Its `inurl:`s and `filetype:`s, as webql's items: what a page's URL (or, for a `filetype:`, the type it was served as) must match. */
   urls: UrlItem[];
-  /** Its `-intitle:`s, `-inurl:`s and `-filetype:`s: what a page's title or URL must not. */
+  /** Its `-intitle:`s, `-inurl:`s and `-filetype:`s: what a page's title, URL or type must not. */
   notItems: FieldNode[];
   /** The words of its `intitle:`s, as written. */
   titles: string;
@@ -282,9 +282,9 @@ const FIELD_OPERATOR_RE = /(?:^|\s)(-?)(intitle|inurl|filetype|ext):(?:"([^"]*)"
  * `filetype:pdf` (or `ext:pdf`) as the type their URLs must name their file by or they were
  * served as (webql's `filetype:`), and each of them with a `-` before it (`-inurl:pinterest`) as
  * what their titles, URLs or types must not hold; with the words of the titles asked for, which
- * rank the pages too, and the query without them. One whose value has no word (or names no type) stays words of the query;
- * undefined, and the query read as it is, when none is read, when there are more than
- * `FIELD_OPERATORS_MAX`, or when no word is left to rank by.
+ * rank the pages too, and the query without them. One whose value has no word (or names no type)
+ * stays words of the query; undefined, and the query read as it is, when none is read, when there
+ * are more than `FIELD_OPERATORS_MAX`, or when no word is left to rank by.
  */
 export function fieldsInQuery(query: string): QueryFields | undefined {
   const found = [...query.matchAll(FIELD_OPERATOR_RE)];

@@ -29,7 +29,7 @@ import { SearchHelper } from './search-helper.js';
 import { editsAllowed, nearestTerms, oneEditAway } from './spelling.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from '../worker.js';
-import { narrowerSite, searchWebql, urlMask, urlText, type WebqlDeps, type WebqlVersion } from './webql-search.js';
+import { narrowerSite, searchWebql, topItems, urlMask, urlText, type WebqlDeps, type WebqlVersion } from './webql-search.js';
 import { concatSegments, docOf, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termNumber } from './segment.js';
 
 export interface EngineWeights {
@@ -1215,7 +1215,7 @@ export class EngineIndexStore implements IndexStore {
     const site = narrowerSite(node, filter.revSite);
     if (site !== undefined) filter.revSite = site;
     // A top-level filetype: keeps the candidates to its versions, as IndexQuery `fileType` does.
-    const fileType = (node.kind === 'and' ? node.children : [node]).find((item) => item.kind === 'filetype');
+    const fileType = topItems(node).find((item) => item.kind === 'filetype');
     if (fileType && filter.onlyVersions === undefined) {
       const only = this.versionsOfType(fileType.ext);
       if (only) filter.onlyVersions = only;

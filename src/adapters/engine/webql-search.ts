@@ -183,7 +183,7 @@ function itemStems(node: WebqlNode, out: string[], excluded: boolean, under = fa
 }
 
 /** The items of the expression's top level: an AND's children, or the expression alone. */
-function topItems(node: WebqlNode): readonly WebqlNode[] {
+export function topItems(node: WebqlNode): readonly WebqlNode[] {
   return node.kind === 'and' ? node.children : [node];
 }
 

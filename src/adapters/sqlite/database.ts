@@ -326,7 +326,7 @@ ${FTS5_SCHEMA}
   -- The media type a version was served as (application/pdf), which filetype: reads with its URL's
   -- (core/webql.ts pageMatches): null for a version stored before, until its page is read again
   -- with the same content (page-store.ts putOne). The index finds the versions of a type for a
-  -- top-level filetype: (engine-index-store.ts servedAs); pages served as HTML, most of them, are
+  -- filetype: (engine-index-store.ts versionsOfType); pages served as HTML, most of them, are
   -- left out of it, since a filetype: that HTML answers to is not looked up.
   ALTER TABLE versions ADD COLUMN media_type TEXT;
   CREATE INDEX versions_media_type ON versions(media_type) WHERE media_type != 'text/html';
