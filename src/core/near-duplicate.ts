@@ -2,8 +2,9 @@
  * Near-duplicate pages: a wire story on several sites, a press release reposted, a mirror that adds
  * its own byline or footer. Each version stored gets a MinHash fingerprint of its text's
  * three-word shingles (`nearFingerprint`); two versions whose fingerprints agree in at least half
- * their slots (`NEAR_SLOTS_SAME`) share about half their shingles or more, and a search shows only
- * the better ranked of them (ops/search.ts `withoutRepeats`).
+ * their slots (`NEAR_SLOTS_SAME`) share about half their shingles or more. When they are also
+ * alike in length (`nearInSize`: a page that quotes another at length holds it, and is more), a
+ * search shows only the better ranked of them (ops/search.ts `withoutRepeats`).
  *
  * The fingerprint (one-permutation MinHash): each shingle's 32-bit hash falls in one of
  * `NEAR_SLOTS` bins by its top five bits, and a slot is the least of its bin's; an empty bin (a
@@ -30,6 +31,14 @@ export const NEAR_SLOTS_SAME = 16;
  * too rough, and two short pages differing in one word (a template's) differ in what matters.
  */
 export const NEAR_SHINGLES_MIN = 40;
+/**
+ * The least ratio of the shorter's shingles to the longer's for two texts whose fingerprints agree
+ * to be near-duplicates (`nearInSize`). Fingerprints estimate the share of their shingles two
+ * texts have in common, and a page that quotes another whole, with as much again of its own, shares
+ * half: it holds the other, it does not repeat it. A copy with its own byline and footer is about
+ * as long as its original; one that adds more than a third of the text's length is another page.
+ */
+export const NEAR_SIZE_RATIO = 0.75;
 
 /** murmur3's 32-bit finalizer. */
 function mix(h: number): number {
@@ -51,31 +60,19 @@ const EMPTY = 0xffffffff;
 const LINK_TARGET = /\]\([^)\s]*(?:\s+"[^"]*")?\)/g;
 
 /**
- * The fingerprint of a page's markdown (read up to SCAN_LIMIT, as a search reads it), or undefined
- * when it has fewer than NEAR_SHINGLES_MIN shingles. Words are `scanWords`', ASCII letters folded
- * to lowercase, and each character of a word in a script written without spaces (`cutFurther`:
- * 東京の天気 is five); link targets are left out.
+ * Reads the words of a page's markdown as its fingerprint does (up to SCAN_LIMIT, as a search reads
+ * it), calling `word` with each one's hash in order, and returns how many there were. Words are
+ * `scanWords`', ASCII letters folded to lowercase, and each character of a word in a script written
+ * without spaces (`cutFurther`: 東京の天気 is five); link targets are left out.
  */
-export function nearFingerprint(markdown: string): Uint8Array | undefined {
+function readWords(markdown: string, word: (hash: number) => void): number {
   const text = (markdown.length > SCAN_LIMIT ? markdown.slice(0, SCAN_LIMIT) : markdown).replace(LINK_TARGET, ']');
-  const mins = new Uint32Array(NEAR_SLOTS).fill(EMPTY);
-  let a = 0;
-  let b = 0;
   let words = 0;
-  const shingle = (c: number) => {
-    if (++words >= 3) {
-      const h = mix(Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca77) ^ c);
-      const bin = h >>> BIN_SHIFT;
-      const v = h & VALUE_MASK;
-      if (v < mins[bin]!) mins[bin] = v;
-    }
-    a = b;
-    b = c;
-  };
   scanWords(text, (start, end, ascii) => {
     // Chinese, Japanese, Thai, ...: each character is a word, so shingles are three characters.
     if (!ascii && cutFurther(text.slice(start, end))) {
-      for (let i = start; i < end; i++) shingle(mix(text.charCodeAt(i) + 1));
+      for (let i = start; i < end; i++) word(mix(text.charCodeAt(i) + 1));
+      words += end - start;
       return;
     }
     let c = 0x811c9dc5; // FNV-1a
@@ -83,7 +80,35 @@ export function nearFingerprint(markdown: string): Uint8Array | undefined {
       const ch = text.charCodeAt(i);
       c = Math.imul(c ^ (ch >= 65 && ch <= 90 ? ch | 0x20 : ch), 0x01000193);
     }
-    shingle(c);
+    word(c);
+    words++;
+  });
+  return words;
+}
+
+/** The three-word shingles of a page's markdown that its fingerprint reads: its length, as `nearFingerprint` sees it. */
+export function nearShingles(markdown: string): number {
+  return Math.max(0, readWords(markdown, () => {}) - 2);
+}
+
+/**
+ * The fingerprint of a page's markdown (`readWords`' words), or undefined when it has fewer than
+ * NEAR_SHINGLES_MIN shingles.
+ */
+export function nearFingerprint(markdown: string): Uint8Array | undefined {
+  const mins = new Uint32Array(NEAR_SLOTS).fill(EMPTY);
+  let a = 0;
+  let b = 0;
+  let seen = 0;
+  const words = readWords(markdown, (c) => {
+    if (++seen >= 3) {
+      const h = mix(Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca77) ^ c);
+      const bin = h >>> BIN_SHIFT;
+      const v = h & VALUE_MASK;
+      if (v < mins[bin]!) mins[bin] = v;
+    }
+    a = b;
+    b = c;
   });
   if (words - 2 < NEAR_SHINGLES_MIN) return undefined;
   const out = new Uint8Array(NEAR_BYTES);
@@ -96,6 +121,11 @@ export function nearFingerprint(markdown: string): Uint8Array | undefined {
     out[2 * k + 1] = x >>> 8;
   }
   return out;
+}
+
+/** Whether two texts of `x` and `y` shingles (`nearShingles`) are alike in length as near-duplicates are (NEAR_SIZE_RATIO). */
+export function nearInSize(x: number, y: number): boolean {
+  return Math.min(x, y) >= NEAR_SIZE_RATIO * Math.max(x, y);
 }
 
 /** Whether two fingerprints agree in NEAR_SLOTS_SAME slots or more; false for one of another length. */

@@ -1,6 +1,6 @@
 /** The search operation, tier-blind: a validated request in, the spec's response out. */
 import type { SearchRequest, SearchResponse, SearchResult } from '../core/requests.js';
-import { nearDuplicates } from '../core/near-duplicate.js';
+import { nearDuplicates, nearInSize, nearShingles } from '../core/near-duplicate.js';
 import { SCAN_LIMIT } from '../core/passages.js';
 import { hasPhrase, wordKey } from '../core/phrase.js';
 import { cachedStem, joinedCompounds, queryReadings, queryTerms, STOP_WORDS, termWord, words } from '../core/text.js';
@@ -435,10 +435,11 @@ function fieldHolds(field: FieldNode, v: ResultVersion): boolean {
  * - the same title and the same content: a page under another URL (`http` and `https`, a tracking
  *   or paging parameter, a mirror), which a reader could not tell apart but by its address.
  *   Contents are compared only when their lengths and titles are the same;
- * - a near-duplicate (core/near-duplicate.ts: their fingerprints agree in half their slots), on
- *   another host, or on the same host with the same title: a wire story or a press release on
- *   several sites, each with its own byline and footer. Pages of one host with other titles are
- *   kept apart: a site's pages made from one template differ in what they are about.
+ * - a near-duplicate (core/near-duplicate.ts: their fingerprints agree in half their slots, and
+ *   their texts are alike in length), on another host, or on the same host with the same title: a
+ *   wire story or a press release on several sites, each with its own byline and footer. Pages of
+ *   one host with other titles are kept apart: a site's pages made from one template differ in
+ *   what they are about. A page that quotes another at length, with as much of its own, is kept.
  * At most `max` are kept: those ranked below are not compared.
  */
 function withoutRepeats(versions: ResultVersion[], max: number): ResultVersion[] {
@@ -452,7 +453,7 @@ function withoutRepeats(versions: ResultVersion[], max: number): ResultVersion[]
     const key = `${v.content.length}:${title}`;
     const same = seen.get(key);
     if (same?.some((u) => u.content === v.content)) continue;
-    const print = v.near && { near: v.near, title, host: urlAuthority(v.url) };
+    const print = v.near && { near: v.near, title, host: urlAuthority(v.url), content: v.content };
     if (print && printed.some((u) => nearRepeat(u, print))) continue;
     if (same) same.push(v);
     else seen.set(key, [v]);
@@ -462,16 +463,22 @@ function withoutRepeats(versions: ResultVersion[], max: number): ResultVersion[]
   return kept;
 }
 
-/** A result's fingerprint, trimmed title and host, as `withoutRepeats` compares them. */
+/** A result's fingerprint, trimmed title, host and text, as `withoutRepeats` compares them. */
 interface Printed {
   near: Uint8Array;
   title: string;
   host: string;
+  content: string;
+  /** Its text's shingles, counted when its fingerprint first agrees with another's. */
+  shingles?: number;
 }
 
 /** Whether `v` is a near-duplicate of `u` ranked above it, on another host or under the same title (`withoutRepeats`). */
 function nearRepeat(u: Printed, v: Printed): boolean {
-  return nearDuplicates(u.near, v.near) && (u.title === v.title || u.host !== v.host);
+  if (!nearDuplicates(u.near, v.near) || (u.title !== v.title && u.host === v.host)) return false;
+  u.shingles ??= nearShingles(u.content);
+  v.shingles ??= nearShingles(v.content);
+  return nearInSize(u.shingles, v.shingles);
 }
 
 /**

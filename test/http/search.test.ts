@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { nearDuplicates, nearFingerprint } from '../../src/core/near-duplicate.js';
+import { nearDuplicates, nearFingerprint, nearInSize, nearShingles } from '../../src/core/near-duplicate.js';
 import { createTestEnv, page, type TestEnv } from '../helpers.js';
 
 const T = (iso: string) => Date.parse(iso);
@@ -18,6 +18,12 @@ const CORMORANT_PAGES = {
     'Birds are back on the pier. A flock of cormorants has settled under the deck of the river pier, which has been closed since spring. ' +
     'The birds dive in the estuary and dry their wings on the railings, and a local photographer has taken pictures of them every morning. ' +
     'Anglers are unhappy that the pier is closed, but the harbour board says it will open again in the autumn.',
+  /** A blog that quotes the story whole and says as much again of its own: it holds the story, it does not repeat it. */
+  blog:
+    `Good news from the river this week. The wire ran it this morning:\n\n> ${CORMORANT_STORY}\n\n` +
+    'Twenty years is a long time. The birds left when the cannery opened and the water turned brown, and nobody on the board thought they would come back. ' +
+    'What changed is the outfall: since it was closed the estuary has filled with sprats again, and where the sprats go the cormorants follow. ' +
+    'Keep the pier closed, by all means.',
 };
 const NARWHAL_STORY =
   'Narwhals were seen in the fjord this week, a narwhal pod of thirty with calves, swimming close to the ice edge where the narwhal hunts cod. ' +
@@ -112,6 +118,7 @@ describe('search over HTTP', () => {
       page('https://wire.test/cormorants', { title: 'Cormorants nest on the old pier', content: CORMORANT_PAGES.wire }),
       page('https://gazette.test/news/cormorants', { title: 'Cormorants nest on old pier | The Gazette', content: CORMORANT_PAGES.gazette }),
       page('https://courier.test/cormorants', { title: 'Cormorants nest on the old pier', content: CORMORANT_PAGES.courier }),
+      page('https://blog.test/cormorants', { title: 'Why the cormorants came back', content: CORMORANT_PAGES.blog }),
       page('https://tides.test/kingsport', { title: 'Tide table: Kingsport', content: tideTable('Kingsport', '06:12') }),
       page('https://tides.test/kingsport?print=1', { title: 'Tide table: Kingsport', content: `${tideTable('Kingsport', '06:12')} Printed from tides.test.` }),
       page('https://tides.test/eastwick', { title: 'Tide table: Eastwick', content: tideTable('Eastwick', '06:31') }),
@@ -550,13 +557,17 @@ describe('search over HTTP', () => {
     const near = (a: string, b: string) => nearDuplicates(nearFingerprint(a)!, nearFingerprint(b)!);
     assert.equal(near(CORMORANT_PAGES.wire, CORMORANT_PAGES.gazette), true);
     assert.equal(near(CORMORANT_PAGES.wire, CORMORANT_PAGES.courier), false);
+    // The blog's fingerprint agrees with the story's, but it is half as long again: not a repeat.
+    assert.equal(near(CORMORANT_PAGES.wire, CORMORANT_PAGES.blog), true);
+    assert.equal(nearInSize(nearShingles(CORMORANT_PAGES.wire), nearShingles(CORMORANT_PAGES.blog)), false);
     assert.equal(near(tideTable('Kingsport', '06:12'), tideTable('Eastwick', '06:31')), true);
     const ranked = async (body: object) => ((await search(body)).body.results as { url: string }[]).map((x) => x.url);
     // Of the pages the tests store, these tests' own.
     const these = (urls: string[], hosts: RegExp) => urls.filter((u) => hosts.test(new URL(u).hostname));
-    const stories = these(await ranked({ query: 'cormorants pier' }), /^(wire|gazette|courier)\.test$/);
-    assert.equal(stories.length, 2, stories.join(' '));
+    const stories = these(await ranked({ query: 'cormorants pier' }), /^(wire|gazette|courier|blog)\.test$/);
+    assert.equal(stories.length, 3, stories.join(' '));
     assert.ok(stories.includes('https://courier.test/cormorants'), 'the same title over other text is another story');
+    assert.ok(stories.includes('https://blog.test/cormorants'), 'a page that quotes the story at length is another page');
     assert.equal(stories.filter((u) => u === 'https://wire.test/cormorants' || u === 'https://gazette.test/news/cormorants').length, 1, stories.join(' '));
     // The one left out comes back when the one shown is not a result.
     assert.deepEqual(await ranked({ query: 'cormorants pier', site: 'gazette.test' }), ['https://gazette.test/news/cormorants']);

@@ -1,12 +1,13 @@
 /**
  * Near-duplicate fingerprints (core/near-duplicate.ts) on SciFact's abstracts: a copy with a byline
  * and a footer added, or a sentence in five left out too, is a near-duplicate of its abstract; two
- * abstracts are not; case and link targets change nothing; a short text has none.
+ * abstracts are not; a page quoting one whole with half as much again of its own is not, by length;
+ * case and link targets change nothing; a short text has none.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadCorpus } from '../../bench/scifact.js';
-import { NEAR_BYTES, nearDuplicates, nearFingerprint } from '../../src/core/near-duplicate.js';
+import { NEAR_BYTES, nearDuplicates, nearFingerprint, nearInSize, nearShingles } from '../../src/core/near-duplicate.js';
 
 /** SciFact's abstracts of 80 words or more, the first 400. */
 const abstracts = loadCorpus()
@@ -29,10 +30,36 @@ describe('nearFingerprint', () => {
     for (const text of abstracts) {
       const print = nearFingerprint(text)!;
       assert.equal(print.length, NEAR_BYTES);
-      assert.ok(nearDuplicates(print, nearFingerprint(syndicated(text))!), text.slice(0, 80));
-      if (nearDuplicates(print, nearFingerprint(syndicated(shortened(text)))!)) shortenedNear++;
+      const copy = syndicated(text);
+      assert.ok(nearDuplicates(print, nearFingerprint(copy)!) && nearInSize(nearShingles(text), nearShingles(copy)), text.slice(0, 80));
+      const shorter = syndicated(shortened(text));
+      if (nearDuplicates(print, nearFingerprint(shorter)!) && nearInSize(nearShingles(text), nearShingles(shorter))) shortenedNear++;
     }
     assert.ok(shortenedNear >= 390, `${shortenedNear} of 400`);
+  });
+
+  test('a page that quotes an abstract whole, with half as much again of its own, shares its fingerprint nearly always and is not alike in length', () => {
+    const others = abstracts.join(' ').split(/\s+/);
+    let agree = 0;
+    abstracts.forEach((text, i) => {
+      const length = text.split(/\s+/).length;
+      const own = others.slice(i * 50, i * 50 + Math.ceil(length / 2)).join(' ');
+      const quoting = `${own}\n\n> ${text}`;
+      if (nearDuplicates(nearFingerprint(text)!, nearFingerprint(quoting)!)) agree++;
+      assert.equal(nearInSize(nearShingles(text), nearShingles(quoting)), false, text.slice(0, 80));
+      // A fifth as much again is a copy with its own lines: alike.
+      assert.equal(nearInSize(nearShingles(text), nearShingles(`${own.split(' ').slice(0, Math.floor(length / 5)).join(' ')}\n\n> ${text}`)), true);
+    });
+    assert.ok(agree >= 380, `${agree} of 400`);
+  });
+
+  test('nearShingles counts the shingles a fingerprint reads: words less two, characters in scripts without spaces, link targets left out', () => {
+    assert.equal(nearShingles('one two three four'), 2);
+    assert.equal(nearShingles('one [two](https://a.example/three-four-five) three'), 1);
+    assert.equal(nearShingles('東京の天気'), 3);
+    assert.equal(nearShingles('one'), 0);
+    assert.equal(nearInSize(75, 100), true);
+    assert.equal(nearInSize(100, 74), false);
   });
 
   test('two abstracts are not near-duplicates', () => {
