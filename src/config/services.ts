@@ -20,7 +20,7 @@ import { SqliteCrawlFrontier } from '../adapters/sqlite/crawl-frontier.js';
 import type { HttpClient } from '../acquire/http-client.js';
 import type { RobotsCache } from '../acquire/robots.js';
 import type { CrawlFrontier } from '../ports/crawl-frontier.js';
-import { createOpenAiCompatibleExtractor } from '../adapters/llm/openai-compatible.js';
+import { createOpenAiCompatibleExtractor, extractionLongestMs } from '../adapters/llm/openai-compatible.js';
 import type { LlmExtractor } from '../ports/llm-extractor.js';
 import type { AccessTier } from '../access/tier.js';
 import { MemoryLimiterStore } from '../adapters/memory/limiter-store.js';
@@ -158,11 +158,11 @@ export async function connect<T>(what: string, url: string, open: () => Promise<
  * How long a reservation may stay pending before it is taken to belong to a request that will never
  * settle it (its process died, or its commit or release met a store outage): twice the longest a
  * request can last under these settings (a live fetch, its reading, realtime content and a prompt's
- * model call, one after another), and never under 10 minutes. A request that did outlast it would
+ * model calls, one after another), and never under 10 minutes. A request that did outlast it would
  * be served without charge (its commit finds the reservation settled), never charged twice.
  */
 export function staleReservationMs(settings: Settings): number {
-  const longest = settings.fetchTimeoutMs + settings.readerTimeoutMs + settings.realtimeDeadlineMs + (settings.llm?.timeoutMs ?? 0);
+  const longest = settings.fetchTimeoutMs + settings.readerTimeoutMs + settings.realtimeDeadlineMs + (settings.llm ? extractionLongestMs(settings.llm) : 0);
   return Math.max(10 * 60_000, 2 * longest);
 }
 /** How often each process looks for stale reservations, after the look at start-up. */

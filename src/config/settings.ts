@@ -60,7 +60,7 @@ export interface Settings {
   storefront: StorefrontSettings;
   x402: X402Settings;
   /** The language model for `prompt`; undefined: prompt answers 501 extraction_unavailable. */
-  llm?: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number; maxInputTokens: number; maxOutputTokens: number };
+  llm?: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number; maxInputTokens: number; maxOutputTokens: number; maxParts: number; parallelCalls: number };
 }
 
 /** Base mainnet USDC, the spec's asset. */
@@ -139,6 +139,8 @@ const ENV_NAMES = {
   LLM_TIMEOUT_MS: 'llmTimeoutMs',
   LLM_MAX_INPUT_TOKENS: 'llmMaxInputTokens',
   LLM_MAX_OUTPUT_TOKENS: 'llmMaxOutputTokens',
+  LLM_MAX_PARTS: 'llmMaxParts',
+  LLM_PARALLEL_CALLS: 'llmParallelCalls',
   X402_PAY_TO: 'x402PayTo',
   X402_NETWORK: 'x402Network',
   X402_ASSET: 'x402Asset',
@@ -301,6 +303,8 @@ function llmSettings(raw: RawSettings): Pick<Settings, 'llm'> {
       timeoutMs: int('LLM_TIMEOUT_MS', raw.llmTimeoutMs ?? 60_000, 100, 600_000),
       maxInputTokens: int('LLM_MAX_INPUT_TOKENS', raw.llmMaxInputTokens ?? 8000, 100, 2_000_000),
       maxOutputTokens: int('LLM_MAX_OUTPUT_TOKENS', raw.llmMaxOutputTokens ?? 1000, 1, 200_000),
+      maxParts: int('LLM_MAX_PARTS', raw.llmMaxParts ?? 4, 1, 64),
+      parallelCalls: int('LLM_PARALLEL_CALLS', raw.llmParallelCalls ?? 4, 1, 64),
     },
   };
 }

@@ -42,6 +42,9 @@ describe('a caller that hangs up', () => {
     await env.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
     await env.services.pages.putVersion(page(`${origin.url}/held`, { title: 'Held page', content: 'Herons wait motionless in shallow water.' }));
+    // Over the default budget (8,000 tokens, 32,000 characters) four times and more: read in four parts at once.
+    const sections = Array.from({ length: 200 }, (_, i) => `## Heron ${i}\n\n${'Herons wait motionless in shallow water. '.repeat(20).trim()}`).join('\n\n');
+    await env.services.pages.putVersion(page(`${origin.url}/long`, { title: 'Long page', content: sections }));
   });
   after(async () => {
     await env.close();
@@ -106,6 +109,24 @@ describe('a caller that hangs up', () => {
       () => llm.requests.length > asked,
     );
     await until('the service closed its request to the model', () => llm.hungUp > closed);
+    assert.deepEqual(
+      rows.map((r) => [r.operation, r.status, r.costMicroUsd]),
+      [['fetch', 499, 0]],
+    );
+    assert.equal(balance, 10 * KEYED_REQUEST_COST);
+  });
+
+  test("a prompt on a page read in parts: every part's request to the model is closed, no other is made, nothing is charged", async () => {
+    llm.mode = 'hang';
+    const asked = llm.requests.length;
+    const closed = llm.hungUp;
+    const { rows, balance } = await hangUp(
+      `/v1/fetch?url=${encodeURIComponent(`${origin.url}/long`)}&prompt=${encodeURIComponent('Where do herons wait?')}`,
+      {},
+      () => llm.requests.length >= asked + 4,
+    );
+    await until("the service closed its four requests to the model", () => llm.hungUp >= closed + 4);
+    assert.equal(llm.requests.length, asked + 4);
     assert.deepEqual(
       rows.map((r) => [r.operation, r.status, r.costMicroUsd]),
       [['fetch', 499, 0]],

@@ -108,5 +108,16 @@ test('a reservation is stale after twice the longest request the settings allow,
   const slow = loadSettings({
     env: { WEBSEARCH_FETCH_TIMEOUT_MS: '120000', WEBSEARCH_READER_TIMEOUT_MS: '120000', WEBSEARCH_REALTIME_DEADLINE_MS: '60000', LLM_BASE_URL: 'http://127.0.0.1:1/v1', LLM_MODEL: 'm', LLM_TIMEOUT_MS: '600000' },
   });
-  assert.equal(staleReservationMs(slow), 2 * (120_000 + 120_000 + 60_000 + 600_000));
+  // A prompt's page in up to four parts (LLM_MAX_PARTS), four calls at once, then the call that combines them.
+  assert.equal(staleReservationMs(slow), 2 * (120_000 + 120_000 + 60_000 + 2 * 600_000));
+  const llm = (env: Record<string, string>) => loadSettings({ env: { LLM_BASE_URL: 'http://127.0.0.1:1/v1', LLM_MODEL: 'm', LLM_TIMEOUT_MS: '600000', ...env } });
+  assert.equal(staleReservationMs(llm({ LLM_MAX_PARTS: '1' })), 2 * (15_000 + 10_000 + 10_000 + 600_000));
+  assert.equal(staleReservationMs(llm({ LLM_MAX_PARTS: '8', LLM_PARALLEL_CALLS: '3' })), 2 * (15_000 + 10_000 + 10_000 + 4 * 600_000));
+});
+
+test('LLM_MAX_PARTS and LLM_PARALLEL_CALLS: 4 and 4 by default, each 1 to 64', () => {
+  const llm = (env: Record<string, string>) => loadSettings({ env: { LLM_BASE_URL: 'http://127.0.0.1:1/v1', LLM_MODEL: 'm', ...env } }).llm!;
+  assert.deepEqual([llm({}).maxParts, llm({}).parallelCalls], [4, 4]);
+  assert.deepEqual([llm({ LLM_MAX_PARTS: '64', LLM_PARALLEL_CALLS: '1' }).maxParts, llm({ LLM_PARALLEL_CALLS: '1' }).parallelCalls], [64, 1]);
+  for (const bad of [{ LLM_MAX_PARTS: '0' }, { LLM_MAX_PARTS: '65' }, { LLM_PARALLEL_CALLS: '0' }, { LLM_PARALLEL_CALLS: 'many' }] as Record<string, string>[]) assert.throws(() => llm(bad), ConfigError, JSON.stringify(bad));
 });
