@@ -20,14 +20,14 @@
  * how long a query held up the other requests at most (FTS5, read synchronously, holds the loop
  * for a whole query). Last, standard queries with a `-"phrase"` through the search operation
  * (which checks the phrase on the stored pages), a quoted phrase, an `intitle:` (a word, a phrase),
- * an `inurl:`, a `filetype:pdf` or a `-filetype:pdf`, or a word misspelt (asked for as its
+ * an `inurl:`, a `filetype:pdf`, a `-filetype:pdf` or a `-filetype:html`, or a word misspelt (asked for as its
  * correction), against the same claims without; and what the misspelt words were corrected to,
  * and what finding a correction costs.
  *
  * The generator gives its pages no media type: the first run sets one in the cached corpus, one
  * page in a hundred served as a PDF, the others as web pages (so `filetype:pdf` holds for 1% of
- * them), after timing what opening the cached corpus of an older release takes (migrations 22 and
- * 23, when due).
+ * them), after timing what opening the cached corpus of an older release takes (migrations 22 to
+ * 24, when due).
  *
  * First, what keeping the FTS5 index cost the product before migration 10 dropped it: the same
  * `--import-pages` generated pages stored into a new database with and without its table and
@@ -145,8 +145,10 @@ const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
   before.close();
   let started = performance.now();
   const db = openDatabase({ path });
-  if (version < 23) {
-    console.log(`Migrations from schema version ${version} on opening the cached corpus (22: the versions' media types; 23: the types their URLs name): ${fmt((performance.now() - started) / 1000, 2)} s`);
+  if (version < 24) {
+    console.log(
+      `Migrations from schema version ${version} on opening the cached corpus (22: the versions' media types; 23: the types their URLs name; 24: the index of the versions of none): ${fmt((performance.now() - started) / 1000, 2)} s`,
+    );
   }
   started = performance.now();
   const set = db
@@ -288,6 +290,7 @@ const PHRASE_SHAPES: [string, (claim: string, n: number) => string | undefined][
   ['the claim inurl:', (c, n) => (firstPair(c) ? `${c} inurl:/doc/${n % 10}` : undefined)],
   ['the claim filetype:pdf', (c) => (firstPair(c) ? `${c} filetype:pdf` : undefined)],
   ['the claim -filetype:pdf', (c) => (firstPair(c) ? `${c} -filetype:pdf` : undefined)],
+  ['the claim -filetype:html', (c) => (firstPair(c) ? `${c} -filetype:html` : undefined)],
   ['the claim, a word misspelt', (c) => misspelt(c)?.text],
 ];
 console.log(`\nStandard queries through the search operation (snippets included), top 10, ${rounds} rounds`);

@@ -43,6 +43,13 @@ export interface IndexQuery {
    * it (most pages do).
    */
   fileType?: string;
+  /**
+   * A file type left out (a `-filetype:`): only versions whose URL does not name it and that were
+   * not served as a type answering to it. As with `fileType`, a store may leave this to its caller:
+   * the engine narrows to them for a type pages served as HTML answer to (`-filetype:html`, where
+   * checking the ranked pages finds few) when at most FILE_TYPE_VERSIONS_MAX versions are not of it.
+   */
+  notFileType?: string;
   limit: number;
 }
 

@@ -22,8 +22,14 @@ import { ledgerContract } from './ledger.contract.js';
 import { limiterContract } from './limiter.contract.js';
 import { pageIndexContract } from './page-index.contract.js';
 
-/** A database as it was before migration 23: its pages' URL types, and their index, gone. */
+/** A database as it was before migration 24: the index of its versions of no media type gone. */
+function withoutMigration24(db: Db): void {
+  db.exec('DROP INDEX versions_untyped');
+}
+
+/** A database as it was before migration 23 (and 24): its pages' URL types, and their index, gone. */
 function withoutMigration23(db: Db): void {
+  withoutMigration24(db);
   db.exec('DROP INDEX pages_url_type');
   db.exec('ALTER TABLE pages DROP COLUMN url_type');
 }
@@ -354,7 +360,7 @@ describe('migration 19 (timelines are their captures\')', () => {
 });
 
 describe("migration 20 (descriptions keyed with their host's)", () => {
-  test("an older release's versions have no media type until their page is read again with the same content; filetype: reads their URL meanwhile, whose type migration 23 keeps", async () => {
+  test("an older release's versions have no media type until their page is read again with the same content; filetype: reads their URL meanwhile, whose type migration 23 keeps; -filetype:html finds them on migration 24's index", async () => {
     const dir = tempDir();
     try {
       const path = `${dir.path}/old.db`;
@@ -363,18 +369,27 @@ describe("migration 20 (descriptions keyed with their host's)", () => {
       await new SqlitePageStore(db).putVersions([
         page('https://a.test/pdf/1', { content: 'okapi paper', acquiredAt: at }),
         page('https://a.test/2.pdf', { content: 'okapi file', acquiredAt: at }),
+        page('https://a.test/3', { content: 'okapi page', acquiredAt: at }),
       ]);
       withoutMigration22(db);
       db = reopenAt(db, path, 21);
       try {
         const pages = new SqlitePageStore(db);
-        assert.equal(db.prepare('SELECT count(*) FROM versions WHERE media_type IS NULL').pluck().get(), 2);
+        assert.equal(db.prepare('SELECT count(*) FROM versions WHERE media_type IS NULL').pluck().get(), 3);
         const engine = await new EngineIndexStore(db).open();
-        const pdfs = async () => {
-          const hits = await engine.search({ terms: [], webql: parseWebql('okapi filetype:pdf'), limit: 10 });
+        const found = async (query: string) => {
+          const hits = await engine.search({ terms: [], webql: parseWebql(query), limit: 10 });
           return (await pages.getVersions(hits.map((h) => h.versionId))).map((v) => v.url).sort();
         };
+        const pdfs = () => found('okapi filetype:pdf');
         assert.deepEqual(await pdfs(), ['https://a.test/2.pdf']);
+        // No web page's type known (the index of migration 24): all three, none by its URL a web page.
+        assert.deepEqual(await found('okapi -filetype:html'), ['https://a.test/2.pdf', 'https://a.test/3', 'https://a.test/pdf/1']);
+        await pages.putVersion(page('https://a.test/3', { content: 'okapi page', acquiredAt: at + 1000, mediaType: 'text/html' }));
+        assert.deepEqual(await found('okapi -filetype:html'), ['https://a.test/2.pdf', 'https://a.test/pdf/1']);
+        // A version stored since is looked up anew: the versions kept to are not those of before.
+        await pages.putVersion(page('https://a.test/4', { content: 'okapi notes', acquiredAt: at + 1000, mediaType: 'text/plain' }));
+        assert.deepEqual(await found('okapi -filetype:html'), ['https://a.test/2.pdf', 'https://a.test/4', 'https://a.test/pdf/1']);
         // Read again, unchanged, as served: the version takes the type; a second read's other type does not replace it.
         const again = await pages.putVersion(page('https://a.test/pdf/1', { content: 'okapi paper', acquiredAt: at + 1000, mediaType: 'application/pdf' }));
         assert.equal(again.status, 'unchanged');

@@ -172,6 +172,36 @@ describe('engine rank safety on SciFact', () => {
     }
   });
 
+  test('top 10 kept to the versions not of a type that web pages answer to (-filetype:html): those of other types and of none', async () => {
+    db.exec("UPDATE versions SET media_type = CASE WHEN id % 97 = 0 THEN 'text/plain' WHEN id % 7 = 0 THEN 'application/pdf' WHEN id % 11 = 0 THEN NULL WHEN id % 13 = 0 THEN 'application/xhtml+xml' ELSE 'text/html' END");
+    try {
+      const media = (id: number) => (id % 97 === 0 ? 'text/plain' : id % 7 === 0 ? 'application/pdf' : id % 11 === 0 ? undefined : id % 13 === 0 ? 'application/xhtml+xml' : 'text/html');
+      // Of no web page's type (text/html and xhtml both answer to html): of another, or of none.
+      const notWeb = (id: number) => media(id) !== 'text/html' && media(id) !== 'application/xhtml+xml';
+      const month = { publishedAfter: Date.parse('2020-06-01T00:00:00Z'), publishedBefore: Date.parse('2020-06-30T23:59:59Z') };
+      assert.ok((await compare({ notFileType: 'html' }, 10)) > queries.length * 0.5);
+      assert.ok((await compare({ ...month, notFileType: 'htm' }, 10)) > queries.length * 0.05);
+      // Against every document scored with no filter, then kept to the others: the filter's own bitset is not what decides.
+      for (const [i, q] of queries.slice(0, 300).entries()) {
+        const all = index.exhaustiveSearch({ terms: queryTerms(q), limit: 100_000 });
+        const expected = all.filter((h) => notWeb(h.versionId)).slice(0, 10);
+        assert.deepEqual(await index.search({ terms: queryTerms(q), limit: 10, notFileType: 'html' }), expected, q);
+        const cuts = [0, 700 + i, 0x7fffffff];
+        const parts = cuts.slice(1).map((hi, p) => index.searchPart({ terms: queryTerms(q), limit: 10, notFileType: 'html' }, [cuts[p]!, hi]));
+        assert.deepEqual(mergeHits(parts, 10), expected, q);
+      }
+      // A type most pages are not of is left to the caller (its others are most pages), and so are
+      // others more than the store keeps a search to.
+      const q = queryTerms(queries[0]!);
+      assert.deepEqual(await index.search({ terms: q, limit: 10, notFileType: 'pdf' }), await index.search({ terms: q, limit: 10 }));
+      assert.deepEqual(await index.search({ terms: q, limit: 10, notFileType: 'xhtml' }), await index.search({ terms: q, limit: 10 }));
+      const bounded = await new EngineIndexStore(db, { fileTypeMax: 100 }).open();
+      assert.deepEqual(await bounded.search({ terms: q, limit: 10, notFileType: 'html' }), await bounded.search({ terms: q, limit: 10 }));
+    } finally {
+      db.exec('UPDATE versions SET media_type = NULL');
+    }
+  });
+
   test('top 10 with a one-month published window (the window leads the traversal)', async () => {
     const month = { publishedAfter: Date.parse('2020-06-01T00:00:00Z'), publishedBefore: Date.parse('2020-06-30T23:59:59Z') };
     assert.ok((await compare(month, 10)) > queries.length * 0.2);

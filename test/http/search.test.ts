@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { nearDuplicates, nearFingerprint, nearInSize, nearShingles } from '../../src/core/near-duplicate.js';
-import { createTestEnv, page, type TestEnv } from '../helpers.js';
+import { createFundedKey, createTestEnv, page, type TestEnv } from '../helpers.js';
 
 const T = (iso: string) => Date.parse(iso);
 
@@ -78,6 +78,8 @@ describe('search over HTTP', () => {
       page('https://preprints.test/abs/2101.00001', { title: 'Caecilian abstract', content: 'Caecilian burrowing, in brief.', mediaType: 'text/html' }),
       page('https://preprints.test/files/caecilian.pdf', { title: 'Caecilian notes', content: 'Caecilian eyes.', mediaType: 'text/html' }),
       page('https://preprints.test/caecilian.txt', { title: 'Caecilian list', content: 'Caecilian species.' }),
+      page('https://preprints.test/caecilian.html', { title: 'Caecilian slides', content: 'Caecilian teeth.', mediaType: 'application/pdf' }),
+      page('https://preprints.test/data/caecilian', { title: 'Caecilian data', content: 'Caecilian counts.', mediaType: 'application/xhtml+xml' }),
     ]);
     await p.putVersion(page('https://pit.test/p', { title: 'Old title', content: 'ibis first edition', acquiredAt: T('2026-01-01T00:00:00Z') }));
     await p.putVersion(page('https://pit.test/p', { title: 'New title', content: 'ibis second edition', acquiredAt: T('2026-06-01T00:00:00Z') }));
@@ -427,11 +429,23 @@ describe('search over HTTP', () => {
     assert.deepEqual(await sorted('"axolotl regeneration" -filetype:pdf'), []);
     // Or the type the page was served as (a page stored before types were kept: its URL's alone).
     const c = (...paths: string[]) => paths.map((p) => `https://preprints.test/${p}`).sort();
-    assert.deepEqual(await sorted('caecilian filetype:pdf'), c('pdf/2101.00001', 'files/caecilian.pdf'));
-    assert.deepEqual(await sorted('caecilian filetype:html'), c('abs/2101.00001', 'files/caecilian.pdf'));
-    assert.deepEqual(await sorted('caecilian filetype:htm'), c('abs/2101.00001', 'files/caecilian.pdf'));
-    assert.deepEqual(await sorted('caecilian -filetype:pdf'), c('abs/2101.00001', 'caecilian.txt'));
+    assert.deepEqual(await sorted('caecilian filetype:pdf'), c('pdf/2101.00001', 'files/caecilian.pdf', 'caecilian.html'));
+    assert.deepEqual(await sorted('caecilian filetype:html'), c('abs/2101.00001', 'files/caecilian.pdf', 'caecilian.html', 'data/caecilian'));
+    assert.deepEqual(await sorted('caecilian filetype:htm'), c('abs/2101.00001', 'files/caecilian.pdf', 'data/caecilian'));
+    assert.deepEqual(await sorted('caecilian -filetype:pdf'), c('abs/2101.00001', 'caecilian.txt', 'data/caecilian'));
     assert.deepEqual(await sorted('caecilian filetype:txt'), c('caecilian.txt'));
+    // No web page by its URL or the type it was served as: a PDF, and a text of no type (the index keeps to them).
+    assert.deepEqual(await sorted('caecilian -filetype:html'), c('pdf/2101.00001', 'caecilian.txt'));
+    assert.deepEqual(await sorted('caecilian -ext:htm'), c('pdf/2101.00001', 'caecilian.txt', 'caecilian.html'));
+    const { key } = await createFundedKey(env.services, 1_000_000);
+    const webql = async (query: string) => {
+      const res = await env.app.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query, mode: 'webql' } });
+      assert.equal(res.statusCode, 200, res.body);
+      return (res.json().results as { url: string }[]).map((x) => x.url).sort();
+    };
+    assert.deepEqual(await webql('caecilian -filetype:html'), c('pdf/2101.00001', 'caecilian.txt'));
+    assert.deepEqual(await webql('caecilian -filetype:html (species OR burrowing)'), c('pdf/2101.00001', 'caecilian.txt'));
+    assert.deepEqual(await webql('caecilian (-filetype:html OR teeth)'), c('pdf/2101.00001', 'caecilian.txt', 'caecilian.html'));
     assert.deepEqual(await sorted('"caecilian burrowing" -ext:html'), c('pdf/2101.00001'));
     assert.deepEqual(await sorted('-inurl:papers'), await sorted('inurl papers'), 'what is left out alone stays words');
     // Left out past the best 1,000: every page of the words decided.

@@ -645,6 +645,18 @@ export class EngineIndexStore implements IndexStore {
         .prepare<[string, number], number>('SELECT v.id FROM pages p JOIN versions v ON v.page_id = p.id WHERE p.url_type = ? LIMIT ?')
         .pluck(),
       servedAs: db.prepare<[string, number], number>("SELECT id FROM versions WHERE media_type = ? AND media_type != 'text/html' LIMIT ?").pluck(),
+      // The versions served as a type not in a list, or of none (versions_untyped, migration 24), whose URL names another type or none.
+      servedOtherwise: db
+        .prepare<[string, string, number], number>(
+          `SELECT v.id FROM versions v INDEXED BY versions_media_type JOIN pages p ON p.id = v.page_id
+           WHERE v.media_type != 'text/html' AND v.media_type NOT IN (SELECT value FROM json_each(?)) AND p.url_type IS NOT ? LIMIT ?`,
+        )
+        .pluck(),
+      untyped: db
+        .prepare<[string, number], number>(
+          'SELECT v.id FROM versions v INDEXED BY versions_untyped JOIN pages p ON p.id = v.page_id WHERE v.media_type IS NULL AND p.url_type IS NOT ? LIMIT ?',
+        )
+        .pluck(),
       lastPage: db.prepare<[], number | null>('SELECT max(id) FROM pages').pluck(),
     };
   }
@@ -1172,6 +1184,10 @@ export class EngineIndexStore implements IndexStore {
       const only = this.versionsOfType(q.fileType);
       if (only) f.onlyVersions = only;
     }
+    if (q.notFileType !== undefined && f.onlyVersions === undefined) {
+      const only = this.versionsNotOfType(q.notFileType);
+      if (only) f.onlyVersions = only;
+    }
     return f;
   }
 
@@ -1182,12 +1198,37 @@ export class EngineIndexStore implements IndexStore {
    * or its media type filled in): 10,000 versions of a type took 4 ms to look up at 1M (ad hoc).
    */
   private versionsOfType(ext: string): Float64Array | undefined {
-    const kept = this.typeVersions.get(ext);
+    return this.keptTypeLookup(ext, () => this.lookUpType(ext));
+  }
+
+  /**
+   * The versions a `-filetype:` of a type that pages served as HTML answer to keeps (`html`, `htm`,
+   * `xhtml`): those served as another type or as none, whose URL names another type or none,
+   * ascending (on the indexes of migrations 22 to 24); undefined for another type (most pages are
+   * not of it), or when there are more than `fileTypeMax`. Kept as `versionsOfType`'s are.
+   */
+  private versionsNotOfType(ext: string): Float64Array | undefined {
+    return this.keptTypeLookup(`-${ext}`, () => this.lookUpNotType(ext));
+  }
+
+  /** A type's versions (`versionsOfType`, `versionsNotOfType`), looked up again once the log has moved on. */
+  private keptTypeLookup(key: string, lookUp: () => Float64Array | undefined): Float64Array | undefined {
+    const kept = this.typeVersions.get(key);
     if (kept && kept.seq === this.applied) return kept.ids;
-    const ids = this.lookUpType(ext);
+    const ids = lookUp();
     if (this.typeVersions.size >= KEPT_TYPES) this.typeVersions.clear();
-    this.typeVersions.set(ext, { seq: this.applied, ids });
+    this.typeVersions.set(key, { seq: this.applied, ids });
     return ids;
+  }
+
+  /** `versionsNotOfType`'s lookup. */
+  private lookUpNotType(ext: string): Float64Array | undefined {
+    const types = mediaTypesOf(ext);
+    if (!types.includes('text/html')) return undefined;
+    const max = this.fileTypeMax;
+    const found = new Set(this.stmts.servedOtherwise.all(JSON.stringify(types), ext, max + 1));
+    if (found.size <= max) for (const id of this.stmts.untyped.all(ext, max + 1 - found.size)) found.add(id);
+    return found.size > max ? undefined : Float64Array.from(found).sort();
   }
 
   /** `versionsOfType`'s lookup. */
@@ -1214,10 +1255,12 @@ export class EngineIndexStore implements IndexStore {
     const filter = this.filter(q);
     const site = narrowerSite(node, filter.revSite);
     if (site !== undefined) filter.revSite = site;
-    // A top-level filetype: keeps the candidates to its versions, as IndexQuery `fileType` does.
-    const fileType = topItems(node).find((item) => item.kind === 'filetype');
-    if (fileType && filter.onlyVersions === undefined) {
-      const only = this.versionsOfType(fileType.ext);
+    // A top-level filetype: keeps the candidates to its versions, as IndexQuery `fileType` does, and
+    // a top-level -filetype:html to the others, as `notFileType` does.
+    for (const item of topItems(node)) {
+      if (filter.onlyVersions !== undefined) break;
+      const only =
+        item.kind === 'filetype' ? this.versionsOfType(item.ext) : item.kind === 'not' && item.child.kind === 'filetype' ? this.versionsNotOfType(item.child.ext) : undefined;
       if (only) filter.onlyVersions = only;
     }
     return {

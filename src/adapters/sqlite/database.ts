@@ -347,6 +347,12 @@ ${FTS5_SCHEMA}
     INSERT INTO index_log (version_id) VALUES (new.id);
   END;
   `,
+  `
+  -- The versions of no media type (stored before types were kept, or a JSONL markdown line's): with
+  -- versions_media_type, a -filetype:html looks up the versions served as no web page and keeps a
+  -- search to them (engine-index-store.ts versionsNotOfType); empty once every page was read again.
+  CREATE INDEX versions_untyped ON versions(id) WHERE media_type IS NULL;
+  `,
 ];
 
 /**

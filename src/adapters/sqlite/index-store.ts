@@ -216,6 +216,11 @@ export class SqliteIndexStore implements IndexStore {
       where.push(type.sql);
       params.push(...type.params);
     }
+    if (q.notFileType !== undefined) {
+      const type = sqlCondition({ kind: 'filetype', ext: q.notFileType });
+      where.push(`NOT (${type.sql})`);
+      params.push(...type.params);
+    }
     if (q.site !== undefined) {
       const site = siteCondition(q.site);
       where.push(site.sql);
