@@ -1202,8 +1202,8 @@ export class EngineIndexStore implements IndexStore {
   }
 
   /**
-   * The versions a `-filetype:` of a type that pages served as HTML answer to keeps (`html`, `htm`,
-   * `xhtml`): those served as another type or as none, whose URL names another type or none,
+   * The versions a `-filetype:` of a type that pages served as HTML answer to keeps (`html`, `htm`):
+   * those served as another type or as none, whose URL names another type or none,
    * ascending (on the indexes of migrations 22 to 24); undefined for another type (most pages are
    * not of it), or when there are more than `fileTypeMax`. Kept as `versionsOfType`'s are.
    */

@@ -97,8 +97,8 @@ const neutralize = (s: string) => s.replace(/<(\/?page\b)/gi, '‹$1');
 /** The same for a part's answer inside the combining call's `<answer>` markers. */
 const neutralizeAnswer = (s: string) => s.replace(/<(\/?answers?\b)/gi, '‹$1');
 
-/** The delimiter's attributes: the page's URL and title, quotes kept out. */
-const pageAttributes = (page: LlmPage) => `url="${page.url.replace(/"/g, '%22')}"${page.title ? ` title="${page.title.replace(/"/g, "'")}"` : ''}`;
+/** The delimiter's attributes: the page's URL and title, quotes kept out, and a title's `<` (no tag of ours opens or closes in it). */
+const pageAttributes = (page: LlmPage) => `url="${page.url.replace(/"/g, '%22')}"${page.title ? ` title="${page.title.replace(/"/g, "'").replace(/</g, '‹')}"` : ''}`;
 
 /** What a part that holds nothing for the instruction answers. */
 const NOTHING = 'NONE';
