@@ -99,39 +99,32 @@ describe('a caller that hangs up', () => {
     assert.equal(balance, 10 * KEYED_REQUEST_COST);
   });
 
-  test("a prompt: the model's request is closed, nothing is charged", async () => {
+  /** Asks for a prompt on `page` and hangs up once `calls` requests reached the model: each is closed, the request is 499 and not charged. */
+  async function promptHungUp(page: string, calls: number): Promise<void> {
     llm.mode = 'hang';
     const asked = llm.requests.length;
     const closed = llm.hungUp;
     const { rows, balance } = await hangUp(
-      `/v1/fetch?url=${encodeURIComponent(`${origin.url}/held`)}&prompt=${encodeURIComponent('Where do herons wait?')}`,
+      `/v1/fetch?url=${encodeURIComponent(`${origin.url}/${page}`)}&prompt=${encodeURIComponent('Where do herons wait?')}`,
       {},
-      () => llm.requests.length > asked,
+      () => llm.requests.length >= asked + calls,
     );
-    await until('the service closed its request to the model', () => llm.hungUp > closed);
+    await until(`the service closed its ${calls} request(s) to the model`, () => llm.hungUp >= closed + calls);
     assert.deepEqual(
       rows.map((r) => [r.operation, r.status, r.costMicroUsd]),
       [['fetch', 499, 0]],
     );
     assert.equal(balance, 10 * KEYED_REQUEST_COST);
+  }
+
+  test("a prompt: the model's request is closed, nothing is charged", async () => {
+    await promptHungUp('held', 1);
   });
 
   test("a prompt on a page read in parts: every part's request to the model is closed, no other is made, nothing is charged", async () => {
-    llm.mode = 'hang';
     const asked = llm.requests.length;
-    const closed = llm.hungUp;
-    const { rows, balance } = await hangUp(
-      `/v1/fetch?url=${encodeURIComponent(`${origin.url}/long`)}&prompt=${encodeURIComponent('Where do herons wait?')}`,
-      {},
-      () => llm.requests.length >= asked + 4,
-    );
-    await until("the service closed its four requests to the model", () => llm.hungUp >= closed + 4);
+    await promptHungUp('long', 4);
     assert.equal(llm.requests.length, asked + 4);
-    assert.deepEqual(
-      rows.map((r) => [r.operation, r.status, r.costMicroUsd]),
-      [['fetch', 499, 0]],
-    );
-    assert.equal(balance, 10 * KEYED_REQUEST_COST);
   });
 
   test('a caller that stays gets its answer, charged as usual', async () => {

@@ -1228,7 +1228,12 @@ export class EngineIndexStore implements IndexStore {
     const max = this.fileTypeMax;
     const found = new Set(this.stmts.servedOtherwise.all(JSON.stringify(types), ext, max + 1));
     if (found.size <= max) for (const id of this.stmts.untyped.all(ext, max + 1 - found.size)) found.add(id);
-    return found.size > max ? undefined : Float64Array.from(found).sort();
+    return this.underBound(found);
+  }
+
+  /** Versions looked up for a type, ascending, or undefined when they are more than `fileTypeMax`. */
+  private underBound(found: Set<number>): Float64Array | undefined {
+    return found.size > this.fileTypeMax ? undefined : Float64Array.from(found).sort();
   }
 
   /** `versionsOfType`'s lookup. */
@@ -1241,7 +1246,7 @@ export class EngineIndexStore implements IndexStore {
       if (found.size > max) break;
       for (const id of this.stmts.servedAs.all(type, max + 1)) found.add(id);
     }
-    return found.size > max ? undefined : Float64Array.from(found).sort();
+    return this.underBound(found);
   }
 
   /** A webql query: candidates from the segments, checked against the stored versions (webql-search.ts). */
@@ -1252,17 +1257,13 @@ export class EngineIndexStore implements IndexStore {
   /** What webql-search asks of the segments and the store for `q` (its filters, narrowed by a top-level `site:` of `node`). */
   private webqlDeps(q: IndexQuery, node: WebqlNode): WebqlDeps {
     const stats = this.statistics();
-    const filter = this.filter(q);
+    // A top-level filetype: is the query's `fileType`, and a top-level -filetype: its `notFileType`.
+    const top = topItems(node);
+    const fileType = top.flatMap((item) => (item.kind === 'filetype' ? [item.ext] : []))[0];
+    const notFileType = top.flatMap((item) => (item.kind === 'not' && item.child.kind === 'filetype' ? [item.child.ext] : []))[0];
+    const filter = this.filter({ ...q, fileType: q.fileType ?? fileType, notFileType: q.notFileType ?? notFileType });
     const site = narrowerSite(node, filter.revSite);
     if (site !== undefined) filter.revSite = site;
-    // A top-level filetype: keeps the candidates to its versions, as IndexQuery `fileType` does, and
-    // a top-level -filetype:html to the others, as `notFileType` does.
-    for (const item of topItems(node)) {
-      if (filter.onlyVersions !== undefined) break;
-      const only =
-        item.kind === 'filetype' ? this.versionsOfType(item.ext) : item.kind === 'not' && item.child.kind === 'filetype' ? this.versionsNotOfType(item.child.ext) : undefined;
-      if (only) filter.onlyVersions = only;
-    }
     return {
       matches: (request) => allMatches(this.segments, stats, filter, request, turn, this.matchStep),
       df: (stem) => stats.df(stem),
