@@ -6,6 +6,7 @@
  * conditional requests.
  */
 import { createHash } from 'node:crypto';
+import { RE2JS } from 're2js';
 import { ServiceError } from '../core/errors.js';
 import { normalizeUrl } from '../core/url.js';
 import type { CrawlFrontier, FrontierItem } from '../ports/crawl-frontier.js';
@@ -21,8 +22,10 @@ export interface CrawlOptions {
   maxPages: number;
   maxDepth: number;
   scope: 'same-site' | 'any-site';
-  include?: RegExp;
-  exclude?: RegExp;
+  /** Only URLs this pattern finds anything in are crawled (`urlPattern`). */
+  include?: UrlPattern;
+  /** URLs this pattern finds anything in are not crawled. */
+  exclude?: UrlPattern;
   concurrency: number;
   /** Minimum milliseconds between two requests to one host (robots.txt Crawl-delay wins when longer). */
   delayMs: number;
@@ -80,8 +83,45 @@ export function siteOf(host: string): string {
   return labels.slice(-n).join('.');
 }
 
+/** A test of a URL, with the text it was made from (which names the crawl, `crawlIdOf`). */
+export interface UrlPattern {
+  readonly source: string;
+  test(url: string): boolean;
+}
+
+/**
+ * An operator's `--include` or `--exclude`, matched in time linear in the URL (RE2's syntax, by
+ * re2js). The URLs it is matched against are the web's: a pattern JavaScript's backtracking engine
+ * takes exponential time on (`(a+)+$`) would let one crafted link stop the crawl, as RE2 cannot.
+ * Throws `SyntaxError` with the parser's words for what RE2 has no way to match in linear time
+ * (lookarounds, backreferences) as for any other error.
+ */
+export function urlPattern(source: string): UrlPattern {
+  let compiled: RE2JS;
+  try {
+    compiled = RE2JS.compile(source);
+  } catch (e) {
+    throw new SyntaxError((e as Error).message);
+  }
+  return { source, test: (url) => compiled.test(url) };
+}
+
+/**
+ * A pattern's text as crawl ids have held it since patterns were JavaScript's: `RegExp`'s `source`
+ * (`/` escaped), so that a crawl begun by an older release resumes. Compiling takes no time to
+ * speak of, whatever the pattern; only matching could.
+ */
+function idText(p: UrlPattern | undefined): string {
+  if (!p) return '';
+  try {
+    return new RegExp(p.source).source;
+  } catch {
+    return p.source;
+  }
+}
+
 export function crawlIdOf(o: Pick<CrawlOptions, 'seeds' | 'scope' | 'include' | 'exclude' | 'maxDepth'>): string {
-  const key = JSON.stringify([[...o.seeds].sort(), o.scope, o.include?.source ?? '', o.exclude?.source ?? '', o.maxDepth]);
+  const key = JSON.stringify([[...o.seeds].sort(), o.scope, idText(o.include), idText(o.exclude), o.maxDepth]);
   return createHash('sha256').update(key).digest('hex').slice(0, 16);
 }
 

@@ -1,5 +1,5 @@
 /** `websearch crawl <seed>...`: a polite, resumable crawl into the index, with progress on stderr. */
-import { crawl } from '../acquire/crawler.js';
+import { crawl, urlPattern, type UrlPattern } from '../acquire/crawler.js';
 import { createServices } from '../config/services.js';
 import { parse, settingsFrom, UsageError, wholeNumberFlag } from './args.js';
 
@@ -12,10 +12,10 @@ export function parseDuration(v: string, flag: string): number {
   return Number(m[1]) * UNIT[m[2] as keyof typeof UNIT];
 }
 
-function regexFlag(v: unknown, flag: string): RegExp | undefined {
+function patternFlag(v: unknown, flag: string): UrlPattern | undefined {
   if (typeof v !== 'string') return undefined;
   try {
-    return new RegExp(v);
+    return urlPattern(v);
   } catch (e) {
     throw new UsageError(`--${flag}: ${(e as Error).message}`);
   }
@@ -39,6 +39,8 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   for (const s of positionals) {
     if (!/^https?:\/\//i.test(s)) throw new UsageError(`${s}: seeds are absolute http(s) URLs`);
   }
+  const include = patternFlag(values.include, 'include');
+  const exclude = patternFlag(values.exclude, 'exclude');
   const services = await createServices(settingsFrom(values));
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -54,8 +56,8 @@ export async function crawlCommand(argv: string[]): Promise<number> {
         maxPages: wholeNumberFlag(values['max-pages'], 'max-pages', 1, 100_000_000) ?? 1000,
         maxDepth: wholeNumberFlag(values['max-depth'], 'max-depth', 0, 1000) ?? 3,
         scope: values['any-site'] ? 'any-site' : 'same-site',
-        include: regexFlag(values.include, 'include'),
-        exclude: regexFlag(values.exclude, 'exclude'),
+        include,
+        exclude,
         concurrency: wholeNumberFlag(values.concurrency, 'concurrency', 1, 256) ?? 8,
         delayMs: wholeNumberFlag(values['delay-ms'], 'delay-ms', 0, 3_600_000) ?? 1000,
         refreshOlderThanMs:

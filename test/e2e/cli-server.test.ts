@@ -173,6 +173,9 @@ describe('CLI and server end to end', () => {
       assert.match(r.stderr, /--limit must be a whole number from 1 to 100000/);
     }
     assert.equal(cli('usage', 'list', '--limit', '3').code, 0);
+    const lookahead = cli('crawl', 'https://example.org/', '--include', '/docs/(?=v2)');
+    assert.deepEqual([lookahead.code, lookahead.stdout], [2, '']);
+    assert.match(lookahead.stderr, /--include: error parsing regexp: invalid or unsupported Perl syntax: `\(\?=`/);
     // A file import cannot read is found before any is imported.
     const missing = cli('import', '/nonexistent/pages.jsonl');
     assert.equal(missing.code, 2);
