@@ -553,6 +553,7 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
   const { excludePhrases, requireFields, excludeFields, ...words } = standard;
   const fileType = requireFields?.find((f) => f.kind === 'filetype');
   const notFileType = excludeFields?.find((f) => f.kind === 'filetype');
+  const inUrl = requireFields?.find((f) => f.kind === 'inurl');
   // A phrase left out, as `hasPhrase` reads it: its words' keys.
   const leftOut = excludePhrases?.map((ws) => ws.map(wordKey));
   const passes =
@@ -573,9 +574,10 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
     publishedAfter: req.publishedAfter,
     publishedBefore: req.publishedBefore,
     queryTime: req.queryTime,
-    // The index keeps to a filetype:'s pages, or to a -filetype:'s others, where it can look them up (the check still decides).
+    // The index keeps to a filetype:'s pages, to a -filetype:'s others, or to an inurl:'s, where it can look them up (the check still decides).
     ...(fileType && { fileType: fileType.ext }),
     ...(notFileType && { notFileType: notFileType.ext }),
+    ...(inUrl && { inUrl: inUrl.text }),
   };
   const first = await ranked(deps, asked, req.maxResults, passes);
   // The best CHECKED_CANDIDATES_MAX left fewer than asked for: the query is asked again as webql

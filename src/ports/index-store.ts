@@ -50,6 +50,13 @@ export interface IndexQuery {
    * checking the ranked pages finds few) when at most FILE_TYPE_VERSIONS_MAX versions are not of it.
    */
   notFileType?: string;
+  /**
+   * Text the page's URL holds (an `inurl:`, compared lowercased). As with `fileType`, a store may
+   * leave this to its caller: the engine narrows to the pages holding it when their versions are
+   * at most FILE_TYPE_VERSIONS_MAX (a text few URLs hold, which checking the ranked pages would
+   * look for long).
+   */
+  inUrl?: string;
   limit: number;
 }
 

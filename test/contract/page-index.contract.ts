@@ -239,6 +239,16 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         assert.deepEqual(await urls({ excludeSites: ['nowhere.test'] }), (await urls({})));
       }));
 
+    test('inUrl keeps to the pages whose URL holds the text, in any case, and to the pages stored since', () =>
+      withStores(async ({ pages, index }) => {
+        await putKiwis(pages);
+        assert.deepEqual(await kiwiUrls(index, pages, { inUrl: 'EXAMPLE.com/' }), ['https://docs.example.com/2', 'https://example.com/1', 'https://notexample.com/3']);
+        assert.deepEqual(await kiwiUrls(index, pages, { inUrl: 'evil.test/4' }), ['https://example.com.evil.test/4']);
+        assert.deepEqual(await kiwiUrls(index, pages, { inUrl: 'nowhere' }), []);
+        await pages.putVersion(page('https://kiwi.test/nowhere/5', { content: 'kiwi' }));
+        assert.deepEqual(await kiwiUrls(index, pages, { inUrl: 'nowhere' }), ['https://kiwi.test/nowhere/5']);
+      }));
+
     test('excluded terms leave out the pages that hold any of them, in any field, stemmed as the terms are', () =>
       withStores(async ({ pages, index }) => {
         await pages.putVersions([

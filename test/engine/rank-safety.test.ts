@@ -147,7 +147,7 @@ describe('engine rank safety on SciFact', () => {
    * For 300 claims, the top 10 with `filter` (whole, and split into two parts) is exhaustive scoring's
    * with no filter, kept to the versions `keep` holds for: the filter's own bitset is not what decides.
    */
-  async function keptTo(filter: Pick<IndexQuery, 'fileType' | 'notFileType'>, keep: (versionId: number) => boolean): Promise<void> {
+  async function keptTo(filter: Pick<IndexQuery, 'fileType' | 'notFileType' | 'inUrl'>, keep: (versionId: number) => boolean): Promise<void> {
     for (const [i, q] of queries.slice(0, 300).entries()) {
       const all = index.exhaustiveSearch({ terms: queryTerms(q), limit: 100_000 });
       const expected = all.filter((h) => keep(h.versionId)).slice(0, 10);
@@ -199,6 +199,26 @@ describe('engine rank safety on SciFact', () => {
     } finally {
       db.exec('UPDATE versions SET media_type = NULL');
     }
+  });
+
+  test('top 10 kept to the pages whose URL holds a text (inurl:): a host, a rare text, in another case, with a window, split into parts', async () => {
+    const urls = new Map(db.prepare<[], [number, string]>('SELECT v.id, p.url FROM versions v JOIN pages p ON p.id = v.page_id').raw(true).all());
+    const holding = (text: string) => (id: number) => urls.get(id)!.toLowerCase().includes(text.toLowerCase());
+    const rare = '/DOC/99';
+    const few = [...urls.keys()].filter(holding(rare)).length;
+    assert.ok(few > 10 && few < 100, `${few} pages' URLs hold ${rare}`);
+    const month = { publishedAfter: Date.parse('2020-06-01T00:00:00Z'), publishedBefore: Date.parse('2020-06-30T23:59:59Z') };
+    assert.ok((await compare({ inUrl: 'h3.SCIFACT' }, 10)) > queries.length * 0.5);
+    assert.ok((await compare({ ...month, inUrl: 'h3.scifact' }, 10)) > queries.length * 0.02);
+    await keptTo({ inUrl: 'h3.SCIFACT' }, holding('h3.scifact'));
+    await keptTo({ inUrl: rare }, holding(rare));
+    const q = queryTerms(queries[0]!);
+    assert.deepEqual(await index.search({ terms: q, limit: 10, inUrl: '/nowhere/' }), [], 'a text no URL holds');
+    // More than the store keeps a search to is left to the caller.
+    const bounded = await new EngineIndexStore(db, { fileTypeMax: 100 }).open();
+    assert.deepEqual(await bounded.search({ terms: ['cell'], limit: 10, inUrl: 'h3.scifact' }), await bounded.search({ terms: ['cell'], limit: 10 }));
+    const narrowed = await bounded.search({ terms: ['cell'], limit: 10, inUrl: rare });
+    assert.ok(narrowed.length > 0 && narrowed.every((h) => holding(rare)(h.versionId)), 'the rare text, under the bound, is kept to');
   });
 
   test('top 10 with a one-month published window (the window leads the traversal)', async () => {

@@ -16,6 +16,7 @@
  * stored versions decide phrases and fields (webql-search.ts).
  */
 import { setImmediate as turn } from 'node:timers/promises';
+import type { Statement } from 'better-sqlite3';
 import type { Worker } from 'node:worker_threads';
 import type { LogFn } from '../../core/log.js';
 import { mediaTypesOf } from '../../core/media-type.js';
@@ -29,6 +30,7 @@ import { SearchHelper } from './search-helper.js';
 import { editsAllowed, nearestTerms, oneEditAway } from './spelling.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from '../worker.js';
+import { PageUrls } from './page-urls.js';
 import { narrowerSite, searchWebql, topItems, urlMask, urlText, type WebqlDeps, type WebqlVersion } from './webql-search.js';
 import { concatSegments, docOf, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termNumber } from './segment.js';
 
@@ -236,6 +238,19 @@ const webqlVersion = ([id, url, revHost, mediaType, lang, title, description, co
 const webqlRows = (withText: boolean, withUrl: boolean) =>
   `SELECT v.id, ${withUrl ? 'p.url, p.rev_host, v.media_type' : "'', '', NULL"}, v.lang, ${withText ? "coalesce(v.title, ''), coalesce(v.description, ''), v.content" : "'', '', ''"}
    FROM versions v ${withUrl ? 'JOIN pages p ON p.id = v.page_id ' : ''}WHERE v.id IN (SELECT value FROM json_each(?))`;
+/** The pages stored after one, in order, at most a number of them (-1: all). */
+const PAGES_AFTER_SQL = 'SELECT id, url FROM pages WHERE id > ? ORDER BY id LIMIT ?';
+
+/** Adds the pages stored after the last `urls` holds, at most `max` (-1: all); returns how many. */
+function readUrls(after: Statement<[number, number], [number, string]>, urls: PageUrls, max: number): number {
+  let n = 0;
+  for (const [id, url] of after.iterate(urls.lastPage, max)) {
+    urls.add(id, url);
+    n++;
+  }
+  return n;
+}
+
 /**
  * The versions of the pages in a span of ids whose URL is LIKE a pattern (`inurl:`, escaped with a
  * backslash), or, with `orWide`, any URL outside ASCII. CROSS JOIN keeps SQLite to the pages' span
@@ -252,8 +267,15 @@ const URL_SCAN_STEP = 131_072;
  * they are at least 5% of a million pages: a search's ranked pages, checked, soon hold ten of them.
  */
 const FILE_TYPE_VERSIONS_MAX = 50_000;
-/** File types whose versions are kept at once (`versionsOfType`); past it the kept ones are dropped. */
+/** File types (and `inurl:` texts) whose versions are kept at once (`versionsOfType`); past it the kept ones are dropped. */
 const KEPT_TYPES = 16;
+/**
+ * The most pages whose URLs a search reads into memory itself (`caughtUpUrls`, about 30 ms); when
+ * more are missing, they are read in turns of the event loop, URLS_STEP at a time, and the searches
+ * meanwhile are not narrowed by their `inurl:`.
+ */
+const URLS_AT_ONCE = 20_000;
+const URLS_STEP = 16_384;
 
 const BY_ID_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`;
 const RANGE_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
@@ -494,8 +516,10 @@ export interface EngineOptions {
   matchStep?: number;
   /** Pages an `inurl:` scan reads between turns of the event loop (URL_SCAN_STEP; smaller in tests). */
   urlScanStep?: number;
-  /** The most versions of a file type a search is kept to (FILE_TYPE_VERSIONS_MAX; smaller in tests). */
+  /** The most versions of a file type, or of the pages an `inurl:` names, a search is kept to (FILE_TYPE_VERSIONS_MAX; smaller in tests). */
   fileTypeMax?: number;
+  /** Pages whose URLs a search reads into memory itself (URLS_AT_ONCE; smaller in tests). */
+  urlsAtOnce?: number;
   /** index_log rows kept behind the newest, and the fewest a prune deletes (KEEP_LOG, PRUNE_STEP; smaller in tests). */
   keepLog?: number;
   pruneStep?: number;
@@ -552,6 +576,10 @@ export class EngineIndexStore implements IndexStore {
   private applied = 0;
   /** Each file type's versions looked up (`versionsOfType`), with the log sequence they hold for. */
   private readonly typeVersions = new Map<string, { seq: number; ids: Float64Array | undefined }>();
+  /** The pages' URLs, lowercased (`versionsInUrl`), read on the first search with an `inurl:`. */
+  private pageUrls?: PageUrls;
+  /** A reading of `pageUrls` in turns of the event loop (`caughtUpUrls`). */
+  private urlsFilling?: Promise<void>;
   private docCount = 0;
   private totalLength = 0;
   private readonly stmts;
@@ -575,6 +603,7 @@ export class EngineIndexStore implements IndexStore {
   private readonly matchStep: number;
   private readonly urlScanStep: number;
   private readonly fileTypeMax: number;
+  private readonly urlsAtOnce: number;
   private readonly keepLog: number;
   private readonly pruneStep: number;
   private readonly saveEvery: number;
@@ -607,6 +636,7 @@ export class EngineIndexStore implements IndexStore {
     this.matchStep = options.matchStep ?? MATCH_STEP;
     this.urlScanStep = options.urlScanStep ?? URL_SCAN_STEP;
     this.fileTypeMax = options.fileTypeMax ?? FILE_TYPE_VERSIONS_MAX;
+    this.urlsAtOnce = options.urlsAtOnce ?? URLS_AT_ONCE;
     this.keepLog = options.keepLog ?? KEEP_LOG;
     this.pruneStep = options.pruneStep ?? PRUNE_STEP;
     this.saveEvery = options.saveEvery ?? SAVE_EVERY;
@@ -658,6 +688,9 @@ export class EngineIndexStore implements IndexStore {
         )
         .pluck(),
       lastPage: db.prepare<[], number | null>('SELECT max(id) FROM pages').pluck(),
+      // The pages stored after one, in order (limit -1: all of them), and the versions of some (versions_page_time).
+      pagesAfter: db.prepare<[number, number], [number, string]>(PAGES_AFTER_SQL).raw(true),
+      versionsOfPages: db.prepare<[string], number>('SELECT id FROM versions WHERE page_id IN (SELECT value FROM json_each(?))').pluck(),
     };
   }
 
@@ -1157,10 +1190,15 @@ export class EngineIndexStore implements IndexStore {
     return this.merging.size;
   }
 
-  /** Resolves when no merge, build of new versions or rebuild is under way (`serve --workers`' primary before it lets its copy go; tests and the benchmark). */
+  /** Bytes the pages' URLs take in memory (`versionsInUrl`; 0 before the first search with an `inurl:`). */
+  get pageUrlsBytes(): number {
+    return this.pageUrls?.memory ?? 0;
+  }
+
+  /** Resolves when no merge, build of new versions, rebuild or reading of the pages' URLs is under way (`serve --workers`' primary before it lets its copy go; tests and the benchmark). */
   async settled(): Promise<void> {
-    while (this.merging.size > 0 || this.building.size > 0 || this.recovering) {
-      await Promise.all([...[...this.merging, ...this.building].map((m) => m.done), this.recovering]);
+    while (this.merging.size > 0 || this.building.size > 0 || this.recovering || this.urlsFilling) {
+      await Promise.all([...[...this.merging, ...this.building].map((m) => m.done), this.recovering, this.urlsFilling]);
     }
   }
 
@@ -1188,8 +1226,58 @@ export class EngineIndexStore implements IndexStore {
       const only = this.versionsNotOfType(q.notFileType);
       if (only) f.onlyVersions = only;
     }
+    if (q.inUrl !== undefined && f.onlyVersions === undefined) {
+      const only = this.versionsInUrl(q.inUrl);
+      if (only) f.onlyVersions = only;
+    }
     return f;
   }
+
+  /**
+   * The versions of the pages whose URL holds `text` (an `inurl:`, core/webql.ts `pageMatches`),
+   * ascending; undefined when they are more than `fileTypeMax`, or while the pages' URLs are being
+   * read (`caughtUpUrls`). Kept as a type's are: the URLs of the pages of every version the
+   * segments hold were read when it was looked up.
+   */
+  private versionsInUrl(text: string): Float64Array | undefined {
+    const urls = this.caughtUpUrls();
+    if (!urls) return undefined;
+    return this.keptTypeLookup(`inurl:${text.toLowerCase()}`, () => {
+      const pages = urls.find(text, this.fileTypeMax);
+      return pages && this.underBound(new Set(this.stmts.versionsOfPages.all(JSON.stringify(pages))));
+    });
+  }
+
+  /**
+   * The pages' URLs in memory, up to the newest page: those stored since are read now when they
+   * are at most `urlsAtOnce`. Otherwise (the first `inurl:` of a large store, or a large import
+   * since) undefined, and they are read in turns of the event loop, URLS_STEP at a time.
+   */
+  private caughtUpUrls(): PageUrls | undefined {
+    if (this.urlsFilling) return undefined;
+    const urls = (this.pageUrls ??= new PageUrls());
+    if ((this.stmts.lastPage.get() ?? 0) - urls.lastPage <= this.urlsAtOnce) {
+      readUrls(this.stmts.pagesAfter, urls, -1);
+      return urls;
+    }
+    const filling = (async () => {
+      // Through a connection without the memory map: the pages' rows lie among the versions' in
+      // the file, and mapped, each page read brought its neighbours into the process's resident
+      // memory (1.5 GB more at 1M pages, for 94 MB of rows).
+      const side = this.onDisk ? openDatabase({ path: this.db.name, readonly: true, mapped: false }) : this.db;
+      try {
+        const after = side === this.db ? this.stmts.pagesAfter : side.prepare<[number, number], [number, string]>(PAGES_AFTER_SQL).raw(true);
+        while (!this.closed && readUrls(after, urls, URLS_STEP) === URLS_STEP) await turn();
+      } finally {
+        if (side !== this.db) side.close();
+      }
+    })();
+    this.urlsFilling = filling
+      .catch((e: unknown) => this.log('warn', 'reading the pages\' URLs for inurl: failed; searches check them on the ranked pages', { error: String(e) }))
+      .finally(() => (this.urlsFilling = undefined));
+    return undefined;
+  }
+
 
   /**
    * The versions whose URL names `ext` or that were served as a type answering to it, ascending
@@ -1261,7 +1349,8 @@ export class EngineIndexStore implements IndexStore {
     const top = topItems(node);
     const fileType = top.flatMap((item) => (item.kind === 'filetype' ? [item.ext] : []))[0];
     const notFileType = top.flatMap((item) => (item.kind === 'not' && item.child.kind === 'filetype' ? [item.child.ext] : []))[0];
-    const filter = this.filter({ ...q, fileType: q.fileType ?? fileType, notFileType: q.notFileType ?? notFileType });
+    const inUrl = top.flatMap((item) => (item.kind === 'inurl' ? [item.text] : []))[0];
+    const filter = this.filter({ ...q, fileType: q.fileType ?? fileType, notFileType: q.notFileType ?? notFileType, inUrl: q.inUrl ?? inUrl });
     const site = narrowerSite(node, filter.revSite);
     if (site !== undefined) filter.revSite = site;
     return {

@@ -221,6 +221,11 @@ export class SqliteIndexStore implements IndexStore {
       where.push(`NOT (${type.sql})`);
       params.push(...type.params);
     }
+    if (q.inUrl !== undefined) {
+      const url = sqlCondition({ kind: 'inurl', text: q.inUrl });
+      where.push(url.sql);
+      params.push(...url.params);
+    }
     if (q.site !== undefined) {
       const site = siteCondition(q.site);
       where.push(site.sql);
