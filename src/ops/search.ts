@@ -506,8 +506,23 @@ async function ranked(
     if (versions.length >= max || hits.length < limit) return { versions, cut: false };
     if (passes ? limit >= CHECKED_CANDIDATES_MAX : round === DUPLICATE_ROUNDS) return { versions, cut: passes !== undefined };
     const missing = max - versions.length;
-    limit = Math.min(CHECKED_CANDIDATES_MAX, 2 * limit + missing);
+    const passed = passes ? ids.reduce((n, id) => (read.get(id) ? n + 1 : n), 0) : ids.length;
+    limit = Math.min(CHECKED_CANDIDATES_MAX, nextDepth(limit, passed, missing));
   }
+}
+
+/**
+ * How many pages the next round of `ranked` asks the index for, after `limit` of which `passed`
+ * passed its check and `missing` results are still wanted: twice as many and the missing (a round
+ * of repeats; a check most pages pass), or as deep as the share that passed says the missing lie,
+ * half as deep again; eight times as many when none passed. Each round is a search of its own, and
+ * a long query's costs much the same at 10 as at 300 (an inurl: a tenth of the URLs hold went to 10,
+ * 30, 70, 148, 299: 19, 23, 26, 30 and 33 ms), so a check that few pages pass goes there in two.
+ */
+export function nextDepth(limit: number, passed: number, missing: number): number {
+  const doubled = 2 * limit + missing;
+  if (passed === 0) return Math.max(doubled, 8 * limit);
+  return Math.max(doubled, Math.ceil(limit + (2 * missing * limit) / passed));
 }
 
 /**

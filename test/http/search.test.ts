@@ -481,7 +481,19 @@ describe('search over HTTP', () => {
 
   test('-"phrase": the ranks of pages left out are filled from further down; past the best 1,000, every page of the words is decided', async () => {
     const field = (u: string) => u.startsWith('https://stoat.test/field/') || u.startsWith('https://vole.test/field/');
-    const ten = await urls({ query: 'stoat -"stoat den"' });
+    // The 40 pages holding the phrase rank first: none of the first 10 passes, and the next round
+    // goes eight times as deep (nextDepth), where the 15 that pass are.
+    const index = env.services.index;
+    const search = index.search.bind(index);
+    const depths: number[] = [];
+    index.search = (q) => (depths.push(q.limit), search(q));
+    let ten: string[];
+    try {
+      ten = await urls({ query: 'stoat -"stoat den"' });
+    } finally {
+      index.search = search;
+    }
+    assert.deepEqual(depths, [10, 80]);
     assert.equal(ten.length, 10);
     assert.ok(ten.every(field), ten.join());
     const fifty = await urls({ query: 'stoat -"stoat den"', max_results: 50 });
