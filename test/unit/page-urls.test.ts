@@ -32,6 +32,19 @@ test('PageUrls finds the pages whose URL holds a text, as pageMatches decides it
   for (const text of ['/doc/1234/', 'blog', 'BLOG?Q=3', 'host96.', '/end', 'k', 'kelvin-k', 'i̇stanbul', 'caf%c3%a9', '0/page?q=4', 'nowhere', 'A'.repeat(40), `/${'a'.repeat(1 << 20)}`]) {
     assert.deepEqual(urls.find(text, 1_000_000), holding(all, text), text);
   }
+  // Substrings of the URLs held, from anywhere in them, and the same with a byte changed: found
+  // from their rarest byte on, the bytes before it compared (xblog: "blog" is in many URLs, never
+  // after an x).
+  let seed = 7;
+  const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+  const texts = ['xblog', 'ample.com/doc/1234', 'q=4', 'e/doc/5'];
+  for (let i = 0; i < 150; i++) {
+    const url = all[random(all.length - 2)]![1].toLowerCase();
+    const from = random(url.length);
+    const text = url.slice(from, from + 1 + random(20));
+    texts.push(text, `${text.slice(0, -1)}${'#z/'[random(3)]}`);
+  }
+  for (const text of texts) assert.deepEqual(urls.find(text, 1_000_000), holding(all, text), text);
   // More than the bound: undefined.
   assert.equal(urls.find('blog', 100), undefined);
   assert.equal(urls.find('/doc/1234/', 1)?.length, 1);

@@ -22,6 +22,8 @@ export class PageUrls {
   private readonly chunks: Chunk[] = [];
   private last = 0;
   private held = 0;
+  /** How often each byte is in the URLs held (`searchFrom`). */
+  private readonly counts = new Float64Array(256);
 
   /** The highest page id held (0: none). */
   get lastPage(): number {
@@ -51,8 +53,11 @@ export class PageUrls {
     }
     (chunk.starts as number[]).push(chunk.used);
     (chunk.ids as number[]).push(id);
-    chunk.used += chunk.bytes.write(lower, chunk.used);
-    chunk.bytes[chunk.used++] = 0;
+    const end = chunk.used + chunk.bytes.write(lower, chunk.used);
+    const counts = this.counts;
+    for (let i = chunk.used; i < end; i++) counts[chunk.bytes[i]!] = counts[chunk.bytes[i]!]! + 1;
+    chunk.bytes[end] = 0;
+    chunk.used = end + 1;
     this.last = id;
     this.held++;
   }
@@ -65,19 +70,43 @@ export class PageUrls {
   find(text: string, max: number): number[] | undefined {
     const needle = Buffer.from(text.toLowerCase());
     if (needle.includes(0)) return [];
+    // Looked for from its rarest byte on (`searchFrom`), the bytes before it compared where that is found.
+    const k = searchFrom(needle, this.counts);
+    const head = needle.subarray(0, k);
+    const tail = needle.subarray(k);
     const found: number[] = [];
     for (const chunk of this.chunks) {
       const bytes = chunk.bytes.subarray(0, chunk.used);
       let url = 0;
-      for (let at = bytes.indexOf(needle); at >= 0; ) {
+      for (let at = bytes.indexOf(tail, k); at >= 0; ) {
         url = lastAtOrBefore(chunk.starts, at, url);
+        const from = at - k;
+        if (from < chunk.starts[url]! || (k > 0 && bytes.compare(head, 0, k, from, at) !== 0)) {
+          at = bytes.indexOf(tail, at + 1);
+          continue;
+        }
         if (found.push(chunk.ids[url]!) > max) return undefined;
         if (++url === chunk.starts.length) break;
-        at = bytes.indexOf(needle, chunk.starts[url]);
+        at = bytes.indexOf(tail, chunk.starts[url]! + k);
       }
     }
     return found;
   }
+}
+
+/** The fewest bytes a needle is looked for by (`searchFrom`): a byte alone would be found at every turn. */
+const TAIL_MIN = 4;
+
+/**
+ * Where in `needle` to start looking for it: at its rarest byte in the URLs, leaving at least
+ * TAIL_MIN bytes (or all). `Buffer.indexOf` goes as fast as the byte it starts with is rare:
+ * `/doc/12345` took 17.5 ms over 41 MB of URLs (a `/` is four times in each), `12345` 5.4, and
+ * `where/` 1.7 against 20.5 for `/nowhere/` (ad hoc, at 1M pages).
+ */
+function searchFrom(needle: Buffer, counts: Float64Array): number {
+  let best = 0;
+  for (let k = 1; k <= needle.length - Math.min(needle.length, TAIL_MIN); k++) if (counts[needle[k]!]! < counts[needle[best]!]!) best = k;
+  return best;
 }
 
 /** A full chunk's starts and ids as typed arrays: 12 bytes a page instead of 16 or more. */
