@@ -62,7 +62,8 @@ function parseCall(request: FastifyRequest, operation: Operation, tier: AccessTi
  * The caller's connection, watched: `gone` once it closes before the answer (the request then ends as
  * 499 client_closed_request, uncharged). Calls that work outside (a live fetch, realtime fetches, a
  * model call) get a signal that stops that work then; it is made for them only (an AbortController
- * costs microseconds a request, and a search from the index has nothing to stop).
+ * costs microseconds a request). A search asks `gone` at each turn of the event loop it reads in
+ * (webql's reads) and stops there.
  */
 class Caller {
   gone = false;
@@ -87,7 +88,7 @@ class Caller {
 
 async function runCall(services: Services, call: OperationCall, meter: Meter, caller: Caller): Promise<unknown> {
   if (call.operation === 'search') {
-    return search(services, call.input, call.input.mode === 'realtime_content' ? caller.signal() : undefined);
+    return search(services, call.input, call.input.mode === 'realtime_content' ? caller.signal() : undefined, () => caller.gone);
   }
   return fetchPage(services, call.input, meter, call.input.live || call.input.prompt !== undefined ? caller.signal() : undefined);
 }

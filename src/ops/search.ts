@@ -555,8 +555,12 @@ function spelledRight(index: IndexStore, words: StandardWords): StandardWords {
   return { ...words, terms: fix(words.terms), ...(words.alternative && { alternative: fix(words.alternative) }) };
 }
 
-/** `signal` stops realtime_content's live fetches early (the caller went away). */
-export async function search(deps: SearchDeps, req: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
+/**
+ * `signal` stops realtime_content's live fetches early (the caller went away); `gone` says the
+ * caller went away, and a search that reads in turns of the event loop (webql's reads, a standard
+ * query's asked again as webql) stops at the next with `client_closed_request`.
+ */
+export async function search(deps: SearchDeps, req: SearchRequest, signal?: AbortSignal, gone?: () => boolean): Promise<SearchResponse> {
   // A webql syntax error is a 400 here, after the tier admitted the call; the tier releases the reservation.
   const webql = req.mode === 'webql' ? parseWebql(req.query, req.queryOffset) : undefined;
   // webql reads its own `site:`; a standard query's `site:` is its site filter, its `-site:`s sites
@@ -593,6 +597,7 @@ export async function search(deps: SearchDeps, req: SearchRequest, signal?: Abor
     ...(fileType && { fileType: fileType.ext }),
     ...(notFileType && { notFileType: notFileType.ext }),
     ...(inUrl && { inUrl: inUrl.text }),
+    ...(gone && { stopped: gone }),
   };
   const first = await ranked(deps, asked, req.maxResults, passes);
   // The best CHECKED_CANDIDATES_MAX left fewer than asked for: the query is asked again as webql

@@ -57,6 +57,11 @@ export interface IndexQuery {
    * look for long).
    */
   inUrl?: string;
+  /**
+   * Whether the caller has gone (its connection closed). A store that answers in turns of the event
+   * loop (the engine's webql reads) asks at each and then rejects with `client_closed_request`.
+   */
+  stopped?: () => boolean;
   limit: number;
 }
 

@@ -7,6 +7,10 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
+import type { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
+import type { WebqlDeps } from '../../src/adapters/engine/webql-search.js';
+import type { WebqlNode } from '../../src/core/webql.js';
+import type { IndexQuery } from '../../src/ports/index-store.js';
 import { LlmServer } from '../fixtures/llm-server.js';
 import { heldRoute, html, type Origin, startOrigin } from '../fixtures/origin.js';
 import { createFundedKey, createTestEnv, page, type TestEnv, until } from '../helpers.js';
@@ -125,6 +129,54 @@ describe('a caller that hangs up', () => {
     const asked = llm.requests.length;
     await promptHungUp('long', 4);
     assert.equal(llm.requests.length, asked + 4);
+  });
+
+  test('a webql query that reads on: it stops at its next turn, nothing is charged', async () => {
+    // 3,000 pages holding both words of the phrase but never side by side: each is read, in batches
+    // of 32 doubling to 256, with a turn of the event loop between two (here 20 ms longer, so the
+    // caller can hang up in the middle), and none is found.
+    await env.services.pages.putVersions(
+      Array.from({ length: 3000 }, (_, i) => page(`https://avocet.test/${i}`, { title: `Shore ${i}`, content: `Avocets feed while stilts wade, at shore ${i}.` })),
+    );
+    const engine = env.services.index as EngineIndexStore;
+    engine.refresh();
+    await engine.settled();
+    const webqlDeps = Reflect.get(engine, 'webqlDeps') as (q: IndexQuery, node: WebqlNode) => WebqlDeps;
+    let reads = 0;
+    Reflect.set(engine, 'webqlDeps', function (this: EngineIndexStore, q: IndexQuery, node: WebqlNode): WebqlDeps {
+      const deps = webqlDeps.call(this, q, node);
+      return {
+        ...deps,
+        read: (...a) => (reads++, deps.read(...a)),
+        turn: async () => {
+          await new Promise((r) => setTimeout(r, 20));
+          await deps.turn();
+        },
+      };
+    });
+    try {
+      const body = JSON.stringify({ query: '"avocets stilts"', mode: 'webql' });
+      const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body };
+      // Staying to the end: every batch read.
+      const { key } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
+      const whole = await fetch(`${base}/v1/search`, { ...post, headers: { ...post.headers, 'x-api-key': key } });
+      assert.deepEqual([whole.status, ((await whole.json()) as { results: unknown[] }).results], [200, []]);
+      const all = reads;
+      assert.ok(all >= 12, `${all} batches read`);
+      reads = 0;
+      const { rows, balance } = await hangUp('/v1/search', post, () => reads >= 1);
+      assert.deepEqual(
+        rows.map((r) => [r.operation, r.status, r.costMicroUsd]),
+        [['search', 499, 0]],
+      );
+      assert.equal(balance, 10 * KEYED_REQUEST_COST);
+      const stopped = reads;
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(reads, stopped, 'nothing read after the request ended');
+      assert.ok(stopped <= 4, `${stopped} of ${all} batches read`);
+    } finally {
+      Reflect.deleteProperty(engine, 'webqlDeps');
+    }
   });
 
   test('a caller that stays gets its answer, charged as usual', async () => {

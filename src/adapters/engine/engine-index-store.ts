@@ -18,6 +18,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import type { Worker } from 'node:worker_threads';
+import { ServiceError } from '../../core/errors.js';
 import type { LogFn } from '../../core/log.js';
 import { mediaTypesOf } from '../../core/media-type.js';
 import { ANALYSIS_VERSION, bestOfReadings, cachedStem, compoundTerms, indexTerms, stem, titleStopTerms } from '../../core/text.js';
@@ -238,6 +239,19 @@ const webqlVersion = ([id, url, revHost, mediaType, lang, title, description, co
 const webqlRows = (withText: boolean, withUrl: boolean) =>
   `SELECT v.id, ${withUrl ? 'p.url, p.rev_host, v.media_type' : "'', '', NULL"}, v.lang, ${withText ? "coalesce(v.title, ''), coalesce(v.description, ''), v.content" : "'', '', ''"}
    FROM versions v ${withUrl ? 'JOIN pages p ON p.id = v.page_id ' : ''}WHERE v.id IN (SELECT value FROM json_each(?))`;
+/**
+ * A turn of the event loop that rejects with `client_closed_request` once `stopped` says the
+ * query's caller has gone: a webql query that reads for a second stops at its next turn, where it
+ * would otherwise read on for an answer no one waits for.
+ */
+function turnUnless(stopped: (() => boolean) | undefined): () => Promise<void> {
+  if (!stopped) return () => turn();
+  return async () => {
+    await turn();
+    if (stopped()) throw new ServiceError('client_closed_request');
+  };
+}
+
 /** The pages stored after one, in order, at most a number of them (-1: all). */
 const PAGES_AFTER_SQL = 'SELECT id, url FROM pages WHERE id > ? ORDER BY id LIMIT ?';
 
@@ -1353,8 +1367,10 @@ export class EngineIndexStore implements IndexStore {
     const filter = this.filter({ ...q, fileType: q.fileType ?? fileType, notFileType: q.notFileType ?? notFileType, inUrl: q.inUrl ?? inUrl });
     const site = narrowerSite(node, filter.revSite);
     if (site !== undefined) filter.revSite = site;
+    const turned = turnUnless(q.stopped);
     return {
-      matches: (request) => allMatches(this.segments, stats, filter, request, turn, this.matchStep),
+      matches: (request) => allMatches(this.segments, stats, filter, request, turned, this.matchStep),
+      turn: turned,
       df: (stem) => stats.df(stem),
       read: (ids, withText, withUrl) => {
         const statement = !withText ? this.stmts.webqlFields : withUrl ? this.stmts.webqlText : this.stmts.webqlTexts;
@@ -1381,7 +1397,7 @@ export class EngineIndexStore implements IndexStore {
         const last = this.stmts.lastPage.get() ?? 0;
         const found = new Set<number>();
         for (let from = 0; from <= last; from += this.urlScanStep) {
-          if (from > 0) await turn();
+          if (from > 0) await turned();
           for (const id of scan.all(from, from + this.urlScanStep, pattern)) found.add(id);
         }
         return found;

@@ -29,7 +29,6 @@
  * (a standard query's beside its quoted phrases); an expression without such words lists the
  * newest versions first.
  */
-import { setImmediate as turn } from 'node:timers/promises';
 import { domainToUnicode } from 'node:url';
 import { stemHash } from '../../core/passages.js';
 import { hasPhrase, wordKey } from '../../core/phrase.js';
@@ -55,6 +54,8 @@ export interface WebqlVersion {
 export interface WebqlDeps {
   /** The engine's candidates (`allMatches`, which lets the event loop turn as it goes). */
   matches(request: MatchRequest): Promise<Matches>;
+  /** Lets the event loop turn between reads; rejects once the query's caller has gone (IndexQuery `stopped`), and the query ends there. */
+  turn(): Promise<void>;
   /** The documents that hold a stem. */
   df(stem: string): number;
   /**
@@ -581,7 +582,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const withUrl = filtered || looksAtUrl(node);
   const hits: IndexHit[] = [];
   for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit; size = Math.min(size * 2, LARGEST_READ)) {
-    if (size > FIRST_READ) await turn();
+    if (size > FIRST_READ) await deps.turn();
     if (readBeforeScan <= 0) {
       for (const part of inUrl) {
         const within = await deps.inUrl(part);
