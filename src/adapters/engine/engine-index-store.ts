@@ -1287,11 +1287,10 @@ export class EngineIndexStore implements IndexStore {
       }
     })();
     this.urlsFilling = filling
-      .catch((e: unknown) => this.log('warn', 'reading the pages\' URLs for inurl: failed; searches check them on the ranked pages', { error: String(e) }))
+      .catch((e: unknown) => this.log('warn', "reading the pages' URLs for inurl: failed; searches check them on the ranked pages", { error: String(e) }))
       .finally(() => (this.urlsFilling = undefined));
     return undefined;
   }
-
 
   /**
    * The versions whose URL names `ext` or that were served as a type answering to it, ascending
