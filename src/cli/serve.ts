@@ -11,7 +11,7 @@ import { EngineIndexStore } from '../adapters/engine/engine-index-store.js';
 import { openDatabase } from '../adapters/sqlite/database.js';
 import { type BackgroundFill, fillDerivedInBackground } from '../adapters/sqlite/derived-fill.js';
 import { SqlitePageStore } from '../adapters/sqlite/page-store.js';
-import { createServices, PAGE_SYNC_MS, savesIndex } from '../config/services.js';
+import { createServices, DAY_MS, PAGE_SYNC_MS, savesIndex } from '../config/services.js';
 import { SAVES_INDEX, type Settings } from '../config/settings.js';
 import { buildApp } from '../http/app.js';
 import { CommandFailed, parse, settingsFrom } from './args.js';
@@ -151,6 +151,10 @@ async function serve(settings: Settings): Promise<void> {
   // The reader threads load their modules now rather than with the first live fetch.
   if (!stopping) void services.reader?.start();
   // Pages the other machines store (DATABASE_URL=postgres://...), applied to this one's file.
-  if (!stopping && savesIndex()) services.sharedPages?.start(PAGE_SYNC_MS);
+  if (!stopping && savesIndex()) {
+    services.sharedPages?.start(PAGE_SYNC_MS);
+    // And, when asked, the page log pruned daily (`websearch share prune`'s rule).
+    if (settings.sharePruneDays !== undefined) services.sharedPages?.startPruning(DAY_MS, settings.sharePruneDays * DAY_MS);
+  }
   if (fillDerived && !stopping) fill = fillDerivedInBackground(settings.sqlitePath, (level, msg, fields) => app.log[level](fields ?? {}, msg));
 }

@@ -41,6 +41,8 @@ export interface Settings {
   shutdownGraceSeconds: number;
   /** Server processes sharing the port (node:cluster); above 1, rate limits are counted in the database. */
   workers: number;
+  /** With DATABASE_URL: `serve` prunes the page log daily, waiting for the machines seen in this many days (`websearch share prune --unseen-days`); unset: never. */
+  sharePruneDays?: number;
   /**
    * Threads one search may use: 2 splits a search over a large index between the serving thread
    * and a helper thread (engine-index-store.ts). Default 2 with one worker, 1 with several (they
@@ -114,6 +116,7 @@ const ENV_NAMES = {
   WEBSEARCH_KEYLESS_RATE_PER_HOUR: 'keylessPerHour',
   WEBSEARCH_SHUTDOWN_GRACE_SECONDS: 'shutdownGraceSeconds',
   WEBSEARCH_WORKERS: 'workers',
+  WEBSEARCH_SHARE_PRUNE_DAYS: 'sharePruneDays',
   WEBSEARCH_SEARCH_THREADS: 'searchThreads',
   WEBSEARCH_READER_THREADS: 'readerThreads',
   WEBSEARCH_READER_TIMEOUT_MS: 'readerTimeoutMs',
@@ -402,6 +405,7 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     keylessPerHour: int('WEBSEARCH_KEYLESS_RATE_PER_HOUR', raw.keylessPerHour ?? 1000, 1, 1_000_000_000),
     shutdownGraceSeconds: int('WEBSEARCH_SHUTDOWN_GRACE_SECONDS', raw.shutdownGraceSeconds ?? 10, 0, 3600),
     workers,
+    ...(raw.sharePruneDays !== undefined ? { sharePruneDays: int('WEBSEARCH_SHARE_PRUNE_DAYS', raw.sharePruneDays, 1, 3650) } : {}),
     searchThreads: int('WEBSEARCH_SEARCH_THREADS', raw.searchThreads ?? (workers > 1 ? 1 : 2), 1, 2) as 1 | 2,
     readerThreads: int('WEBSEARCH_READER_THREADS', raw.readerThreads ?? 1, 0, 16),
     readerTimeoutMs: int('WEBSEARCH_READER_TIMEOUT_MS', raw.readerTimeoutMs ?? 10_000, 100, 120_000),

@@ -294,6 +294,28 @@ describe('pruning the page log', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), (
       for (const m of [a, b, c]) assert.deepEqual(m.said, [], m.said.join('; '));
     }));
 
+  test("startPruning: serve's daily prune (WEBSEARCH_SHARE_PRUNE_DAYS) prunes as share prune does, soon after it starts and at every interval, and says so", () =>
+    withLog(async ({ machine, seqs }) => {
+      const a = machine();
+      const b = machine();
+      await a.pages.putVersions([1, 2, 3].map((d) => page('https://s.test/a', { content: `v${d}`, acquiredAt: at(d) })));
+      for (const m of [a, b, a, b]) await m.pages.sync();
+      a.pages.startPruning(40, 86_400_000);
+      await until('the rows both machines applied are pruned', async () => (await seqs()).length === 0);
+      assert.deepEqual(a.said, ['info page log pruned']);
+      // Rows that b has not applied stay, however many prunes pass.
+      await a.pages.putVersion(page('https://s.test/a', { content: 'v4', acquiredAt: at(4) }));
+      for (let i = 0; i < 2; i++) await a.pages.sync();
+      await sleep(200);
+      assert.deepEqual(await seqs(), [4]);
+      // Once b has said it applied them, the next prune takes them.
+      for (let i = 0; i < 2; i++) await b.pages.sync();
+      await until('the row is pruned', async () => (await seqs()).length === 0);
+      assert.deepEqual(a.said, ['info page log pruned', 'info page log pruned']);
+      await a.pages.stop();
+      assert.deepEqual(b.said, []);
+    }));
+
   test('a new machine, or one away longer than the prune allowed for, is told once that it is behind and applies nothing', () =>
     withLog(async ({ machine, seqs, log, pool }) => {
       const a = machine();

@@ -36,6 +36,12 @@ test('unknown or invalid settings are errors, not silently ignored', () => {
     assert.throws(() => loadSettings({ env: { WEBSEARCH_URL: url } }), /WEBSEARCH_URL \(--server\) must be an http\(s\) URL/, url);
   }
   assert.equal(loadSettings({ env: { WEBSEARCH_URL: 'http://search.test:8080' } }).serverUrl, 'http://search.test:8080', 'kept as written');
+  // The page log's daily prune: off unless asked, a whole number of days from 1 to 3650.
+  assert.equal(loadSettings({ env: {} }).sharePruneDays, undefined);
+  assert.equal(loadSettings({ env: { WEBSEARCH_SHARE_PRUNE_DAYS: '7' } }).sharePruneDays, 7);
+  for (const days of ['0', '3651', '1.5', 'week']) {
+    assert.throws(() => loadSettings({ env: { WEBSEARCH_SHARE_PRUNE_DAYS: days } }), /WEBSEARCH_SHARE_PRUNE_DAYS/, days);
+  }
   const dir = tempDir();
   try {
     const file = join(dir.path, 'c.json');

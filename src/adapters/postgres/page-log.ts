@@ -177,6 +177,9 @@ export class PgPageLog {
   }
 }
 
+/** How long after `startPruning` the first prune comes (a restart need not wait a day for one). */
+const FIRST_PRUNE_MS = 60_000;
+
 /**
  * The page store of a machine that shares its pages: writes go to the log and to this machine's
  * file; reads come from the file. `sync` applies the other machines' writes.
@@ -191,6 +194,9 @@ export class ReplicatedPageStore implements PageStore {
   private stored: [first: number, last: number][] = [];
   private syncing: Promise<number> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** `startPruning`'s timer, and the prune under way. */
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private pruning: Promise<void> | undefined;
   /** Set by `stop`: a sync in progress ends after the transaction it is in. */
   private stopping = false;
   /** The file was behind the pruned log at the last sync (said once, not every second). */
@@ -354,10 +360,39 @@ export class ReplicatedPageStore implements PageStore {
     tick();
   }
 
+  /**
+   * Prunes the page log as `websearch share prune` does (`PgPageLog.prune`): the rows every machine
+   * seen in the last `unseenMs` has applied. The first prune a minute after this (or `everyMs`, when
+   * shorter), then every `everyMs`, so that a server restarted daily prunes too. Said in the log when
+   * rows were deleted or machines forgotten, and when a prune fails (the next one tries again).
+   */
+  startPruning(everyMs: number, unseenMs: number): void {
+    if (this.pruneTimer) return;
+    const tick = () => {
+      if (this.pruning) return;
+      this.pruning = this.log.prune(Date.now() - unseenMs).then(
+        (r) => {
+          if (r.deleted > 0 || r.forgotten > 0) this.say('info', 'page log pruned', r);
+        },
+        (e: unknown) => this.say('warn', 'page log not pruned; the next prune tries again', { err: String(e) }),
+      );
+      void this.pruning.finally(() => (this.pruning = undefined));
+    };
+    this.pruneTimer = setTimeout(() => {
+      tick();
+      this.pruneTimer = setInterval(tick, everyMs);
+      this.pruneTimer.unref();
+    }, Math.min(everyMs, FIRST_PRUNE_MS));
+    this.pruneTimer.unref();
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
     this.timer = undefined;
+    clearTimeout(this.pruneTimer);
+    this.pruneTimer = undefined;
     await this.syncing?.catch(() => {});
+    await this.pruning;
   }
 }
