@@ -22,38 +22,23 @@ import { ledgerContract } from './ledger.contract.js';
 import { limiterContract } from './limiter.contract.js';
 import { pageIndexContract } from './page-index.contract.js';
 
-/** A database as it was before migration 24: the index of its versions of no media type gone. */
-function withoutMigration24(db: Db): void {
-  db.exec('DROP INDEX versions_untyped');
-}
+/** What each migration from 20 on added (columns and their indexes), undone: how a database of an older release is made. */
+const UNDONE: Record<number, string[]> = {
+  24: ['DROP INDEX versions_untyped'],
+  23: ['DROP INDEX pages_url_type', 'ALTER TABLE pages DROP COLUMN url_type'],
+  22: ['DROP INDEX versions_media_type', 'ALTER TABLE versions DROP COLUMN media_type'],
+  21: ['DROP INDEX versions_near_missing', 'ALTER TABLE versions DROP COLUMN near_fingerprint'],
+  20: ['DROP INDEX versions_description', 'ALTER TABLE versions DROP COLUMN description_key', 'ALTER TABLE versions DROP COLUMN description_shared'],
+};
+const LATEST_UNDONE = Math.max(...Object.keys(UNDONE).map(Number));
 
-/** A database as it was before migration 23 (and 24): its pages' URL types, and their index, gone. */
-function withoutMigration23(db: Db): void {
-  withoutMigration24(db);
-  db.exec('DROP INDEX pages_url_type');
-  db.exec('ALTER TABLE pages DROP COLUMN url_type');
-}
-
-/** A database as it was before migration 22 (and 23): its versions' media types, and their index, gone. */
-function withoutMigration22(db: Db): void {
-  withoutMigration23(db);
-  db.exec('DROP INDEX versions_media_type');
-  db.exec('ALTER TABLE versions DROP COLUMN media_type');
-}
-
-/** A database as it was before migration 21 (and 22): its near-duplicate fingerprints, and their index, gone. */
-function withoutMigration21(db: Db): void {
-  withoutMigration22(db);
-  db.exec('DROP INDEX versions_near_missing');
-  db.exec('ALTER TABLE versions DROP COLUMN near_fingerprint');
-}
-
-/** A database as it was before migration 20 (and those after): its description keys and marks, and their index, gone. */
-function withoutMigration20(db: Db): void {
-  withoutMigration21(db);
-  db.exec('DROP INDEX versions_description');
-  db.exec('ALTER TABLE versions DROP COLUMN description_key');
-  db.exec('ALTER TABLE versions DROP COLUMN description_shared');
+/**
+ * A database as it was before migration `version`: what it and every later one added gone
+ * (24: the index of the versions of no media type; 23: the pages' URL types; 22: the versions'
+ * media types; 21: the near-duplicate fingerprints; 20: the description keys and marks).
+ */
+function withoutMigrationsFrom(db: Db, version: number): void {
+  for (let v = LATEST_UNDONE; v >= version; v--) for (const sql of UNDONE[v]!) db.exec(sql);
 }
 
 /** The database at `path` opened again as an older release left it: `db`'s schema version set to `version`, the migrations after it run on opening. */
@@ -243,7 +228,7 @@ describe('migration 10 (the FTS5 index goes)', () => {
       db.exec('DROP TABLE unsettled_reservations'); // migration 18's
       db.exec('DROP TABLE captures'); // migration 19's
       db.exec('ALTER TABLE versions DROP COLUMN first_searchable');
-      withoutMigration20(db);
+      withoutMigrationsFrom(db, 20);
       db = reopenAt(db, path, 9);
       try {
         assert.ok((db.pragma('user_version', { simple: true }) as number) >= 10);
@@ -334,7 +319,7 @@ describe('migration 19 (timelines are their captures\')', () => {
       db.prepare("UPDATE versions SET superseded_at = ? WHERE content IN ('guava a', 'guava c')").run(t1);
       db.exec('DROP TABLE captures');
       db.exec('ALTER TABLE versions DROP COLUMN first_searchable');
-      withoutMigration20(db);
+      withoutMigrationsFrom(db, 20);
       db = reopenAt(db, path, 18);
       pages = new SqlitePageStore(db);
       try {
@@ -371,7 +356,7 @@ describe("migration 20 (descriptions keyed with their host's)", () => {
         page('https://a.test/2.pdf', { content: 'okapi file', acquiredAt: at }),
         page('https://a.test/3', { content: 'okapi page', acquiredAt: at }),
       ]);
-      withoutMigration22(db);
+      withoutMigrationsFrom(db, 22);
       db = reopenAt(db, path, 21);
       try {
         const pages = new SqlitePageStore(db);
@@ -417,7 +402,7 @@ describe("migration 20 (descriptions keyed with their host's)", () => {
         page('https://b.test/1', { content: 'three', description: 'The site of a.' }),
         page('https://b.test/2', { content: 'four', description: 'Its own.' }),
       ]);
-      withoutMigration20(db);
+      withoutMigrationsFrom(db, 20);
       db = reopenAt(db, path, 19);
       try {
         const got = await new SqlitePageStore(db).getVersions(stored.map((o) => o.version.id));
@@ -461,7 +446,7 @@ describe('description marks', () => {
       );
       assert.deepEqual(stored.map((v) => v.description_shared), rule);
       assert.ok(rule.filter((x) => x === 1).length > 50 && rule.filter((x) => x === 0).length > 50, 'both marks among the rows');
-      withoutMigration20(db);
+      withoutMigrationsFrom(db, 20);
       db = reopenAt(db, path, 19);
       assert.deepEqual(rows().map((v) => v.description_shared), rule);
       db.close();
