@@ -219,6 +219,13 @@ describe('engine rank safety on SciFact', () => {
     assert.deepEqual(await bounded.search({ terms: ['cell'], limit: 10, inUrl: 'h3.scifact' }), await bounded.search({ terms: ['cell'], limit: 10 }));
     const narrowed = await bounded.search({ terms: ['cell'], limit: 10, inUrl: rare });
     assert.ok(narrowed.length > 0 && narrowed.every((h) => holding(rare)(h.versionId)), 'the rare text, under the bound, is kept to');
+    // With a file type's versions too: those of both.
+    db.exec("UPDATE versions SET media_type = CASE WHEN id % 3 = 0 THEN 'application/pdf' ELSE 'text/html' END");
+    try {
+      await keptTo({ fileType: 'pdf', inUrl: 'H3.scifact' }, (id) => id % 3 === 0 && holding('h3.scifact')(id));
+    } finally {
+      db.exec('UPDATE versions SET media_type = NULL');
+    }
   });
 
   test('top 10 with a one-month published window (the window leads the traversal)', async () => {

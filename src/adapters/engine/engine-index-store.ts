@@ -252,6 +252,21 @@ function turnUnless(stopped: (() => boolean) | undefined): () => Promise<void> {
   };
 }
 
+/** The ids in both of two ascending lists, ascending. */
+function bothOf(a: Float64Array, b: Float64Array): Float64Array {
+  const out: number[] = [];
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i]! < b[j]!) i++;
+    else if (a[i]! > b[j]!) j++;
+    else {
+      out.push(a[i]!);
+      i++;
+      j++;
+    }
+  }
+  return Float64Array.from(out);
+}
+
 /** The pages stored after one, in order, at most a number of them (-1: all). */
 const PAGES_AFTER_SQL = 'SELECT id, url FROM pages WHERE id > ? ORDER BY id LIMIT ?';
 
@@ -1240,9 +1255,10 @@ export class EngineIndexStore implements IndexStore {
       const only = this.versionsNotOfType(q.notFileType);
       if (only) f.onlyVersions = only;
     }
-    if (q.inUrl !== undefined && f.onlyVersions === undefined) {
+    if (q.inUrl !== undefined) {
       const only = this.versionsInUrl(q.inUrl);
-      if (only) f.onlyVersions = only;
+      // With a type's versions too (`filetype:pdf inurl:arxiv`): those of both.
+      if (only) f.onlyVersions = f.onlyVersions ? bothOf(f.onlyVersions, only) : only;
     }
     return f;
   }
