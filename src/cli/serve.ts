@@ -11,7 +11,7 @@ import { EngineIndexStore } from '../adapters/engine/engine-index-store.js';
 import { openDatabase } from '../adapters/sqlite/database.js';
 import { type BackgroundFill, fillDerivedInBackground } from '../adapters/sqlite/derived-fill.js';
 import { SqlitePageStore } from '../adapters/sqlite/page-store.js';
-import { createServices, DAY_MS, PAGE_SYNC_MS, savesIndex } from '../config/services.js';
+import { createServices, PAGE_SYNC_MS, savesIndex } from '../config/services.js';
 import { SAVES_INDEX, type Settings } from '../config/settings.js';
 import { buildApp } from '../http/app.js';
 import { CommandFailed, parse, settingsFrom } from './args.js';
@@ -70,6 +70,9 @@ async function runPrimary(settings: Settings): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
 }
+
+/** A day in ms: how often `serve` prunes the page log when WEBSEARCH_SHARE_PRUNE_DAYS asks it to, and the unit of that setting. */
+const DAY_MS = 86_400_000;
 
 /** Why a server cannot listen, for the errors its operator can act on: one line instead of a stack. */
 const LISTEN_FAILURES: Record<string, string> = {

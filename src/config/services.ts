@@ -102,8 +102,6 @@ export function savesIndex(): boolean {
 
 /** How often a machine's serving process applies the shared page log (DATABASE_URL=postgres://...). */
 export const PAGE_SYNC_MS = 1000;
-/** How often `serve` prunes the page log when WEBSEARCH_SHARE_PRUNE_DAYS asks it to (and a day, in ms). */
-export const DAY_MS = 86_400_000;
 
 /** PostgreSQL or Redis (DATABASE_URL, REDIS_URL) did not answer at start-up; the message says why, without the URL's password. */
 export class StoreUnreachable extends Error {}

@@ -515,7 +515,7 @@ async function ranked(
  * How many pages the next round of `ranked` asks the index for, after `limit` of which `passed`
  * passed its check and `missing` results are still wanted: twice as many and the missing (a round
  * of repeats; a check most pages pass), or as deep as the share that passed says the missing lie,
- * half as deep again; eight times as many when none passed. Each round is a search of its own, and
+ * twice that; eight times as many when none passed. Each round is a search of its own, and
  * a long query's costs much the same at 10 as at 300 (an inurl: a tenth of the URLs hold went to 10,
  * 30, 70, 148, 299: 19, 23, 26, 30 and 33 ms), so a check that few pages pass goes there in two.
  */

@@ -603,7 +603,7 @@ export class EngineIndexStore implements IndexStore {
   /** Each misspelt word's terms near it (`corrections`) and when they were found. */
   private readonly spelled = new Map<string, { near: { term: string; edits: number; ask: string }[]; at: number }>();
   private applied = 0;
-  /** Each file type's versions looked up (`versionsOfType`), with the log sequence they hold for. */
+  /** Each file type's versions looked up, and each `inurl:`'s (`keptTypeLookup`), with the log sequence they hold for. */
   private readonly typeVersions = new Map<string, { seq: number; ids: Float64Array | undefined }>();
   /** The pages' URLs, lowercased (`versionsInUrl`), read on the first search with an `inurl:`. */
   private pageUrls?: PageUrls;
@@ -1328,7 +1328,7 @@ export class EngineIndexStore implements IndexStore {
     return this.keptTypeLookup(`-${ext}`, () => this.lookUpNotType(ext));
   }
 
-  /** A type's versions (`versionsOfType`, `versionsNotOfType`), looked up again once the log has moved on. */
+  /** A type's versions, or an `inurl:`'s (`versionsOfType`, `versionsNotOfType`, `versionsInUrl`), looked up again once the log has moved on. */
   private keptTypeLookup(key: string, lookUp: () => Float64Array | undefined): Float64Array | undefined {
     const kept = this.typeVersions.get(key);
     if (kept && kept.seq === this.applied) return kept.ids;
