@@ -299,6 +299,36 @@ async function termsFound(engine: EngineIndexStore, terms: string[]): Promise<nu
   return (await engine.search({ terms, limit: 10 })).map((h) => h.versionId).sort();
 }
 
+describe('webql title: words', () => {
+  test('a page holding the word fewer times than the title\'s weight is no candidate; those holding it as often are, and only the titles match', () =>
+    withPages(async (db, pages) => {
+      const stored = await pages.putVersions([
+        ...Array.from({ length: 40 }, (_, i) => page(`https://a.test/text/${i}`, { title: 'Rates', content: 'glycolysis rate' })),
+        page('https://a.test/titled/1', { title: 'Glycolysis', content: 'a rate' }),
+        page('https://a.test/titled/2', { title: 'On glycolysis rates', content: 'glycolysis again' }),
+        page('https://a.test/titled/3', { title: 'Glycolysis', content: 'rates' }),
+        // As often as a title gives, from the text alone: a candidate, read, and no match.
+        page('https://a.test/often', { title: 'Rates', content: 'glycolysis, glycolysis and glycolysis' }),
+      ]);
+      const titled = stored.slice(40, 43).map((o) => o.version.id).sort();
+      const engine = await new EngineIndexStore(db).open();
+      for (const query of ['title:glycolysis', 'title:glycolysis rate', '(title:glycolysis OR title:"glycolysis rates") rate']) {
+        const node = parseWebql(query);
+        const deps = (Reflect.get(engine, 'webqlDeps') as (q: IndexQuery, node: WebqlNode) => WebqlDeps).call(engine, { terms: [], webql: node, limit: 10 }, node);
+        assert.equal(deps.titleWeight, 3);
+        let candidates = 0;
+        const counted = (d: WebqlDeps): WebqlDeps => ({ ...d, matches: async (r) => { const m = await d.matches(r); candidates = m.count; return m; } });
+        const found = await searchWebql(counted(deps), node, 10);
+        assert.deepEqual(found.map((h) => h.versionId).sort(), titled, query);
+        assert.equal(candidates, 4, `${query}: the three titles and the page holding it three times`);
+        // With no floor (a title's word weighing what the text's do), every page of the word is one.
+        const unfloored = await searchWebql(counted({ ...deps, titleWeight: 1 }), node, 10);
+        assert.deepEqual(unfloored, found, query);
+        assert.equal(candidates, 44, query);
+      }
+    }));
+});
+
 describe('webql words whose stem is a stop word', () => {
   test('match as in the engine: `one` (stem `on`) and `its` (stem `it`) never match the stop words `on` and `it`', () =>
     withPages(async (db, pages) => {

@@ -1387,6 +1387,7 @@ export class EngineIndexStore implements IndexStore {
       matches: (request) => allMatches(this.segments, stats, filter, request, turned, this.matchStep),
       turn: turned,
       df: (stem) => stats.df(stem),
+      titleWeight: Math.floor(this.weights.title),
       read: (ids, withText, withUrl) => {
         const statement = !withText ? this.stmts.webqlFields : withUrl ? this.stmts.webqlText : this.stmts.webqlTexts;
         return statement.all(JSON.stringify(ids)).map(webqlVersion);

@@ -1288,6 +1288,12 @@ export interface MatchRequest {
    * fewer postings than the usual way, only theirs bring candidates, the other terms looked up at them.
    */
   leads?: readonly string[];
+  /**
+   * The least weighted frequency of a required term that a match has, where it is more than one
+   * (webql's `title:` words: a version whose title holds a word has at least the title's weight of
+   * its term); a document holding the term less often is no match.
+   */
+  floors?: ReadonlyMap<string, number>;
   /** Whether a candidate that holds these terms (bit j: `terms[j]`, for the first 31) is kept. */
   keep(held: number): boolean;
 }
@@ -1523,6 +1529,7 @@ function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
   const { data: seg, normOf, lengthCode: code } = sseg;
   const cursors = q.terms.map((term) => termCursor(seg, termNumber(seg, term)));
   const required = q.terms.map((term) => m.required.includes(term));
+  const floor = q.terms.map((term, j) => (required[j] ? (m.floors?.get(term) ?? 0) : 0));
   const need = cursors.filter((c, j) => required[j]);
   if (need.some((c) => c === undefined)) return undefined;
   for (const c of cursors) c?.start();
@@ -1531,8 +1538,11 @@ function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
     leadTerms !== undefined ? cursors.filter((c, j): c is Cursor => c !== undefined && leadTerms.includes(q.terms[j]!)) : [(need as Cursor[]).reduce((a, b) => (b.postings < a.postings ? b : a))];
   if (leads.length === 0) return undefined;
   const lead = leads.length === 1 ? leads[0] : undefined;
+  // A lead held less often than its floor is passed over before the others are moved to it.
+  const leadFloor = lead !== undefined ? floor[cursors.indexOf(lead)]! : 0;
   return (hi) => {
     for (let doc = lead !== undefined ? lead.doc : firstDoc(leads); doc < hi; doc = lead !== undefined ? (lead.next(), lead.doc) : pastDoc(leads, doc)) {
+      if (lead !== undefined && lead.tf < leadFloor) continue;
       if (!accept(doc)) continue;
       let held = 0;
       let score = 0;
@@ -1541,7 +1551,7 @@ function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
         const c = cursors[j];
         if (c === undefined) continue;
         if (c.doc < doc) c.advance(doc);
-        if (c.doc !== doc) {
+        if (c.doc !== doc || c.tf < floor[j]!) {
           if (required[j]) {
             all = false;
             break;

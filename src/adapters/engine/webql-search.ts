@@ -11,6 +11,9 @@
  *    a top-level `lang:` that fewer versions have than there are candidates (`inLanguage`), and
  *    one not under a top-level `url:` when fewer are (`underUrl`). The candidates of a top-level
  *    `filetype:` are those of its versions when the store looks them up (IndexQuery `fileType`).
+ *    A word every match holds in its title must be held at least the title's weight of times
+ *    (`titleStems`, MatchRequest `floors`): the pages holding it in their text alone, fewer
+ *    times, are none.
  * 2. In rank order, in batches, the expression is decided from the terms each candidate holds and
  *    its URL where they tell (`decide`: a lacking word fails its item; one word held but not in
  *    the URL is in the text). The segments keep a filter of each URL's words (`urlMask`), which
@@ -58,6 +61,12 @@ export interface WebqlDeps {
   turn(): Promise<void>;
   /** The documents that hold a stem. */
   df(stem: string): number;
+  /**
+   * What a word in a version's title adds to the weighted frequency of its term (the engine's
+   * title weight, rounded down as the postings keep frequencies): a version whose title holds a
+   * word has at least that of its term.
+   */
+  titleWeight: number;
   /**
    * The versions of these ids that still exist, in any order. A read with the texts but not
    * `withUrl` leaves `url` and `revHost` empty and `mediaType` null (the page is not looked up);
@@ -197,6 +206,22 @@ function requiredStems(node: WebqlNode): string[] {
       return [...new Set(node.children.flatMap(requiredStems))];
     case 'or': {
       const [first, ...rest] = node.children.map(requiredStems);
+      return first!.filter((s) => rest.every((r) => r.includes(s)));
+    }
+    default:
+      return [];
+  }
+}
+
+/** Stems every match holds in its title: of a `title:` item its indexed words, as `requiredStems` finds those it holds anywhere. */
+function titleStems(node: WebqlNode): string[] {
+  switch (node.kind) {
+    case 'text':
+      return node.field === 'title' ? indexedStems(node) : [];
+    case 'and':
+      return [...new Set(node.children.flatMap(titleStems))];
+    case 'or': {
+      const [first, ...rest] = node.children.map(titleStems);
       return first!.filter((s) => rest.every((r) => r.includes(s)));
     }
     default:
@@ -553,7 +578,11 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // The stems every match holds one of: where they have fewer postings than the usual way, an OR
   // of items of several words (a bare compound read both ways) walks one word of each item.
   const leads = everyDoc ? undefined : leadStems(node, deps.df)?.stems;
-  const found = await deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc, required: requiredStems(node), keep, ...(leads && { leads }) });
+  // A word every match holds in its title is held there at least the title's weight of times:
+  // most pages of a common word hold it in their text alone, fewer times, and are no candidates.
+  const titled = deps.titleWeight > 1 ? titleStems(node) : [];
+  const floors = titled.length > 0 ? new Map(titled.map((s) => [s, deps.titleWeight])) : undefined;
+  const found = await deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc, required: requiredStems(node), keep, ...(leads && { leads }), ...(floors && { floors }) });
   const { versionIds: ids, scores, acquiredAt, held } = found;
   // A top-level lang: that fewer versions have than there are candidates keeps only those (looked
   // up by language), so a language few candidates have is not found out by reading them all.
