@@ -327,6 +327,32 @@ describe('webql title: words', () => {
         assert.equal(candidates, 44, query);
       }
     }));
+  test('a title\'s stop words are its terms: `title:"to be or not to be"` has as candidates the pages whose title holds them, not every page', () =>
+    withPages(async (db, pages) => {
+      const stored = await pages.putVersions([
+        ...Array.from({ length: 30 }, (_, i) => page(`https://b.test/text/${i}`, { title: 'Hamlet', content: 'to be or not to be, that is the question' })),
+        page('https://b.test/play', { title: 'To be, or not to be', content: 'a soliloquy' }),
+        page('https://b.test/missed', { title: 'Not to be missed or to be', content: 'a list' }),
+        page('https://b.test/it', { title: 'It', content: 'a novel' }),
+      ]);
+      const [play, missed, it] = stored.slice(30).map((o) => o.version.id);
+      const engine = await new EngineIndexStore(db).open();
+      const cases: [string, number[], number][] = [
+        ['title:"to be or not to be"', [play!], 2],
+        ['title:"to be"', [play!, missed!].sort(), 2],
+        ['title:it', [it!], 1],
+        // An OR's items' terms in common: `to` and `be`.
+        ['title:"to be" OR title:"not to be"', [play!, missed!].sort(), 2],
+      ];
+      for (const [query, expected, candidates] of cases) {
+        const node = parseWebql(query);
+        const deps = (Reflect.get(engine, 'webqlDeps') as (q: IndexQuery, node: WebqlNode) => WebqlDeps).call(engine, { terms: [], webql: node, limit: 10 }, node);
+        let listed = 0;
+        const found = await searchWebql({ ...deps, matches: async (r) => { const m = await deps.matches(r); listed = m.count; return m; } }, node, 10);
+        assert.deepEqual(found.map((h) => h.versionId).sort(), expected, query);
+        assert.equal(listed, candidates, query);
+      }
+    }));
 });
 
 describe('webql words whose stem is a stop word', () => {

@@ -12,8 +12,9 @@
  *    one not under a top-level `url:` when fewer are (`underUrl`). The candidates of a top-level
  *    `filetype:` are those of its versions when the store looks them up (IndexQuery `fileType`).
  *    A word every match holds in its title must be held at least the title's weight of times
- *    (`titleStems`, MatchRequest `floors`): the pages holding it in their text alone, fewer
- *    times, are none.
+ *    (`titleTerms`, MatchRequest `floors`): the pages holding it in their text alone, fewer
+ *    times, are none. So must a stop word it holds there, as a title's stop words are terms of
+ *    their own (`stopTerm`): `title:"to be or not to be"` read every page before.
  * 2. In rank order, in batches, the expression is decided from the terms each candidate holds and
  *    its URL where they tell (`decide`: a lacking word fails its item; one word held but not in
  *    the URL is in the text). The segments keep a filter of each URL's words (`urlMask`), which
@@ -35,7 +36,7 @@
 import { domainToUnicode } from 'node:url';
 import { stemHash } from '../../core/passages.js';
 import { hasPhrase, wordKey } from '../../core/phrase.js';
-import { cachedStem, indexTerms, STOP_WORDS, termPrefix } from '../../core/text.js';
+import { cachedStem, indexTerms, STOP_WORDS, stopTerm, termPrefix, termWord } from '../../core/text.js';
 import { reverseHost } from '../../core/url.js';
 import { pageMatches, type WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
@@ -213,15 +214,19 @@ function requiredStems(node: WebqlNode): string[] {
   }
 }
 
-/** Stems every match holds in its title: of a `title:` item its indexed words, as `requiredStems` finds those it holds anywhere. */
-function titleStems(node: WebqlNode): string[] {
+/**
+ * Terms every match holds in its title, as `requiredStems` finds those it holds anywhere: of a
+ * `title:` item its words' stems, and its stop words as a title's are terms (`stopTerm`), which
+ * no other field gives.
+ */
+function titleTerms(node: WebqlNode): string[] {
   switch (node.kind) {
     case 'text':
-      return node.field === 'title' ? indexedStems(node) : [];
+      return node.field === 'title' ? [...new Set(node.words.map((w) => (STOP_WORDS.has(w) ? stopTerm(w) : cachedStem(w))))] : [];
     case 'and':
-      return [...new Set(node.children.flatMap(titleStems))];
+      return [...new Set(node.children.flatMap(titleTerms))];
     case 'or': {
-      const [first, ...rest] = node.children.map(titleStems);
+      const [first, ...rest] = node.children.map(titleTerms);
       return first!.filter((s) => rest.every((r) => r.includes(s)));
     }
     default:
@@ -574,15 +579,20 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const terms = itemStems(node, [...positive], true);
   const plans = planTexts(node, terms);
   const keep = mayMatch(node, plans);
-  const everyDoc = keep(0);
+  // The terms every match holds in its title: a title's stop words among them are asked for
+  // after the others (to be held, not to rank), so `title:"to be"` has candidates of its own.
+  const titled = deps.titleWeight > 0 ? titleTerms(node) : [];
+  const titleStops = titled.filter((t) => t !== termWord(t));
+  terms.push(...titleStops);
+  const everyDoc = keep(0) && titleStops.length === 0;
   // The stems every match holds one of: where they have fewer postings than the usual way, an OR
   // of items of several words (a bare compound read both ways) walks one word of each item.
   const leads = everyDoc ? undefined : leadStems(node, deps.df)?.stems;
   // A word every match holds in its title is held there at least the title's weight of times:
   // most pages of a common word hold it in their text alone, fewer times, and are no candidates.
-  const titled = deps.titleWeight > 1 ? titleStems(node) : [];
-  const floors = titled.length > 0 ? new Map(titled.map((s) => [s, deps.titleWeight])) : undefined;
-  const found = await deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc, required: requiredStems(node), keep, ...(leads && { leads }), ...(floors && { floors }) });
+  const floors = deps.titleWeight > 1 && titled.length > 0 ? new Map(titled.map((s) => [s, deps.titleWeight])) : undefined;
+  const required = [...requiredStems(node), ...titleStops];
+  const found = await deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc, required, keep, ...(leads && { leads }), ...(floors && { floors }) });
   const { versionIds: ids, scores, acquiredAt, held } = found;
   // A top-level lang: that fewer versions have than there are candidates keeps only those (looked
   // up by language), so a language few candidates have is not found out by reading them all.
