@@ -355,6 +355,28 @@ describe('webql title: words', () => {
     }));
 });
 
+describe('webql reads', () => {
+  test('a query reads at most webqlReadsMax candidates, and ends with the matches among them: the best (here the newest) first', () =>
+    withPages(async (db, pages) => {
+      const stored = await pages.putVersions([
+        page('https://c.test/oldest', { title: 'A', content: 'to be or not to be', acquiredAt: T0 }),
+        ...Array.from({ length: 300 }, (_, i) => page(`https://c.test/${i}`, { title: 'B', content: 'it is what it is, and so it will be', acquiredAt: T0 + (i + 1) * DAY })),
+        page('https://c.test/newest', { title: 'C', content: 'to be, or not to be', acquiredAt: T0 + 400 * DAY }),
+      ]);
+      const [oldest, newest] = [stored[0]!.version.id, stored.at(-1)!.version.id];
+      const node = parseWebql('"to be or not to be"');
+      const bounded = await new EngineIndexStore(db, { webqlReadsMax: 100 }).open();
+      const deps = (Reflect.get(bounded, 'webqlDeps') as (q: IndexQuery, node: WebqlNode) => WebqlDeps).call(bounded, { terms: [], webql: node, limit: 10 }, node);
+      let read = 0;
+      const found = await searchWebql({ ...deps, read: (ids, withText, withUrl) => ((read += ids.length), deps.read(ids, withText, withUrl)) }, node, 10);
+      assert.deepEqual(found.map((h) => h.versionId), [newest]);
+      assert.ok(read >= 100 && read < 100 + 256, `${read} read`);
+      // Unbounded (the default bound is far above these pages), every page is read and both are found.
+      const whole = await new EngineIndexStore(db).open();
+      assert.deepEqual((await whole.search({ terms: [], webql: node, limit: 10 })).map((h) => h.versionId), [newest, oldest]);
+    }));
+});
+
 describe('webql words whose stem is a stop word', () => {
   test('match as in the engine: `one` (stem `on`) and `its` (stem `it`) never match the stop words `on` and `it`', () =>
     withPages(async (db, pages) => {

@@ -32,7 +32,7 @@ import { editsAllowed, nearestTerms, oneEditAway } from './spelling.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from '../worker.js';
 import { PageUrls } from './page-urls.js';
-import { narrowerSite, searchWebql, topItems, urlMask, urlText, type WebqlDeps, type WebqlVersion } from './webql-search.js';
+import { narrowerSite, searchWebql, topItems, urlMask, urlText, WEBQL_READS_MAX, type WebqlDeps, type WebqlVersion } from './webql-search.js';
 import { concatSegments, docOf, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termNumber } from './segment.js';
 
 export interface EngineWeights {
@@ -545,6 +545,8 @@ export interface EngineOptions {
   matchStep?: number;
   /** Pages an `inurl:` scan reads between turns of the event loop (URL_SCAN_STEP; smaller in tests). */
   urlScanStep?: number;
+  /** The most candidates a webql query reads (WEBQL_READS_MAX; smaller in tests). */
+  webqlReadsMax?: number;
   /** The most versions of a file type, or of the pages an `inurl:` names, a search is kept to (FILE_TYPE_VERSIONS_MAX; smaller in tests). */
   fileTypeMax?: number;
   /** Pages whose URLs a search reads into memory itself (URLS_AT_ONCE; smaller in tests). */
@@ -631,6 +633,7 @@ export class EngineIndexStore implements IndexStore {
   private readonly freshSync: number;
   private readonly matchStep: number;
   private readonly urlScanStep: number;
+  private readonly webqlReadsMax: number;
   private readonly fileTypeMax: number;
   private readonly urlsAtOnce: number;
   private readonly keepLog: number;
@@ -664,6 +667,7 @@ export class EngineIndexStore implements IndexStore {
     this.freshSync = options.freshSync ?? FRESH_SYNC;
     this.matchStep = options.matchStep ?? MATCH_STEP;
     this.urlScanStep = options.urlScanStep ?? URL_SCAN_STEP;
+    this.webqlReadsMax = options.webqlReadsMax ?? WEBQL_READS_MAX;
     this.fileTypeMax = options.fileTypeMax ?? FILE_TYPE_VERSIONS_MAX;
     this.urlsAtOnce = options.urlsAtOnce ?? URLS_AT_ONCE;
     this.keepLog = options.keepLog ?? KEEP_LOG;
@@ -1419,6 +1423,7 @@ export class EngineIndexStore implements IndexStore {
         return found;
       },
       pages: () => this.stmts.lastPage.get() ?? 0,
+      readsMax: this.webqlReadsMax,
     };
   }
 

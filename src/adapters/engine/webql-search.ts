@@ -87,6 +87,8 @@ export interface WebqlDeps {
   inUrl(text: string): Promise<Set<number>>;
   /** The number of pages, for when a scan of them (`inUrl`) costs less than reading on (asked only with a top-level `inurl:`). */
   pages(): number;
+  /** The most candidates read (WEBQL_READS_MAX). */
+  readsMax: number;
 }
 
 /** The filter of a candidate when no item uses one: `decide` reads it only for one-word items. */
@@ -107,6 +109,16 @@ const LARGEST_READ = 256;
  * the scan), so reading first costs at most about twice what the better of the two would have.
  */
 const PAGES_PER_READ = 64;
+
+/**
+ * The most candidates a query reads the stored version of (those decided from their words and URL
+ * alone are not counted); past them it ends with the matches found, the best of the candidates
+ * read. The index holds a page's stop words only in its title, so `"to be or not to be"` has every
+ * page as a candidate, and with no page holding it read every page: 9.2 s at 1M. A read with the
+ * texts costs 9-13 us there, so this bounds a query's reads near half a second; the slowest phrase
+ * of bench:webql's shapes reads 14,000.
+ */
+export const WEBQL_READS_MAX = 50_000;
 
 type TextNode = Extract<WebqlNode, { kind: 'text' }>;
 
@@ -620,7 +632,8 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const filtered = [...plans.values()].some((p) => p.word !== undefined);
   const withUrl = filtered || looksAtUrl(node);
   const hits: IndexHit[] = [];
-  for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit; size = Math.min(size * 2, LARGEST_READ)) {
+  let reads = 0;
+  for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit && reads < deps.readsMax; size = Math.min(size * 2, LARGEST_READ)) {
     if (size > FIRST_READ) await deps.turn();
     if (readBeforeScan <= 0) {
       for (const part of inUrl) {
@@ -641,6 +654,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     };
     const unread = [...batch.keys()].filter((k) => decided[k] === undefined);
     readBeforeScan -= unread.length;
+    reads += unread.length;
     readRows(unread, text.undecidable);
     for (const k of unread) {
       const w = rows.get(ids[batch[k]!]!);
