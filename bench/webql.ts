@@ -21,8 +21,8 @@
  * for a whole query). Last, standard queries with a `-"phrase"` through the search operation
  * (which checks the phrase on the stored pages), a quoted phrase, an `intitle:` (a word, a phrase),
  * an `inurl:` (a text a tenth of the URLs hold, one a few do, one none does), a `filetype:pdf`, a `-filetype:pdf` or a `-filetype:html`, or a word misspelt (asked for as its
- * correction), against the same claims without; and what the misspelt words were corrected to,
- * and what finding a correction costs.
+ * correction), against the same claims without; phrases of stop words alone, in the text and in a
+ * title (webql); and what the misspelt words were corrected to, and what finding a correction costs.
  *
  * The generator gives its pages no media type: the first run sets one in the cached corpus, one
  * page in a hundred served as a PDF, the others as web pages (so `filetype:pdf` holds for 1% of
@@ -339,6 +339,24 @@ for (const [shape, make] of PHRASE_SHAPES) {
   console.log(`| ${shape} | ${texts.length} | ${fmt(results / texts.length)} | ${fewer} | ${fmt(c.p50)} / ${fmt(c.p99)} | ${medians.slice(0, 2).map((m) => fmt(m.ms)).join(', ')} |`);
 }
 console.log(`The slowest of these queries (median over the rounds): \`${slowestPhrase.text}\` ${fmt(slowestPhrase.ms)} ms`);
+
+// Phrases of stop words alone, which the index holds only in titles: in the text every page is a
+// candidate (the reads bounded by WEBQL_READS_MAX), in a title the pages so titled are.
+{
+  const lines: string[] = [];
+  for (const text of ['"to be or not to be"', 'cells "to be or not to be"', '"the who"', 'title:"to be or not to be"', 'title:"the who"']) {
+    const q: IndexQuery = { terms: [], webql: parseWebql(text), limit: 10 };
+    const ms: number[] = [];
+    let hits = 0;
+    for (let round = 0; round < 3; round++) {
+      const [took, found] = await time(engine, q);
+      ms.push(took);
+      hits = found.length;
+    }
+    lines.push(`\`${text}\` ${fmt(median(ms))} ms (${hits} hits)`);
+  }
+  console.log(`\nwebql phrases of stop words alone (median of 3 runs): ${lines.join('; ')}`);
+}
 
 // What the misspelt words were asked for instead (IndexStore `corrections`), and what finding it cost.
 {
