@@ -299,6 +299,27 @@ async function termsFound(engine: EngineIndexStore, terms: string[]): Promise<nu
   return (await engine.search({ terms, limit: 10 })).map((h) => h.versionId).sort();
 }
 
+/** The engine's webql dependencies for `node` with no filter, as its own search makes them. */
+function depsOf(engine: EngineIndexStore, node: WebqlNode): WebqlDeps {
+  return (Reflect.get(engine, 'webqlDeps') as (q: IndexQuery, node: WebqlNode) => WebqlDeps).call(engine, { terms: [], webql: node, limit: 10 }, node);
+}
+
+/** `deps` with how many candidates its last listing (`matches`) held. */
+function counting(deps: WebqlDeps): { deps: WebqlDeps; listed: () => number } {
+  let listed = 0;
+  return {
+    deps: {
+      ...deps,
+      matches: async (r) => {
+        const m = await deps.matches(r);
+        listed = m.count;
+        return m;
+      },
+    },
+    listed: () => listed,
+  };
+}
+
 describe('webql title: words', () => {
   test('a page holding the word fewer times than the title\'s weight is no candidate; those holding it as often are, and only the titles match', () =>
     withPages(async (db, pages) => {
@@ -314,17 +335,16 @@ describe('webql title: words', () => {
       const engine = await new EngineIndexStore(db).open();
       for (const query of ['title:glycolysis', 'title:glycolysis rate', '(title:glycolysis OR title:"glycolysis rates") rate']) {
         const node = parseWebql(query);
-        const deps = (Reflect.get(engine, 'webqlDeps') as (q: IndexQuery, node: WebqlNode) => WebqlDeps).call(engine, { terms: [], webql: node, limit: 10 }, node);
+        const deps = depsOf(engine, node);
         assert.equal(deps.titleWeight, 3);
-        let candidates = 0;
-        const counted = (d: WebqlDeps): WebqlDeps => ({ ...d, matches: async (r) => { const m = await d.matches(r); candidates = m.count; return m; } });
-        const found = await searchWebql(counted(deps), node, 10);
+        const floored = counting(deps);
+        const found = await searchWebql(floored.deps, node, 10);
         assert.deepEqual(found.map((h) => h.versionId).sort(), titled, query);
-        assert.equal(candidates, 4, `${query}: the three titles and the page holding it three times`);
+        assert.equal(floored.listed(), 4, `${query}: the three titles and the page holding it three times`);
         // With no floor (a title's word weighing what the text's do), every page of the word is one.
-        const unfloored = await searchWebql(counted({ ...deps, titleWeight: 1 }), node, 10);
-        assert.deepEqual(unfloored, found, query);
-        assert.equal(candidates, 44, query);
+        const unfloored = counting({ ...deps, titleWeight: 1 });
+        assert.deepEqual(await searchWebql(unfloored.deps, node, 10), found, query);
+        assert.equal(unfloored.listed(), 44, query);
       }
     }));
   test('a title\'s stop words are its terms: `title:"to be or not to be"` has as candidates the pages whose title holds them, not every page', () =>
@@ -346,11 +366,10 @@ describe('webql title: words', () => {
       ];
       for (const [query, expected, candidates] of cases) {
         const node = parseWebql(query);
-        const deps = (Reflect.get(engine, 'webqlDeps') as (q: IndexQuery, node: WebqlNode) => WebqlDeps).call(engine, { terms: [], webql: node, limit: 10 }, node);
-        let listed = 0;
-        const found = await searchWebql({ ...deps, matches: async (r) => { const m = await deps.matches(r); listed = m.count; return m; } }, node, 10);
+        const { deps, listed } = counting(depsOf(engine, node));
+        const found = await searchWebql(deps, node, 10);
         assert.deepEqual(found.map((h) => h.versionId).sort(), expected, query);
-        assert.equal(listed, candidates, query);
+        assert.equal(listed(), candidates, query);
       }
     }));
 });
@@ -366,7 +385,7 @@ describe('webql reads', () => {
       const [oldest, newest] = [stored[0]!.version.id, stored.at(-1)!.version.id];
       const node = parseWebql('"to be or not to be"');
       const bounded = await new EngineIndexStore(db, { webqlReadsMax: 100 }).open();
-      const deps = (Reflect.get(bounded, 'webqlDeps') as (q: IndexQuery, node: WebqlNode) => WebqlDeps).call(bounded, { terms: [], webql: node, limit: 10 }, node);
+      const deps = depsOf(bounded, node);
       let read = 0;
       const found = await searchWebql({ ...deps, read: (ids, withText, withUrl) => ((read += ids.length), deps.read(ids, withText, withUrl)) }, node, 10);
       assert.deepEqual(found.map((h) => h.versionId), [newest]);

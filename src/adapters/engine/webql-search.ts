@@ -210,15 +210,18 @@ export function topItems(node: WebqlNode): readonly WebqlNode[] {
   return node.kind === 'and' ? node.children : [node];
 }
 
-/** The stems every match holds: those of the positive text items every way of matching needs. */
-function requiredStems(node: WebqlNode): string[] {
+/**
+ * What every match holds of what `of` says a positive text item holds: each item's of an AND, what
+ * every item of an OR holds; nothing of an exclusion or a field but text.
+ */
+function everyMatchHolds(node: WebqlNode, of: (item: TextNode) => string[]): string[] {
   switch (node.kind) {
     case 'text':
-      return indexedStems(node);
+      return of(node);
     case 'and':
-      return [...new Set(node.children.flatMap(requiredStems))];
+      return [...new Set(node.children.flatMap((c) => everyMatchHolds(c, of)))];
     case 'or': {
-      const [first, ...rest] = node.children.map(requiredStems);
+      const [first, ...rest] = node.children.map((c) => everyMatchHolds(c, of));
       return first!.filter((s) => rest.every((r) => r.includes(s)));
     }
     default:
@@ -226,24 +229,17 @@ function requiredStems(node: WebqlNode): string[] {
   }
 }
 
+/** The stems every match holds: those of the positive text items every way of matching needs. */
+function requiredStems(node: WebqlNode): string[] {
+  return everyMatchHolds(node, indexedStems);
+}
+
 /**
- * Terms every match holds in its title, as `requiredStems` finds those it holds anywhere: of a
- * `title:` item its words' stems, and its stop words as a title's are terms (`stopTerm`), which
- * no other field gives.
+ * Terms every match holds in its title: of a `title:` item its words' stems, and its stop words
+ * as a title's are terms (`stopTerm`), which no other field gives.
  */
 function titleTerms(node: WebqlNode): string[] {
-  switch (node.kind) {
-    case 'text':
-      return node.field === 'title' ? [...new Set(node.words.map((w) => (STOP_WORDS.has(w) ? stopTerm(w) : cachedStem(w))))] : [];
-    case 'and':
-      return [...new Set(node.children.flatMap(titleTerms))];
-    case 'or': {
-      const [first, ...rest] = node.children.map(titleTerms);
-      return first!.filter((s) => rest.every((r) => r.includes(s)));
-    }
-    default:
-      return [];
-  }
+  return everyMatchHolds(node, (item) => (item.field === 'title' ? [...new Set(item.words.map((w) => (STOP_WORDS.has(w) ? stopTerm(w) : cachedStem(w))))] : []));
 }
 
 /**
