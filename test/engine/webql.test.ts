@@ -393,6 +393,10 @@ describe('webql reads', () => {
       // Unbounded (the default bound is far above these pages), every page is read and both are found.
       const whole = await new EngineIndexStore(db).open();
       assert.deepEqual((await whole.search({ terms: [], webql: node, limit: 10 })).map((h) => h.versionId), [newest, oldest]);
+      // A top-level inurl: is looked up before the bound (at half of it), however few pages a
+      // sixty-fourth of them is: the oldest is found by its URL. (No kept lookup: fileTypeMax 0.)
+      const scanning = await new EngineIndexStore(db, { webqlReadsMax: 10, fileTypeMax: 0 }).open();
+      assert.deepEqual((await scanning.search({ terms: [], webql: parseWebql('"to be or not to be" inurl:oldest'), limit: 10 })).map((h) => h.versionId), [oldest]);
     }));
 });
 

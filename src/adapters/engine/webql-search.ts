@@ -613,9 +613,10 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       item.kind === 'lang' ? deps.inLanguage(item.tag, candidates.length) : item.kind === 'url' ? deps.underUrl(urlPrefixes(item.prefix), candidates.length) : undefined;
     if (within) candidates = candidates.filter((i) => within.has(ids[i]!));
   }
-  // A top-level inurl: is looked up only when reading has gone on long (PAGES_PER_READ).
+  // A top-level inurl: is looked up only when reading has gone on long (PAGES_PER_READ), and
+  // always before the reads' bound (past 3.2M pages, a sixty-fourth of them is more).
   const inUrl = items.flatMap((item) => (item.kind === 'inurl' ? [item.text] : []));
-  let readBeforeScan = inUrl.length > 0 ? Math.max(FIRST_READ, Math.floor(deps.pages() / PAGES_PER_READ)) : Infinity;
+  let readBeforeScan = inUrl.length > 0 ? Math.min(Math.max(FIRST_READ, Math.floor(deps.pages() / PAGES_PER_READ)), Math.floor(deps.readsMax / 2)) : Infinity;
   // By score, ties to the lower id; with no ranking words, the newest first, ties to the higher id.
   const ranked = ranking.length > 0 ? new Ranked(candidates, scores, ids, 1) : new Ranked(candidates, acquiredAt, ids, -1);
 
