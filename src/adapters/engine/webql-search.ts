@@ -23,7 +23,8 @@
  *    (`matches`): a text item's words, stemmed, must stand side by side in the title, the
  *    description or the content (the title only with `title:`); site, url, inurl and lang against
  *    the page's URL and the version's language; filetype against the URL and the media type the
- *    version was served as. It stops once `limit` versions matched.
+ *    version was served as. It stops once `limit` versions matched, or once
+ *    `WEBQL_READS_MAX` candidates were read (the matches among them answer).
  *    With a top-level `inurl:`, once reading has gone on long (`PAGES_PER_READ`), the pages whose
  *    URL holds its text are looked up (`inUrl`) and only their candidates read on: a rare text
  *    among many candidates read them all (2.8 s at 1M for `expression inurl:/doc/0`).
