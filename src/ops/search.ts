@@ -412,8 +412,8 @@ const DUPLICATE_ROUNDS = 3;
  * asked again as a webql expression (`exactQuery`), which decides every page of its words. That
  * lists every page of a long query's words (about 250 ms at 1M); reading on to the 2,000th costs a
  * search that deep and the pages read (bench:webql's one claim whose best 1,000 all held its
- * `-"a b"` found its tenth result at the 1,031st: p99 273 ms at a bound of 1,000, 92 at 2,000, the
- * other checked shapes unchanged; ad hoc, bench/.cache).
+ * `-"a b"` found its tenth result at the 1,031st: the shape's p99 249 ms at a bound of 1,000, 94
+ * at 2,000, the other checked shapes unchanged; docs/BENCHMARKS.md).
  */
 export const CHECKED_CANDIDATES_MAX = 2_000;
 

@@ -1411,6 +1411,10 @@ export class EngineIndexStore implements IndexStore {
         return found;
       },
       inUrl: async (text) => {
+        // The pages' URLs in memory answer it when they are read and few enough hold it (as they
+        // kept this query's candidates to them, often); else a scan of the pages in SQLite.
+        const kept = this.versionsInUrl(text);
+        if (kept) return new Set(kept);
         const lower = text.toLowerCase();
         const pattern = `%${lower.replace(/[\\%_]/g, '\\$&')}%`;
         const scan = /[ik\u0080-\uffff]/.test(lower) ? this.stmts.inUrlOrWide : this.stmts.inUrl;

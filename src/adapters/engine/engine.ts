@@ -1542,7 +1542,7 @@ function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
   const leadFloor = lead !== undefined ? floor[cursors.indexOf(lead)]! : 0;
   return (hi) => {
     for (let doc = lead !== undefined ? lead.doc : firstDoc(leads); doc < hi; doc = lead !== undefined ? (lead.next(), lead.doc) : pastDoc(leads, doc)) {
-      if (lead !== undefined && lead.tf < leadFloor) continue;
+      if (leadFloor > 0 && lead!.tf < leadFloor) continue;
       if (!accept(doc)) continue;
       let held = 0;
       let score = 0;
@@ -1551,7 +1551,8 @@ function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
         const c = cursors[j];
         if (c === undefined) continue;
         if (c.doc < doc) c.advance(doc);
-        if (c.doc !== doc || c.tf < floor[j]!) {
+        // (A frequency is read only for a floor: decoding it costs, and most terms have none.)
+        if (c.doc !== doc || (floor[j]! > 0 && c.tf < floor[j]!)) {
           if (required[j]) {
             all = false;
             break;

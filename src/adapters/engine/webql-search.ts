@@ -83,7 +83,7 @@ export interface WebqlDeps {
   /**
    * The ids of the versions whose page's URL may hold `text` (`inurl:`): every one that does, and
    * any other the store cannot rule out cheaply (a superset; each is still checked). Costs a scan
-   * of the pages.
+   * of the pages, unless the store holds their URLs in memory.
    */
   inUrl(text: string): Promise<Set<number>>;
   /** The number of pages, for when a scan of them (`inUrl`) costs less than reading on (asked only with a top-level `inurl:`). */
