@@ -7,7 +7,8 @@
  *
  * The queries are made from SciFact test claims, one of each shape per claim, with a, b and c the
  * claim's first three content words: a phrase (the claim's first two adjacent content words), an
- * exclusion, `title:`, an OR group, `site:`, `inurl:`, `lang:`, `filetype:pdf`, and the claim's first hyphenated
+ * exclusion, `title:`, an OR group, `site:`, `inurl:`, `lang:` (the generated pages have none), `filetype:pdf`, `url:`
+ * a host's pages, with a word and alone, and the claim's first hyphenated
  * compound alone (a bare word read both ways: `T-cell` is `"t cell" OR tcell`); and two standard
  * queries with a `-word` (ranked by BM25 over their words, no AND; FTS5 as `(words) NOT (word)`):
  * `a b -c` and the whole claim with `-c` (and without, to compare). Every query is
@@ -109,6 +110,8 @@ const SHAPES: [string, (claim: string, n: number) => string | undefined, 'standa
   ['a inurl:', (c, n) => { const [a] = contentWords(c); return a ? `${a} inurl:/doc/${n % 10}` : undefined; }],
   ['a filetype:pdf', (c) => { const [a] = contentWords(c); return a ? `${a} filetype:pdf` : undefined; }],
   ['a b lang:en', (c) => { const [a, b] = contentWords(c); return b ? `${a} ${b} lang:en` : undefined; }],
+  ['a url: (a host\'s pages)', (c, n) => { const [a] = contentWords(c); return a ? `${a} url:https://host${n % 1000}.bench.example/` : undefined; }],
+  ['url: alone (a host\'s pages)', (_c, n) => `url:host${n % 1000}.bench.example/doc/`],
   ['a-b (a compound)', (c) => firstCompound(c)],
   ['standard: a b -c', (c) => { const [a, b, x] = contentWords(c); return x ? `${a} ${b} -${x}` : undefined; }, 'standard'],
   ['standard: the claim', (c) => (contentWords(c)[2] ? c : undefined), 'standard'],
