@@ -42,6 +42,9 @@ describe('webql on the engine, against the FTS5 reference', () => {
   // The same engine gathering its candidates 7 documents at a time, letting the event loop turn
   // between; opened halfway through the writes, so it holds two segments (gathered one after the other).
   const stepped = new EngineIndexStore(db, { matchStep: 7 });
+  // One that keeps no lookup (a filetype:'s, inurl:'s, lang:'s or url:'s versions are always
+  // too many): every page of the words is a candidate, and the lookups come while reading.
+  const unkept = new EngineIndexStore(db, { fileTypeMax: 0 });
   const random = rng(7);
   const pick = picker(random);
   const sentence = (n: number) => Array.from({ length: n }, () => pick(VOCAB)).join(' ');
@@ -74,12 +77,14 @@ describe('webql on the engine, against the FTS5 reference', () => {
       );
     }
     await engine.open();
+    await unkept.open();
     await stepped.search({ terms: ['collector'], limit: 1 }); // takes in the second half
     assert.equal(stepped.segmentCount, 2);
   });
   after(async () => {
     await engine.close();
     await stepped.close();
+    await unkept.close();
     db.close();
     dir.remove();
   });
@@ -150,6 +155,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
       const first = await engine.search({ ...q, limit: 5 });
       assert.deepEqual(first, ours.slice(0, 5), text);
       assert.deepEqual(await stepped.search(q), ours, `${text}, in steps`);
+      assert.deepEqual(await unkept.search(q), ours, `${text}, no lookup kept`);
       // Without leads (no word's postings known: every positive word walked), the same list, scores and order.
       assert.deepEqual(await searchWebql({ ...deps, df: () => Infinity }, webql, q.limit), ours, `${text}, no leads`);
       compared++;
@@ -397,6 +403,34 @@ describe('webql reads', () => {
       // sixty-fourth of them is: the oldest is found by its URL. (No kept lookup: fileTypeMax 0.)
       const scanning = await new EngineIndexStore(db, { webqlReadsMax: 10, fileTypeMax: 0 }).open();
       assert.deepEqual((await scanning.search({ terms: [], webql: parseWebql('"to be or not to be" inurl:oldest'), limit: 10 })).map((h) => h.versionId), [oldest]);
+    }));
+});
+
+describe('webql lang: and url: of few versions', () => {
+  test('keep the candidates to their versions; of more than fileTypeMax, every page of the words is one, and they are looked up once reading has gone on long', () =>
+    withPages(async (db, pages) => {
+      // 200 English pages that rank above 8 German ones, and 8 pages under one path.
+      const stored = await pages.putVersions([
+        ...Array.from({ length: 200 }, (_, i) => page(`https://d.test/en/${i}`, { title: 'T', content: 'glycolysis', lang: 'en', acquiredAt: T0 + (i + 10) * DAY })),
+        ...Array.from({ length: 8 }, (_, i) => page(`https://d.test/de/${i}`, { title: 'T', content: `glycolysis ${'rate '.repeat(40)}`, lang: i % 2 ? 'de' : 'de-at', acquiredAt: T0 + i * DAY })),
+      ]);
+      const german = stored.slice(200).map((o) => o.version.id).sort();
+      const kept = await new EngineIndexStore(db).open();
+      const unkept = await new EngineIndexStore(db, { fileTypeMax: 0 }).open();
+      for (const query of ['lang:de', 'glycolysis lang:de', 'url:d.test/de/', 'glycolysis url:https://d.test/de', 'lang:de url:d.test/de']) {
+        const node = parseWebql(query);
+        const keptDeps = counting(depsOf(kept, node));
+        assert.deepEqual((await searchWebql(keptDeps.deps, node, 10)).map((h) => h.versionId).sort(), german, query);
+        assert.equal(keptDeps.listed(), 8, `${query}: the versions looked up`);
+        // Too many to keep to: every page is listed, and the 200 English ones that rank first are
+        // not all read: after the first read (32, a sixty-fourth of 208 pages being fewer), the lookup.
+        const unkeptDeps = counting(depsOf(unkept, node));
+        let read = 0;
+        const deps = { ...unkeptDeps.deps, read: (ids: readonly number[], withText: boolean, withUrl: boolean) => ((read += ids.length), unkeptDeps.deps.read(ids, withText, withUrl)) };
+        assert.deepEqual((await searchWebql(deps, node, 10)).map((h) => h.versionId).sort(), german, `${query}, unkept`);
+        assert.equal(unkeptDeps.listed(), 208, query);
+        assert.ok(read <= 32 + 8, `${query}: ${read} read`);
+      }
     }));
 });
 

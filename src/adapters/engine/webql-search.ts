@@ -7,10 +7,9 @@
  *    text items (every accepted document when one without any of them could match: fields only,
  *    or items made only of stop words, which the engine does not index), each with its BM25 score
  *    and which of the expression's words it holds, excluded ones included. A document that lacks
- *    a word every match must hold (`mayMatch`) is dropped there; so is one not in the language of
- *    a top-level `lang:` that fewer versions have than there are candidates (`inLanguage`), and
- *    one not under a top-level `url:` when fewer are (`underUrl`). The candidates of a top-level
- *    `filetype:` are those of its versions when the store looks them up (IndexQuery `fileType`).
+ *    a word every match must hold (`mayMatch`) is dropped there. The candidates of a top-level
+ *    `filetype:`, `lang:` or `url:` are those of its versions when the store looks them up (few
+ *    enough: IndexQuery `fileType`, `inLanguage`, `underUrl`).
  *    A word every match holds in its title must be held at least the title's weight of times
  *    (`titleTerms`, MatchRequest `floors`): the pages holding it in their text alone, fewer
  *    times, are none. So must a stop word it holds there, as a title's stop words are terms of
@@ -27,7 +26,8 @@
  *    `WEBQL_READS_MAX` candidates were read (the matches among them answer).
  *    With a top-level `inurl:`, once reading has gone on long (`PAGES_PER_READ`), the pages whose
  *    URL holds its text are looked up (`inUrl`) and only their candidates read on: a rare text
- *    among many candidates read them all (2.8 s at 1M for `expression inurl:/doc/0`).
+ *    among many candidates read them all (2.8 s at 1M for `expression inurl:/doc/0`). So are
+ *    the versions of a top-level `lang:` or `url:` that were too many to keep the candidates to.
  *
  * Ranking, as before the engine served webql: BM25 over the words of the top-level items that are
  * text alone (terms, phrases, their OR groups and exclusions), and over the words that only rank
@@ -76,10 +76,16 @@ export interface WebqlDeps {
    * `withUrl` says.
    */
   read(ids: readonly number[], withText: boolean, withUrl: boolean): WebqlVersion[];
-  /** The ids of the versions whose language is `tag` or under it (`en`: `en-gb`), or undefined when there are more than `max`. */
+  /**
+   * The ids of the versions whose language is `tag` or under it (`en`: `en-gb`), or undefined when
+   * there are more than `max` or `matches` is already kept to them.
+   */
   inLanguage(tag: string, max: number): Set<number> | undefined;
-  /** The ids of the versions whose page's URL starts with one of `prefixes`, or undefined when there are more than `max`. */
-  underUrl(prefixes: readonly string[], max: number): Set<number> | undefined;
+  /**
+   * The ids of the versions whose page's URL is under `url:prefix` (`urlPrefixes`), or undefined
+   * when there are more than `max` or `matches` is already kept to them.
+   */
+  underUrl(prefix: string, max: number): Set<number> | undefined;
   /**
    * The ids of the versions whose page's URL may hold `text` (`inurl:`): every one that does, and
    * any other the store cannot rule out cheaply (a superset; each is still checked). Costs a scan
@@ -103,7 +109,8 @@ const NO_MASK: [number, number] = [0, 0];
 const FIRST_READ = 32;
 const LARGEST_READ = 256;
 /**
- * A top-level `inurl:` is looked up (`inUrl`, a scan of the pages) once the candidates read (not
+ * A top-level `inurl:` is looked up (`inUrl`, a scan of the pages), and a `lang:` or `url:` of
+ * many versions (`inLanguage`, `underUrl`, about 1 us a version), once the candidates read (not
  * those decided without a read) without filling the page outnumber the pages divided by this: a
  * candidate read and checked costs about as much as scanning 75 pages' URLs (at 1M, timed ad hoc:
  * 2.7 s for the 435,802 candidates of `expression inurl:/doc/0`, 6.3 us each, against 84 ms for
@@ -437,7 +444,7 @@ function asciiOrNot(text: string): { text: string; ascii?: string } {
 const FIELDS = ['title', 'description', 'content'] as const;
 
 /** What the URL of a page under `url:prefix` starts with: the prefix, or without a scheme either. */
-function urlPrefixes(prefix: string): string[] {
+export function urlPrefixes(prefix: string): string[] {
   return /^https?:\/\//i.test(prefix) ? [prefix] : [`http://${prefix}`, `https://${prefix}`];
 }
 
@@ -603,21 +610,19 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const required = [...requiredStems(node), ...titleStops];
   const found = await deps.matches({ terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc, required, keep, ...(leads && { leads }), ...(floors && { floors }) });
   const { versionIds: ids, scores, acquiredAt, held } = found;
-  // A top-level lang: that fewer versions have than there are candidates keeps only those (looked
-  // up by language), so a language few candidates have is not found out by reading them all.
-  // So is a top-level url: (a range of the URLs' own index).
-  let candidates = new Int32Array(found.count);
+  const candidates = new Int32Array(found.count);
   for (let i = 0; i < found.count; i++) candidates[i] = i;
-  for (const item of items) {
-    if (candidates.length === 0) break;
-    const within =
-      item.kind === 'lang' ? deps.inLanguage(item.tag, candidates.length) : item.kind === 'url' ? deps.underUrl(urlPrefixes(item.prefix), candidates.length) : undefined;
-    if (within) candidates = candidates.filter((i) => within.has(ids[i]!));
-  }
-  // A top-level inurl: is looked up only when reading has gone on long (PAGES_PER_READ), and
-  // always before the reads' bound (past 3.2M pages, a sixty-fourth of them is more).
-  const inUrl = items.flatMap((item) => (item.kind === 'inurl' ? [item.text] : []));
-  let readBeforeScan = inUrl.length > 0 ? Math.min(Math.max(FIRST_READ, Math.floor(deps.pages() / PAGES_PER_READ)), Math.floor(deps.readsMax / 2)) : Infinity;
+  // A top-level inurl:, lang: or url: is looked up only when reading has gone on long
+  // (PAGES_PER_READ), and always before the reads' bound (past 3.2M pages, a sixty-fourth of them
+  // is more); then only the candidates it holds are read on. A lang: or url: of few versions kept
+  // the candidates to them already (`matches`), and is not looked up again.
+  const lookups = items.flatMap((item): ((max: number) => Promise<Set<number> | undefined>)[] => {
+    if (item.kind === 'inurl') return [() => deps.inUrl(item.text)];
+    if (item.kind === 'lang') return [(max) => Promise.resolve(deps.inLanguage(item.tag, max))];
+    if (item.kind === 'url') return [(max) => Promise.resolve(deps.underUrl(item.prefix, max))];
+    return [];
+  });
+  let readBeforeScan = lookups.length > 0 ? Math.min(Math.max(FIRST_READ, Math.floor(deps.pages() / PAGES_PER_READ)), Math.floor(deps.readsMax / 2)) : Infinity;
   // By score, ties to the lower id; with no ranking words, the newest first, ties to the higher id.
   const ranked = ranking.length > 0 ? new Ranked(candidates, scores, ids, 1) : new Ranked(candidates, acquiredAt, ids, -1);
 
@@ -634,9 +639,9 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit && reads < deps.readsMax; size = Math.min(size * 2, LARGEST_READ)) {
     if (size > FIRST_READ) await deps.turn();
     if (readBeforeScan <= 0) {
-      for (const part of inUrl) {
-        const within = await deps.inUrl(part);
-        ranked.retain((i) => within.has(ids[i]!));
+      for (const lookUp of lookups) {
+        const within = await lookUp(ranked.size);
+        if (within) ranked.retain((i) => within.has(ids[i]!));
       }
       readBeforeScan = Infinity;
       if (ranked.size === 0) break;
