@@ -487,7 +487,7 @@ function restrictedSet(seg: SegmentData, f: EngineFilter, only: { bits: Int32Arr
 }
 
 /** A segment's compiled filter: whether a document passes, and the bitset of the only documents that may (`onlyVersions`), when it has one. */
-type Accept = ((doc: number) => boolean) & { within?: Int32Array };
+type Accept = ((doc: number) => boolean) & { within?: Int32Array; count?: number };
 
 /**
  * The compiled filter of one segment: a document passes when `accept(doc)`. `held`: the documents
@@ -545,7 +545,10 @@ function compileFilter(
     if (any !== undefined && !inRanges(any, h)) return false;
     return h >= hostLo && h < hostHi;
   };
-  if (onlyBits !== undefined) accept.within = onlyBits;
+  if (only !== undefined) {
+    accept.within = only.bits;
+    accept.count = only.count;
+  }
   return accept;
 }
 
@@ -1432,12 +1435,21 @@ export async function allMatches(
   const leads = !m.everyDoc && viaLeads < usual ? m.leads : undefined;
   const out = new Matches(Math.min(documents, m.everyDoc ? documents : Math.min(usual, viaLeads)));
   const scratch = new MatchScratch();
+  // The postings the usual way walks (every document with `everyDoc`).
+  const walks = m.everyDoc ? documents : Math.min(usual, viaLeads);
   let sinceTurn = 0;
   for (const sseg of segments) {
     const accept = compileFilter(sseg, filter);
     if (!accept) continue;
     out.runs.push({ start: out.count, seg: sseg.data });
-    const next = !m.everyDoc && (m.required.length > 0 || leads !== undefined) ? allOf(sseg, q, accept, m, out, leads) : anyOf(sseg, q, accept, m, out, scratch, step);
+    // The filter's few documents (`onlyVersions`) are gone through themselves, each term looked up
+    // at each, when that is fewer lookups than the postings the usual way walks in this segment.
+    const few = accept.within !== undefined && accept.count! * Math.max(1, q.terms.length) < (walks * sseg.data.docCount) / documents;
+    const next = few
+      ? ofDocs(sseg, q, accept, m, out, leads)
+      : !m.everyDoc && (m.required.length > 0 || leads !== undefined)
+        ? allOf(sseg, q, accept, m, out, leads)
+        : anyOf(sseg, q, accept, m, out, scratch, step);
     if (next === undefined) continue;
     const n = sseg.data.docCount;
     for (let lo = 0; lo < n; lo += step) {
@@ -1582,6 +1594,57 @@ function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
       }
       if (all && m.keep(held)) out.add(seg, doc, score, held);
     }
+  };
+}
+
+/**
+ * `allMatches` in one segment over the filter's own documents (`Accept.within`), each term looked
+ * up at each: the same matches, terms held and scores (summed in the terms' order) as `allOf` or
+ * `anyOf` would find among them. A document is one when it holds every required term (as often as
+ * its floor), one of the `leads` when taken, or else some term walked (any, with `everyDoc`).
+ */
+function ofDocs(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, accept: Accept, m: MatchRequest, out: Matches, leadTerms: readonly string[] | undefined): MatchStep | undefined {
+  const { data: seg, normOf, lengthCode: code } = sseg;
+  const within = accept.within!;
+  const cursors = q.terms.map((term) => termCursor(seg, termNumber(seg, term)));
+  // With `everyDoc` nothing is required (as in `anyOf`).
+  const required = q.terms.map((term) => !m.everyDoc && m.required.includes(term));
+  const floor = q.terms.map((term, j) => (required[j] ? (m.floors?.get(term) ?? 0) : 0));
+  if (cursors.some((c, j) => c === undefined && required[j])) return undefined;
+  // What brings a document in, as in `allMatches`: a lead, else holding the required terms, else a term walked.
+  const walked = m.everyDoc ? q.terms.length : q.terms.length - m.probed;
+  const brings = q.terms.map((term, j) => (leadTerms !== undefined ? leadTerms.includes(term) : j < walked));
+  const broughtByAll = m.everyDoc || (leadTerms === undefined && m.required.length > 0);
+  for (const c of cursors) c?.start();
+  let lo = 0;
+  return (hi) => {
+    for (let w = lo >>> 5; w < (hi + 31) >>> 5; w++) {
+      for (let bits = within[w]!; bits !== 0; bits &= bits - 1) {
+        const doc = (w << 5) | (31 - Math.clz32(bits & -bits));
+        if (doc < lo || doc >= hi || !accept(doc)) continue;
+        let held = 0;
+        let score = 0;
+        let all = true;
+        let brought = broughtByAll;
+        for (let j = 0; j < cursors.length; j++) {
+          const c = cursors[j];
+          if (c === undefined) continue;
+          if (c.doc < doc) c.advance(doc);
+          if (c.doc !== doc || (floor[j]! > 0 && c.tf < floor[j]!)) {
+            if (required[j]) {
+              all = false;
+              break;
+            }
+            continue;
+          }
+          if (brings[j]) brought = true;
+          if (j < 31) held |= 1 << j;
+          if (j < m.scored) score += termScore(q[j]!.idf, c.tf, normOf[code[doc]!]!);
+        }
+        if (all && brought && m.keep(held)) out.add(seg, doc, score, held);
+      }
+    }
+    lo = hi;
   };
 }
 
