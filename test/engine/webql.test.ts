@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadCorpus, picker, rng } from '../../bench/scifact.js';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
-import { Matches } from '../../src/adapters/engine/engine.js';
+import { Matches, type MatchRequest } from '../../src/adapters/engine/engine.js';
 import { prefixEnd, type SegmentData } from '../../src/adapters/engine/segment.js';
 import { searchWebql, type WebqlDeps } from '../../src/adapters/engine/webql-search.js';
 import { ASCII_MAKERS, hasPhrase, wordKey } from '../../src/core/phrase.js';
@@ -45,6 +45,8 @@ describe('webql on the engine, against the FTS5 reference', () => {
   // One that keeps no lookup (a filetype:'s, inurl:'s, lang:'s or url:'s versions are always
   // too many): every page of the words is a candidate, and the lookups come while reading.
   const unkept = new EngineIndexStore(db, { fileTypeMax: 0 });
+  // Ones that read the best candidates first whenever they can, the best 3 or 40 (then the rest).
+  const bestFirst = [3, 40].map((k) => new EngineIndexStore(db, { webqlBestFirst: { from: 0, k } }));
   const random = rng(7);
   const pick = picker(random);
   const sentence = (n: number) => Array.from({ length: n }, () => pick(VOCAB)).join(' ');
@@ -78,6 +80,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
     }
     await engine.open();
     await unkept.open();
+    for (const e of bestFirst) await e.open();
     await stepped.search({ terms: ['collector'], limit: 1 }); // takes in the second half
     assert.equal(stepped.segmentCount, 2);
   });
@@ -85,6 +88,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
     await engine.close();
     await stepped.close();
     await unkept.close();
+    for (const e of bestFirst) await e.close();
     db.close();
     dir.remove();
   });
@@ -140,12 +144,14 @@ describe('webql on the engine, against the FTS5 reference', () => {
       // The engine's webql with its candidates' requests counted where the leads have fewer postings than the usual way (allMatches takes them then).
       const deps = (Reflect.get(engine, 'webqlDeps') as (q: IndexQuery, node: WebqlNode) => WebqlDeps).call(engine, q, webql);
       const postings = (terms: readonly string[]) => terms.reduce((n, t) => n + deps.df(t), 0);
+      let request: MatchRequest | undefined;
       const counted: WebqlDeps = {
         ...deps,
-        matches: (r) => {
+        matches: (r, only) => {
+          request = r;
           const usual = r.required.length > 0 ? Math.min(...r.required.map((t) => deps.df(t))) : postings(r.terms.slice(0, r.terms.length - r.probed));
           if (!r.everyDoc && r.leads !== undefined && postings(r.leads) < usual) led++;
-          return deps.matches(r);
+          return deps.matches(r, only);
         },
       };
       const ours = await searchWebql(counted, webql, q.limit);
@@ -156,6 +162,18 @@ describe('webql on the engine, against the FTS5 reference', () => {
       assert.deepEqual(first, ours.slice(0, 5), text);
       assert.deepEqual(await stepped.search(q), ours, `${text}, in steps`);
       assert.deepEqual(await unkept.search(q), ours, `${text}, no lookup kept`);
+      for (const e of bestFirst) {
+        assert.deepEqual(await e.search(q), ours, `${text}, the best first`);
+        assert.deepEqual(await e.search({ ...q, limit: 5 }), ours.slice(0, 5), `${text}, the best first, 5`);
+      }
+      // The listing kept to some versions (every other one, and every fifth of the others: each
+      // term looked up at each, `ofDocs`) is the whole listing's of them: the same terms held, scores.
+      const whole = await deps.matches(request!);
+      const listed = (m: Matches, keep: (id: number) => boolean) =>
+        Array.from({ length: m.count }, (_, i) => [m.versionIds[i]!, m.scores[i]!, m.held[i]!]).filter(([id]) => keep(id!)).sort((a, b) => a[0]! - b[0]!);
+      const some = (id: number) => id % 2 === 0 || id % 5 === 0;
+      const only = Float64Array.from({ length: 500 }, (_, i) => i).filter(some);
+      assert.deepEqual(listed(await deps.matches(request!, only), () => true), listed(whole, some), `${text}, listed for some versions`);
       // Without leads (no word's postings known: every positive word walked), the same list, scores and order.
       assert.deepEqual(await searchWebql({ ...deps, df: () => Infinity }, webql, q.limit), ours, `${text}, no leads`);
       compared++;
@@ -316,8 +334,8 @@ function counting(deps: WebqlDeps): { deps: WebqlDeps; listed: () => number } {
   return {
     deps: {
       ...deps,
-      matches: async (r) => {
-        const m = await deps.matches(r);
+      matches: async (r, only) => {
+        const m = await deps.matches(r, only);
         listed = m.count;
         return m;
       },
