@@ -1551,21 +1551,75 @@ function anyOf(
 }
 
 /**
+ * Each term of a request looked up at one document after another (ascending), in one segment:
+ * `allOf`'s and `ofDocs`' work per document.
+ */
+class Probe {
+  readonly cursors: (Cursor | undefined)[];
+  readonly required: boolean[];
+  readonly floor: number[];
+  /** The terms that bring a document in, when not every document that holds the required ones is. */
+  brings: boolean[] | undefined;
+
+  constructor(
+    readonly sseg: SearchableSegment,
+    readonly q: ReturnType<typeof queryTermsOf>,
+    readonly m: MatchRequest,
+    readonly out: Matches,
+  ) {
+    const seg = sseg.data;
+    this.cursors = q.terms.map((term) => termCursor(seg, termNumber(seg, term)));
+    // With `everyDoc` nothing is required (as in `anyOf`).
+    this.required = q.terms.map((term) => !m.everyDoc && m.required.includes(term));
+    this.floor = q.terms.map((term, j) => (this.required[j] ? (m.floors?.get(term) ?? 0) : 0));
+  }
+
+  /** Whether a required term is not in the segment: no document holds them all. */
+  get lacking(): boolean {
+    return this.cursors.some((c, j) => c === undefined && this.required[j]);
+  }
+
+  /**
+   * Adds `doc` to the matches if it holds every required term (as often as its floor), one of
+   * `brings` when given, and `keep` keeps the terms it holds; its score summed in the terms' order.
+   */
+  at(doc: number): void {
+    const { cursors, required, floor, brings, q, m } = this;
+    const { normOf, lengthCode: code } = this.sseg;
+    let held = 0;
+    let score = 0;
+    let brought = brings === undefined;
+    for (let j = 0; j < cursors.length; j++) {
+      const c = cursors[j];
+      if (c === undefined) continue;
+      if (c.doc < doc) c.advance(doc);
+      // (A frequency is read only for a floor: decoding it costs, and most terms have none.)
+      if (c.doc !== doc || (floor[j]! > 0 && c.tf < floor[j]!)) {
+        if (required[j]) return;
+        continue;
+      }
+      if (brings !== undefined && brings[j]) brought = true;
+      if (j < 31) held |= 1 << j;
+      if (j < m.scored) score += termScore(q[j]!.idf, c.tf, normOf[code[doc]!]!);
+    }
+    if (brought && m.keep(held)) this.out.add(this.sseg.data, doc, score, held);
+  }
+}
+
+/**
  * `allMatches` in one segment when some terms are required or `leads` are taken: the rarest
  * required term leads, or the leads together, and the rest are advanced to their documents.
  * Undefined when a required term, or every lead, is not in the segment.
  */
 function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, accept: (doc: number) => boolean, m: MatchRequest, out: Matches, leadTerms: readonly string[] | undefined): MatchStep | undefined {
-  const { data: seg, normOf, lengthCode: code } = sseg;
-  const cursors = q.terms.map((term) => termCursor(seg, termNumber(seg, term)));
-  const required = q.terms.map((term) => m.required.includes(term));
-  const floor = q.terms.map((term, j) => (required[j] ? (m.floors?.get(term) ?? 0) : 0));
-  const need = cursors.filter((c, j) => required[j]);
-  if (need.some((c) => c === undefined)) return undefined;
+  const probe = new Probe(sseg, q, m, out);
+  const { cursors, required, floor } = probe;
+  if (probe.lacking) return undefined;
+  const need = cursors.filter((c, j) => required[j]) as Cursor[];
   for (const c of cursors) c?.start();
   // The lists that bring candidates: `leads`' (a match holds one), else the rarest required one.
   const leads =
-    leadTerms !== undefined ? cursors.filter((c, j): c is Cursor => c !== undefined && leadTerms.includes(q.terms[j]!)) : [(need as Cursor[]).reduce((a, b) => (b.postings < a.postings ? b : a))];
+    leadTerms !== undefined ? cursors.filter((c, j): c is Cursor => c !== undefined && leadTerms.includes(q.terms[j]!)) : [need.reduce((a, b) => (b.postings < a.postings ? b : a))];
   if (leads.length === 0) return undefined;
   const lead = leads.length === 1 ? leads[0] : undefined;
   // A lead held less often than its floor is passed over before the others are moved to it.
@@ -1573,75 +1627,31 @@ function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
   return (hi) => {
     for (let doc = lead !== undefined ? lead.doc : firstDoc(leads); doc < hi; doc = lead !== undefined ? (lead.next(), lead.doc) : pastDoc(leads, doc)) {
       if (leadFloor > 0 && lead!.tf < leadFloor) continue;
-      if (!accept(doc)) continue;
-      let held = 0;
-      let score = 0;
-      let all = true;
-      for (let j = 0; j < cursors.length; j++) {
-        const c = cursors[j];
-        if (c === undefined) continue;
-        if (c.doc < doc) c.advance(doc);
-        // (A frequency is read only for a floor: decoding it costs, and most terms have none.)
-        if (c.doc !== doc || (floor[j]! > 0 && c.tf < floor[j]!)) {
-          if (required[j]) {
-            all = false;
-            break;
-          }
-          continue;
-        }
-        if (j < 31) held |= 1 << j;
-        if (j < m.scored) score += termScore(q[j]!.idf, c.tf, normOf[code[doc]!]!);
-      }
-      if (all && m.keep(held)) out.add(seg, doc, score, held);
+      if (accept(doc)) probe.at(doc);
     }
   };
 }
 
 /**
  * `allMatches` in one segment over the filter's own documents (`Accept.within`), each term looked
- * up at each: the same matches, terms held and scores (summed in the terms' order) as `allOf` or
- * `anyOf` would find among them. A document is one when it holds every required term (as often as
- * its floor), one of the `leads` when taken, or else some term walked (any, with `everyDoc`).
+ * up at each: the same matches, terms held and scores as `allOf` or `anyOf` would find among them.
+ * A document is one when it holds every required term (as often as its floor), one of the `leads`
+ * when taken, or else some term walked (any, with `everyDoc`).
  */
 function ofDocs(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, accept: Accept, m: MatchRequest, out: Matches, leadTerms: readonly string[] | undefined): MatchStep | undefined {
-  const { data: seg, normOf, lengthCode: code } = sseg;
   const within = accept.within!;
-  const cursors = q.terms.map((term) => termCursor(seg, termNumber(seg, term)));
-  // With `everyDoc` nothing is required (as in `anyOf`).
-  const required = q.terms.map((term) => !m.everyDoc && m.required.includes(term));
-  const floor = q.terms.map((term, j) => (required[j] ? (m.floors?.get(term) ?? 0) : 0));
-  if (cursors.some((c, j) => c === undefined && required[j])) return undefined;
+  const probe = new Probe(sseg, q, m, out);
+  if (probe.lacking) return undefined;
   // What brings a document in, as in `allMatches`: a lead, else holding the required terms, else a term walked.
   const walked = m.everyDoc ? q.terms.length : q.terms.length - m.probed;
-  const brings = q.terms.map((term, j) => (leadTerms !== undefined ? leadTerms.includes(term) : j < walked));
-  const broughtByAll = m.everyDoc || (leadTerms === undefined && m.required.length > 0);
-  for (const c of cursors) c?.start();
+  if (!(m.everyDoc || (leadTerms === undefined && m.required.length > 0))) probe.brings = q.terms.map((term, j) => (leadTerms !== undefined ? leadTerms.includes(term) : j < walked));
+  for (const c of probe.cursors) c?.start();
   let lo = 0;
   return (hi) => {
     for (let w = lo >>> 5; w < (hi + 31) >>> 5; w++) {
       for (let bits = within[w]!; bits !== 0; bits &= bits - 1) {
         const doc = (w << 5) | (31 - Math.clz32(bits & -bits));
-        if (doc < lo || doc >= hi || !accept(doc)) continue;
-        let held = 0;
-        let score = 0;
-        let all = true;
-        let brought = broughtByAll;
-        for (let j = 0; j < cursors.length; j++) {
-          const c = cursors[j];
-          if (c === undefined) continue;
-          if (c.doc < doc) c.advance(doc);
-          if (c.doc !== doc || (floor[j]! > 0 && c.tf < floor[j]!)) {
-            if (required[j]) {
-              all = false;
-              break;
-            }
-            continue;
-          }
-          if (brings[j]) brought = true;
-          if (j < 31) held |= 1 << j;
-          if (j < m.scored) score += termScore(q[j]!.idf, c.tf, normOf[code[doc]!]!);
-        }
-        if (all && brought && m.keep(held)) out.add(seg, doc, score, held);
+        if (doc >= lo && doc < hi && accept(doc)) probe.at(doc);
       }
     }
     lo = hi;
