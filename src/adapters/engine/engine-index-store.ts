@@ -1428,6 +1428,9 @@ export class EngineIndexStore implements IndexStore {
 
   /** What webql-search asks of the segments and the store for `q` (its filters, narrowed by a top-level `site:` of `node`). */
   private webqlDeps(q: IndexQuery, node: WebqlNode): WebqlDeps {
+    // The segments and statistics of the query's start: its best candidates' listing and the
+    // whole listing after it (webql-search's `best`) score alike, whatever is published meanwhile.
+    const segments = this.segments;
     const stats = this.statistics();
     // A top-level filetype: is the query's `fileType`, and a top-level -filetype: its `notFileType`.
     const top = topItems(node);
@@ -1448,10 +1451,10 @@ export class EngineIndexStore implements IndexStore {
     const turned = turnUnless(q.stopped);
     return {
       matches: (request, only) =>
-        allMatches(this.segments, stats, only ? { ...filter, onlyVersions: filter.onlyVersions ? bothOf(filter.onlyVersions, only) : only } : filter, request, turned, this.matchStep),
+        allMatches(segments, stats, only ? { ...filter, onlyVersions: filter.onlyVersions ? bothOf(filter.onlyVersions, only) : only } : filter, request, turned, this.matchStep),
       // Not under a filter that keeps to few pages: a top k there finds its k late, and so prunes
       // little (bench:webql's `a b site:` p99 8 -> 37 ms), where the listing is short anyway.
-      best: async (terms, k) => (keepsToFew(filter) ? undefined : this.searchTerms(this.segments, stats, [...terms], filter, k)),
+      best: async (terms, k) => (keepsToFew(filter) ? undefined : this.searchTerms(segments, stats, [...terms], filter, k)),
       turn: turned,
       df: (stem) => stats.df(stem),
       titleWeight: Math.floor(this.weights.title),
