@@ -129,23 +129,26 @@ const PAGES_PER_READ = 64;
 
 /**
  * A query listing more candidates than `from` (the postings of its rarest required word, or of all
- * its words), ranked by some words, whose text items are one word each (decided by the words a
- * page holds, mostly, so most of the best candidates match), reads the best `k` of them first:
- * listing every one and scoring it with every word was most of such a query's time (`(cells OR
- * promotes) cell` lists 741,116 at 1M). An expression with a phrase or a field does not: its best
- * candidates fail about as often as the others, and the top k of a long query's words cost more
- * than it saved (100 standard `intitle:"a b"` claims: 273 ms in all without, 436 with).
- * Of 100 claims' queries at 1M (ad hoc, median of 3 each), `(a OR b) c` took 1,576 ms in all
- * without, 496 with a k of 128, 369 with 64; `a b -c` 1,087, 686 and 547. A page of more than
- * about k/4 results seldom fills from them, and reads on in the whole listing.
+ * its words), and ranked by some words, reads the best `k` of them first: listing every one and
+ * scoring it with every word was most of such a query's time (`(cells OR promotes) cell` lists
+ * 741,116 at 1M), and the first reads fill the page of most. With a phrase or a field, whose best
+ * candidates fail more often, only when ranked by at most `words` words: the top k of a long
+ * query's words (a standard query's claim beside its `intitle:` or quoted phrase) cost more than
+ * the listing it spared. Of 100 claims' queries at 1M (ad hoc, bench/.cache/tmp/bfab.ts, median
+ * of 3 each, in all): `(a OR b) c` 1,576 ms without, 496 with a k of 128, 369 with 64; `a b -c`
+ * 1,087, 686 and 547; the phrase `"a b"` 1,270 without, 1,061 with 64; standard `intitle:"a b"`
+ * claims 237 without, 548 with 64, `intitle:a` claims 1,270 and 1,680. A page of more than about
+ * k/4 results seldom fills from them, and reads on in the whole listing.
  */
-export const WEBQL_BEST_FIRST: BestFirst = { from: 16_384, k: 64 };
+export const WEBQL_BEST_FIRST: BestFirst = { from: 16_384, k: 64, words: 4 };
 
 /** When a webql query reads its best candidates first, and how many (WEBQL_BEST_FIRST). */
 export interface BestFirst {
   /** Candidates listed (the postings of the rarest required word, or of all the words) above which it does. */
   from: number;
   k: number;
+  /** With a phrase or a field, the most ranking words it does for. */
+  words: number;
 }
 
 /**
@@ -723,7 +726,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // fill the page, the whole listing is read on from there (a score at most the k-th's).
   const listing = required.length > 0 ? Math.min(...required.map((t) => deps.df(t))) : positive.reduce((n, t) => n + deps.df(t), 0);
   const { from, k } = deps.bestFirst;
-  const best = ranking.length > 0 && !everyDoc && !text.undecidable && listing > from ? await deps.best(ranking, k) : undefined;
+  const best = ranking.length > 0 && !everyDoc && (!text.undecidable || ranking.length <= deps.bestFirst.words) && listing > from ? await deps.best(ranking, k) : undefined;
   if (best) {
     // The k-th's score, raised by far more than the two ways of summing can differ (with fewer
     // than k, every page scoring above 0 is among them).
