@@ -24,8 +24,8 @@
  *    the page's URL and the version's language; filetype against the URL and the media type the
  *    version was served as. It stops once `limit` versions matched, or once
  *    `WEBQL_READS_MAX` candidates were read (the matches among them answer). With many
- *    candidates and one-word items, the best few are listed and read first, from the engine's top
- *    k of the ranking words (`WEBQL_BEST_FIRST`), and the whole listing only when they fall short.
+ *    candidates ranked by some words, the best few are listed and read first, from the engine's
+ *    top k of those words (`WEBQL_BEST_FIRST`), and the whole listing only when they fall short.
  *    With a top-level `inurl:`, once reading has gone on long (`PAGES_PER_READ`), the pages whose
  *    URL holds its text are looked up (`inUrl`) and only their candidates read on: a rare text
  *    among many candidates read them all (2.8 s at 1M for `expression inurl:/doc/0`). So are
