@@ -46,8 +46,8 @@ describe('webql on the engine, against the FTS5 reference', () => {
   // too many): every page of the words is a candidate, and the lookups come while reading.
   const unkept = new EngineIndexStore(db, { fileTypeMax: 0 });
   // Ones that read the best candidates first whenever they can (with a phrase or a field, when
-  // ranked by at most 2 words), the best 3 or 40 (then the rest).
-  const bestFirst = [3, 40].map((k) => new EngineIndexStore(db, { webqlBestFirst: { from: 0, k, words: 2 } }));
+  // ranked by at most 2 words), the best 3 or 40, or 2 then 7 (then the rest).
+  const bestFirst = [[{ from: 0, k: 3 }], [{ from: 0, k: 40 }], [{ from: 0, k: 2 }, { from: 0, k: 7 }]].map((tiers) => new EngineIndexStore(db, { webqlBestFirst: { tiers, words: 2 } }));
   const random = rng(7);
   const pick = picker(random);
   const sentence = (n: number) => Array.from({ length: n }, () => pick(VOCAB)).join(' ');

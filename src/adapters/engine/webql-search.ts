@@ -134,25 +134,36 @@ const DECIDED_MAX = 8_192;
 const PAGES_PER_READ = 64;
 
 /**
- * A query listing more candidates than `from` (the postings of its rarest required word, or of all
- * its words), and ranked by some words, reads the best `k` of them first: listing every one and
- * scoring it with every word was most of such a query's time (`(cells OR promotes) cell` lists
- * 741,116 at 1M), and the first reads fill the page of most. With a phrase or a field, whose best
- * candidates fail more often, only when ranked by at most `words` words: the top k of a long
- * query's words (a standard query's claim beside its `intitle:` or quoted phrase) cost more than
- * the listing it spared. Of 100 claims' queries at 1M (ad hoc, bench/.cache/tmp/bfab.ts, median
- * of 3 each, in all): `(a OR b) c` 1,576 ms without, 496 with a k of 128, 369 with 64; `a b -c`
- * 1,087, 686 and 547; the phrase `"a b"` 1,270 without, 1,061 with 64; standard `intitle:"a b"`
- * claims 237 without, 548 with 64, `intitle:a` claims 1,270 and 1,680. A page of more than about
- * k/4 results seldom fills from them, and reads on in the whole listing.
+ * A query listing many candidates (the postings of its rarest required word, or of all its words),
+ * ranked by some words, reads the best of them first, in tiers: the best 64 where it lists more than
+ * 16,384, then the best 256 (more than 32,768), then 2,048 (more than 131,072), then all. Listing
+ * every one and scoring it with every word was most of such a query's time (`(cells OR promotes)
+ * cell` lists 741,116 at 1M), and the first reads fill the page of most. With a phrase or a field,
+ * whose best candidates fail more often, only when ranked by at most `words` words: the top k of a
+ * long query's words (a standard query's claim beside its `intitle:` or quoted phrase) cost more
+ * than the listing it spared. Of 100 claims' queries at 1M (ad hoc, bench/.cache/tmp/bfab.ts,
+ * median of 3 each, in all): `(a OR b) c` 1,576 ms without, 496 with the best 128 alone, 369 with
+ * 64; `a b -c` 1,087, 686 and 547; standard `intitle:"a b"` claims 237 without, 548 with 64,
+ * `intitle:a` claims 1,270 and 1,680. The tiers after the first (one run, warm, in all: the best 64
+ * alone, then 64 and 512, then the three tiers here): `a inurl:` 1,343, 656 and 525 ms; `title:a
+ * b` 536, 391 and 397.
  */
-export const WEBQL_BEST_FIRST: BestFirst = { from: 16_384, k: 64, words: 4 };
+export const WEBQL_BEST_FIRST: BestFirst = {
+  tiers: [
+    { from: 16_384, k: 64 },
+    { from: 32_768, k: 256 },
+    { from: 131_072, k: 2_048 },
+  ],
+  words: 4,
+};
 
 /** When a webql query reads its best candidates first, and how many (WEBQL_BEST_FIRST). */
 export interface BestFirst {
-  /** Candidates listed (the postings of the rarest required word, or of all the words) above which it does. */
-  from: number;
-  k: number;
+  /**
+   * The best `k` first where more than `from` candidates are listed (the postings of the rarest
+   * required word, or of all the words), then the next tier's, ascending.
+   */
+  tiers: readonly { from: number; k: number }[];
   /** With a phrase or a field, the most ranking words it does for. */
   words: number;
 }
@@ -742,22 +753,27 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // Many candidates, ranked: the best of them first (`bestFirst`), the engine's top k of the
   // ranking words among the pages the filters accept, listed as the whole listing would list them
   // (the same scores). Every candidate scoring above the k-th's is among them; if those do not
-  // fill the page, the whole listing is read on from there (a score at most the k-th's).
+  // fill the page, the next tier's are read on from there (a score at most the k-th's), and last
+  // the whole listing's.
   const listing = required.length > 0 ? Math.min(...required.map((t) => deps.df(t))) : positive.reduce((n, t) => n + deps.df(t), 0);
-  const { from, k } = deps.bestFirst;
-  const best = ranking.length > 0 && !everyDoc && (!text.undecidable || ranking.length <= deps.bestFirst.words) && listing > from ? await deps.best(ranking, k) : undefined;
-  if (best) {
+  const { tiers, words } = deps.bestFirst;
+  const ranked = ranking.length > 0 && !everyDoc && (!text.undecidable || ranking.length <= words);
+  // The score at and under which the candidates are still to be read.
+  let below = Infinity;
+  for (const { from, k } of ranked ? tiers : []) {
+    if (listing <= from) break;
+    const best = await deps.best(ranking, k);
+    if (!best) break;
     // The k-th's score, raised by far more than the two ways of summing can differ (with fewer
     // than k, every page scoring above 0 is among them).
     const bar = best.length === k ? best.at(-1)!.score * (1 + 1e-9) : 0;
     const first = await deps.matches(request, Float64Array.from(best, (h) => h.versionId).sort());
-    await readOn(first, (i) => first.scores[i]! > bar);
-    if (hits.length < limit && reads < deps.readsMax) {
-      const all = await deps.matches(request);
-      await readOn(all, (i) => all.scores[i]! <= bar);
-    }
-    return hits;
+    const above = below;
+    await readOn(first, (i) => first.scores[i]! > bar && first.scores[i]! <= above);
+    below = bar;
+    if (hits.length >= limit || reads >= deps.readsMax) return hits;
   }
-  await readOn(await deps.matches(request), () => true);
+  const all = await deps.matches(request);
+  await readOn(all, (i) => all.scores[i]! <= below);
   return hits;
 }
