@@ -670,8 +670,10 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     return [];
   });
   let readBeforeScan = lookups.length > 0 ? Math.min(Math.max(FIRST_READ, Math.floor(deps.pages() / PAGES_PER_READ)), Math.floor(deps.readsMax / 2)) : Infinity;
-  // The versions those lookups found, which every candidate read after them is one of.
+  // The versions those lookups found, which every candidate read after them is one of; those
+  // that found too many for the candidates of a tier of the best (below) are asked again for the next.
   const lookedUp: Set<number>[] = [];
+  let pending = lookups;
 
   // When the texts will mostly be needed (phrases, `title:`), each batch is read with them at once;
   // otherwise without, and the texts only of the candidates that their URL, language and terms
@@ -692,16 +694,23 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     for (let i = 0; i < found.count; i++) if (take(i) && lookedUp.every((within) => within.has(ids[i]!))) candidates[count++] = i;
     // By score, ties to the lower id; with no ranking words, the newest first, ties to the higher id.
     const ranked = ranking.length > 0 ? new Ranked(candidates.subarray(0, count), scores, ids, 1) : new Ranked(candidates.subarray(0, count), acquiredAt, ids, -1);
+    let looked = false;
     for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit && reads < deps.readsMax; size = Math.min(size * 2, LARGEST_READ)) {
       if (size > FIRST_READ) await deps.turn();
-      if (readBeforeScan <= 0) {
-        for (const lookUp of lookups) {
+      if (readBeforeScan <= 0 && !looked) {
+        looked = true;
+        const left: typeof lookups = [];
+        for (const lookUp of pending) {
           const within = await lookUp(ranked.size);
-          if (!within) continue;
+          if (!within) {
+            left.push(lookUp);
+            continue;
+          }
           lookedUp.push(within);
           ranked.retain((i) => within.has(ids[i]!));
         }
-        readBeforeScan = Infinity;
+        pending = left;
+        if (pending.length === 0) readBeforeScan = Infinity;
         if (ranked.size === 0) break;
       }
       // Candidates taken best first, each decided from the terms held and the URL's filter where
@@ -712,7 +721,8 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       const masks: [number, number][] = [];
       const decided: (boolean | undefined)[] = [];
       const unread: number[] = [];
-      const room = Math.min(size, readBeforeScan);
+      // (Up to the lookups' turn; past it, when some are left for the next tier, as many as the size.)
+      const room = readBeforeScan > 0 ? Math.min(size, readBeforeScan) : size;
       for (let sure = 0; ranked.size > 0 && unread.length < room && batch.length < DECIDED_MAX && hits.length + sure < limit; ) {
         const i = ranked.take();
         const mask = filtered ? urlMaskOf(found, i) : NO_MASK;
@@ -757,10 +767,10 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // the whole listing's.
   const listing = required.length > 0 ? Math.min(...required.map((t) => deps.df(t))) : positive.reduce((n, t) => n + deps.df(t), 0);
   const { tiers, words } = deps.bestFirst;
-  const ranked = ranking.length > 0 && !everyDoc && (!text.undecidable || ranking.length <= words);
+  const tiered = ranking.length > 0 && !everyDoc && (!text.undecidable || ranking.length <= words);
   // The score at and under which the candidates are still to be read.
   let below = Infinity;
-  for (const { from, k } of ranked ? tiers : []) {
+  for (const { from, k } of tiered ? tiers : []) {
     if (listing <= from) break;
     const best = await deps.best(ranking, k);
     if (!best) break;
@@ -772,6 +782,8 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     await readOn(first, (i) => first.scores[i]! > bar && first.scores[i]! <= above);
     below = bar;
     if (hits.length >= limit || reads >= deps.readsMax) return hits;
+    // Every candidate with a ranking word was among them: only those without are left.
+    if (bar === 0) break;
   }
   const all = await deps.matches(request);
   await readOn(all, (i) => all.scores[i]! <= below);
