@@ -522,7 +522,7 @@ describe("the engine's matches (allMatches' arrays)", () => {
     assert.equal(m.count, n);
     assert.equal(m.scores.length, n, 'grown to the bound, not past it');
     for (let i = 0; i < n; i++) {
-      assert.deepEqual([m.versionIds[i], m.acquiredAt[i], m.scores[i], m.held[i]], [1_000 + i, 5_000 + i, i / 2, i % 7]);
+      assert.deepEqual([m.versionIds[i], m.acquiredAt[i], m.scores[i], m.held[i], m.docs[i]], [1_000 + i, 5_000 + i, i / 2, i % 7, i]);
     }
   });
 });

@@ -9,7 +9,7 @@
  * N, df and avglen count every document of every segment, deleted ones included (as Lucene does until
  * segments merge), so the statistics never depend on a query's filters.
  */
-import { B, BLOCK, bitsetWords, blockDocs, docOf, hostRange, K1, lowerBound, members, newArray, packedWords, publishedSet, resized, type SegmentData, termNumber } from './segment.js';
+import { B, BLOCK, bitsetWords, blockDocs, hostRange, K1, lowerBound, members, newArray, packedWords, publishedSet, resized, type SegmentData, termNumber } from './segment.js';
 
 export { B, K1 };
 
@@ -1324,6 +1324,8 @@ export class Matches {
   scores: Float64Array;
   /** Which terms each holds (bit j: the j-th, for the first 31). */
   held: Int32Array;
+  /** Each one's document in its run's segment (`urlMaskOf`). */
+  docs: Int32Array;
   /** Each segment's matches are a run of these, in segment order: where each starts (`urlMaskOf`). */
   readonly runs: { start: number; seg: SegmentData }[] = [];
 
@@ -1334,6 +1336,7 @@ export class Matches {
     this.acquiredAt = new Float64Array(n);
     this.scores = new Float64Array(n);
     this.held = new Int32Array(n);
+    this.docs = new Int32Array(n);
   }
 
   /** Adds document `doc` of `seg`. */
@@ -1344,6 +1347,7 @@ export class Matches {
     this.acquiredAt[i] = seg.acquiredAt[doc]!;
     this.scores[i] = score;
     this.held[i] = held;
+    this.docs[i] = doc;
   }
 
   private grow(): void {
@@ -1352,6 +1356,7 @@ export class Matches {
     this.acquiredAt = resized(this.acquiredAt, n);
     this.scores = resized(this.scores, n);
     this.held = resized(this.held, n);
+    this.docs = resized(this.docs, n);
   }
 }
 
@@ -1379,17 +1384,19 @@ class MatchScratch {
 }
 
 /**
- * The URL filter (`SegmentData.urlMask`: low and high word) of match `i`, looked up when asked (its
- * segment's run, then its version by binary search), not kept for every match: most are never
- * asked for. Keeping each match's document number cost 20-40 ms on webql queries of 741,116
- * matches at 1M (about 10%), and saved 50-80 ms on one that asks for 122,938 (ad hoc, three
- * runs each way alternating); a lookup costs about 0.5 us, a twelfth of the read it spares.
+ * The URL filter (`SegmentData.urlMask`: low and high word) of match `i`: its segment's run, and its
+ * document there (`Matches.docs`). Found by binary search of the run's versions instead, `cells
+ * promotes -cell` (700,000 matches, each asked: none holds `cells` outside its URL without `cell`)
+ * took 171-191 ms at 1M, and 126-128 with the documents kept; the listing of `(cells OR promotes)
+ * cell` (741,116) 106-110 against 101-124, within its runs' spread (ad hoc, webql's best candidates
+ * first turned off, median of 7, two runs each way alternating). An earlier measure had keeping them
+ * cost 20-40 ms on such a listing.
  */
 export function urlMaskOf(m: Matches, i: number): [number, number] {
   let r = m.runs.length - 1;
   while (m.runs[r]!.start > i) r--;
   const { seg } = m.runs[r]!;
-  const doc = docOf(seg, m.versionIds[i]!);
+  const doc = m.docs[i]!;
   return [seg.urlMask[2 * doc]!, seg.urlMask[2 * doc + 1]!];
 }
 
