@@ -16,7 +16,7 @@ import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
 import type { IndexHit } from '../../src/ports/index-store.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
-import { words } from '../../src/core/text.js';
+import { cachedStem, words } from '../../src/core/text.js';
 import { urlFileType } from '../../src/core/url.js';
 import { parseWebql, type WebqlNode } from '../../src/core/webql.js';
 import type { IndexQuery } from '../../src/ports/index-store.js';
@@ -371,6 +371,9 @@ describe('webql title: words', () => {
         assert.deepEqual(await searchWebql(unfloored.deps, node, 10), found, query);
         assert.equal(unfloored.listed(), 44, query);
       }
+      // How many pages hold it as often as a floor, from a sample of its postings (here all of them).
+      const deps = depsOf(engine, parseWebql('title:glycolysis'));
+      assert.deepEqual([1, 2, 3, 4].map((floor) => deps.heldAtLeast(cachedStem('glycolysis'), floor)), [44, 4, 4, 1], 'the one titled "On glycolysis rates" holds it in its text too');
     }));
   test('a title\'s stop words are its terms: `title:"to be or not to be"` has as candidates the pages whose title holds them, not every page', () =>
     withPages(async (db, pages) => {

@@ -26,7 +26,7 @@ import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { WebqlNode } from '../../core/webql.js';
 import { type Db, openDatabase } from '../sqlite/database.js';
-import { allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, idf, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
+import { allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, heldAtLeast, idf, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { SearchHelper } from './search-helper.js';
 import { editsAllowed, nearestTerms, oneEditAway } from './spelling.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
@@ -1457,6 +1457,7 @@ export class EngineIndexStore implements IndexStore {
       best: async (terms, k) => (keepsToFew(filter) ? undefined : this.searchTerms(segments, stats, [...terms], filter, k)),
       turn: turned,
       df: (stem) => stats.df(stem),
+      heldAtLeast: (stem, floor) => heldAtLeast(segments, stem, floor),
       titleWeight: Math.floor(this.weights.title),
       read: (ids, withText, withUrl) => {
         const statement = !withText ? this.stmts.webqlFields : withUrl ? this.stmts.webqlText : this.stmts.webqlTexts;

@@ -349,6 +349,28 @@ function termCursor(seg: SegmentData, t: number | undefined): Cursor | undefined
 }
 
 /**
+ * About how many documents hold `term` at least `floor` times (its weighted frequency): of each
+ * segment, the share of its first `sample` postings that do, times its postings. (A `title:`
+ * word's floor leaves most of a common word's pages out, and a few of another's.)
+ */
+export function heldAtLeast(segments: readonly SearchableSegment[], term: string, floor: number, sample = 1_024): number {
+  let n = 0;
+  for (const { data: seg } of segments) {
+    const c = termCursor(seg, termNumber(seg, term));
+    if (c === undefined) continue;
+    c.start();
+    let seen = 0;
+    let held = 0;
+    for (; c.doc !== NO_MORE && seen < sample; c.next()) {
+      seen++;
+      if (c.tf >= floor) held++;
+    }
+    if (seen > 0) n += (held / seen) * c.postings;
+  }
+  return n;
+}
+
+/**
  * The first block in [from, end) whose last document is at least `target` (`end` when none): a few
  * blocks one by one (the next one usually holds it), then binary search.
  */

@@ -70,6 +70,8 @@ export interface WebqlDeps {
   turn(): Promise<void>;
   /** The documents that hold a stem. */
   df(stem: string): number;
+  /** About how many documents hold a stem at least `floor` times (a sample of its postings). */
+  heldAtLeast(stem: string, floor: number): number;
   /**
    * What a word in a version's title adds to the weighted frequency of its term (the engine's
    * title weight, rounded down as the postings keep frequencies): a version whose title holds a
@@ -139,12 +141,15 @@ const PAGES_PER_READ = 64;
  * 16,384, then the best 256 (more than 32,768), then 2,048 (more than 131,072), then all. Listing
  * every one and scoring it with every word was most of such a query's time (`(cells OR promotes)
  * cell` lists 741,116 at 1M), and the first reads fill the page of most. With a phrase or a field,
- * whose best candidates fail more often, only when ranked by at most `words` words: the top k of a
- * long query's words (a standard query's claim beside its `intitle:` or quoted phrase) cost more
+ * whose best candidates fail more often, only when ranked by at most `words` words, or when one word
+ * is all a match must hold (a `title:` word's pages counted as those holding it as often as its
+ * floor, from a sample): with two or more, the listing is their common pages, which may be few, and
+ * the top k of a long query's words (a standard query's claim beside its quoted phrase) cost more
  * than the listing it spared. Of 100 claims' queries at 1M (ad hoc, bench/.cache/tmp/bfab.ts,
  * median of 3 each, in all): `(a OR b) c` 1,576 ms without, 496 with the best 128 alone, 369 with
  * 64; `a b -c` 1,087, 686 and 547; standard `intitle:"a b"` claims 237 without, 548 with 64,
- * `intitle:a` claims 1,270 and 1,680. The tiers after the first (one run, warm, in all: the best 64
+ * `intitle:a` claims 1,270 and 1,680 (counted by the word's postings, not those as often as
+ * the floor: then, with the three tiers, 1,499 and 961). The tiers after the first (one run, warm, in all: the best 64
  * alone, then 64 and 512, then the three tiers here): `a inurl:` 1,343, 656 and 525 ms; `title:a
  * b` 536, 391 and 397.
  */
@@ -765,9 +770,13 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // (the same scores). Every candidate scoring above the k-th's is among them; if those do not
   // fill the page, the next tier's are read on from there (a score at most the k-th's), and last
   // the whole listing's.
-  const listing = required.length > 0 ? Math.min(...required.map((t) => deps.df(t))) : positive.reduce((n, t) => n + deps.df(t), 0);
+  // (A `title:` word's pages are those holding it as often as its floor: a common word's are many, most words' few.)
+  const listed = (t: string) => (floors?.has(t) ? deps.heldAtLeast(t, floors.get(t)!) : deps.df(t));
+  const listing = required.length > 0 ? Math.min(...required.map(listed)) : positive.reduce((n, t) => n + deps.df(t), 0);
   const { tiers, words } = deps.bestFirst;
-  const tiered = ranking.length > 0 && !everyDoc && (!text.undecidable || ranking.length <= words);
+  // With a phrase or a field, only when few words rank, or one word (as often as its floor) is all
+  // a match must hold, so the listing is about that long: with more, their common pages may be few.
+  const tiered = ranking.length > 0 && !everyDoc && (!text.undecidable || ranking.length <= words || required.length === 1);
   // The score at and under which the candidates are still to be read.
   let below = Infinity;
   for (const { from, k } of tiered ? tiers : []) {
