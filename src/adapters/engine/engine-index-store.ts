@@ -265,8 +265,9 @@ function keepsToFew(f: EngineFilter): boolean {
   );
 }
 
-/** The ids in both of two ascending lists, ascending. */
-function bothOf(a: Float64Array, b: Float64Array): Float64Array {
+/** The ids in both of two ascending lists, ascending; all of `b` when there is no `a` (no list kept to yet). */
+function bothOf(a: Float64Array | undefined, b: Float64Array): Float64Array {
+  if (a === undefined) return b;
   const out: number[] = [];
   for (let i = 0, j = 0; i < a.length && j < b.length; ) {
     if (a[i]! < b[j]!) i++;
@@ -1279,7 +1280,7 @@ export class EngineIndexStore implements IndexStore {
     if (q.inUrl !== undefined) {
       const only = this.versionsInUrl(q.inUrl);
       // With a type's versions too (`filetype:pdf inurl:arxiv`): those of both.
-      if (only) f.onlyVersions = f.onlyVersions ? bothOf(f.onlyVersions, only) : only;
+      if (only) f.onlyVersions = bothOf(f.onlyVersions, only);
     }
     return f;
   }
@@ -1447,11 +1448,11 @@ export class EngineIndexStore implements IndexStore {
     const under = top.flatMap((item) => (item.kind === 'url' ? [item.prefix] : []))[0];
     const langVersions = lang !== undefined ? this.versionsInLanguage(lang) : undefined;
     const urlVersions = under !== undefined ? this.versionsUnderUrl(under) : undefined;
-    for (const only of [langVersions, urlVersions]) if (only) filter.onlyVersions = filter.onlyVersions ? bothOf(filter.onlyVersions, only) : only;
+    for (const only of [langVersions, urlVersions]) if (only) filter.onlyVersions = bothOf(filter.onlyVersions, only);
     const turned = turnUnless(q.stopped);
     return {
       matches: (request, only) =>
-        allMatches(segments, stats, only ? { ...filter, onlyVersions: filter.onlyVersions ? bothOf(filter.onlyVersions, only) : only } : filter, request, turned, this.matchStep),
+        allMatches(segments, stats, only ? { ...filter, onlyVersions: bothOf(filter.onlyVersions, only) } : filter, request, turned, this.matchStep),
       // Not under a filter that keeps to few pages: a top k there finds its k late, and so prunes
       // little (bench:webql's `a b site:` p99 8 -> 37 ms), where the listing is short anyway.
       best: async (terms, k) => (keepsToFew(filter) ? undefined : this.searchTerms(segments, stats, [...terms], filter, k)),

@@ -508,8 +508,18 @@ function restrictedSet(seg: SegmentData, f: EngineFilter, only: { bits: Int32Arr
   return { bits, count };
 }
 
-/** A segment's compiled filter: whether a document passes, and the bitset of the only documents that may (`onlyVersions`), when it has one. */
-type Accept = ((doc: number) => boolean) & { within?: Int32Array; count?: number };
+/** A segment's compiled filter: whether a document passes, and the only documents that may (`onlyVersions`), when it has them: a bitset, and how many. */
+type Accept = ((doc: number) => boolean) & { only?: { bits: Int32Array; count: number } };
+
+/** Calls `visit` with each document of bitset `bits` in [lo, hi), ascending. */
+function eachMember(bits: Int32Array, lo: number, hi: number, visit: (doc: number) => void): void {
+  for (let w = lo >>> 5; w < (hi + 31) >>> 5; w++) {
+    for (let word = bits[w]!; word !== 0; word &= word - 1) {
+      const doc = (w << 5) | (31 - Math.clz32(word & -word));
+      if (doc >= lo && doc < hi) visit(doc);
+    }
+  }
+}
 
 /**
  * The compiled filter of one segment: a document passes when `accept(doc)`. `held`: the documents
@@ -567,10 +577,7 @@ function compileFilter(
     if (any !== undefined && !inRanges(any, h)) return false;
     return h >= hostLo && h < hostHi;
   };
-  if (only !== undefined) {
-    accept.within = only.bits;
-    accept.count = only.count;
-  }
+  if (only !== undefined) accept.only = only;
   return accept;
 }
 
@@ -1473,7 +1480,7 @@ export async function allMatches(
     out.runs.push({ start: out.count, seg: sseg.data });
     // The filter's few documents (`onlyVersions`) are gone through themselves, each term looked up
     // at each, when that is fewer lookups than the postings the usual way walks in this segment.
-    const few = accept.within !== undefined && accept.count! * Math.max(1, q.terms.length) < (walks * sseg.data.docCount) / documents;
+    const few = accept.only !== undefined && accept.only.count * Math.max(1, q.terms.length) < (walks * sseg.data.docCount) / documents;
     const next = few
       ? ofDocs(sseg, q, accept, m, out, leads)
       : !m.everyDoc && (m.required.length > 0 || leads !== undefined)
@@ -1515,7 +1522,7 @@ function anyOf(
   const walked = m.everyDoc ? q.terms.length : q.terms.length - m.probed;
   const cursors = q.terms.map((term, j) => (j < walked || j < 31 ? termCursor(seg, termNumber(seg, term)) : undefined));
   for (const c of cursors) c?.start();
-  const within = accept.within;
+  const within = accept.only?.bits;
   let lo = 0;
   return (hi) => {
     // The documents of the step first touched (at most the step's), in the scratch's array.
@@ -1560,12 +1567,9 @@ function anyOf(
       for (let k = 0; k < n; k++) offer(touched[k]!);
     } else if (within !== undefined) {
       // Only the documents the filter keeps to (a filetype:'s, lang:'s or url:'s versions).
-      for (let w = lo >>> 5; w < (hi + 31) >>> 5; w++) {
-        for (let bits = within[w]!; bits !== 0; bits &= bits - 1) {
-          const doc = (w << 5) | (31 - Math.clz32(bits & -bits));
-          if (doc >= lo && doc < hi && (held[doc - lo] !== 0 || accept(doc))) offer(doc);
-        }
-      }
+      eachMember(within, lo, hi, (doc) => {
+        if (held[doc - lo] !== 0 || accept(doc)) offer(doc);
+      });
     } else {
       for (let doc = lo; doc < hi; doc++) if (held[doc - lo] !== 0 || accept(doc)) offer(doc);
     }
@@ -1662,13 +1666,13 @@ function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
 }
 
 /**
- * `allMatches` in one segment over the filter's own documents (`Accept.within`), each term looked
+ * `allMatches` in one segment over the filter's own documents (`Accept.only`), each term looked
  * up at each: the same matches, terms held and scores as `allOf` or `anyOf` would find among them.
  * A document is one when it holds every required term (as often as its floor), one of the `leads`
  * when taken, or else some term walked (any, with `everyDoc`).
  */
 function ofDocs(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, accept: Accept, m: MatchRequest, out: Matches, leadTerms: readonly string[] | undefined): MatchStep | undefined {
-  const within = accept.within!;
+  const within = accept.only!.bits;
   const probe = new Probe(sseg, q, m, out);
   if (probe.lacking) return undefined;
   // What brings a document in, as in `allMatches`: a lead, else holding the required terms, else a term walked.
@@ -1677,12 +1681,9 @@ function ofDocs(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acc
   for (const c of probe.cursors) c?.start();
   let lo = 0;
   return (hi) => {
-    for (let w = lo >>> 5; w < (hi + 31) >>> 5; w++) {
-      for (let bits = within[w]!; bits !== 0; bits &= bits - 1) {
-        const doc = (w << 5) | (31 - Math.clz32(bits & -bits));
-        if (doc >= lo && doc < hi && accept(doc)) probe.at(doc);
-      }
-    }
+    eachMember(within, lo, hi, (doc) => {
+      if (accept(doc)) probe.at(doc);
+    });
     lo = hi;
   };
 }
