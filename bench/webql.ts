@@ -45,12 +45,13 @@ import Database from 'better-sqlite3';
 import { openDatabase } from '../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../src/adapters/sqlite/index-store.js';
 import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
-import { cachedStem, scanWords, stem, STOP_WORDS, words } from '../src/core/text.js';
+import { cachedStem, stem, STOP_WORDS, words } from '../src/core/text.js';
 import { parseWebql } from '../src/core/webql.js';
 import { editsAllowed, nearestTerms, oneEditAway } from '../src/adapters/engine/spelling.js';
 import { search, standardWords } from '../src/ops/search.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../src/ports/index-store.js';
 import { openServedIndex } from './http-figure.js';
+import { contentWords, firstCompound, firstPair } from './webql-queries.js';
 import { cellOf, loadCorpus, loadQrels, loadQueries, median, sentencesOf, storeGenerated } from './scifact.js';
 
 const { values } = parseArgs({
@@ -64,18 +65,6 @@ const { values } = parseArgs({
   },
 });
 const fmt = (n: number, d = 1) => n.toFixed(d);
-
-/** The claim's words that stand for themselves: letters only, three or more, no stop word. */
-const contentWords = (claim: string) => words(claim).filter((w) => /^\p{L}{3,}$/u.test(w) && !STOP_WORDS.has(w));
-
-function firstPair(claim: string): string | undefined {
-  const all = words(claim);
-  for (let i = 0; i + 1 < all.length; i++) {
-    const [x, y] = [all[i]!, all[i + 1]!];
-    if ([x, y].every((w) => /^\p{L}{3,}$/u.test(w) && !STOP_WORDS.has(w))) return `"${x} ${y}"`;
-  }
-  return undefined;
-}
 
 /**
  * The claim's longest word of seven letters or more (ASCII, not a stop word), and the claim with
@@ -91,13 +80,6 @@ function misspelt(claim: string): { word: string; typo: string; text: string } |
   if (typo === longest) return undefined;
   const at = claim.toLowerCase().indexOf(longest);
   return at < 0 ? undefined : { word: longest, typo, text: claim.slice(0, at) + typo + claim.slice(at + longest.length) };
-}
-
-/** The claim's first hyphenated compound (`T-cell`, as the analysis finds them), which a bare word reads both ways: `"t cell" OR tcell`. */
-function firstCompound(claim: string): string | undefined {
-  let first: string | undefined;
-  scanWords(claim, () => {}, 0, claim.length, (i, j) => (first ??= claim.slice(i, j)));
-  return first;
 }
 
 /** Each shape's name, its query made from a claim, and `standard` for a standard query (`-word`s left out, no AND) rather than webql. */
