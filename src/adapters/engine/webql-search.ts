@@ -145,13 +145,11 @@ const PAGES_PER_READ = 64;
  * is all a match must hold (a `title:` word's pages counted as those holding it as often as its
  * floor, from a sample): with two or more, the listing is their common pages, which may be few, and
  * the top k of a long query's words (a standard query's claim beside its quoted phrase) cost more
- * than the listing it spared. Of 100 claims' queries at 1M (ad hoc, bench/.cache/tmp/bfab.ts,
- * median of 3 each, in all): `(a OR b) c` 1,576 ms without, 496 with the best 128 alone, 369 with
- * 64; `a b -c` 1,087, 686 and 547; standard `intitle:"a b"` claims 237 without, 548 with 64,
- * `intitle:a` claims 1,270 and 1,680 (counted by the word's postings, not those as often as
- * the floor: then, with the three tiers, 1,499 and 961). The tiers after the first (one run, warm, in all: the best 64
- * alone, then 64 and 512, then the three tiers here): `a inurl:` 1,343, 656 and 525 ms; `title:a
- * b` 536, 391 and 397.
+ * than the listing it spared. `npm run bench:webql-tiers` at 1M (100 claims' queries, totals of
+ * each query's median of 3, in ms): `(a OR b) c` 1,591 without tiers, 448 with the top 128 alone,
+ * 332 with 64, 292 with the three tiers here; `a b -c` 1,046, 647, 501 and 512; `a inurl:` 2,919,
+ * 633, 2,253 and 608; `title:a b` 519, 455, 462 and 323. With no limit on the ranking words,
+ * standard `"a b"` claims 1,939 without, 2,558 with, `intitle:"a b"` claims p99 21.6 and 41.2 ms.
  */
 export const WEBQL_BEST_FIRST: BestFirst = {
   tiers: [
