@@ -15,6 +15,9 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       eqeqeq: ['error', 'always'],
       'no-console': 'off',
+      // Node 20's AbortSignal.any holds its sources weakly: an AbortSignal.timeout among them is
+      // collected before it fires (src/core/deadline.ts). A time and a caller's signal go through `deadline`.
+      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.object.name='AbortSignal'][callee.property.name='any']", message: 'AbortSignal.any loses a timeout once it is collected: use deadline() from src/core/deadline.ts' }],
     },
   },
 );

@@ -1,4 +1,5 @@
 /** A typed client of our own /v1 API (used by the CLI and the MCP server). */
+import { deadline } from '../core/deadline.js';
 import type { ErrorBody } from '../core/errors.js';
 import type { FetchResponse, SearchResponse } from '../core/requests.js';
 import { isStorableTime } from '../core/time.js';
@@ -87,26 +88,31 @@ export function createClient(options: ClientOptions) {
 
   /** The answer at `path` when it has the shape `is` checks; an ApiError for a failure or an answer of another shape. */
   async function call<T>(path: string, init: RequestInit, cancel: AbortSignal | undefined, is: (v: unknown) => v is T): Promise<T> {
-    const timeout = AbortSignal.timeout(options.timeoutMs ?? 60_000);
-    const res = await fetch(`${base}${path}`, {
-      ...init,
-      headers: { ...headers, ...(init.headers as Record<string, string>) },
-      signal: cancel ? AbortSignal.any([timeout, cancel]) : timeout,
-    });
-    const text = await res.text();
-    let body: unknown;
+    // The answer read within the time too: the deadline is cleared only once it is in.
+    const limit = deadline(options.timeoutMs ?? 60_000, cancel);
     try {
-      body = JSON.parse(text);
-    } catch {
-      throw new ApiError(res.status, undefined, `HTTP ${res.status}: ${text.slice(0, 200)}`);
+      const res = await fetch(`${base}${path}`, {
+        ...init,
+        headers: { ...headers, ...(init.headers as Record<string, string>) },
+        signal: limit.signal,
+      });
+      const text = await res.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new ApiError(res.status, undefined, `HTTP ${res.status}: ${text.slice(0, 200)}`);
+      }
+      if (!res.ok) {
+        if (isErrorBody(body)) throw new ApiError(res.status, body, `HTTP ${res.status} ${body.code}: ${body.error}`);
+        throw new ApiError(res.status, undefined, `HTTP ${res.status}: ${text.slice(0, 200)}`);
+      }
+      // What answers at the address may be no websearch server (or a proxy's page): said, not used.
+      if (!is(body)) throw new ApiError(res.status, undefined, `HTTP ${res.status}, but not an answer of this API: ${text.slice(0, 200)}`);
+      return body;
+    } finally {
+      limit.clear();
     }
-    if (!res.ok) {
-      if (isErrorBody(body)) throw new ApiError(res.status, body, `HTTP ${res.status} ${body.code}: ${body.error}`);
-      throw new ApiError(res.status, undefined, `HTTP ${res.status}: ${text.slice(0, 200)}`);
-    }
-    // What answers at the address may be no websearch server (or a proxy's page): said, not used.
-    if (!is(body)) throw new ApiError(res.status, undefined, `HTTP ${res.status}, but not an answer of this API: ${text.slice(0, 200)}`);
-    return body;
   }
 
   return {

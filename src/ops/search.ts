@@ -1,4 +1,5 @@
 /** The search operation, tier-blind: a validated request in, the spec's response out. */
+import { deadline } from '../core/deadline.js';
 import type { SearchRequest, SearchResponse, SearchResult } from '../core/requests.js';
 import { nearDuplicates, nearInSize, nearShingles } from '../core/near-duplicate.js';
 import { SCAN_LIMIT } from '../core/passages.js';
@@ -28,8 +29,8 @@ const REALTIME_CONCURRENCY = 4;
  */
 async function refresh(deps: SearchDeps, results: SearchResult[], query: SnippetQuery, snippetMaxLength: number, gone?: AbortSignal): Promise<void> {
   if (!deps.live) return;
-  const deadline = AbortSignal.timeout(deps.realtimeDeadlineMs ?? 10_000);
-  const signal = gone ? AbortSignal.any([deadline, gone]) : deadline;
+  const limit = deadline(deps.realtimeDeadlineMs ?? 10_000, gone);
+  const signal = limit.signal;
   let next = 0;
   const worker = async () => {
     while (next < results.length && !signal.aborted) {
@@ -46,7 +47,11 @@ async function refresh(deps: SearchDeps, results: SearchResult[], query: Snippet
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(REALTIME_CONCURRENCY, results.length) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(REALTIME_CONCURRENCY, results.length) }, worker));
+  } finally {
+    limit.clear();
+  }
 }
 
 /** Whether a page's description only repeats its title, or part of it (`og:description` set to the headline): it says nothing more. */

@@ -6,6 +6,7 @@
  * instruction (`maxParts` of them at most; the model is told of what is left unread), and the parts'
  * answers are combined in one more call (`extractInParts`).
  */
+import { deadline } from '../../core/deadline.js';
 import { ServiceError } from '../../core/errors.js';
 import type { LlmAnswer, LlmExtractor, LlmPage } from '../../ports/llm-extractor.js';
 
@@ -166,6 +167,8 @@ type Answer = Omit<LlmAnswer, 'truncated'>;
 async function extractInParts(call: (m: Message[], signal: AbortSignal) => Promise<Answer>, o: OpenAiCompatibleOptions, instruction: string, page: LlmPage, signal?: AbortSignal): Promise<LlmAnswer> {
   const { parts, truncated } = splitAtSections(page.markdown, o.maxInputTokens * CHARS_PER_TOKEN, o.maxParts);
   const stop = new AbortController();
+  // No timeout among them (each call has its own `deadline`): both sources are held, `stop` here and the caller's by the caller.
+  // eslint-disable-next-line no-restricted-syntax
   const both = signal ? AbortSignal.any([stop.signal, signal]) : stop.signal;
   const messages = partMessages(instruction, page, parts, truncated);
   const answers: (Answer | undefined)[] = new Array(parts.length);
@@ -202,42 +205,48 @@ export function createOpenAiCompatibleExtractor(o: OpenAiCompatibleOptions): Llm
   const url = `${o.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   /** One call: its answer's text and tokens, or a ServiceError. */
   const call = async (messages: Message[], signal?: AbortSignal): Promise<Answer> => {
-    let res: Response;
+    // The answer read within the time too: the deadline is cleared only once it is in.
+    const limit = deadline(o.timeoutMs, signal);
     try {
-      res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) },
-        body: JSON.stringify({ model: o.model, messages, max_tokens: o.maxOutputTokens, temperature: 0 }),
-        signal: signal ? AbortSignal.any([AbortSignal.timeout(o.timeoutMs), signal]) : AbortSignal.timeout(o.timeoutMs),
-      });
-    } catch (e) {
-      if ((e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError') throw new ServiceError('extraction_timeout');
-      throw new ServiceError('extraction_failed', 'The language model could not be reached', { cause: e });
+      let res: Response;
+      try {
+        res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) },
+          body: JSON.stringify({ model: o.model, messages, max_tokens: o.maxOutputTokens, temperature: 0 }),
+          signal: limit.signal,
+        });
+      } catch (e) {
+        if ((e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError') throw new ServiceError('extraction_timeout');
+        throw new ServiceError('extraction_failed', 'The language model could not be reached', { cause: e });
+      }
+      let body: { choices?: { message?: { content?: unknown; refusal?: unknown } | null }[] | null; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null } | null;
+      let raw: string;
+      try {
+        raw = await readCapped(res);
+      } catch (e) {
+        if (e instanceof ServiceError) throw e;
+        if ((e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError') throw new ServiceError('extraction_timeout');
+        throw new ServiceError('extraction_failed', 'The language model\'s answer could not be read', { cause: e });
+      }
+      try {
+        body = JSON.parse(raw) as typeof body;
+      } catch {
+        throw new ServiceError('extraction_failed', `The language model answered ${res.status} with a body that is not JSON`);
+      }
+      if (!res.ok) {
+        throw new ServiceError('extraction_failed', res.status === 429 ? 'The language model is rate limited; retry later' : `The language model answered ${res.status}`);
+      }
+      // Any JSON at all may come back: each part is checked for the shape it should have.
+      const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
+      const message = typeof choice === 'object' && choice !== null ? choice.message : undefined;
+      if (typeof message?.refusal === 'string' && message.refusal.trim()) throw new ServiceError('extraction_failed', 'The language model refused the instruction');
+      const text = typeof message?.content === 'string' ? message.content.trim() : '';
+      if (!text) throw new ServiceError('extraction_failed', 'The language model gave an empty answer');
+      return { text, promptTokens: tokens(body?.usage?.prompt_tokens), completionTokens: tokens(body?.usage?.completion_tokens) };
+    } finally {
+      limit.clear();
     }
-    let body: { choices?: { message?: { content?: unknown; refusal?: unknown } | null }[] | null; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null } | null;
-    let raw: string;
-    try {
-      raw = await readCapped(res);
-    } catch (e) {
-      if (e instanceof ServiceError) throw e;
-      if ((e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError') throw new ServiceError('extraction_timeout');
-      throw new ServiceError('extraction_failed', 'The language model\'s answer could not be read', { cause: e });
-    }
-    try {
-      body = JSON.parse(raw) as typeof body;
-    } catch {
-      throw new ServiceError('extraction_failed', `The language model answered ${res.status} with a body that is not JSON`);
-    }
-    if (!res.ok) {
-      throw new ServiceError('extraction_failed', res.status === 429 ? 'The language model is rate limited; retry later' : `The language model answered ${res.status}`);
-    }
-    // Any JSON at all may come back: each part is checked for the shape it should have.
-    const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
-    const message = typeof choice === 'object' && choice !== null ? choice.message : undefined;
-    if (typeof message?.refusal === 'string' && message.refusal.trim()) throw new ServiceError('extraction_failed', 'The language model refused the instruction');
-    const text = typeof message?.content === 'string' ? message.content.trim() : '';
-    if (!text) throw new ServiceError('extraction_failed', 'The language model gave an empty answer');
-    return { text, promptTokens: tokens(body?.usage?.prompt_tokens), completionTokens: tokens(body?.usage?.completion_tokens) };
   };
   return {
     async extract(instruction: string, page: LlmPage, options: { signal?: AbortSignal } = {}): Promise<LlmAnswer> {
