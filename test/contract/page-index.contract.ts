@@ -263,6 +263,8 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         assert.deepEqual(await urls(['engine', 'sixties']), ['https://a.test/1', 'https://a.test/4']);
         assert.deepEqual(await urls(['nowhere']), await urls());
         assert.deepEqual(await urls(['jaguar']), []);
+        // Every word asked for left out, stemmed alike: nothing (and the engine looks at no page).
+        assert.deepEqual(await urlsOf(index, pages, { terms: ['jaguars', 'jaguar'], excludeTerms: ['jaguar'] }), []);
       }));
 
     test('any of several sites matches their hosts and subdomains; none matches nothing', () =>

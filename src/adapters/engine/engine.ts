@@ -872,6 +872,8 @@ function begin(stats: Statistics, terms: readonly string[], k: number): { top: T
  * ranked (the words only a query's other reading has: a page without them scores no more by it
  * than by the first). Those lists are then always the essential ones, so the others are only
  * probed at their documents.
+ *
+ * With every term among those left out (`cells -cell`), no document can be ranked: none is looked at.
  */
 export function searchTopK(
   segments: readonly SearchableSegment[],
@@ -883,6 +885,8 @@ export function searchTopK(
   floor?: SharedFloor,
   required = 0,
 ): EngineHit[] {
+  const left = filter.notTerms;
+  if (left !== undefined && terms.every((t) => left.includes(t))) return [];
   const [lo, hi] = range;
   const started = begin(stats, terms, k);
   if (!started) return [];
