@@ -198,55 +198,55 @@ export function createHttpClient(o: HttpClientOptions): HttpClient {
     }
   }
 
-  async function get(url: string, opts: GetOptions = {}): Promise<RawResponse> {
+  function get(url: string, opts: GetOptions = {}): Promise<RawResponse> {
     const limit = deadline(timeoutMs, opts.signal);
-    const signal = limit.signal;
-    try {
-      const cap = opts.maxBytes ?? maxBytes;
-      let current = new URL(url);
-      for (let hop = 0; ; hop++) {
-        checkUrl(current);
-        let res;
-        try {
-          res = await request(current, {
-            method: 'GET',
-            dispatcher: agent,
-            signal,
-            headers: {
-              'user-agent': o.userAgent ?? DEFAULT_USER_AGENT,
-              accept: 'text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5',
-              'accept-encoding': 'gzip, deflate, br',
-              ...opts.headers,
-            },
-          });
-        } catch (e) {
-          throw classify(e, signal);
-        }
-        const headers = flatHeaders(res.headers);
-        if (res.statusCode >= 300 && res.statusCode < 400 && res.statusCode !== 304 && headers.location) {
-          await res.body.dump();
-          if (hop >= maxRedirects) throw new AcquireError('too_many_redirects', 'permanent', `more than ${maxRedirects} redirects`);
-          current = redirectTarget(headers.location, current);
-          await opts.beforeRedirect?.(current);
-          continue;
-        }
-        const declared = Number(headers['content-length']);
-        if (!opts.truncate && Number.isFinite(declared) && declared > cap) {
-          res.body.destroy();
-          throw new AcquireError('too_large', 'permanent', `the body is larger than ${cap} bytes`);
-        }
-        let read;
-        try {
-          read = await readCapped(decoded(res.body as unknown as Readable, headers['content-encoding']), cap, opts.truncate === true);
-        } catch (e) {
-          throw classify(e, signal);
-        }
-        const answer: RawResponse = { requestedUrl: url, url: current.toString(), status: res.statusCode, headers, body: read.body, fetchedAt: Date.now() };
-        if (read.truncated) answer.truncated = true;
-        return answer;
+    return getWithin(url, opts, limit.signal).finally(limit.clear);
+  }
+
+  /** `get` until `signal` aborts: the time it is given, or its caller's going. */
+  async function getWithin(url: string, opts: GetOptions, signal: AbortSignal): Promise<RawResponse> {
+    const cap = opts.maxBytes ?? maxBytes;
+    let current = new URL(url);
+    for (let hop = 0; ; hop++) {
+      checkUrl(current);
+      let res;
+      try {
+        res = await request(current, {
+          method: 'GET',
+          dispatcher: agent,
+          signal,
+          headers: {
+            'user-agent': o.userAgent ?? DEFAULT_USER_AGENT,
+            accept: 'text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5',
+            'accept-encoding': 'gzip, deflate, br',
+            ...opts.headers,
+          },
+        });
+      } catch (e) {
+        throw classify(e, signal);
       }
-    } finally {
-      limit.clear();
+      const headers = flatHeaders(res.headers);
+      if (res.statusCode >= 300 && res.statusCode < 400 && res.statusCode !== 304 && headers.location) {
+        await res.body.dump();
+        if (hop >= maxRedirects) throw new AcquireError('too_many_redirects', 'permanent', `more than ${maxRedirects} redirects`);
+        current = redirectTarget(headers.location, current);
+        await opts.beforeRedirect?.(current);
+        continue;
+      }
+      const declared = Number(headers['content-length']);
+      if (!opts.truncate && Number.isFinite(declared) && declared > cap) {
+        res.body.destroy();
+        throw new AcquireError('too_large', 'permanent', `the body is larger than ${cap} bytes`);
+      }
+      let read;
+      try {
+        read = await readCapped(decoded(res.body as unknown as Readable, headers['content-encoding']), cap, opts.truncate === true);
+      } catch (e) {
+        throw classify(e, signal);
+      }
+      const answer: RawResponse = { requestedUrl: url, url: current.toString(), status: res.statusCode, headers, body: read.body, fetchedAt: Date.now() };
+      if (read.truncated) answer.truncated = true;
+      return answer;
     }
   }
 

@@ -87,32 +87,32 @@ export function createClient(options: ClientOptions) {
     : { 'x-service-title': options.appTitle ?? 'websearch-cli' };
 
   /** The answer at `path` when it has the shape `is` checks; an ApiError for a failure or an answer of another shape. */
-  async function call<T>(path: string, init: RequestInit, cancel: AbortSignal | undefined, is: (v: unknown) => v is T): Promise<T> {
-    // The answer read within the time too: the deadline is cleared only once it is in.
+  function call<T>(path: string, init: RequestInit, cancel: AbortSignal | undefined, is: (v: unknown) => v is T): Promise<T> {
     const limit = deadline(options.timeoutMs ?? 60_000, cancel);
+    return callWithin(path, init, limit.signal, is).finally(limit.clear);
+  }
+
+  /** `call` until `signal` aborts: the time it is given (the answer read too), or `cancel`. */
+  async function callWithin<T>(path: string, init: RequestInit, signal: AbortSignal, is: (v: unknown) => v is T): Promise<T> {
+    const res = await fetch(`${base}${path}`, {
+      ...init,
+      headers: { ...headers, ...(init.headers as Record<string, string>) },
+      signal,
+    });
+    const text = await res.text();
+    let body: unknown;
     try {
-      const res = await fetch(`${base}${path}`, {
-        ...init,
-        headers: { ...headers, ...(init.headers as Record<string, string>) },
-        signal: limit.signal,
-      });
-      const text = await res.text();
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new ApiError(res.status, undefined, `HTTP ${res.status}: ${text.slice(0, 200)}`);
-      }
-      if (!res.ok) {
-        if (isErrorBody(body)) throw new ApiError(res.status, body, `HTTP ${res.status} ${body.code}: ${body.error}`);
-        throw new ApiError(res.status, undefined, `HTTP ${res.status}: ${text.slice(0, 200)}`);
-      }
-      // What answers at the address may be no websearch server (or a proxy's page): said, not used.
-      if (!is(body)) throw new ApiError(res.status, undefined, `HTTP ${res.status}, but not an answer of this API: ${text.slice(0, 200)}`);
-      return body;
-    } finally {
-      limit.clear();
+      body = JSON.parse(text);
+    } catch {
+      throw new ApiError(res.status, undefined, `HTTP ${res.status}: ${text.slice(0, 200)}`);
     }
+    if (!res.ok) {
+      if (isErrorBody(body)) throw new ApiError(res.status, body, `HTTP ${res.status} ${body.code}: ${body.error}`);
+      throw new ApiError(res.status, undefined, `HTTP ${res.status}: ${text.slice(0, 200)}`);
+    }
+    // What answers at the address may be no websearch server (or a proxy's page): said, not used.
+    if (!is(body)) throw new ApiError(res.status, undefined, `HTTP ${res.status}, but not an answer of this API: ${text.slice(0, 200)}`);
+    return body;
   }
 
   return {

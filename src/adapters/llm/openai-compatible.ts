@@ -203,50 +203,48 @@ async function extractInParts(call: (m: Message[], signal: AbortSignal) => Promi
 
 export function createOpenAiCompatibleExtractor(o: OpenAiCompatibleOptions): LlmExtractor {
   const url = `${o.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  /** One call: its answer's text and tokens, or a ServiceError. */
-  const call = async (messages: Message[], signal?: AbortSignal): Promise<Answer> => {
-    // The answer read within the time too: the deadline is cleared only once it is in.
+  /** One call: its answer's text and tokens, or a ServiceError, within `timeoutMs` (the answer read too). */
+  const call = (messages: Message[], signal?: AbortSignal): Promise<Answer> => {
     const limit = deadline(o.timeoutMs, signal);
+    return callWithin(messages, limit.signal).finally(limit.clear);
+  };
+  const callWithin = async (messages: Message[], signal: AbortSignal): Promise<Answer> => {
+    let res: Response;
     try {
-      let res: Response;
-      try {
-        res = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) },
-          body: JSON.stringify({ model: o.model, messages, max_tokens: o.maxOutputTokens, temperature: 0 }),
-          signal: limit.signal,
-        });
-      } catch (e) {
-        if ((e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError') throw new ServiceError('extraction_timeout');
-        throw new ServiceError('extraction_failed', 'The language model could not be reached', { cause: e });
-      }
-      let body: { choices?: { message?: { content?: unknown; refusal?: unknown } | null }[] | null; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null } | null;
-      let raw: string;
-      try {
-        raw = await readCapped(res);
-      } catch (e) {
-        if (e instanceof ServiceError) throw e;
-        if ((e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError') throw new ServiceError('extraction_timeout');
-        throw new ServiceError('extraction_failed', 'The language model\'s answer could not be read', { cause: e });
-      }
-      try {
-        body = JSON.parse(raw) as typeof body;
-      } catch {
-        throw new ServiceError('extraction_failed', `The language model answered ${res.status} with a body that is not JSON`);
-      }
-      if (!res.ok) {
-        throw new ServiceError('extraction_failed', res.status === 429 ? 'The language model is rate limited; retry later' : `The language model answered ${res.status}`);
-      }
-      // Any JSON at all may come back: each part is checked for the shape it should have.
-      const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
-      const message = typeof choice === 'object' && choice !== null ? choice.message : undefined;
-      if (typeof message?.refusal === 'string' && message.refusal.trim()) throw new ServiceError('extraction_failed', 'The language model refused the instruction');
-      const text = typeof message?.content === 'string' ? message.content.trim() : '';
-      if (!text) throw new ServiceError('extraction_failed', 'The language model gave an empty answer');
-      return { text, promptTokens: tokens(body?.usage?.prompt_tokens), completionTokens: tokens(body?.usage?.completion_tokens) };
-    } finally {
-      limit.clear();
+      res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) },
+        body: JSON.stringify({ model: o.model, messages, max_tokens: o.maxOutputTokens, temperature: 0 }),
+        signal,
+      });
+    } catch (e) {
+      if ((e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError') throw new ServiceError('extraction_timeout');
+      throw new ServiceError('extraction_failed', 'The language model could not be reached', { cause: e });
     }
+    let body: { choices?: { message?: { content?: unknown; refusal?: unknown } | null }[] | null; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null } | null;
+    let raw: string;
+    try {
+      raw = await readCapped(res);
+    } catch (e) {
+      if (e instanceof ServiceError) throw e;
+      if ((e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError') throw new ServiceError('extraction_timeout');
+      throw new ServiceError('extraction_failed', 'The language model\'s answer could not be read', { cause: e });
+    }
+    try {
+      body = JSON.parse(raw) as typeof body;
+    } catch {
+      throw new ServiceError('extraction_failed', `The language model answered ${res.status} with a body that is not JSON`);
+    }
+    if (!res.ok) {
+      throw new ServiceError('extraction_failed', res.status === 429 ? 'The language model is rate limited; retry later' : `The language model answered ${res.status}`);
+    }
+    // Any JSON at all may come back: each part is checked for the shape it should have.
+    const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
+    const message = typeof choice === 'object' && choice !== null ? choice.message : undefined;
+    if (typeof message?.refusal === 'string' && message.refusal.trim()) throw new ServiceError('extraction_failed', 'The language model refused the instruction');
+    const text = typeof message?.content === 'string' ? message.content.trim() : '';
+    if (!text) throw new ServiceError('extraction_failed', 'The language model gave an empty answer');
+    return { text, promptTokens: tokens(body?.usage?.prompt_tokens), completionTokens: tokens(body?.usage?.completion_tokens) };
   };
   return {
     async extract(instruction: string, page: LlmPage, options: { signal?: AbortSignal } = {}): Promise<LlmAnswer> {
