@@ -253,7 +253,7 @@ describe('pruning the page log', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), (
       const local = new SqlitePageStore(db);
       const said: string[] = [];
       // Reporting at every sync unless told (a serving machine reports every 30 s).
-      const pages = new ReplicatedPageStore(local, new PgPageLog(pool), (level, msg) => said.push(`${level} ${msg}`), reportEveryMs);
+      const pages = new ReplicatedPageStore(local, new PgPageLog(pool), (level, msg, details) => said.push(level === 'warn' ? `${level} ${msg} ${JSON.stringify(details)}` : `${level} ${msg}`), reportEveryMs);
       return { db, local, pages, said };
     };
     const seqs = async () => (await pg.pool.query<{ seq: number }>('SELECT seq FROM page_log ORDER BY seq')).rows.map((r) => r.seq);
