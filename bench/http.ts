@@ -17,8 +17,7 @@ import { parseArgs } from 'node:util';
 import type { IndexHit, IndexQuery } from '../src/ports/index-store.js';
 import { parseSearchRequest } from '../src/core/requests.js';
 import { search as searchOp } from '../src/ops/search.js';
-import { queryReadings } from '../src/core/text.js';
-import { describeHttpFigure, httpFigure, type HttpTier, openServedIndex } from './http-figure.js';
+import { describeHttpFigure, engineAloneQuery, httpFigure, type HttpTier, openServedIndex } from './http-figure.js';
 import { benchQuerySets, cachedCorpus, computeFor } from './scifact.js';
 
 const { values } = parseArgs({
@@ -55,7 +54,7 @@ for (const [set, qs] of benchQuerySets(Number(values.queries))) {
     for (const q of qs) {
       await searchOp(services, parseSearchRequest({ query: q }, { now: services.clock.now() }));
       // And as the figure times the engine alone (bench/http-figure.ts).
-      await engine.search({ ...queryReadings(q), limit: 10 });
+      await engine.search(engineAloneQuery(q));
     }
     engine.search = async (query: IndexQuery) => {
       computeFor(standIn);

@@ -47,11 +47,7 @@ async function refresh(deps: SearchDeps, results: SearchResult[], query: Snippet
       }
     }
   };
-  try {
-    await Promise.all(Array.from({ length: Math.min(REALTIME_CONCURRENCY, results.length) }, worker));
-  } finally {
-    limit.clear();
-  }
+  await Promise.all(Array.from({ length: Math.min(REALTIME_CONCURRENCY, results.length) }, worker)).finally(limit.clear);
 }
 
 /** Whether a page's description only repeats its title, or part of it (`og:description` set to the headline): it says nothing more. */

@@ -374,7 +374,7 @@ export class ReplicatedPageStore implements PageStore {
         (r) => {
           if (r.deleted > 0 || r.forgotten > 0) this.say('info', 'page log pruned', r);
         },
-        (e: unknown) => this.say('warn', 'page log not pruned; the next prune tries again', { err: String(e), cause: String((e as Error).cause) }),
+        (e: unknown) => this.say('warn', 'page log not pruned; the next prune tries again', { err: String(e), ...(e instanceof Error && e.cause !== undefined && { cause: String(e.cause) }) }),
       );
       void this.pruning.finally(() => (this.pruning = undefined));
     };
