@@ -18,6 +18,8 @@ export class WireClient {
   private readonly ready: Promise<void>;
   private buffered: Buffer = Buffer.alloc(0);
   private waiting: { resolve: (r: WireResponse) => void; reject: (e: Error) => void } | undefined;
+  /** The connection has closed (the server closed it, or `close`): a request then fails at once. */
+  private closed = false;
 
   /** `onData`: called as each piece of a response arrives (the benchmark's stage marks). */
   constructor(
@@ -36,15 +38,27 @@ export class WireClient {
       this.deliver();
     });
     this.socket.on('error', (e) => this.fail(e));
-    this.socket.on('close', () => this.fail(new Error('connection closed')));
+    this.socket.on('close', () => {
+      this.closed = true;
+      this.fail(new Error('connection closed'));
+    });
   }
 
   /** POSTs a JSON body; one request at a time. */
-  async post(path: string, json: string, headers: Record<string, string> = {}): Promise<WireResponse> {
+  post(path: string, json: string, headers: Record<string, string> = {}): Promise<WireResponse> {
+    return this.send(`POST ${path} HTTP/1.1\r\nhost: ${this.origin.host}\r\ncontent-type: application/json\r\n`, Buffer.from(json), headers);
+  }
+
+  /** GETs `path` (its query string included); one request at a time. */
+  get(path: string, headers: Record<string, string> = {}): Promise<WireResponse> {
+    return this.send(`GET ${path} HTTP/1.1\r\nhost: ${this.origin.host}\r\n`, Buffer.alloc(0), headers);
+  }
+
+  private async send(start: string, body: Buffer, headers: Record<string, string>): Promise<WireResponse> {
     await this.ready;
     if (this.waiting) throw new Error('one request at a time');
-    const body = Buffer.from(json);
-    let head = `POST ${path} HTTP/1.1\r\nhost: ${this.origin.host}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n`;
+    if (this.closed) throw new Error('connection closed');
+    let head = `${start}content-length: ${body.length}\r\n`;
     for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
     const response = new Promise<WireResponse>((resolve, reject) => (this.waiting = { resolve, reject }));
     this.socket.write(Buffer.concat([Buffer.from(`${head}\r\n`), body]));
