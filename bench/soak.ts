@@ -23,8 +23,9 @@
  *
  * Every `--every` seconds it prints the requests per second, p50 and p99 of the requests that
  * ended in that interval, and the server's resident memory, anonymous and mapped files apart (with
- * `--workers N`, the sum over its processes); at the end, the growth of the anonymous memory over the second half of the run in MiB per
- * hour, and the ledger's check: the organization's balance after the server has stopped must be
+ * `--workers N`, the sum over its processes); at the end, each kind's statuses, p50 and p99, the
+ * growth of the anonymous memory over the second half of the run in MiB per hour, and the
+ * ledger's check: the organization's balance after the server has stopped must be
  * its credit less 4,000 micro-USD for each keyed request answered 200, and none for the others. A
  * response of 5xx, a status other than the one its kind expects, or a balance off by any amount
  * ends the run with exit code 1.
@@ -179,8 +180,9 @@ const serve = () =>
 let server = await serve();
 /**
  * Set from the SIGTERM of a restart until the next server answers; `epoch` counts the SIGTERMs. A
- * request sent before or during a restart may be answered 503 (the server closing) or have its
- * connection closed; any other time, either is a failure.
+ * request on a connection to a server that is closing or gone (opened before the last SIGTERM) may
+ * be answered 503 or have its connection closed; on any other, either is a failure. The clients
+ * do not wait for a restart to send: they go on over their open connections until one fails.
  */
 let restarting: Promise<void> | undefined;
 let epoch = 0;
@@ -225,25 +227,26 @@ try {
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
       let client = new WireClient(server.base);
+      /** The epoch the connection was opened in. */
+      let opened = epoch;
       const ask = asker(rng(seed * 1000 + c));
       const reconnect = async () => {
         client.close();
         await restarting;
+        opened = epoch;
         client = new WireClient(server.base);
       };
       try {
         while (performance.now() < end) {
-          if (restarting) await reconnect();
           const a = ask();
           const t = performance.now();
           const sent = a.keyless ? keylessHeaders : headers;
-          const sentIn = epoch;
           const answered = a.method === 'POST' ? client.post(a.path, a.body!, sent) : client.get(a.path, sent);
           const res = await answered.catch((e: unknown) => {
-            if (!restarting && epoch === sentIn) throw e;
+            if (!restarting && opened === epoch) throw e;
             return undefined;
           });
-          if (!res || (res.status === 503 && (restarting || epoch !== sentIn))) {
+          if (!res || (res.status === 503 && (restarting || opened !== epoch))) {
             // Cut by a restart: not answered, so never charged.
             cut++;
             await reconnect();
