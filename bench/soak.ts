@@ -39,6 +39,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { KEYED_REQUEST_COST } from '../src/access/keyed/keyed-tier.js';
 import { createServices } from '../src/config/services.js';
@@ -205,22 +206,29 @@ const sampler = setInterval(() => {
   const lat = interval.sort((a, b) => a - b);
   interval = [];
   const at = (performance.now() - start) / 60_000;
-  if (restarting) return; // the server is being replaced
+  const row = `| ${f(at)} | ${f(lat.length / every, 0)} | ${f(percentile(lat, 50), 2)} | ${f(percentile(lat, 99), 2)} |`;
+  // While the server is being replaced, there is none to measure.
+  if (restarting) return console.log(`${row} (restarting) | |`);
   const { anon, file } = residentMib(server.pid);
   samples.push({ at, mib: anon });
-  console.log(`| ${f(at)} | ${f(lat.length / every, 0)} | ${f(percentile(lat, 50), 2)} | ${f(percentile(lat, 99), 2)} | ${f(anon, 0)} | ${f(file, 0)} |`);
+  console.log(`${row} ${f(anon, 0)} | ${f(file, 0)} |`);
 }, every * 1000);
 /** The server stopped (SIGTERM, in-flight requests finished) and started again, `restarts` times evenly through the run, under load. */
+const halt = new AbortController();
 const restarter = (async () => {
   for (let r = 1; r <= restarts; r++) {
-    await new Promise((resolve) => setTimeout(resolve, start + (r * minutes * 60_000) / (restarts + 1) - performance.now()));
+    await delay(Math.max(0, start + (r * minutes * 60_000) / (restarts + 1) - performance.now()), undefined, { signal: halt.signal });
     let up!: () => void;
     restarting = new Promise((resolve) => (up = resolve));
     epoch++;
-    await server.stop();
-    server = await serve();
-    restarting = undefined;
-    up();
+    try {
+      await server.stop();
+      server = await serve();
+    } finally {
+      // (Had the new server not started, the clients' next requests fail, and the run with them.)
+      restarting = undefined;
+      up();
+    }
   }
 })();
 try {
@@ -278,6 +286,7 @@ try {
   await restarter;
 } finally {
   clearInterval(sampler);
+  halt.abort();
   await restarter.catch(() => {});
   await server.stop();
 }
