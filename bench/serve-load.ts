@@ -14,11 +14,9 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createServices } from '../src/config/services.js';
-import { loadSettings } from '../src/config/settings.js';
 import { createFundedKey } from '../test/helpers.js';
 import { benchQuerySets, percentile } from './scifact.js';
-import { startServe } from './serve-process.js';
+import { startServe, withServices } from './serve-process.js';
 import { WireClient } from './wire-client.js';
 
 const { values } = parseArgs({
@@ -42,12 +40,7 @@ const bodies = queries.map((q) => JSON.stringify({ query: q.slice(0, 2000) }));
 /** The headers of every request: a key of a new organization `bench` (its rate limit out of the way, a million USD of credit), or an application title. */
 async function requestHeaders(): Promise<Record<string, string>> {
   if (!keyed) return { 'x-service-title': 'bench' };
-  const services = await createServices(loadSettings({ env: {}, flags: { databaseUrl: `sqlite:${path}` } }));
-  try {
-    return { 'x-api-key': (await createFundedKey(services, 1e12, 1_000_000, 'bench')).key };
-  } finally {
-    await services.close();
-  }
+  return { 'x-api-key': (await withServices(path, (services) => createFundedKey(services, 1e12, 1_000_000, 'bench'))).key };
 }
 const headers = await requestHeaders();
 

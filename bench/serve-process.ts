@@ -2,6 +2,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { createServices, type Services } from '../src/config/services.js';
+import { loadSettings } from '../src/config/settings.js';
 
 export const CLI = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
 
@@ -30,4 +32,14 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv): Promis
       if (child.exitCode === null) await once(child, 'exit');
     },
   };
+}
+
+/** `f` on the services of the SQLite database at `path` (default settings), closed after: what a benchmark writes or reads beside the server. */
+export async function withServices<T>(path: string, f: (services: Services) => Promise<T>): Promise<T> {
+  const services = await createServices(loadSettings({ env: {}, flags: { databaseUrl: `sqlite:${path}` } }));
+  try {
+    return await f(services);
+  } finally {
+    await services.close();
+  }
 }

@@ -42,12 +42,10 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { KEYED_REQUEST_COST } from '../src/access/keyed/keyed-tier.js';
-import { createServices } from '../src/config/services.js';
-import { loadSettings } from '../src/config/settings.js';
 import { queryTerms } from '../src/core/text.js';
 import { createFundedKey } from '../test/helpers.js';
 import { benchQuerySets, percentile, picker, rng } from './scifact.js';
-import { startServe } from './serve-process.js';
+import { startServe, withServices } from './serve-process.js';
 import { WireClient } from './wire-client.js';
 
 const { values } = parseArgs({
@@ -160,14 +158,7 @@ function residentMib(pid: number): { anon: number; file: number } {
 }
 
 const CREDIT = 1e12;
-const { org, key } = await (async () => {
-  const services = await createServices(loadSettings({ env: {}, flags: { databaseUrl: `sqlite:${path}` } }));
-  try {
-    return await createFundedKey(services, CREDIT, 1_000_000, 'soak');
-  } finally {
-    await services.close();
-  }
-})();
+const { org, key } = await withServices(path, (services) => createFundedKey(services, CREDIT, 1_000_000, 'soak'));
 const headers = { 'x-api-key': key };
 const keylessHeaders = { 'x-service-title': 'soak' };
 // Run as `npm start` runs it (glibc's threshold: README, MALLOC_MMAP_THRESHOLD_).
@@ -306,14 +297,7 @@ if (restarts === 0 && later.length >= 2) {
   const slope = later.reduce((a, s) => a + (s.at - mx) * (s.mib - my), 0) / later.reduce((a, s) => a + (s.at - mx) ** 2, 0);
   console.log(`\nAnonymous memory: ${f(samples[0]!.mib, 0)} MiB at the first sample, ${f(samples.at(-1)!.mib, 0)} at the last; over the second half ${f(slope * 60)} MiB per hour`);
 }
-const balance = await (async () => {
-  const services = await createServices(loadSettings({ env: {}, flags: { databaseUrl: `sqlite:${path}` } }));
-  try {
-    return await services.ledger.balance(org.id);
-  } finally {
-    await services.close();
-  }
-})();
+const balance = await withServices(path, (services) => services.ledger.balance(org.id));
 const charged = CREDIT - (balance ?? NaN);
 const expected = charges * KEYED_REQUEST_COST;
 console.log(`Ledger: ${charges} keyed requests answered 200, ${charged} micro-USD charged, ${expected} expected: ${charged === expected ? 'exact' : 'OFF'}`);
