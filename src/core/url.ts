@@ -17,8 +17,29 @@ export function normalizeUrl(raw: string): string | undefined {
   if (u.hostname.endsWith('.')) u.hostname = u.hostname.slice(0, -1);
   // A host with an empty label (`a..b`, `a..`) names nothing DNS can answer for.
   if (u.hostname.split('.').includes('')) return undefined;
+  if (u.pathname.includes('%')) u.pathname = normalEscapes(u.pathname);
+  if (u.search.includes('%')) u.search = normalEscapes(u.search);
   if (u.search === '' || TRACKING.test(u.search)) u.search = withoutTracking(u.search);
   return u.toString();
+}
+
+/**
+ * Percent-escapes in their normal form (RFC 3986 6.2.2): an escaped unreserved character (a
+ * letter, a digit, `-`, `.`, `_`, `~`) as the character, any other escape in upper case. URLs
+ * that differ only there name the same resource, and links write them every way (`/%7Euser/`
+ * and `/~user/`; `%c3%a9` and `%C3%A9`), where WHATWG URL leaves escapes as they were written.
+ * A query's `url:` prefix and `inurl:` text are read so too, as the URLs they are compared with.
+ */
+export function normalEscapes(text: string): string {
+  return text.replace(/%([0-9a-f]{2})/gi, (escape: string, hex: string) => {
+    const c = Number.parseInt(hex, 16);
+    return isUnreserved(c) ? String.fromCharCode(c) : escape.toUpperCase();
+  });
+}
+
+/** Whether a character code is RFC 3986's `unreserved`: ALPHA, DIGIT, `-`, `.`, `_`, `~`. */
+function isUnreserved(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x5f || c === 0x7e;
 }
 
 /**

@@ -18,7 +18,7 @@ import { ServiceError } from './errors.js';
 import { LANG_TAG_RE } from './language.js';
 import { fileTypesServedAs } from './media-type.js';
 import { joinedCompounds, words } from './text.js';
-import { parseSiteFilter, urlFileType } from './url.js';
+import { normalEscapes, parseSiteFilter, urlFileType } from './url.js';
 
 export type WebqlNode =
   | { kind: 'and'; children: WebqlNode[] }
@@ -233,10 +233,11 @@ class Parser {
         if (!LANG_TAG_RE.test(tag)) throw syntaxError(valuePos, 'lang: needs a language tag such as en or pt-br');
         return { kind: 'lang', tag };
       }
+      // Compared with stored URLs, whose escapes are in their normal form (core/url.ts).
       case 'url':
-        return { kind: 'url', prefix: value };
+        return { kind: 'url', prefix: normalEscapes(value) };
       case 'inurl':
-        return { kind: 'inurl', text: value };
+        return { kind: 'inurl', text: normalEscapes(value) };
       case 'filetype':
       case 'ext': {
         const ext = fileTypeOf(value);

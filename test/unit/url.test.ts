@@ -1,13 +1,34 @@
 /**
  * A page's identity (core/url.ts normalizeUrl): on made-up URLs of the parts that have more than one
  * spelling (cases, trailing dots, default ports, dot segments, escapes, internationalized hosts,
- * credentials, fragments), the normal form is its own normal form and names the same resource, and
- * a host with an empty label is refused.
+ * credentials, fragments), the normal form is its own normal form and names the same resource (its
+ * escapes in their normal form: RFC 3986 6.2.2), and a host with an empty label is refused.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { picker, rng } from '../../bench/scifact.js';
 import { normalizeUrl, parseSiteFilter, urlAuthority, urlFileType, urlTwins } from '../../src/core/url.js';
+
+/**
+ * `text` with each percent-escape as the normal form writes it (RFC 3986 6.2.2), read one
+ * character at a time: an unreserved character's (a letter, a digit, - . _ ~) as the character,
+ * any other's in upper case.
+ */
+function escapesRead(text: string): string {
+  const unreserved = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~';
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const hex = text.slice(i + 1, i + 3);
+    if (text[i] === '%' && /^[0-9a-f]{2}$/i.test(hex)) {
+      const c = String.fromCharCode(Number.parseInt(hex, 16));
+      out += unreserved.includes(c) ? c : `%${hex.toUpperCase()}`;
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
 
 describe('normalizeUrl', () => {
   test('the normal form of made-up URLs is its own normal form, and the same scheme, host, port, path and query', () => {
@@ -22,8 +43,8 @@ describe('normalizeUrl', () => {
       const host = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(labels)).join('.') + ending;
       const port = pick(['', '', ':80', ':443', ':8080', ':0080']);
       const credentials = pick(['', '', 'user@', 'user:pass@']);
-      const path = Array.from({ length: Math.floor(random() * 4) }, () => pick(['a', 'B', '.', '..', '%2e', '%7E', 'ü', ' ', ''])).join('/');
-      const raw = `${pick(['', ' '])}${scheme}://${credentials}${host}${port}/${path}${pick(['', '?q=1', '?Q=%41', '?'])}${pick(['', '#top', '#'])}`;
+      const path = Array.from({ length: Math.floor(random() * 4) }, () => pick(['a', 'B', '.', '..', '%2e', '%7E', '%7e', '%2f', '%c3%bc', 'ü', ' ', ''])).join('/');
+      const raw = `${pick(['', ' '])}${scheme}://${credentials}${host}${port}/${path}${pick(['', '?q=1', '?Q=%41', '?a=%2b%7e', '?'])}${pick(['', '#top', '#'])}`;
       const normal = normalizeUrl(raw);
       assert.equal(normal === undefined, ending === '..', raw);
       if (normal === undefined) {
@@ -36,7 +57,8 @@ describe('normalizeUrl', () => {
       assert.equal(b.username + b.password, '', raw);
       assert.ok(!b.hostname.endsWith('.') && !b.hostname.split('.').includes(''), raw);
       assert.equal(b.hostname, a.hostname.replace(/\.$/, ''), raw);
-      assert.deepEqual([b.protocol, b.port, b.pathname, b.search], [a.protocol, a.port, a.pathname, a.search], raw);
+      assert.deepEqual([b.protocol, b.port, b.pathname, b.search], [a.protocol, a.port, escapesRead(a.pathname), escapesRead(a.search)], raw);
+      assert.equal(escapesRead(normal), normal, raw);
     }
     assert.ok(refused > 100 && refused < 2_500, `${refused} refused`);
   });
@@ -51,6 +73,25 @@ describe('normalizeUrl', () => {
       ['https://a.test/x?ref=main&utm_campaignx=1&_gaxyz=2&page=2', 'https://a.test/x?ref=main&_gaxyz=2&page=2'],
       ['https://a.test/x?a=1&&b=2', 'https://a.test/x?a=1&&b=2'],
       ['https://a.test/x?%E0%A4%A=1&utm_id=2', 'https://a.test/x?%E0%A4%A=1'],
+    ];
+    for (const [raw, normal] of cases) {
+      assert.equal(normalizeUrl(raw), normal, raw);
+      assert.equal(normalizeUrl(normal), normal, `${normal} is its own normal form`);
+    }
+  });
+
+  test('percent-escapes: an unreserved character\'s is the character, any other is in upper case, in the path and the query', () => {
+    const cases: [string, string][] = [
+      ['https://a.test/%7Euser/', 'https://a.test/~user/'],
+      ['https://a.test/%7euser/%41%62%2D%2E%5F%30', 'https://a.test/~user/Ab-._0'],
+      ['https://a.test/caf%c3%a9', 'https://a.test/caf%C3%A9'],
+      ['https://a.test/café', 'https://a.test/caf%C3%A9'],
+      ['https://a.test/a%2fb%3f%23', 'https://a.test/a%2Fb%3F%23'],
+      ['https://a.test/x?q=%7e%2b%26&r=a%20b', 'https://a.test/x?q=~%2B%26&r=a%20b'],
+      ['https://a.test/x?utm%5Fsource=tw&b=1', 'https://a.test/x?b=1'],
+      ['https://a.test/a%252Fb', 'https://a.test/a%252Fb'],
+      ['https://a.test/a%zz%4', 'https://a.test/a%zz%4'],
+      ['https://a.test/a/.%2E%2E/b', 'https://a.test/a/.../b'],
     ];
     for (const [raw, normal] of cases) {
       assert.equal(normalizeUrl(raw), normal, raw);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { standardWords } from '../../src/ops/search.js';
 import { describe, test } from 'node:test';
 import { ServiceError } from '../../src/core/errors.js';
 import { mediaTypesOf, normalizeMediaType } from '../../src/core/media-type.js';
@@ -67,6 +68,10 @@ describe('webql parser', () => {
     assert.match(syntaxError('intitle:...').message, /^webql: intitle: needs a word at position 8$/);
     assert.deepEqual(parseWebql('url:https://example.com/docs/'), { kind: 'url', prefix: 'https://example.com/docs/' });
     assert.deepEqual(parseWebql('inurl:Blog'), { kind: 'inurl', text: 'Blog' });
+    // Escapes read as stored URLs write them (core/url.ts normalEscapes): /%7euser/ is stored as /~user/.
+    assert.deepEqual(parseWebql('url:https://a.test/%7euser/caf%c3%a9'), { kind: 'url', prefix: 'https://a.test/~user/caf%C3%A9' });
+    assert.deepEqual(parseWebql('inurl:%7Euser'), { kind: 'inurl', text: '~user' });
+    assert.deepEqual(standardWords('notes inurl:%7Euser').requireFields, [{ kind: 'inurl', text: '~user' }], "a standard query's inurl: too");
     assert.deepEqual(parseWebql('filetype:PDF'), { kind: 'filetype', ext: 'pdf' });
     assert.deepEqual(parseWebql('ext:.pdf'), { kind: 'filetype', ext: 'pdf' });
     assert.match(syntaxError('filetype:p.df').message, /^webql: filetype: needs a file type such as pdf at position 9$/);
