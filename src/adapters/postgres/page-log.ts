@@ -27,6 +27,7 @@ import { randomUUID } from 'node:crypto';
 import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
 import { type SqlitePageStore, withOptionalColumns } from '../sqlite/page-store.js';
 import type { LogFn } from '../../core/log.js';
+import { normalizeUrl } from '../../core/url.js';
 import { inTransaction, type PgPool } from './database.js';
 
 /** Any number: the appenders' advisory lock, distinct from the migrations'. */
@@ -65,8 +66,13 @@ export type VersionColumns = Pick<LogRow, 'url' | 'acquired_at' | 'published_at'
   searchable: boolean | number;
 };
 
+/**
+ * A row of the log (or of a file being copied into it) as a version to store. Its URL is read in
+ * the normal form of this release (core/url.ts normalizeUrl): a row appended by an older one may
+ * write its escapes otherwise, and the page is the one the file keeps under the normal form.
+ */
 export function toNewVersion(r: VersionColumns): NewVersion {
-  return withOptionalColumns({ url: r.url, content: r.content, acquiredAt: r.acquired_at, searchable: r.searchable === true || r.searchable === 1 }, r);
+  return withOptionalColumns({ url: normalizeUrl(r.url) ?? r.url, content: r.content, acquiredAt: r.acquired_at, searchable: r.searchable === true || r.searchable === 1 }, r);
 }
 
 export class PgPageLog {

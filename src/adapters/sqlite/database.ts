@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeDirs } from '../make-dirs.js';
 import { PASSAGES_FORMAT } from '../../core/passages.js';
-import { urlFileType } from '../../core/url.js';
+import { normalizeUrl, urlFileType } from '../../core/url.js';
 
 export type Db = Database.Database;
 
@@ -353,6 +353,22 @@ ${FTS5_SCHEMA}
   -- search to them (engine-index-store.ts versionsNotOfType); empty once every page was read again.
   CREATE INDEX versions_untyped ON versions(id) WHERE media_type IS NULL;
   `,
+  `
+  -- Percent-escapes in their normal form (core/url.ts normalizeUrl, here normal_url): an escaped
+  -- letter, digit, - . _ or ~ as itself, any other escape in upper case, so that /%7Euser/ and
+  -- /~user/ are one page. A page stored under another spelling takes the normal one, its URL's
+  -- file type read again (/report.%70df names a pdf); where a page already has it (both spellings
+  -- were stored), the other keeps its own (OR IGNORE), a page apart as before. The URL's words,
+  -- which the search index holds, are the same either way (the escapes are read as what they
+  -- stand for: engine-index-store.ts urlText). A crawl's queued URL and a fetch's validators
+  -- take it too; a second spelling of one already there is dropped.
+  UPDATE OR IGNORE pages SET url = normal_url(url), url_type = url_file_type(normal_url(url))
+    WHERE instr(url, '%') > 0 AND normal_url(url) != url;
+  UPDATE OR IGNORE crawl_frontier SET url = normal_url(url) WHERE instr(url, '%') > 0 AND normal_url(url) != url;
+  DELETE FROM crawl_frontier WHERE instr(url, '%') > 0 AND normal_url(url) != url;
+  UPDATE OR IGNORE fetch_validators SET url = normal_url(url) WHERE instr(url, '%') > 0 AND normal_url(url) != url;
+  DELETE FROM fetch_validators WHERE instr(url, '%') > 0 AND normal_url(url) != url;
+  `,
 ];
 
 /**
@@ -393,8 +409,10 @@ export function openDatabase(options: OpenOptions): Db {
 
 function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  // For migration 20, which keys the stored descriptions, and 23, which keeps the type each URL names.
+  // For migration 20, which keys the stored descriptions, 23, which keeps the type each URL names,
+  // and 25, which writes URLs' escapes in their normal form.
   if (current < MIGRATIONS.length) {
+    db.function('normal_url', { deterministic: true }, (url: unknown) => (typeof url === 'string' ? (normalizeUrl(url) ?? url) : url));
     db.function('host_description_key', { deterministic: true }, (host: unknown, description: unknown) =>
       typeof host === 'string' && typeof description === 'string' ? descriptionKey(host, description) : null,
     );
