@@ -63,6 +63,10 @@ describe('fetch over HTTP', () => {
     const shared = await get(`url=${encodeURIComponent('https://example.com/article?utm_source=newsletter&utm_medium=email&fbclid=x')}`);
     assert.equal(shared.status, 200);
     assert.equal(shared.body.url, 'https://example.com/article');
+    // Escapes written another way: an unreserved character escaped, hex digits in lower case.
+    const escaped = await get(`url=${encodeURIComponent('https://example.com/%61rtic%6Ce')}`);
+    assert.equal(escaped.status, 200);
+    assert.equal(escaped.body.url, 'https://example.com/article');
   });
 
   test('a URL its site would redirect (the other scheme, a trailing slash, www.) finds the indexed page, under its own URL', async () => {
