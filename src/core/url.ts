@@ -18,6 +18,7 @@ export function normalizeUrl(raw: string): string | undefined {
   // A host with an empty label (`a..b`, `a..`) names nothing DNS can answer for.
   if (u.hostname.split('.').includes('')) return undefined;
   if (u.pathname.includes('%')) u.pathname = normalEscapes(u.pathname);
+  if (u.pathname.includes(';')) u.pathname = u.pathname.replace(SESSION_PATH_PARAM, '');
   if (u.search.includes('%')) u.search = normalEscapes(u.search);
   if (u.search === '' || TRACKING.test(u.search)) u.search = withoutTracking(u.search);
   return u.toString();
@@ -43,12 +44,21 @@ function isUnreserved(c: number): boolean {
 }
 
 /**
- * Query parameters that say where a visitor came from, never what the page holds: campaign tags
- * (`utm_*`), ad click ids (Google, Microsoft, Meta, Yandex, TikTok, X, LinkedIn), Mailchimp's and
- * HubSpot's mail ids, Google Analytics' linker. A link shared from a newsletter carries them, and the
- * page it names is the one without them: one page, one key.
+ * A Java servlet's session id as a path parameter (`/cart;jsessionid=0A1B2C?x=1`): a session's,
+ * never the page's. A site that puts it in its links would have each visit's pages as other pages.
  */
-const TRACKING_PARAMS = 'utm_[a-z0-9_]*|fbclid|gclid|gclsrc|dclid|gbraid|wbraid|msclkid|yclid|ttclid|twclid|li_fat_id|igshid|mc_cid|mc_eid|_hsenc|_hsmi|_ga|_gl|mkt_tok';
+const SESSION_PATH_PARAM = /;jsessionid=[^/;]*/gi;
+
+/**
+ * Query parameters that say where a visitor came from, or which session they are in, never what
+ * the page holds: campaign tags (`utm_*`), ad click ids (Google, Microsoft, Meta, Yandex, TikTok,
+ * X, LinkedIn), Mailchimp's and HubSpot's mail ids, Google Analytics' linker, and the session ids
+ * of Java servlets, PHP and ColdFusion (`jsessionid`, `phpsessid`, `cfid` and `cftoken`). A link
+ * shared from a newsletter carries them, a crawl of a site that keeps sessions in its links meets
+ * them on every page, and the page they name is the one without them: one page, one key.
+ */
+const TRACKING_PARAMS =
+  'utm_[a-z0-9_]*|fbclid|gclid|gclsrc|dclid|gbraid|wbraid|msclkid|yclid|ttclid|twclid|li_fat_id|igshid|mc_cid|mc_eid|_hsenc|_hsmi|_ga|_gl|mkt_tok|jsessionid|phpsessid|cfid|cftoken';
 const TRACKING_NAMES = new RegExp(`^(?:${TRACKING_PARAMS})$`, 'i');
 /** Whether a query may hold one of them (the query is then rewritten). */
 const TRACKING = new RegExp(`[?&](?:${TRACKING_PARAMS})`, 'i');

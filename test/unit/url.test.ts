@@ -63,7 +63,7 @@ describe('normalizeUrl', () => {
     assert.ok(refused > 100 && refused < 2_500, `${refused} refused`);
   });
 
-  test('tracking parameters are taken off (the others stay as written); an empty query leaves no ?', () => {
+  test('tracking parameters and session ids are taken off (the others stay as written); an empty query leaves no ?', () => {
     const cases: [string, string][] = [
       ['https://a.test/x?utm_source=tw&b=1&UTM_Medium=x', 'https://a.test/x?b=1'],
       ['https://a.test/x?fbclid=abc', 'https://a.test/x'],
@@ -73,6 +73,12 @@ describe('normalizeUrl', () => {
       ['https://a.test/x?ref=main&utm_campaignx=1&_gaxyz=2&page=2', 'https://a.test/x?ref=main&_gaxyz=2&page=2'],
       ['https://a.test/x?a=1&&b=2', 'https://a.test/x?a=1&&b=2'],
       ['https://a.test/x?%E0%A4%A=1&utm_id=2', 'https://a.test/x?%E0%A4%A=1'],
+      // Session ids: a servlet's path parameter, and PHP's, servlets' and ColdFusion's in the query.
+      ['https://a.test/cart;jsessionid=0A1B2C?x=1', 'https://a.test/cart?x=1'],
+      ['https://a.test/a;JSESSIONID=abc/b;v=1;jsessionid=d', 'https://a.test/a/b;v=1'],
+      ['https://a.test/x?PHPSESSID=9f&p=2', 'https://a.test/x?p=2'],
+      ['https://a.test/x?CFID=1&CFTOKEN=2&jsessionid=3', 'https://a.test/x'],
+      ['https://a.test/x?sessionid=1&sid=2&cfidx=3', 'https://a.test/x?sessionid=1&sid=2&cfidx=3'],
     ];
     for (const [raw, normal] of cases) {
       assert.equal(normalizeUrl(raw), normal, raw);
