@@ -1,11 +1,12 @@
 /** `websearch serve` as a child process for the benchmarks that measure it over its socket. */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createServices, type Services } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 
-export const CLI = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
+const ROOT = join(import.meta.dirname, '..');
+export const CLI = join(ROOT, 'src', 'cli', 'main.ts');
 
 export interface ServeProcess {
   base: URL;
@@ -13,10 +14,15 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts the server (from TypeScript, through tsx) on a free port and waits until it answers /healthz. */
-export async function startServe(args: string[], env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+/**
+ * Starts the server on a free port and waits until it answers /healthz: from TypeScript, through
+ * tsx, or with `compiled` as `npm start` runs it, from dist/ (built first when older than src/).
+ */
+export async function startServe(args: string[], env: NodeJS.ProcessEnv, compiled = false): Promise<ServeProcess> {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', String(port), ...args], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (compiled && spawnSync(process.execPath, [join(ROOT, 'scripts', 'fresh-build.mjs')], { stdio: 'inherit' }).status !== 0) throw new Error('dist/ could not be built');
+  const cli = compiled ? [join(ROOT, 'dist', 'cli', 'main.js')] : ['--import', 'tsx', CLI];
+  const child = spawn(process.execPath, [...cli, 'serve', '--port', String(port), ...args], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const base = new URL(`http://127.0.0.1:${port}`);
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);

@@ -14,6 +14,7 @@ import { SqlitePageStore } from '../adapters/sqlite/page-store.js';
 import { createServices, PAGE_SYNC_MS, savesIndex } from '../config/services.js';
 import { SAVES_INDEX, type Settings } from '../config/settings.js';
 import { buildApp } from '../http/app.js';
+import { warmUp } from '../ops/warm-up.js';
 import { CommandFailed, parse, settingsFrom } from './args.js';
 
 async function runPrimary(settings: Settings): Promise<void> {
@@ -117,6 +118,13 @@ async function serve(settings: Settings): Promise<void> {
   } catch (e) {
     await app.close();
     throw e;
+  }
+  // And search it, so that the first callers' searches do not run the code uncompiled (ops/warm-up.ts).
+  try {
+    const warmed = await warmUp(services, settings.warmUpMs);
+    if (warmed.searches > 0) app.log.info(warmed, 'warmed up: searched the index before taking requests');
+  } catch (e) {
+    app.log.warn({ err: String(e) }, 'the warm-up searches failed; serving without them');
   }
 
   let stopping = false;

@@ -39,6 +39,8 @@ export interface Settings {
   keylessPerHour: number;
   /** Seconds; in-flight requests get this long to finish on shutdown. */
   shutdownGraceSeconds: number;
+  /** `serve` searches its own index for up to this long before it takes requests (ops/warm-up.ts); 0: not at all. */
+  warmUpMs: number;
   /** Server processes sharing the port (node:cluster); above 1, rate limits are counted in the database. */
   workers: number;
   /** With DATABASE_URL: `serve` prunes the page log daily, waiting for the machines seen in this many days (`websearch share prune --unseen-days`); unset: never. */
@@ -115,6 +117,7 @@ const ENV_NAMES = {
   WEBSEARCH_KEYLESS_RATE_PER_SECOND: 'keylessPerSecond',
   WEBSEARCH_KEYLESS_RATE_PER_HOUR: 'keylessPerHour',
   WEBSEARCH_SHUTDOWN_GRACE_SECONDS: 'shutdownGraceSeconds',
+  WEBSEARCH_WARM_UP_MS: 'warmUpMs',
   WEBSEARCH_WORKERS: 'workers',
   WEBSEARCH_SHARE_PRUNE_DAYS: 'sharePruneDays',
   WEBSEARCH_SEARCH_THREADS: 'searchThreads',
@@ -404,6 +407,7 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     keylessPerSecond: int('WEBSEARCH_KEYLESS_RATE_PER_SECOND', raw.keylessPerSecond ?? 10, 1, 1_000_000),
     keylessPerHour: int('WEBSEARCH_KEYLESS_RATE_PER_HOUR', raw.keylessPerHour ?? 1000, 1, 1_000_000_000),
     shutdownGraceSeconds: int('WEBSEARCH_SHUTDOWN_GRACE_SECONDS', raw.shutdownGraceSeconds ?? 10, 0, 3600),
+    warmUpMs: int('WEBSEARCH_WARM_UP_MS', raw.warmUpMs ?? 5000, 0, 600_000),
     workers,
     ...(raw.sharePruneDays !== undefined ? { sharePruneDays: int('WEBSEARCH_SHARE_PRUNE_DAYS', raw.sharePruneDays, 1, 3650) } : {}),
     searchThreads: int('WEBSEARCH_SEARCH_THREADS', raw.searchThreads ?? (workers > 1 ? 1 : 2), 1, 2) as 1 | 2,

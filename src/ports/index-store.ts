@@ -79,6 +79,12 @@ export interface IndexStore {
    */
   idf?(stems: readonly string[]): number[];
   /**
+   * Up to `max` words that many pages hold but most do not, for the searches a server makes of
+   * its own index before it takes requests (ops/warm-up.ts); absent where the store keeps no
+   * vocabulary of its own.
+   */
+  commonTerms?(max: number): string[];
+  /**
    * For each query term (a word, as IndexQuery `terms`) that no page holds, or a few do and a far
    * commoner word is near, the word nearest in spelling that pages hold (a query term too, which a
    * standard query then asks for as well), or undefined: a term many pages hold, or none near

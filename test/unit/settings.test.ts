@@ -76,6 +76,13 @@ test('search threads: two with one worker, one with several (they use the cores 
   assert.throws(() => loadSettings({ env: { WEBSEARCH_SEARCH_THREADS: '0' } }), ConfigError);
 });
 
+test('warm-up: five seconds of searches by default, 0 for none, at most ten minutes', () => {
+  assert.equal(loadSettings({ env: {} }).warmUpMs, 5000);
+  assert.equal(loadSettings({ env: { WEBSEARCH_WARM_UP_MS: '0' } }).warmUpMs, 0);
+  assert.throws(() => loadSettings({ env: { WEBSEARCH_WARM_UP_MS: '-1' } }), ConfigError);
+  assert.throws(() => loadSettings({ env: { WEBSEARCH_WARM_UP_MS: '600001' } }), ConfigError);
+});
+
 test('reader threads: one by default with 10 s and 1024 MiB a page; 0 reads pages on the serving thread', () => {
   const d = loadSettings({ env: {} });
   assert.deepEqual([d.readerThreads, d.readerTimeoutMs, d.readerHeapMb], [1, 10_000, 1024]);

@@ -33,7 +33,7 @@ import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from '../worker.js';
 import { PageUrls } from './page-urls.js';
 import { narrowerSite, searchWebql, topItems, urlMask, urlPrefixes, urlText, type BestFirst, WEBQL_BEST_FIRST, WEBQL_READS_MAX, type WebqlDeps, type WebqlVersion } from './webql-search.js';
-import { concatSegments, docOf, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termNumber } from './segment.js';
+import { concatSegments, docOf, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termAt, termCount, termNumber } from './segment.js';
 
 export interface EngineWeights {
   title: number;
@@ -1572,6 +1572,27 @@ export class EngineIndexStore implements IndexStore {
   searchPart(q: IndexQuery, range: DocRange, floor?: SharedFloor): IndexHit[] {
     this.refresh();
     return searchTopK(this.segments, this.statistics(), q.terms.map(cachedStem), this.filter(q), q.limit, range, floor);
+  }
+
+  /**
+   * The port's common terms: those of the largest segment held by at least one page in 10,000
+   * (and two) and at most a third of its pages, of three or more ASCII letters (words a person
+   * would search for, not numbers or a title's stop words), in the dictionary's order.
+   */
+  commonTerms(max: number): string[] {
+    this.refresh();
+    let largest: SegmentData | undefined;
+    for (const { data } of this.segments) if (!largest || data.docCount > largest.docCount) largest = data;
+    const terms: string[] = [];
+    if (!largest) return terms;
+    const [least, most] = [Math.max(2, largest.docCount / 10_000), largest.docCount / 3];
+    for (let t = 0, n = termCount(largest); t < n && terms.length < max; t++) {
+      const df = largest.termDf[t]!;
+      if (df < least || df > most) continue;
+      const term = termAt(largest, t);
+      if (/^[a-z]{3,}$/.test(term)) terms.push(term);
+    }
+    return terms;
   }
 
   /** Each stem's BM25 inverse document frequency over every segment (IndexStore `idf`). */

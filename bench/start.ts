@@ -1,0 +1,91 @@
+/**
+ * npm run bench:start [-- --size 1000000 --seconds 6 --rounds 2]
+ *
+ * A server's first seconds: `websearch serve` as `npm start` runs it (compiled), on the corpus and
+ * saved segments bench:search cached in bench/.cache, started with its warm-up searches
+ * (ops/warm-up.ts, `WEBSEARCH_WARM_UP_MS` at its default) and without (`WEBSEARCH_WARM_UP_MS=0`),
+ * in turn, `--rounds` times each. Once it answers /healthz, one client (a kept-alive connection,
+ * one request at a time) posts the SciFact long claims in turn to /v1/search/public for
+ * `--seconds`: the time to /healthz, each second's p50, and the p50 of the first three seconds,
+ * with the ratio of the two ways' in the same run.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { benchQuerySets, cachedCorpus, median, percentile } from './scifact.js';
+import { startServe } from './serve-process.js';
+import { WireClient } from './wire-client.js';
+
+const { values } = parseArgs({
+  options: {
+    size: { type: 'string', default: '1000000' },
+    seconds: { type: 'string', default: '6' },
+    rounds: { type: 'string', default: '2' },
+  },
+});
+const path = cachedCorpus(values.size);
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+if (!(seconds >= 3) || !(rounds >= 1)) throw new Error('--seconds takes 3 or more, --rounds 1 or more');
+// Built before the starts are timed (each start builds again only when src/ changed meanwhile).
+if (spawnSync(process.execPath, [join(import.meta.dirname, '..', 'scripts', 'fresh-build.mjs')], { stdio: 'inherit' }).status !== 0) throw new Error('dist/ could not be built');
+const bodies = benchQuerySets(300)[0]![1].map((q) => JSON.stringify({ query: q.slice(0, 2000) }));
+const headers = { 'x-service-title': 'bench' };
+
+/** One start: the time to /healthz, then each request's latency by the second (from /healthz) it ended in. */
+async function start(warmUp: boolean): Promise<{ ready: number; perSecond: number[][] }> {
+  const began = performance.now();
+  const server = await startServe(
+    ['--database-url', `sqlite:${path}`, '--log-level', 'warn'],
+    {
+      MALLOC_MMAP_THRESHOLD_: '131072',
+      ...process.env,
+      WEBSEARCH_KEYLESS_RATE_PER_SECOND: '1000000',
+      WEBSEARCH_KEYLESS_RATE_PER_HOUR: '1000000000',
+      ...(!warmUp && { WEBSEARCH_WARM_UP_MS: '0' }),
+    },
+    true,
+  );
+  const ready = performance.now();
+  const perSecond: number[][] = Array.from({ length: seconds }, () => []);
+  const client = new WireClient(new URL('/v1/search/public', server.base));
+  try {
+    for (let i = 0; performance.now() - ready < seconds * 1000; i++) {
+      const t = performance.now();
+      const res = await client.post('/v1/search/public', bodies[i % bodies.length]!, headers);
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.body}`);
+      const end = performance.now();
+      perSecond[Math.min(seconds - 1, Math.floor((end - ready) / 1000))]!.push(end - t);
+    }
+  } finally {
+    client.close();
+    await server.stop();
+  }
+  return { ready: ready - began, perSecond };
+}
+
+const f = (x: number) => x.toFixed(1);
+const runs: Record<'with' | 'without', { ready: number[]; firstThree: number[]; perSecond: number[][] }> = {
+  with: { ready: [], firstThree: [], perSecond: [] },
+  without: { ready: [], firstThree: [], perSecond: [] },
+};
+console.log(`websearch serve (compiled) on ${values.size} pages, one client posting SciFact long claims to /v1/search/public from /healthz on, ${rounds} start(s) each way`);
+console.log(`| start | to /healthz s | ${Array.from({ length: seconds }, (_, s) => `p50 second ${s + 1} ms`).join(' | ')} | p50 first 3 s ms |`);
+console.log(`|---|---|${'---|'.repeat(seconds)}---|`);
+for (let round = 0; round < rounds; round++) {
+  for (const way of ['without', 'with'] as const) {
+    const { ready, perSecond } = await start(way === 'with');
+    const firstThree = perSecond.slice(0, 3).flat().sort((a, b) => a - b);
+    const p50 = (xs: number[]) => (xs.length === 0 ? NaN : percentile([...xs].sort((a, b) => a - b), 50));
+    runs[way].ready.push(ready);
+    runs[way].firstThree.push(p50(firstThree));
+    console.log(`| ${way} warm-up | ${(ready / 1000).toFixed(2)} | ${perSecond.map((xs) => `${f(p50(xs))} (${xs.length})`).join(' | ')} | ${f(p50(firstThree))} |`);
+  }
+}
+const ratio = median(runs.with.firstThree) / median(runs.without.firstThree);
+console.log(
+  `Medians over the starts: to /healthz ${(median(runs.without.ready) / 1000).toFixed(2)} s without the warm-up, ${(median(runs.with.ready) / 1000).toFixed(2)} s with it; ` +
+    `p50 of the first three seconds ${f(median(runs.without.firstThree))} ms without, ${f(median(runs.with.firstThree))} ms with (${ratio.toFixed(2)}x). ` +
+    'Each second\'s cell is its p50 and, in brackets, the requests answered in it.',
+);
