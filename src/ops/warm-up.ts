@@ -2,9 +2,9 @@
  * A server's searches of its own index before it takes requests. The code of a search (the
  * engine's traversal, the reading of versions, the snippets) runs slowly until the JavaScript
  * engine has seen it run often and compiled it: a server started on 1M pages answered its first
- * seconds of searches at several times its warm latency (p50 58-118 ms in the first second, 28-77
- * in the second, against 10-12 once warm; `npm run bench:start`). Run first on the index's own
- * words, those searches are made before the first caller's.
+ * three seconds of searches at several times its warm latency (p50 31-59 ms, against 8-12 once
+ * warm; with the warm-up, 11: `npm run bench:start`). Run first on the index's own words, those
+ * searches are made before the first caller's (at 1M, /healthz answers 4 s later).
  */
 import { parseSearchRequest } from '../core/requests.js';
 import { search, type SearchDeps } from './search.js';
