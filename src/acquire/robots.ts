@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { AcquireError, type HttpClient } from './http-client.js';
+import { normalEscapes } from '../core/url.js';
 
 const require = createRequire(import.meta.url);
 const robotsParser = require('robots-parser') as (url: string, body: string) => {
@@ -66,10 +67,14 @@ function groupFor(parsed: ReturnType<typeof robotsParser>, agent: string): reado
   return rules[token] ?? rules['*'] ?? [];
 }
 
-/** The path robots-parser matches rules against: path and query, percent-encodings in upper case. */
+/**
+ * The path robots-parser matches rules against: path and query, their escapes in the normal form
+ * (core/url.ts `normalEscapes`: an unreserved character's as itself, others in upper case), as
+ * the rules are read (`agentRules`).
+ */
 function robotsPath(url: string): string {
   const u = new URL(url);
-  return (u.pathname + u.search).replace(/%[0-9a-fA-F]{2}/g, (m) => m.toUpperCase());
+  return normalEscapes(u.pathname + u.search);
 }
 
 export interface RobotsVerdict {
@@ -104,23 +109,18 @@ export interface RobotsCacheOptions {
 const MAX_ROBOTS_BYTES = 500 * 1024;
 
 /**
- * Percent-encoded unreserved characters (letters, digits, `-._~`) written as themselves, as RFC 9309
- * 2.2.2 compares paths: `Disallow: /%7Ejoe` then holds for `/~joe`. robots-parser unifies the case
- * of escapes and the encoding of other characters, but not these; reserved ones (`%2F`) stay as they are.
+ * The rules are read with their escapes in the normal form (`normalEscapes`), percent-encoded
+ * unreserved characters (letters, digits, `-._~`) as themselves, as RFC 9309 2.2.2 compares paths:
+ * `Disallow: /%7Ejoe` then holds for `/~joe`. robots-parser unifies the case of escapes and the
+ * encoding of other characters, but not these; reserved ones (`%2F`) stay escaped.
  */
-const unreservedDecoded = (s: string) =>
-  s.replace(/%([0-9A-Fa-f]{2})/g, (m, hex: string) => {
-    const c = String.fromCharCode(parseInt(hex, 16));
-    return /[A-Za-z0-9\-._~]/.test(c) ? c : m;
-  });
-
 function agentRules(origin: string, robotsTxt: string, agent: string): AgentRules {
-  const parsed = robotsParser(`${origin}/robots.txt`, unreservedDecoded(robotsTxt));
+  const parsed = robotsParser(`${origin}/robots.txt`, normalEscapes(robotsTxt));
   const delay = parsed.getCrawlDelay(agent);
   return { group: groupFor(parsed, agent), ...(delay !== undefined && { crawlDelaySeconds: delay }), sitemaps: parsed.getSitemaps() };
 }
 
-const urlAllowed = (rules: AgentRules, url: string) => allowedBy(rules.group, robotsPath(unreservedDecoded(url)));
+const urlAllowed = (rules: AgentRules, url: string) => allowedBy(rules.group, robotsPath(url));
 
 /** A robots.txt's answer for a URL of its origin and an agent, as `RobotsCache.check` gives it (exported for tests). */
 export function robotsAllows(robotsTxt: string, url: string, agent: string): boolean {
