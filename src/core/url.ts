@@ -1,4 +1,5 @@
 /** URL normal form used as the identity of a page: the same page always gets the same key. */
+import { domainToASCII } from 'node:url';
 
 /** Parses and normalises an absolute http(s) URL; undefined for anything else. */
 export function normalizeUrl(raw: string): string | undefined {
@@ -36,6 +37,23 @@ export function normalEscapes(text: string): string {
     const c = Number.parseInt(hex, 16);
     return isUnreserved(c) ? String.fromCharCode(c) : escape.toUpperCase();
   });
+}
+
+/**
+ * A `url:` prefix as stored URLs write theirs: the scheme and the host in lower case, a host the
+ * path follows in its ASCII form (`bücher.example/` is `xn--bcher-kva.example/`; a host cut short
+ * is left, its ASCII form being no prefix of the whole's), and the escapes in their normal form.
+ * Only what a prefix holds is read: the rest of a URL's normal form needs the whole URL.
+ */
+export function normalUrlPrefix(prefix: string): string {
+  const [, scheme = '', authority = '', rest = ''] = /^([a-z][a-z0-9+.-]*:\/\/)?([^/?#]*)([\s\S]*)$/i.exec(prefix)!;
+  let host = authority.toLowerCase();
+  if (rest !== '' && /[\u0080-\uffff]/.test(host)) {
+    const [, name = '', port = ''] = /^(.*?)((?::\d*)?)$/.exec(host)!;
+    const ascii = domainToASCII(name);
+    if (ascii !== '') host = ascii + port;
+  }
+  return scheme.toLowerCase() + host + normalEscapes(rest);
 }
 
 /** Whether a character code is RFC 3986's `unreserved`: ALPHA, DIGIT, `-`, `.`, `_`, `~`. */

@@ -18,7 +18,7 @@ import { ServiceError } from './errors.js';
 import { LANG_TAG_RE } from './language.js';
 import { fileTypesServedAs } from './media-type.js';
 import { joinedCompounds, words } from './text.js';
-import { normalEscapes, parseSiteFilter, urlFileType } from './url.js';
+import { normalEscapes, normalUrlPrefix, parseSiteFilter, urlFileType } from './url.js';
 
 export type WebqlNode =
   | { kind: 'and'; children: WebqlNode[] }
@@ -235,7 +235,7 @@ class Parser {
       }
       // Compared with stored URLs, whose escapes are in their normal form (core/url.ts).
       case 'url':
-        return { kind: 'url', prefix: normalEscapes(value) };
+        return { kind: 'url', prefix: normalUrlPrefix(value) };
       case 'inurl':
         return { kind: 'inurl', text: normalEscapes(value) };
       case 'filetype':

@@ -448,7 +448,7 @@ describe('webql lang: and url: of few versions', () => {
       const german = stored.slice(200).map((o) => o.version.id).sort();
       const kept = await new EngineIndexStore(db).open();
       const unkept = await new EngineIndexStore(db, { fileTypeMax: 0 }).open();
-      for (const query of ['lang:de', 'glycolysis lang:de', 'url:d.test/de/', 'glycolysis url:https://d.test/de', 'lang:de url:d.test/de']) {
+      for (const query of ['lang:de', 'glycolysis lang:de', 'url:d.test/de/', 'glycolysis url:https://d.test/de', 'lang:de url:d.test/de', 'url:D.Test/de/', 'glycolysis url:HTTPS://D.TEST/de']) {
         const node = parseWebql(query);
         const keptDeps = counting(depsOf(kept, node));
         assert.deepEqual((await searchWebql(keptDeps.deps, node, 10)).map((h) => h.versionId).sort(), german, query);

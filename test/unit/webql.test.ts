@@ -70,6 +70,10 @@ describe('webql parser', () => {
     assert.deepEqual(parseWebql('inurl:Blog'), { kind: 'inurl', text: 'Blog' });
     // Escapes read as stored URLs write them (core/url.ts normalEscapes): /%7euser/ is stored as /~user/.
     assert.deepEqual(parseWebql('url:https://a.test/%7euser/caf%c3%a9'), { kind: 'url', prefix: 'https://a.test/~user/caf%C3%A9' });
+    // And its scheme and host as stored URLs write theirs: in lower case, a whole host in its ASCII form.
+    assert.deepEqual(parseWebql('url:HTTPS://Docs.Example.COM/Guide'), { kind: 'url', prefix: 'https://docs.example.com/Guide' });
+    assert.deepEqual(parseWebql('url:Bücher.example:8080/Neu'), { kind: 'url', prefix: 'xn--bcher-kva.example:8080/Neu' });
+    assert.deepEqual(parseWebql('url:Bü'), { kind: 'url', prefix: 'bü' }, 'a host cut short stays as it is');
     assert.deepEqual(parseWebql('inurl:%7Euser'), { kind: 'inurl', text: '~user' });
     assert.deepEqual(standardWords('notes inurl:%7Euser').requireFields, [{ kind: 'inurl', text: '~user' }], "a standard query's inurl: too");
     assert.deepEqual(parseWebql('filetype:PDF'), { kind: 'filetype', ext: 'pdf' });
