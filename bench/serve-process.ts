@@ -14,13 +14,17 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
+/** Builds dist/ when it is older than src/ (`npm start`'s prestart), for `startServe`'s `compiled`. */
+export function buildDist(): void {
+  if (spawnSync(process.execPath, [join(ROOT, 'scripts', 'fresh-build.mjs')], { stdio: 'inherit' }).status !== 0) throw new Error('dist/ could not be built');
+}
+
 /**
  * Starts the server on a free port and waits until it answers /healthz: from TypeScript, through
- * tsx, or with `compiled` as `npm start` runs it, from dist/ (built first when older than src/).
+ * tsx, or with `compiled` as `npm start` runs it, from dist/ (`buildDist` first).
  */
 export async function startServe(args: string[], env: NodeJS.ProcessEnv, compiled = false): Promise<ServeProcess> {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  if (compiled && spawnSync(process.execPath, [join(ROOT, 'scripts', 'fresh-build.mjs')], { stdio: 'inherit' }).status !== 0) throw new Error('dist/ could not be built');
   const cli = compiled ? [join(ROOT, 'dist', 'cli', 'main.js')] : ['--import', 'tsx', CLI];
   const child = spawn(process.execPath, [...cli, 'serve', '--port', String(port), ...args], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const base = new URL(`http://127.0.0.1:${port}`);

@@ -9,12 +9,10 @@
  * `--seconds`: the time to /healthz, each second's p50, and the p50 of the first three seconds,
  * with the ratio of the two ways' in the same run.
  */
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { benchQuerySets, cachedCorpus, median, percentile } from './scifact.js';
-import { startServe } from './serve-process.js';
+import { buildDist, startServe } from './serve-process.js';
 import { WireClient } from './wire-client.js';
 
 const { values } = parseArgs({
@@ -28,8 +26,8 @@ const path = cachedCorpus(values.size);
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 if (!(seconds >= 3) || !(rounds >= 1)) throw new Error('--seconds takes 3 or more, --rounds 1 or more');
-// Built before the starts are timed (each start builds again only when src/ changed meanwhile).
-if (spawnSync(process.execPath, [join(import.meta.dirname, '..', 'scripts', 'fresh-build.mjs')], { stdio: 'inherit' }).status !== 0) throw new Error('dist/ could not be built');
+// Built once, before the starts are timed.
+buildDist();
 const bodies = benchQuerySets(300)[0]![1].map((q) => JSON.stringify({ query: q.slice(0, 2000) }));
 const headers = { 'x-service-title': 'bench' };
 

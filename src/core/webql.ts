@@ -50,6 +50,11 @@ export function fileTypeOf(value: string): string | undefined {
   return FILE_TYPE_RE.exec(value)?.[1]!.toLowerCase();
 }
 
+/** An `inurl:` item (webql's, a standard query's): its text's escapes as stored URLs write theirs (core/url.ts `normalEscapes`). */
+export function inUrlItem(text: string): Extract<WebqlNode, { kind: 'inurl' }> {
+  return { kind: 'inurl', text: normalEscapes(text) };
+}
+
 /** An item that a page's URL and the media type it was served as decide: `inurl:` or `filetype:`. */
 export type UrlItem = Extract<WebqlNode, { kind: 'inurl' | 'filetype' }>;
 
@@ -237,7 +242,7 @@ class Parser {
       case 'url':
         return { kind: 'url', prefix: normalUrlPrefix(value) };
       case 'inurl':
-        return { kind: 'inurl', text: normalEscapes(value) };
+        return inUrlItem(value);
       case 'filetype':
       case 'ext': {
         const ext = fileTypeOf(value);

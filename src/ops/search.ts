@@ -6,8 +6,8 @@ import { SCAN_LIMIT } from '../core/passages.js';
 import { hasPhrase, wordKey } from '../core/phrase.js';
 import { cachedStem, joinedCompounds, queryReadings, queryTerms, STOP_WORDS, termWord, words } from '../core/text.js';
 import { isStorableTime, toIso } from '../core/time.js';
-import { normalEscapes, parseSiteFilter, urlAuthority } from '../core/url.js';
-import { fileTypeOf, pageMatches, parseWebql, positiveWords, type UrlItem, type WebqlNode } from '../core/webql.js';
+import { parseSiteFilter, urlAuthority } from '../core/url.js';
+import { fileTypeOf, inUrlItem, pageMatches, parseWebql, positiveWords, type UrlItem, type WebqlNode } from '../core/webql.js';
 import type { IndexQuery, IndexStore } from '../ports/index-store.js';
 import type { PageStore, ResultVersion } from '../ports/page-store.js';
 import { type FetchDeps, storeLivePage } from './fetch-page.js';
@@ -305,7 +305,7 @@ export function fieldsInQuery(query: string): QueryFields | undefined {
         item = { kind: 'text', words: ws, field: 'title' };
       } else if (field === 'inurl') {
         if (value === '') return whole;
-        item = { kind: 'inurl', text: normalEscapes(value) };
+        item = inUrlItem(value);
       } else {
         const ext = fileTypeOf(value);
         if (!ext) return whole;

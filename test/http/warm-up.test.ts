@@ -47,7 +47,6 @@ describe('the warm-up searches', () => {
     const hits = await engine.search(query);
     const warmed = await warmUp(env.services, 60_000);
     assert.equal(warmed.searches, WARM_UP_SEARCHES);
-    assert.ok(warmed.ms >= 0);
     await env.services.usage.flush();
     assert.deepEqual(await env.services.usage.list({ limit: 10 }), []);
     assert.equal(state(), before);
