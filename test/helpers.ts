@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateApiKey } from '../src/access/keyed/api-keys.js';
+import type { Db } from '../src/adapters/sqlite/database.js';
 import { createServices, type ServiceOptions, type Services } from '../src/config/services.js';
 import { loadSettings, type RawSettings } from '../src/config/settings.js';
 import type { Clock } from '../src/core/time.js';
@@ -80,4 +81,29 @@ export function page(url: string, overrides: Partial<NewVersion> = {}): NewVersi
     searchable: true,
     ...overrides,
   };
+}
+
+/**
+ * Fills the disk of database `db` as SQLite sees it: its file is capped at the pages it has
+ * (`max_page_count`, a limit of this connection), and `write`, one of a store's own writes, runs
+ * until SQLite refuses it with SQLITE_FULL, its answer when the disk has no room. The table that
+ * `write` appends to has no room left then; the others may still have some in their pages, as on a
+ * disk. Answers how many writes went in; `roomAgain` lifts the cap.
+ */
+export async function fillDisk(db: Db, write: () => unknown): Promise<number> {
+  db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+  for (let n = 0; n < 1_000_000; n++) {
+    try {
+      await write();
+    } catch (e) {
+      if ((e as { code?: string }).code === 'SQLITE_FULL') return n;
+      throw e;
+    }
+  }
+  throw new Error('the database never filled');
+}
+
+/** Room on the disk again after `fillDisk`. */
+export function roomAgain(db: Db): void {
+  db.pragma('max_page_count = 4294967294');
 }

@@ -229,6 +229,11 @@ export interface ServiceOptions {
   redisKeyPrefix?: string;
   /** When a pending reservation is stale, and how often to look (defaults: staleReservationMs, every minute). */
   staleReservations?: { afterMs: number; everyMs: number };
+  /**
+   * The SQLite database, opened already (`openDatabase`), in place of the file of
+   * `settings.sqlitePath`; the services close it. Tests of a full disk open it with a page limit.
+   */
+  database?: Db;
 }
 
 function createFacilitator(x: Extract<Settings['x402'], { enabled: true }>): Facilitator {
@@ -252,7 +257,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
   let db: Db;
   try {
     redis = redisUrl ? await connect('Redis', redisUrl, () => openRedis({ url: redisUrl })) : undefined;
-    db = openDatabase({ path: settings.sqlitePath });
+    db = options.database ?? openDatabase({ path: settings.sqlitePath });
   } catch (e) {
     await pool?.end();
     redis?.disconnect();

@@ -36,6 +36,7 @@ export const ERRORS = {
   service_unavailable: { status: 503, text: 'The service is shutting down or not ready' },
   server_busy: { status: 503, text: 'The server is busy; retry shortly' },
   store_unavailable: { status: 503, text: 'A shared store (PostgreSQL or Redis) did not answer; nothing was charged' },
+  storage_full: { status: 503, text: "The server's disk is full; nothing was charged" },
   origin_timeout: { status: 504, text: 'The origin did not answer in time' },
   extraction_timeout: { status: 504, text: 'The language model did not answer in time' },
 } as const satisfies Record<string, { status: number; text: string }>;
@@ -93,6 +94,28 @@ export class ServiceError extends Error {
 
 export function invalidParameter(param: string, message: string): ServiceError {
   return new ServiceError('invalid_parameter', message, { param });
+}
+
+/** The system's and SQLite's codes for a disk (or a quota) with no room left. */
+const DISK_FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
+
+/**
+ * Whether `e`, or an error it was caused by, says that the disk the service writes to is full:
+ * SQLite's SQLITE_FULL (a write that found no room for its pages, in the database or its WAL) or
+ * the system's ENOSPC and EDQUOT (a file written directly). Read from the error's `code`, which
+ * both better-sqlite3 and Node's file system set.
+ */
+export function isDiskFull(e: unknown): boolean {
+  for (let at = e, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
+    const code = (at as Error & { code?: unknown }).code;
+    if (typeof code === 'string' && DISK_FULL_CODES.has(code)) return true;
+  }
+  return false;
+}
+
+/** 503 storage_full (a write the request needs found the disk full) with `Retry-After: 60`: room comes back only when someone makes it. */
+export function storageFull(cause: unknown): ServiceError {
+  return new ServiceError('storage_full', undefined, { headers: { 'retry-after': '60' }, cause });
 }
 
 /** 503 store_unavailable (PostgreSQL or Redis could not be reached) with `Retry-After: 1`; the adapters of both throw it. */

@@ -4,7 +4,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError } from '../core/errors.js';
+import { isDiskFull, ServiceError, storageFull } from '../core/errors.js';
 import { parseFetchRequest, parseSearchRequest } from '../core/requests.js';
 import type { AccessTier, Gate, Operation, OperationCall, TierRequest } from '../access/tier.js';
 import type { Services } from '../config/services.js';
@@ -93,7 +93,29 @@ async function runCall(services: Services, call: OperationCall, meter: Meter, ca
   return fetchPage(services, call.input, meter, call.input.live || call.input.prompt !== undefined ? caller.signal() : undefined);
 }
 
-function asServiceError(request: FastifyRequest, e: unknown): ServiceError {
+/**
+ * The log of a full disk, which every request that writes meets while it lasts: its first
+ * refusal is logged, then at most one line a minute with how many were refused since.
+ */
+class DiskFullLog {
+  private loggedAt = -Infinity;
+  private refused = 0;
+
+  note(request: FastifyRequest, e: unknown): void {
+    this.refused++;
+    const now = Date.now();
+    if (now - this.loggedAt < 60_000) return;
+    request.log.error({ err: e, refused: this.refused }, 'disk full: requests that must write are answered 503 storage_full');
+    this.loggedAt = now;
+    this.refused = 0;
+  }
+}
+
+function asServiceError(request: FastifyRequest, e: unknown, diskFull: DiskFullLog): ServiceError {
+  if (isDiskFull(e)) {
+    diskFull.note(request, e);
+    return storageFull(e);
+  }
   if (e instanceof ServiceError) {
     if (e.code === 'store_unavailable') request.log.error({ err: e.cause }, 'store unavailable');
     return e;
@@ -108,6 +130,7 @@ async function handle(
   operation: Operation,
   request: FastifyRequest,
   reply: FastifyReply,
+  diskFull: DiskFullLog,
 ): Promise<FastifyReply> {
   const started = performance.now();
   const treq = tierRequest(request, operation);
@@ -125,7 +148,7 @@ async function handle(
     try {
       call = parseCall(request, operation, tier, services);
     } catch (e) {
-      return sendError(reply, asServiceError(request, e));
+      return sendError(reply, asServiceError(request, e, diskFull));
     }
     const admitted = await tier.admit(gate, call, treq);
     if (!admitted.ok) return sendError(reply, admitted.error);
@@ -135,7 +158,7 @@ async function handle(
     try {
       if (!caller.gone) body = await runCall(services, call, meter, caller);
     } catch (e) {
-      if (!caller.gone) failure = asServiceError(request, e);
+      if (!caller.gone) failure = asServiceError(request, e, diskFull);
     }
     // An answer no one can receive is not charged.
     if (caller.gone) failure = new ServiceError('client_closed_request');
@@ -146,8 +169,8 @@ async function handle(
     cost = admitted.value.cost;
     return reply.code(200).headers(settled.value).send(body);
   } catch (e) {
-    // A fault in a tier: 503 store_unavailable when a store is down, a 500 otherwise; nothing was charged.
-    return sendError(reply, asServiceError(request, e));
+    // A fault in a tier: 503 store_unavailable when a store is down, storage_full when the disk is, a 500 otherwise; nothing was charged.
+    return sendError(reply, asServiceError(request, e, diskFull));
   } finally {
     // Fastify logs a request once its response has gone; this one's never goes.
     if (caller.gone) reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request closed by the caller');
@@ -178,12 +201,13 @@ export function tierPlugin(services: Services, tier: AccessTier) {
         done(null, body);
       });
     }
+    const diskFull = new DiskFullLog();
     for (const operation of ['search', 'fetch'] as const) {
       const route = tier.routes[operation];
       app.route({
         method: route.methods,
         url: route.path,
-        handler: (request, reply) => handle(services, tier, operation, request, reply),
+        handler: (request, reply) => handle(services, tier, operation, request, reply, diskFull),
       });
     }
   };

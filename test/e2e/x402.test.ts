@@ -11,20 +11,23 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { type Address, type Hex, parseEventLogs } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { createServices } from '../../src/config/services.js';
 import { loadSettings, type RawSettings } from '../../src/config/settings.js';
 import { buildApp } from '../../src/http/app.js';
 import { startFacilitatorServer } from '../fixtures/chain/facilitator-server.js';
 import { BASE_USDC, type LocalChain, startLocalChain, TOKEN_ABI } from '../fixtures/chain/local-chain.js';
 import { picker, rng } from '../../bench/scifact.js';
-import { page, TestClock, tempDir } from '../helpers.js';
+import { fillDisk, page, TestClock, tempDir } from '../helpers.js';
 
 const PRICE = 10_000n;
 
-async function startServer(x402: RawSettings, clock?: TestClock) {
+/** A server of the x402 tier; `ownDatabase`: its SQLite database opened here, for the test to fill (`fillDisk`). */
+async function startServer(x402: RawSettings, clock?: TestClock, ownDatabase = false) {
   const dir = tempDir();
   const settings = loadSettings({ env: {}, flags: { dataDir: dir.path, ...x402 } });
-  const services = await createServices(settings, clock ? { clock } : {});
+  const database = ownDatabase ? openDatabase({ path: settings.sqlitePath }) : undefined;
+  const services = await createServices(settings, { ...(clock ? { clock } : {}), ...(database ? { database } : {}) });
   await services.pages.putVersion(page('https://paid.test/doc', { title: 'Paid doc', content: 'Ownership keeps memory safe.' }));
   const app = await buildApp(services, { logger: false });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -32,6 +35,7 @@ async function startServer(x402: RawSettings, clock?: TestClock) {
     url,
     app,
     services,
+    database,
     async close() {
       await app.close();
       await services.close();
@@ -363,6 +367,31 @@ describe('x402 pay-per-request on a local chain', () => {
     } finally {
       await s.close();
       await remote.close();
+    }
+  });
+
+  test('a settled payment whose record finds the disk full: the result is answered all the same, its transaction in the log', async () => {
+    const s = await startServer({ x402PayTo: payTo, x402RpcUrl: chain.rpcUrl, x402FacilitatorKey: facilitatorKey }, undefined, true);
+    const logged: { msg: string; fields?: Record<string, unknown> }[] = [];
+    s.services.logs.attach((_level, msg, fields) => logged.push({ msg, ...(fields ? { fields } : {}) }));
+    try {
+      // The payments' table filled with rows like a request's, so a settled payment's row finds no room.
+      const filler = { at: Date.now(), requestId: 'filler', operation: 'search', payer: payTo, nonce: '0x00', amount: '1', asset: BASE_USDC, network: 'eip155:8453', payTo, outcome: 'not_settled' as const, reason: 'filler' };
+      await fillDisk(s.database!, () => s.services.payments.record(filler));
+      const buyer = await chain.fundedBuyer(1_000_000n);
+      const payeeBefore = await chain.balanceOf(payTo);
+      const res = await payingFetch(buyer.key).fetch(`${s.url}/v1/x402/search?query=memory`);
+      assert.equal(res.status, 200, 'the chain has the money: the caller has the result');
+      assert.equal(((await res.json()) as { results: { url: string }[] }).results[0]!.url, 'https://paid.test/doc');
+      const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+      assert.equal(receipt.success, true);
+      assert.equal(await chain.balanceOf(buyer.address), 1_000_000n - PRICE);
+      assert.equal(await chain.balanceOf(payTo), payeeBefore + PRICE);
+      assert.equal((await s.services.payments.list(1))[0]!.requestId, 'filler', 'the settled payment had no room for its row');
+      const lost = logged.find((l) => l.msg === 'x402 payment not recorded');
+      assert.equal(lost?.fields?.transaction, receipt.transaction);
+    } finally {
+      await s.close();
     }
   });
 

@@ -198,15 +198,26 @@ export function createX402Tier(deps: X402TierDeps): AccessTier<null, Paid> {
         network: r.network,
         payTo: r.payTo,
       };
+      // What is written here is bookkeeping: the outcome was decided (the request failed, or the
+      // chain moved the money), and a write that fails (a full disk) must not change it. A settled
+      // payment's result is answered, its transaction in the log; a nonce not kept stays claimed
+      // until its authorization has expired, and the chain refuses it again meanwhile.
+      const bookkeeping = async (what: string, write: () => Promise<void>, fields: Record<string, unknown> = {}) => {
+        try {
+          await write();
+        } catch (e) {
+          deps.log?.('error', `x402 ${what}`, { requestId: record.requestId, ...fields, err: String(e) });
+        }
+      };
       if (status >= 400) {
         // The request failed: nothing is settled and the authorization may be used again.
-        await deps.nonces.release(nonceKey);
-        await deps.payments.record({ ...record, outcome: 'not_settled', reason: `request failed with ${status}` });
+        await bookkeeping('nonce not released', () => deps.nonces.release(nonceKey));
+        await bookkeeping('payment not recorded', () => deps.payments.record({ ...record, outcome: 'not_settled', reason: `request failed with ${status}` }));
         return ok({});
       }
       const failed = async (reason: string, transaction: string, raw: unknown) => {
         deps.log?.('error', 'x402 settlement failed', { requestId: record.requestId, reason, raw: String(raw).slice(0, 2000) });
-        await deps.payments.record({ ...record, outcome: 'settlement_failed', reason, transaction: transaction || undefined });
+        await bookkeeping('payment not recorded', () => deps.payments.record({ ...record, outcome: 'settlement_failed', reason, transaction: transaction || undefined }));
         const response = { success: false, errorReason: reason, transaction, network: r.network, payer };
         // The result is withheld; the body is a fresh offer so the caller can pay again.
         const body = offerBody(r, ticket.data.resourceUrl, 'Payment settlement failed');
@@ -231,8 +242,9 @@ export function createX402Tier(deps: X402TierDeps): AccessTier<null, Paid> {
         const reason = /^[a-z0-9_]{1,64}$/.test(settled.errorReason ?? '') ? settled.errorReason! : 'settlement_failed';
         return failed(reason, settled.transaction ?? '', settled.errorReason);
       }
-      await deps.nonces.keep(nonceKey, Date.now() + 24 * 3600 * 1000);
-      await deps.payments.record({ ...record, outcome: 'settled', transaction: settled.transaction });
+      const settledAs = { transaction: settled.transaction, payer };
+      await bookkeeping('nonce not kept', () => deps.nonces.keep(nonceKey, Date.now() + 24 * 3600 * 1000), settledAs);
+      await bookkeeping('payment not recorded', () => deps.payments.record({ ...record, outcome: 'settled', transaction: settled.transaction }), settledAs);
       const response = { success: true, transaction: settled.transaction, network: settled.network ?? r.network, payer };
       return ok({ 'payment-response': encodePaymentResponseHeader(response as never) });
     },
