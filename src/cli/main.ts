@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The `websearch` command line. */
 import { ConfigError } from '../config/settings.js';
+import { isDiskFull } from '../core/errors.js';
 import { StoreUnreachable } from '../config/services.js';
 import { ApiError } from '../client/client.js';
 import { adminCommand } from './admin.js';
@@ -114,6 +115,10 @@ main(process.argv.slice(2)).then(
     if (e instanceof UsageError || e instanceof ConfigError || e instanceof ApiError || e instanceof CommandFailed || e instanceof StoreUnreachable) {
       process.stderr.write(`websearch: ${e.message}\n`);
       process.exitCode = e instanceof CommandFailed || e instanceof StoreUnreachable ? 1 : 2;
+    } else if (isDiskFull(e)) {
+      // Whatever the command was doing: what it wrote before is kept (an import's pages, a crawl's frontier), and running it again goes on from there.
+      process.stderr.write(`websearch: the disk of the data folder is full (${(e as Error).message}); what was written before is kept: make room and run the command again\n`);
+      process.exitCode = 1;
     } else {
       process.stderr.write(`websearch: ${(e as Error).stack ?? String(e)}\n`);
       process.exitCode = 1;

@@ -18,7 +18,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import type { Worker } from 'node:worker_threads';
-import { ServiceError } from '../../core/errors.js';
+import { isDiskFull, ServiceError } from '../../core/errors.js';
 import type { LogFn } from '../../core/log.js';
 import { mediaTypesOf } from '../../core/media-type.js';
 import { ANALYSIS_VERSION, bestOfReadings, cachedStem, compoundTerms, indexTerms, stem, titleStopTerms } from '../../core/text.js';
@@ -866,10 +866,19 @@ export class EngineIndexStore implements IndexStore {
     // Versions still being built in a worker are in no segment: the saved sequence stays before
     // them, so a restart applies them again (applying the log again is harmless for the rest).
     const applied = Math.min(this.applied, this.unbuiltFrom, ...[...this.building].filter((b) => b.generation === this.generation).map((b) => b.from));
-    const outcome = saveIndex(this.dir, this.segments.map((s) => s.data), this.names, applied, this.signature, waitMs, {
-      floor: () => this.stmts.floor.get() ?? 0,
-      saved: (at) => this.prune(at),
-    });
+    let outcome: ReturnType<typeof saveIndex>;
+    try {
+      outcome = saveIndex(this.dir, this.segments.map((s) => s.data), this.names, applied, this.signature, waitMs, {
+        floor: () => this.stmts.floor.get() ?? 0,
+        saved: (at) => this.prune(at),
+      });
+    } catch (err) {
+      // The index in memory serves as before; the folder keeps the last index saved whole, and the
+      // log from there on (not pruned), which the next save, or the next start, applies again.
+      const why = isDiskFull(err) ? 'the disk is full' : 'writing it failed';
+      this.log('error', `search index not saved: ${why}; searches go on from memory`, { dir: this.dir, err: String(err) });
+      return;
+    }
     if (outcome === 'saved') this.savedAt = applied;
     if (outcome === 'locked') this.log('info', 'search index not saved: another process held its folder', { dir: this.dir });
     if (outcome === 'behind') this.log('info', 'search index not saved: the log it was built from has been pruned past it', { dir: this.dir });

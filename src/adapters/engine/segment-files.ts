@@ -49,15 +49,21 @@ function writeDurably(path: string, parts: Uint8Array[]): void {
   const tmp = `${path}.tmp`;
   const fd = openSync(tmp, 'w');
   try {
-    for (const p of parts) {
-      let off = 0;
-      while (off < p.length) off += writeSync(fd, p, off, p.length - off);
+    try {
+      for (const p of parts) {
+        let off = 0;
+        while (off < p.length) off += writeSync(fd, p, off, p.length - off);
+      }
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
     }
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    renameSync(tmp, path);
+  } catch (err) {
+    // A file written in part (a full disk) is no use to anyone, and holds the room that ran out.
+    rmSync(tmp, { force: true });
+    throw err;
   }
-  renameSync(tmp, path);
 }
 
 function syncDir(dir: string): void {
