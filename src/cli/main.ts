@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The `websearch` command line. */
 import { ConfigError } from '../config/settings.js';
-import { isDiskFull } from '../core/errors.js';
+import { DiskLowError, isDiskFull } from '../core/errors.js';
 import { StoreUnreachable } from '../config/services.js';
 import { ApiError } from '../client/client.js';
 import { adminCommand } from './admin.js';
@@ -117,7 +117,8 @@ main(process.argv.slice(2)).then(
       process.exitCode = e instanceof CommandFailed || e instanceof StoreUnreachable ? 1 : 2;
     } else if (isDiskFull(e)) {
       // Whatever the command was doing: what it wrote before is kept (an import's pages, a crawl's frontier), and running it again goes on from there.
-      process.stderr.write(`websearch: the disk of the data folder is full (${(e as Error).message}); what was written before is kept: make room and run the command again\n`);
+      const why = e instanceof DiskLowError ? e.message : `the disk of the data folder is full (${(e as Error).message})`;
+      process.stderr.write(`websearch: ${why}; what was written before is kept: make room and run the command again\n`);
       process.exitCode = 1;
     } else {
       process.stderr.write(`websearch: ${(e as Error).stack ?? String(e)}\n`);

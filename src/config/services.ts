@@ -361,7 +361,7 @@ export async function createServices(settings: Settings, options: ServiceOptions
   const readOnly = !savesIndex();
   const index = new EngineIndexStore(db, { dir: engineDir, readOnly, searchThreads: settings.searchThreads, log: logs.log, ...options.split });
   let closed = false;
-  const localPages = new SqlitePageStore(db);
+  const localPages = new SqlitePageStore(db, { minFreeBytes: settings.minFreeDiskMb * 2 ** 20 });
   const sharedPages = pool
     ? new ReplicatedPageStore(localPages, new PgPageLog(pool), logs.log)
     : undefined;

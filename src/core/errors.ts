@@ -97,13 +97,32 @@ export function invalidParameter(param: string, message: string): ServiceError {
 }
 
 /** The system's and SQLite's codes for a disk (or a quota) with no room left. */
-const DISK_FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
+const DISK_FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT', 'DISK_LOW']);
+
+/**
+ * Pages refused because the data folder's disk has less room than `WEBSEARCH_MIN_FREE_DISK_MB`,
+ * which is kept for what requests must write (charges, usage, payments): without it, an import or
+ * a crawl that filled the disk would leave no room to charge a request, and every keyed request
+ * would be refused. `isDiskFull` counts it in.
+ */
+export class DiskLowError extends Error {
+  readonly code = 'DISK_LOW';
+
+  constructor(
+    readonly freeBytes: number,
+    readonly keptBytes: number,
+  ) {
+    const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+    super(`the disk of the data folder has ${mib(freeBytes)} MiB free, less than the ${mib(keptBytes)} MiB kept for charges and usage (WEBSEARCH_MIN_FREE_DISK_MB): pages are not stored`);
+    this.name = 'DiskLowError';
+  }
+}
 
 /**
  * Whether `e`, or an error it was caused by, says that the disk the service writes to is full:
- * SQLite's SQLITE_FULL (a write that found no room for its pages, in the database or its WAL) or
- * the system's ENOSPC and EDQUOT (a file written directly). Read from the error's `code`, which
- * both better-sqlite3 and Node's file system set.
+ * SQLite's SQLITE_FULL (a write that found no room for its pages, in the database or its WAL),
+ * the system's ENOSPC and EDQUOT (a file written directly), or pages refused to keep room
+ * (`DiskLowError`). Read from the error's `code`, which better-sqlite3 and Node's file system set.
  */
 export function isDiskFull(e: unknown): boolean {
   for (let at = e, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {

@@ -66,7 +66,7 @@ export type ResultVersion = Pick<StoredVersion, 'id' | 'url' | 'title' | 'descri
 export type PutOutcome = { status: 'added'; version: StoredVersion } | { status: 'unchanged'; version: StoredVersion };
 
 export interface PageStore {
-  /** Stores one version atomically. */
+  /** Stores one version atomically; refused (nothing stored) when the disk is full or has less room than is kept for requests (core/errors.ts `isDiskFull`). */
   putVersion(version: NewVersion): Promise<PutOutcome>;
   /** Stores several versions in one transaction: all or none. */
   putVersions(versions: readonly NewVersion[]): Promise<PutOutcome[]>;

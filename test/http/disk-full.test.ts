@@ -1,16 +1,28 @@
 /**
- * A full disk (README "A full disk"): SQLite answers SQLITE_FULL to a write that needs room, as it
- * does when the disk has none (`fillDisk` makes it so with SQLite's own page limit). A request whose
- * own write is refused answers 503 storage_full and is not charged; requests that write nothing of
- * their own go on; once there is room again, everything works and is charged as before.
+ * A full disk (README "A full disk"). Pages are kept off a disk with less room than
+ * WEBSEARCH_MIN_FREE_DISK_MB, so that requests can still be charged. And when there is no room
+ * even so, SQLite answers SQLITE_FULL to a write that needs some (`fillDisk` makes it so with
+ * SQLite's own page limit): a request whose own write is refused answers 503 storage_full and is
+ * not charged; requests that write nothing of their own go on; once there is room again,
+ * everything works and is charged as before.
  */
 import assert from 'node:assert/strict';
+import { statfsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
 import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
-import { isDiskFull } from '../../src/core/errors.js';
+import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import { DiskLowError, isDiskFull } from '../../src/core/errors.js';
+import { html, startOrigin } from '../fixtures/origin.js';
 import { createFundedKey, createTestEnv, fillDisk, page, roomAgain, tempDir, type TestEnv } from '../helpers.js';
+
+/** More MiB than the disk of the tests' files has free: a room kept that is never there. */
+function moreThanFree(): number {
+  const { bavail, bsize } = statfsSync(tmpdir());
+  return Math.ceil((bavail * bsize) / 2 ** 20) + 1024;
+}
 
 describe('a full disk', () => {
   const dir = tempDir();
@@ -66,5 +78,67 @@ describe('a full disk', () => {
     assert.equal(isDiskFull(coded('EACCES')), false);
     assert.equal(isDiskFull('ENOSPC'), false);
     assert.equal(isDiskFull(undefined), false);
+  });
+});
+
+describe('pages kept off a disk with less room than WEBSEARCH_MIN_FREE_DISK_MB', () => {
+  let env: TestEnv;
+  before(async () => {
+    env = await createTestEnv({ allowPrivateNetwork: true, liveFetchIndexes: true, minFreeDiskMb: moreThanFree() });
+  });
+  after(() => env.close());
+
+  test('no version is stored; a live fetch answers its page all the same; keyed requests are served and charged', async () => {
+    const refused = await env.services.pages.putVersion(page('https://example.com/b', { content: 'Bananas.' })).catch((e: unknown) => e);
+    assert.ok(refused instanceof DiskLowError, String(refused));
+    assert.ok(isDiskFull(refused));
+    assert.match(refused.message, /^the disk of the data folder has [\d.]+ MiB free, less than the [\d.]+ MiB kept for charges and usage \(WEBSEARCH_MIN_FREE_DISK_MB\): pages are not stored$/);
+    assert.ok(await env.services.pages.putVersions([page('https://example.com/c')]).then(() => false, (e: unknown) => e instanceof DiskLowError));
+    assert.deepEqual(await env.services.pages.stats(), { pages: 0, versions: 0 });
+
+    const origin = await startOrigin({ '/p': html('<article><p>Puffins nest in burrows on cliff tops by the sea.</p></article>') });
+    try {
+      const { key, org } = await createFundedKey(env.services, 100_000);
+      const h = { 'x-api-key': key };
+      const url = `${origin.url}/p`;
+      const live = await env.app.inject({ url: `/v1/fetch?url=${encodeURIComponent(url)}&live=true`, headers: h });
+      assert.equal(live.statusCode, 200);
+      assert.match(live.json().content, /Puffins nest in burrows/);
+      const stored = await env.app.inject({ url: `/v1/fetch?url=${encodeURIComponent(url)}`, headers: h });
+      assert.equal(stored.statusCode, 404, 'the live page was not stored');
+      assert.equal((await env.app.inject({ method: 'POST', url: '/v1/search', headers: h, payload: { query: 'puffins' } })).statusCode, 200);
+      assert.equal(await env.services.ledger.balance(org.id), 100_000 - 2 * KEYED_REQUEST_COST, 'the live fetch and the search');
+    } finally {
+      await origin.close();
+    }
+  });
+});
+
+describe("the shared page log's versions on a full disk", () => {
+  test('a batch that finds no room is not applied at all, nor its position: the next sync applies it', async () => {
+    const dir = tempDir();
+    const db = openDatabase({ path: join(dir.path, 'websearch.db') });
+    try {
+      const pages = new SqlitePageStore(db);
+      const versions = Array.from({ length: 20 }, (_, i) => page(`https://log.test/${i}`, { content: `Page ${i} of the log. `.repeat(200) }));
+      let n = 0;
+      await fillDisk(db, () => pages.putVersion(page(`https://filler.test/${n++}`, { content: `Filler ${n}. `.repeat(300) })));
+      const before = await pages.stats();
+      await assert.rejects(pages.applyLog(versions, 20), (e: unknown) => isDiskFull(e));
+      assert.equal(pages.logApplied(), 0, 'the position stays before the batch');
+      assert.deepEqual(await pages.stats(), before);
+
+      roomAgain(db);
+      assert.deepEqual(await pages.applyLog(versions, 20), []);
+      assert.equal(pages.logApplied(), 20);
+      assert.equal((await pages.stats()).pages, before.pages + 20);
+
+      const low = new SqlitePageStore(db, { minFreeBytes: moreThanFree() * 2 ** 20 });
+      await assert.rejects(low.applyLog([page('https://log.test/late')], 21), DiskLowError);
+      assert.equal(low.logApplied(), 20);
+    } finally {
+      db.close();
+      dir.remove();
+    }
   });
 });

@@ -1,4 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DiskLowError, isDiskFull } from '../../core/errors.js';
 import { nearFingerprint } from '../../core/near-duplicate.js';
 import { buildPassages, PASSAGE_INDEX_MIN, PASSAGES_FORMAT, SCAN_LIMIT } from '../../core/passages.js';
 import { reverseHost, urlFileType } from '../../core/url.js';
@@ -111,10 +114,27 @@ export function contentHash(v: NewVersion): string {
   return h.digest('hex');
 }
 
+export interface SqlitePageStoreOptions {
+  /**
+   * Versions are stored only while the database's disk has this many bytes free (DiskLowError
+   * otherwise; WEBSEARCH_MIN_FREE_DISK_MB): the room left is kept for what requests must write.
+   * 0 (the default): stored while they fit.
+   */
+  minFreeBytes?: number;
+}
+
 export class SqlitePageStore implements PageStore {
   private readonly stmts;
+  private readonly minFreeBytes: number;
+  /** The folder of the database file (undefined in memory), whose disk `assertRoom` asks about. */
+  private readonly dir: string | undefined;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    options: SqlitePageStoreOptions = {},
+  ) {
+    this.minFreeBytes = options.minFreeBytes ?? 0;
+    this.dir = db.memory || db.name === ':memory:' || db.name === '' ? undefined : dirname(db.name);
     this.stmts = {
       pageByUrl: db.prepare<[string], { id: number; host: string }>('SELECT id, host FROM pages WHERE url = ?'),
       insertPage: db.prepare<[string, string, string, string | null]>('INSERT INTO pages (url, host, rev_host, url_type) VALUES (?, ?, ?, ?)'),
@@ -295,15 +315,24 @@ export class SqlitePageStore implements PageStore {
     return { status: 'added', version: toVersion(s.byId.get(id)!) };
   }
 
+  /** Refuses versions while the disk has less room than `minFreeBytes` (DiskLowError): a system call, about a microsecond. */
+  private assertRoom(): void {
+    if (this.minFreeBytes === 0 || this.dir === undefined) return;
+    const { bavail, bsize } = statfsSync(this.dir);
+    if (bavail * bsize < this.minFreeBytes) throw new DiskLowError(bavail * bsize, this.minFreeBytes);
+  }
+
   // Passage indexes and fingerprints are made before the write transaction, not while it holds the
   // database's write lock (2.2 ms and 0.29 ms for a 30 kB page, bench:snippets), though a version
   // found unchanged then does not use its own. A page read on a reader thread comes with both.
   async putVersion(version: NewVersion): Promise<PutOutcome> {
+    this.assertRoom();
     const derived = derive(version);
     return this.db.transaction(() => this.putOne(version, derived)).immediate();
   }
 
   async putVersions(versions: readonly NewVersion[]): Promise<PutOutcome[]> {
+    this.assertRoom();
     const derived = versions.map(derive);
     return this.db.transaction(() => versions.map((v, k) => this.putOne(v, derived[k]!))).immediate();
   }
@@ -316,6 +345,7 @@ export class SqlitePageStore implements PageStore {
    * there for good; the errors are returned.
    */
   async applyLog(versions: readonly NewVersion[], upTo: number): Promise<Error[]> {
+    this.assertRoom();
     const derived = versions.map(derive);
     const one = this.db.transaction((v: NewVersion, k: number) => this.putOne(v, derived[k]!));
     return this.db
@@ -325,6 +355,9 @@ export class SqlitePageStore implements PageStore {
           try {
             one(v, k);
           } catch (e) {
+            // A full disk is no fault of the version's: nothing of the batch is kept, nor its
+            // position, and the next sync tries it again (left out, it would be lost to this file).
+            if (isDiskFull(e)) throw e;
             failed.push(e as Error);
           }
         });
