@@ -137,6 +137,21 @@ export function storageFull(cause: unknown): ServiceError {
   return new ServiceError('storage_full', undefined, { headers: { 'retry-after': '60' }, cause });
 }
 
+/**
+ * Whether `e` is SQLite's answer that another connection held the database's write lock for longer
+ * than the connection waits (`busy_timeout`): an import's or another process's transaction, not a
+ * fault of the request's.
+ */
+export function isDatabaseBusy(e: unknown): boolean {
+  const code = e instanceof Error ? (e as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' && (code === 'SQLITE_LOCKED' || code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_'));
+}
+
+/** 503 server_busy with `Retry-After: 1` for a write the request needs that waited out the database's lock (`isDatabaseBusy`). */
+export function databaseBusy(cause: unknown): ServiceError {
+  return new ServiceError('server_busy', 'The database was busy with another write for too long; retry shortly', { headers: { 'retry-after': '1' }, cause });
+}
+
 /** 503 store_unavailable (PostgreSQL or Redis could not be reached) with `Retry-After: 1`; the adapters of both throw it. */
 export function storeUnavailable(cause: unknown): ServiceError {
   return new ServiceError('store_unavailable', undefined, { headers: { 'retry-after': '1' }, cause });

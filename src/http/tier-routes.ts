@@ -4,7 +4,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDiskFull, ServiceError, storageFull } from '../core/errors.js';
+import { databaseBusy, isDatabaseBusy, isDiskFull, ServiceError, storageFull } from '../core/errors.js';
 import { parseFetchRequest, parseSearchRequest } from '../core/requests.js';
 import type { AccessTier, Gate, Operation, OperationCall, TierRequest } from '../access/tier.js';
 import type { Services } from '../config/services.js';
@@ -116,6 +116,10 @@ function asServiceError(request: FastifyRequest, e: unknown, diskFull: DiskFullL
     diskFull.note(request, e);
     return storageFull(e);
   }
+  if (isDatabaseBusy(e)) {
+    request.log.warn({ err: e }, 'database busy: the request is answered 503 server_busy');
+    return databaseBusy(e);
+  }
   if (e instanceof ServiceError) {
     if (e.code === 'store_unavailable') request.log.error({ err: e.cause }, 'store unavailable');
     return e;
@@ -169,7 +173,7 @@ async function handle(
     cost = admitted.value.cost;
     return reply.code(200).headers(settled.value).send(body);
   } catch (e) {
-    // A fault in a tier: 503 store_unavailable when a store is down, storage_full when the disk is, a 500 otherwise; nothing was charged.
+    // A fault in a tier: 503 store_unavailable when a store is down, storage_full when the disk is full, server_busy when the database stayed locked, a 500 otherwise; nothing was charged.
     return sendError(reply, asServiceError(request, e, diskFull));
   } finally {
     // Fastify logs a request once its response has gone; this one's never goes.

@@ -1,4 +1,7 @@
 /**
+ * Faults of the SQLite file under a request. A database locked by another process's write for
+ * longer than a connection waits: 503 server_busy, not charged.
+ *
  * A full disk (README "A full disk"). Pages are kept off a disk with less room than
  * WEBSEARCH_MIN_FREE_DISK_MB, so that requests can still be charged. And when there is no room
  * even so, SQLite answers SQLITE_FULL to a write that needs some (`fillDisk` makes it so with
@@ -17,6 +20,9 @@ import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { DiskLowError, isDiskFull } from '../../src/core/errors.js';
 import { html, startOrigin } from '../fixtures/origin.js';
 import { createFundedKey, createTestEnv, fillDisk, page, roomAgain, tempDir, type TestEnv } from '../helpers.js';
+
+const searchIn = (env: TestEnv, headers: Record<string, string>, path = '/v1/search') =>
+  env.app.inject({ method: 'POST', url: path, headers, payload: { query: 'apples' } });
 
 /** More MiB than the disk of the tests' files has free: a room kept that is never there. */
 function moreThanFree(): number {
@@ -38,8 +44,7 @@ describe('a full disk', () => {
     dir.remove();
   });
 
-  const search = (headers: Record<string, string>, path = '/v1/search') =>
-    env.app.inject({ method: 'POST', url: path, headers, payload: { query: 'apples' } });
+  const search = (headers: Record<string, string>, path = '/v1/search') => searchIn(env, headers, path);
 
   test('a keyed request whose charge finds no room: 503 storage_full with Retry-After, nothing charged; charged again once there is room', async () => {
     const { key, org } = await createFundedKey(env.services, 100_000);
@@ -138,6 +143,35 @@ describe("the shared page log's versions on a full disk", () => {
       assert.equal(low.logApplied(), 20);
     } finally {
       db.close();
+      dir.remove();
+    }
+  });
+});
+
+describe('a database locked by another write for longer than a request waits', () => {
+  test('503 server_busy with Retry-After: 1, nothing charged; served and charged once the lock is let go', async () => {
+    const dir = tempDir();
+    const path = join(dir.path, 'websearch.db');
+    const db = openDatabase({ path });
+    db.pragma('busy_timeout = 200'); // the service waits 5 s; the test, less
+    const env = await createTestEnv({ dataDir: dir.path }, undefined, { database: db });
+    const other = openDatabase({ path });
+    try {
+      await env.services.pages.putVersion(page('https://example.com/a', { content: 'Apples and pears.' }));
+      const { key, org } = await createFundedKey(env.services, 100_000);
+      const h = { 'x-api-key': key };
+      other.exec('BEGIN IMMEDIATE'); // another process's write under way, as an import's batch is
+      const res = await searchIn(env, h);
+      assert.equal(res.statusCode, 503);
+      assert.equal(res.headers['retry-after'], '1');
+      assert.deepEqual(res.json(), { error: 'The database was busy with another write for too long; retry shortly', code: 'server_busy' });
+      other.exec('COMMIT');
+      assert.equal(await env.services.ledger.balance(org.id), 100_000);
+      assert.equal((await searchIn(env, h)).statusCode, 200);
+      assert.equal(await env.services.ledger.balance(org.id), 100_000 - KEYED_REQUEST_COST);
+    } finally {
+      other.close();
+      await env.close();
       dir.remove();
     }
   });
