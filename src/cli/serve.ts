@@ -14,6 +14,7 @@ import { SqlitePageStore } from '../adapters/sqlite/page-store.js';
 import { createServices, PAGE_SYNC_MS, savesIndex } from '../config/services.js';
 import { SAVES_INDEX, type Settings } from '../config/settings.js';
 import { buildApp } from '../http/app.js';
+import { startUsageRetention, type UsageRetention } from '../ops/usage-retention.js';
 import { warmUp } from '../ops/warm-up.js';
 import { CommandFailed, parse, settingsFrom } from './args.js';
 
@@ -110,6 +111,9 @@ async function serve(settings: Settings): Promise<void> {
   // fingerprints while the service serves; with `--workers N` the primary fills them in.
   let fill: BackgroundFill | undefined;
   app.addHook('onClose', async () => fill?.stop());
+  // Usage rows older than WEBSEARCH_USAGE_RETENTION_DAYS go daily (ops/usage-retention.ts); hooks run last added first, so before the database closes.
+  let retention: UsageRetention | undefined;
+  app.addHook('onClose', async () => retention?.stop());
   let fillDerived: boolean;
   try {
     // Load (or build) the search engine before taking requests.
@@ -166,6 +170,9 @@ async function serve(settings: Settings): Promise<void> {
     services.sharedPages?.start(PAGE_SYNC_MS);
     // And, when asked, the page log pruned daily (`websearch share prune`'s rule).
     if (settings.sharePruneDays !== undefined) services.sharedPages?.startPruning(DAY_MS, settings.sharePruneDays * DAY_MS);
+    if (settings.usageRetentionDays > 0) {
+      retention = startUsageRetention(services.usage, settings.usageRetentionDays * DAY_MS, services.clock, (level, msg, fields) => app.log[level](fields ?? {}, msg));
+    }
   }
   if (fillDerived && !stopping) fill = fillDerivedInBackground(settings.sqlitePath, (level, msg, fields) => app.log[level](fields ?? {}, msg));
 }

@@ -60,6 +60,8 @@ export interface Settings {
   readerHeapMb: number;
   /** Pages are stored only while the data folder's disk has this much room (MiB): the rest is kept for what requests must write. 0: to the last byte. */
   minFreeDiskMb: number;
+  /** `serve` deletes usage rows older than this many days, daily (ops/usage-retention.ts); 0 keeps them all. */
+  usageRetentionDays: number;
   /** For the `search` and `fetch` client commands: the server to call, and the key (keyless without). */
   serverUrl: string;
   apiKey?: string;
@@ -127,6 +129,7 @@ const ENV_NAMES = {
   WEBSEARCH_READER_TIMEOUT_MS: 'readerTimeoutMs',
   WEBSEARCH_READER_HEAP_MB: 'readerHeapMb',
   WEBSEARCH_MIN_FREE_DISK_MB: 'minFreeDiskMb',
+  WEBSEARCH_USAGE_RETENTION_DAYS: 'usageRetentionDays',
   WEBSEARCH_CONFIG: 'configFile',
   WEBSEARCH_USER_AGENT: 'userAgent',
   WEBSEARCH_LIVE_FETCH_INDEXES: 'liveFetchIndexes',
@@ -418,6 +421,7 @@ export function loadSettings(options: { env?: NodeJS.ProcessEnv; flags?: RawSett
     readerTimeoutMs: int('WEBSEARCH_READER_TIMEOUT_MS', raw.readerTimeoutMs ?? 10_000, 100, 120_000),
     readerHeapMb: int('WEBSEARCH_READER_HEAP_MB', raw.readerHeapMb ?? 1024, 64, 16384),
     minFreeDiskMb: int('WEBSEARCH_MIN_FREE_DISK_MB', raw.minFreeDiskMb ?? 256, 0, 16_777_216),
+    usageRetentionDays: int('WEBSEARCH_USAGE_RETENTION_DAYS', raw.usageRetentionDays ?? 90, 0, 36_500),
     serverUrl: String(raw.serverUrl ?? 'http://127.0.0.1:8080'),
     ...(raw.apiKey !== undefined ? { apiKey: String(raw.apiKey) } : {}),
     storefront: storefrontSettings(raw),

@@ -23,4 +23,9 @@ export interface UsageStore {
   list(filter: { orgId?: string; limit: number }): Promise<UsageEntry[]>;
   /** Stores every queued row now (at shutdown). */
   flush(): Promise<void>;
+  /**
+   * Deletes at most `max` rows of requests made before `before` (ms), the oldest written first;
+   * answers how many. The retention (ops/usage-retention.ts) calls it until it answers less than `max`.
+   */
+  prune(before: number, max: number): Promise<number>;
 }

@@ -117,6 +117,24 @@ export function accountingContract(name: string, make: () => Promise<AccountingS
         assert.deepEqual(await usage.list({ orgId: 'org_a', limit: 3 }), [row(8, 'org_a'), row(7, 'org_a'), row(3, 'org_a')]);
       }));
 
+    test('usage: prune deletes the rows of requests made before a time, at most max at a time, the oldest first', async () =>
+      withStores(async ({ usage }) => {
+        const t = 1_750_000_000_000;
+        const row = (i: number, at: number): UsageEntry => ({ at, requestId: `old-${i}`, tier: 'keyless', operation: 'search', status: 200, costMicroUsd: 0, latencyMs: 1 });
+        // Written in about the order of their requests; the last out of it, as another machine's late batch is.
+        for (let i = 0; i < 7; i++) await usage.record(row(i, t + i * 1000));
+        await usage.record(row(7, t + 2500));
+        await usage.flush();
+        assert.equal(await usage.prune(t + 3000, 2), 2);
+        assert.deepEqual((await usage.list({ limit: 10 })).map((r) => r.requestId).sort(), ['old-2', 'old-3', 'old-4', 'old-5', 'old-6', 'old-7']);
+        assert.equal(await usage.prune(t + 3000, 10), 1);
+        // The row written after newer ones waits for them: it goes with a later prune's rows.
+        assert.deepEqual((await usage.list({ limit: 10 })).map((r) => r.requestId).sort(), ['old-3', 'old-4', 'old-5', 'old-6', 'old-7']);
+        assert.equal(await usage.prune(t + 3000, 10), 0);
+        assert.equal(await usage.prune(t + 10_000, 10), 5, 'no row newer than the time: every row goes');
+        assert.deepEqual(await usage.list({ limit: 10 }), []);
+      }));
+
     test('usage: a title holding control characters (a NUL, which PostgreSQL text cannot hold) is stored without them, and its batch with it', async () =>
       withStores(async ({ usage }) => {
         const row = (i: number, appTitle: string): UsageEntry => ({

@@ -38,6 +38,20 @@ export class PgUsageStore implements UsageStore {
       : await this.pool.query<UsageRow>('SELECT * FROM usage ORDER BY at DESC, id DESC LIMIT $1', [filter.limit]);
     return rows.map(toUsageEntry);
   }
+
+  /** As in the SQLite store: the old rows are those before the first newer one by id (machines' clocks and batches put a few out of that order; a later prune takes them). */
+  async prune(before: number, max: number): Promise<number> {
+    await this.queue.flush();
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM usage WHERE id IN (
+         SELECT id FROM usage
+         WHERE id < COALESCE((SELECT id FROM usage WHERE at >= $1 ORDER BY id LIMIT 1), 9223372036854775807) AND at < $1
+         ORDER BY id LIMIT $2
+       )`,
+      [before, max],
+    );
+    return rowCount ?? 0;
+  }
 }
 
 interface OutboxRow {
