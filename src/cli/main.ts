@@ -5,6 +5,7 @@ import { DiskLowError, isDiskFull } from '../core/errors.js';
 import { StoreUnreachable } from '../config/services.js';
 import { ApiError } from '../client/client.js';
 import { adminCommand } from './admin.js';
+import { backupCommand } from './backup.js';
 import { crawlCommand } from './crawl.js';
 import { CommandFailed, commandLine, packageVersion, UsageError } from './args.js';
 import { fetchCommand, mcpCommand, searchCommand } from './client-commands.js';
@@ -21,6 +22,8 @@ Usage:
         [--include RE] [--exclude RE] [--concurrency N] [--delay-ms N]
         [--refresh-older-than 7d] [--no-sitemaps]   crawl into the index
   websearch index rebuild                       rebuild the full-text index from stored pages
+  websearch backup <folder>                     a consistent copy of the data folder, taken while
+                                                the server runs, into a new or empty folder
   websearch org create <name> [--rate-limit N]  create an organization
   websearch org set --org <id> --rate-limit N|default
   websearch key create --org <id>               create an API key (shown once)
@@ -70,6 +73,8 @@ async function main(argv: string[]): Promise<number> {
     case 'index':
       await indexCommand(rest);
       return 0;
+    case 'backup':
+      return backupCommand(rest);
     case 'org':
     case 'key':
     case 'credits':

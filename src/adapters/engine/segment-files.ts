@@ -12,7 +12,7 @@
  * no save removes the files another is writing or is about to name.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeDirs } from '../make-dirs.js';
@@ -318,6 +318,27 @@ export function loadIndex(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Copies the saved index of `dir` into `into` (a backup's copy): the files its manifest names,
+ * then the manifest, holding the folder's lock shared, so that no save replaces them meanwhile
+ * (a save waits; loads go on). Answers the files and bytes copied; undefined when there is no
+ * saved index, or the lock was not had in `waitMs` (then the copy builds its index at its start).
+ */
+export function copyIndex(dir: string, into: string, waitMs = LOCK_WAIT_MS): { files: number; bytes: number } | undefined {
+  if (!existsSync(join(dir, 'manifest.json'))) return undefined;
+  const copied = withLock(dir, 'shared', waitMs, () => {
+    const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
+    makeDirs(into);
+    let bytes = 0;
+    for (const f of [...m.segments, m.state, 'manifest.json']) {
+      copyFileSync(join(dir, f), join(into, f));
+      bytes += statSync(join(into, f)).size;
+    }
+    return { files: m.segments.length + 2, bytes };
+  });
+  return copied === LOCKED ? undefined : copied;
 }
 
 /** How long a load, a first save or a rebuild's save waits for another process's save or load to end (a save at 1M pages writes about 340 MB). */
