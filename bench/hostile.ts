@@ -166,7 +166,7 @@ try {
     }
     return { url: `https://a.test/${i}`, host: 'a.test', content: lines.join('\n\n'), acquiredAt: 1_700_000_000_000 + i, searchable: true };
   };
-  const ids = (await store.putVersions(Array.from({ length: 10 }, (_, i) => bigPage(i)))).map((o) => o.version.id);
+  const ids = (await store.putVersions(Array.from({ length: 10 }, (_, i) => bigPage(i)))).map((o) => (o.status === 'removed' ? Number.NaN : o.version.id));
   const whole = db.prepare<number[], { content: string; passages: Buffer | null }>(
     `SELECT content, passages FROM versions WHERE id IN (${ids.map(() => '?').join(', ')})`,
   );

@@ -102,7 +102,7 @@ async function relevance() {
     searchable: true,
   }));
   const outcomes = await pages.putVersions(batch);
-  for (const [i, o] of outcomes.entries()) versionToDoc.set(o.version.id, corpus[i]!.id);
+  for (const [i, o] of outcomes.entries()) versionToDoc.set((o.status === 'removed' ? Number.NaN : o.version.id), corpus[i]!.id);
   console.log(`SciFact: ${corpus.length} documents indexed in ${fmt((performance.now() - started) / 1000, 2)} s`);
   const queries = loadQueries();
   const evaluate = async (index: IndexStore, split: 'test' | 'train') => {

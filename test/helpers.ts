@@ -7,7 +7,7 @@ import { createServices, type ServiceOptions, type Services } from '../src/confi
 import { loadSettings, type RawSettings } from '../src/config/settings.js';
 import type { Clock } from '../src/core/time.js';
 import { type BuildAppOptions, buildApp } from '../src/http/app.js';
-import type { NewVersion } from '../src/ports/page-store.js';
+import type { NewVersion, PutOutcome } from '../src/ports/page-store.js';
 
 export class TestClock implements Clock {
   constructor(public t: number = Date.parse('2026-11-22T14:23:45.000Z')) {}
@@ -106,4 +106,10 @@ export async function fillDisk(db: Db, write: () => unknown): Promise<number> {
 /** Room on the disk again after `fillDisk`. */
 export function roomAgain(db: Db): void {
   db.pragma('max_page_count = 4294967294');
+}
+
+/** The id of the version a store stored or found (a test's page, never one removed). */
+export function idOf(outcome: PutOutcome): number {
+  if (outcome.status === 'removed') throw new Error('the page was removed: no version');
+  return outcome.version.id;
 }

@@ -230,6 +230,8 @@ export async function crawl(deps: CrawlDeps, o: CrawlOptions): Promise<CrawlProg
       const identity = canonical && siteOf(new URL(canonical).hostname) === siteOf(new URL(page.url).hostname) ? canonical : page.url;
       if (page.content.trim() && !feed) {
         const out = await deps.pages.putVersion(versionOf(page, { url: identity, searchable: !page.noindex }));
+        // Nor are its links followed: a site removed is not crawled on from its pages.
+        if (out.status === 'removed') throw new Skipped('removed from the index by the operator (websearch pages remove)');
         if (out.status === 'added') p.stored++;
         else p.unchanged++;
       }

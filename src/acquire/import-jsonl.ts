@@ -30,6 +30,8 @@ import type { ReadPage } from './live-fetch.js';
 export interface ImportSummary {
   imported: number;
   unchanged: number;
+  /** Lines of pages the operator removed (websearch pages remove): not stored. */
+  removed: number;
   failed: number;
   failures: { line: number; reason: string }[];
 }
@@ -189,7 +191,7 @@ export async function importJsonl(pages: PageStore, path: string, options: Impor
   const now = options.now ?? Date.now;
   const batchSize = options.batchSize ?? 500;
   const keep = options.maxFailuresKept ?? 1000;
-  const summary: ImportSummary = { imported: 0, unchanged: 0, failed: 0, failures: [] };
+  const summary: ImportSummary = { imported: 0, unchanged: 0, removed: 0, failed: 0, failures: [] };
   const fail = (line: number, reason: string) => {
     summary.failed++;
     if (summary.failures.length < keep) summary.failures.push({ line, reason });
@@ -207,6 +209,7 @@ export async function importJsonl(pages: PageStore, path: string, options: Impor
     if (batch.length === 0) return;
     for (const outcome of await pages.putVersions(batch)) {
       if (outcome.status === 'added') summary.imported++;
+      else if (outcome.status === 'removed') summary.removed++;
       else summary.unchanged++;
     }
     batch = [];

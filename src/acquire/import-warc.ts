@@ -29,6 +29,8 @@ export interface WarcSummary {
   notResponses: number;
   /** Responses that are not 200, not of an http(s) URL (`dns:`) or not HTML/text (images, redirects, ...), bot challenges, or pages not readable (within the reader's limits). */
   skipped: number;
+  /** Responses of pages the operator removed (websearch pages remove): not stored. */
+  removed: number;
   /** Records that could not be read. */
   broken: number;
   brokenReasons: string[];
@@ -64,7 +66,7 @@ export async function importWarc(
   const now = options.now ?? Date.now;
   const read = options.read ?? pageFromResponse;
   const inFlight = options.read ? (options.inFlight ?? 8) : 1;
-  const s: WarcSummary = { records: 0, imported: 0, unchanged: 0, notResponses: 0, skipped: 0, broken: 0, brokenReasons: [] };
+  const s: WarcSummary = { records: 0, imported: 0, unchanged: 0, notResponses: 0, skipped: 0, removed: 0, broken: 0, brokenReasons: [] };
   const broken = (why: string) => {
     s.broken++;
     if (s.brokenReasons.length < 100) s.brokenReasons.push(why);
@@ -74,6 +76,7 @@ export async function importWarc(
     if (batch.length === 0) return;
     for (const o of await pages.putVersions(batch)) {
       if (o.status === 'added') s.imported++;
+      else if (o.status === 'removed') s.removed++;
       else s.unchanged++;
     }
     batch = [];

@@ -42,7 +42,7 @@ export async function importCommand(argv: string[]): Promise<number> {
         if (tty) process.stderr.write('\n');
         for (const r of s.brokenReasons) process.stderr.write(`${file}: broken: ${r}\n`);
         process.stderr.write(
-          `${file}: ${s.records} records: imported ${s.imported}, unchanged ${s.unchanged}, skipped ${s.skipped} (not 200, not of an http(s) URL, not HTML/text, or not readable within the reader's limits), ${s.notResponses} not responses, ${s.broken} broken (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+          `${file}: ${s.records} records: imported ${s.imported}, unchanged ${s.unchanged},${s.removed > 0 ? ` removed by the operator ${s.removed},` : ''} skipped ${s.skipped} (not 200, not of an http(s) URL, not HTML/text, or not readable within the reader's limits), ${s.notResponses} not responses, ${s.broken} broken (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
         );
         if (values.json) process.stdout.write(`${JSON.stringify({ file, ...s })}\n`);
         failedTotal += s.broken;
@@ -63,7 +63,7 @@ export async function importCommand(argv: string[]): Promise<number> {
       }
       const secs = ((Date.now() - started) / 1000).toFixed(1);
       process.stderr.write(
-        `${file}: imported ${summary.imported}, skipped ${summary.unchanged} unchanged, failed ${summary.failed} (${secs} s)\n`,
+        `${file}: imported ${summary.imported}, skipped ${summary.unchanged} unchanged${summary.removed > 0 ? ` and ${summary.removed} removed by the operator` : ''}, failed ${summary.failed} (${secs} s)\n`,
       );
       if (values.json) process.stdout.write(`${JSON.stringify({ file, ...summary })}\n`);
       failedTotal += summary.failed;

@@ -6,6 +6,7 @@ import { StoreUnreachable } from '../config/services.js';
 import { ApiError } from '../client/client.js';
 import { adminCommand } from './admin.js';
 import { backupCommand } from './backup.js';
+import { pagesCommand } from './pages.js';
 import { crawlCommand } from './crawl.js';
 import { CommandFailed, commandLine, packageVersion, UsageError } from './args.js';
 import { fetchCommand, mcpCommand, searchCommand } from './client-commands.js';
@@ -24,6 +25,10 @@ Usage:
   websearch index rebuild                       rebuild the full-text index from stored pages
   websearch backup <folder>                     a consistent copy of the data folder, taken while
                                                 the server runs, into a new or empty folder
+  websearch pages remove <url>... [--site host] [--reason text]
+                                                take pages out of the index and keep them out
+  websearch pages allow <url>... [--site host]  let them be stored again
+  websearch pages removed                       the removals in force
   websearch org create <name> [--rate-limit N]  create an organization
   websearch org set --org <id> --rate-limit N|default
   websearch key create --org <id>               create an API key (shown once)
@@ -75,6 +80,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'backup':
       return backupCommand(rest);
+    case 'pages':
+      return pagesCommand(rest);
     case 'org':
     case 'key':
     case 'credits':

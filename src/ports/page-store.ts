@@ -62,8 +62,26 @@ export type ResultVersion = Pick<StoredVersion, 'id' | 'url' | 'title' | 'descri
   near?: Uint8Array;
 };
 
-/** `unchanged`: the version alive at that instant already had the same content; nothing was stored. */
-export type PutOutcome = { status: 'added'; version: StoredVersion } | { status: 'unchanged'; version: StoredVersion };
+/**
+ * `unchanged`: the version alive at that instant already had the same content; nothing was stored.
+ * `removed`: the operator removed the page, or its site, from the index (`removePages`); nothing was stored.
+ */
+export type PutOutcome = { status: 'added'; version: StoredVersion } | { status: 'unchanged'; version: StoredVersion } | { status: 'removed' };
+
+/** What `removePages` removes: pages by their URL (normal form), and a site's pages (a host and its subdomains, as `site` matches). */
+export interface Removal {
+  urls: readonly string[];
+  site?: string;
+}
+
+/** A URL or a site the operator removed, and when. */
+export interface Removed {
+  kind: 'url' | 'site';
+  /** The URL, or the site's host. */
+  value: string;
+  removedAt: number;
+  reason?: string;
+}
 
 export interface PageStore {
   /** Stores one version atomically; refused (nothing stored) when the disk is full or has less room than is kept for requests (core/errors.ts `isDiskFull`). */
@@ -92,4 +110,15 @@ export interface PageStore {
    * Versions stored by an older release make it false until a fill.
    */
   derivedFilled(): Promise<boolean>;
+  /**
+   * Removes pages from the index for good (a takedown, a page published by mistake): every version
+   * of them deleted, and the URLs and the site kept out from then on (a later store of one answers
+   * `removed`) until `allowPages`. Answers how many pages and versions went. Absent where removals
+   * cannot be shared (pages shared through PostgreSQL).
+   */
+  removePages?(removal: Removal, at: number, reason?: string): Promise<{ pages: number; versions: number }>;
+  /** Lets the URLs and the site of `removal` be stored again; answers how many removals were lifted. */
+  allowPages?(removal: Removal): Promise<number>;
+  /** The removals in force, newest first. */
+  removals?(): Promise<Removed[]>;
 }

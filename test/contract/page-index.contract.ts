@@ -10,7 +10,7 @@ import { cachedStem } from '../../src/core/text.js';
 import { pageSnippet, SnippetQuery } from '../../src/ops/snippet.js';
 import type { IndexQuery, IndexStore } from '../../src/ports/index-store.js';
 import type { PageStore } from '../../src/ports/page-store.js';
-import { page } from '../helpers.js';
+import { idOf, page } from '../helpers.js';
 
 export type PageIndexFactory = () => Promise<{ pages: PageStore; index: IndexStore; close(): Promise<void> }>
 
@@ -86,7 +86,7 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         const long = Array.from({ length: 200 }, (_, i) => `Sentence number ${i} about topic ${i % 17}.`).join('\n');
         assert.ok(long.length >= PASSAGE_INDEX_MIN);
         const [a, b] = await pages.putVersions([page('https://example.com/long', { content: long }), page('https://example.com/short', { content: 'Short.' })]);
-        const [gotLong, gotShort] = await pages.getVersions([a!.version.id, b!.version.id]);
+        const [gotLong, gotShort] = await pages.getVersions([idOf(a!), idOf(b!)]);
         assert.deepEqual(gotLong!.passages && new Uint8Array(gotLong!.passages), buildPassages(long));
         assert.equal(gotShort!.passages, undefined);
       }));
@@ -100,7 +100,7 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
           page('https://example.com/given', { content: text(2), near: given }),
           page('https://example.com/short', { content: 'Short.' }),
         ]);
-        const [made, taken, short] = await pages.getVersions(stored.map((o) => o.version.id));
+        const [made, taken, short] = await pages.getVersions(stored.map((o) => idOf(o)));
         assert.deepEqual(new Uint8Array(made!.near!), nearFingerprint(text(1)));
         assert.deepEqual(new Uint8Array(taken!.near!), given);
         assert.equal(short!.near, undefined);
@@ -113,7 +113,7 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         const huge = Array.from({ length: 60_000 }, (_, i) => (i % 5 === 0 ? `\n## Part ${i}\n\n` : '') + line(i)).join('') + 'Last line: frogs.';
         assert.ok(huge.length > 10 * SCAN_LIMIT);
         const [stored] = await pages.putVersions([page('https://example.com/huge', { content: huge, description: undefined })]);
-        const [got] = await pages.getVersions([stored!.version.id]);
+        const [got] = await pages.getVersions([idOf(stored!)]);
         assert.ok(got!.content.length >= SCAN_LIMIT, `${got!.content.length} units`);
         assert.ok(got!.content.length < huge.length / 4, 'the whole page was read');
         assert.ok(huge.startsWith(got!.content));
@@ -143,7 +143,7 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
           page('https://none.test/a', { content: 'No description.', acquiredAt: at }),
           page('https://none.test/b', { content: 'None either.', acquiredAt: at }),
         ]);
-        const shared = async (...k: number[]) => (await pages.getVersions(k.map((i) => stored[i]!.version.id))).map((v) => v.sharedDescription ?? false);
+        const shared = async (...k: number[]) => (await pages.getVersions(k.map((i) => idOf(stored[i]!)))).map((v) => v.sharedDescription ?? false);
         // Two pages of news.test hold it, and www.news.test is another host; other.test's is its own.
         assert.deepEqual(await shared(0, 1, 2, 3), [true, false, true, false]);
         // A copy of one page under another URL, and a page's own versions, share no description.
@@ -151,7 +151,7 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         // A page that comes to hold it later makes it shared.
         const [herons] = await pages.putVersions([page('https://www.news.test/herons', { content: 'Herons.', description: site, acquiredAt: at })]);
         assert.deepEqual(await shared(1), [true]);
-        assert.equal((await pages.getVersions([herons!.version.id]))[0]!.sharedDescription, true);
+        assert.equal((await pages.getVersions([idOf(herons!)]))[0]!.sharedDescription, true);
         // A run of captures split by one stored later goes on as a copy of its version: marked as it is.
         const cap = 'Shared by the pages of cap.test.';
         await pages.putVersions([
@@ -170,7 +170,7 @@ export function pageIndexContract(name: string, make: PageIndexFactory): void {
         const stored = await pages.putVersions(
           Array.from({ length: 23 }, (_, i) => page(`https://example.com/${i}`, { content: `page ${i}`, title: `T${i}` })),
         );
-        const ids = stored.map((o) => o.version.id);
+        const ids = stored.map((o) => idOf(o));
         const asked = [...ids].reverse();
         assert.deepEqual((await pages.getVersions(asked)).map((v) => v.id), asked);
         assert.deepEqual((await pages.getVersions(asked)).map((v) => v.title), asked.map((id) => `T${ids.indexOf(id)}`));

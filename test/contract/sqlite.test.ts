@@ -16,7 +16,7 @@ import { SqliteUsageOutbox } from '../../src/adapters/sqlite/usage-outbox.js';
 import { SqliteUsageStore } from '../../src/adapters/sqlite/usage-store.js';
 import { buildPassages, PASSAGES_FORMAT } from '../../src/core/passages.js';
 import { parseWebql } from '../../src/core/webql.js';
-import { page, tempDir } from '../helpers.js';
+import { idOf, page, tempDir } from '../helpers.js';
 import { accountingContract, nonceContract } from './accounting.contract.js';
 import { ledgerContract } from './ledger.contract.js';
 import { limiterContract } from './limiter.contract.js';
@@ -24,6 +24,8 @@ import { pageIndexContract } from './page-index.contract.js';
 
 /** What each migration from 20 on added (columns and their indexes), undone: how a database of an older release is made. */
 const UNDONE: Record<number, string[]> = {
+  26: ['DROP TABLE removed'],
+  25: [],
   24: ['DROP INDEX versions_untyped'],
   23: ['DROP INDEX pages_url_type', 'ALTER TABLE pages DROP COLUMN url_type'],
   22: ['DROP INDEX versions_media_type', 'ALTER TABLE versions DROP COLUMN media_type'],
@@ -34,7 +36,7 @@ const LATEST_UNDONE = Math.max(...Object.keys(UNDONE).map(Number));
 
 /**
  * A database as it was before migration `version`: what it and every later one added gone
- * (24: the index of the versions of no media type; 23: the pages' URL types; 22: the versions'
+ * (26: the pages the operator removed; 25 added nothing, it rewrote URLs; 24: the index of the versions of no media type; 23: the pages' URL types; 22: the versions'
  * media types; 21: the near-duplicate fingerprints; 20: the description keys and marks).
  */
 function withoutMigrationsFrom(db: Db, version: number): void {
@@ -127,7 +129,7 @@ describe('SqlitePageStore.fillDerived', () => {
     try {
       const pages = new SqlitePageStore(s.db);
       const stored = await pages.putVersions([1, 2, 3].map((n) => page(`https://example.com/${n}`, { content: longPage(n) })));
-      await use(s.db, pages, stored.map((o) => o.version.id));
+      await use(s.db, pages, stored.map((o) => idOf(o)));
     } finally {
       await s.close();
     }
@@ -154,10 +156,10 @@ describe('SqlitePageStore.fillDerived', () => {
   test('makes the fingerprints versions stored before lack, each as a version stored now has it, and only theirs', () =>
     withLongPages(async (db, pages, [a, b, c]) => {
       const [short] = await pages.putVersions([page('https://example.com/short', { content: 'Short page.' })]);
-      const ids = [a!, b!, c!, short!.version.id];
+      const ids = [a!, b!, c!, idOf(short!)];
       const stored = (await pages.getVersions(ids)).map((v) => v.near);
       assert.equal(stored.filter((n) => n !== undefined).length, 3, 'the three long pages have one, the short page none');
-      db.prepare('UPDATE versions SET near_fingerprint = NULL WHERE id IN (?, ?)').run(a, short!.version.id);
+      db.prepare('UPDATE versions SET near_fingerprint = NULL WHERE id IN (?, ?)').run(a, idOf(short!));
       assert.equal(await pages.derivedFilled(), false);
       assert.equal((await pages.getVersions([a!]))[0]!.near, undefined, 'a version without one is compared with none');
       assert.deepEqual(await pages.fillDerived(), { fingerprints: 2, passages: 0 });
@@ -222,6 +224,7 @@ describe("migration 25 (URLs' escapes in their normal form, no session ids)", ()
       const queue = db.prepare("INSERT INTO crawl_frontier (crawl_id, url, host, depth, state, next_at) VALUES (?, ?, 'a.test', 1, 'queued', 0)");
       for (const [crawl, url] of [['c1', 'https://a.test/%7eA'], ['c1', 'https://a.test/~A'], ['c1', 'https://a.test/%7eB'], ['c2', 'https://a.test/%7eA']]) queue.run(crawl, url);
       db.prepare("INSERT INTO fetch_validators (url, etag, fetched_at) VALUES ('https://a.test/%7euser/', 'x', 0)").run();
+      withoutMigrationsFrom(db, 26);
       db = reopenAt(db, path, 24);
       try {
         assert.deepEqual(db.prepare('SELECT url, url_type FROM pages ORDER BY id').all(), [
@@ -290,7 +293,7 @@ describe('migration 10 (the FTS5 index goes)', () => {
         const engine = await new EngineIndexStore(db).open();
         const hits = await engine.search({ terms: ['zebra'], limit: 10 });
         assert.equal(hits.length, 2);
-        assert.ok(hits.some((h) => h.versionId === old!.version.id));
+        assert.ok(hits.some((h) => h.versionId === idOf(old!)));
       } finally {
         db.close();
       }
@@ -455,7 +458,7 @@ describe("migration 20 (descriptions keyed with their host's)", () => {
       withoutMigrationsFrom(db, 20);
       db = reopenAt(db, path, 19);
       try {
-        const got = await new SqlitePageStore(db).getVersions(stored.map((o) => o.version.id));
+        const got = await new SqlitePageStore(db).getVersions(stored.map((o) => idOf(o)));
         assert.deepEqual(got.map((v) => v.sharedDescription ?? false), [true, true, false, false]);
       } finally {
         db.close();

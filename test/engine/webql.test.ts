@@ -20,7 +20,7 @@ import { cachedStem, words } from '../../src/core/text.js';
 import { urlFileType } from '../../src/core/url.js';
 import { parseWebql, type WebqlNode } from '../../src/core/webql.js';
 import type { IndexQuery } from '../../src/ports/index-store.js';
-import { page, tempDir } from '../helpers.js';
+import { idOf, page, tempDir } from '../helpers.js';
 
 // Inflected forms (stemmed alike), stop words, and words that appear in the URLs too.
 const VOCAB = (
@@ -364,7 +364,7 @@ describe('webql title: words', () => {
         // As often as a title gives, from the text alone: a candidate, read, and no match.
         page('https://a.test/often', { title: 'Rates', content: 'glycolysis, glycolysis and glycolysis' }),
       ]);
-      const titled = stored.slice(40, 43).map((o) => o.version.id).sort();
+      const titled = stored.slice(40, 43).map((o) => idOf(o)).sort();
       const engine = await new EngineIndexStore(db).open();
       for (const query of ['title:glycolysis', 'title:glycolysis rate', '(title:glycolysis OR title:"glycolysis rates") rate']) {
         const node = parseWebql(query);
@@ -391,7 +391,7 @@ describe('webql title: words', () => {
         page('https://b.test/missed', { title: 'Not to be missed or to be', content: 'a list' }),
         page('https://b.test/it', { title: 'It', content: 'a novel' }),
       ]);
-      const [play, missed, it] = stored.slice(30).map((o) => o.version.id);
+      const [play, missed, it] = stored.slice(30).map((o) => idOf(o));
       const engine = await new EngineIndexStore(db).open();
       const cases: [string, number[], number][] = [
         ['title:"to be or not to be"', [play!], 2],
@@ -418,7 +418,7 @@ describe('webql reads', () => {
         ...Array.from({ length: 300 }, (_, i) => page(`https://c.test/${i}`, { title: 'B', content: 'it is what it is, and so it will be', acquiredAt: T0 + (i + 1) * DAY })),
         page('https://c.test/newest', { title: 'C', content: 'to be, or not to be', acquiredAt: T0 + 400 * DAY }),
       ]);
-      const [oldest, newest] = [stored[0]!.version.id, stored.at(-1)!.version.id];
+      const [oldest, newest] = [idOf(stored[0]!), idOf(stored.at(-1)!)];
       const node = parseWebql('"to be or not to be"');
       const bounded = await new EngineIndexStore(db, { webqlReadsMax: 100 }).open();
       const deps = depsOf(bounded, node);
@@ -445,7 +445,7 @@ describe('webql lang: and url: of few versions', () => {
         ...Array.from({ length: 200 }, (_, i) => page(`https://d.test/en/${i}`, { title: 'T', content: `glycolysis ${'rate '.repeat(i)}`, lang: 'en', acquiredAt: T0 + (i + 10) * DAY })),
         ...Array.from({ length: 8 }, (_, i) => page(`https://d.test/de/${i}`, { title: 'T', content: `glycolysis ${'rate '.repeat(300 + i)}`, lang: i % 2 ? 'de' : 'de-at', acquiredAt: T0 + i * DAY })),
       ]);
-      const german = stored.slice(200).map((o) => o.version.id).sort();
+      const german = stored.slice(200).map((o) => idOf(o)).sort();
       const kept = await new EngineIndexStore(db).open();
       const unkept = await new EngineIndexStore(db, { fileTypeMax: 0 }).open();
       for (const query of ['lang:de', 'glycolysis lang:de', 'url:d.test/de/', 'glycolysis url:https://d.test/de', 'lang:de url:d.test/de', 'url:D.Test/de/', 'glycolysis url:HTTPS://D.TEST/de']) {
@@ -516,7 +516,7 @@ describe('webql words whose stem is a stop word', () => {
         page('https://a.test/both', { title: 'E', content: 'glycolysis on the rise in one day' }),
         page('https://a.test/phrase', { title: 'F', content: 'glycolysis one day' }),
       ]);
-      const [on, one, its, it, both, phrase] = stored.map((o) => o.version.id);
+      const [on, one, its, it, both, phrase] = stored.map((o) => idOf(o));
       const engine = await new EngineIndexStore(db).open();
       const found = (query: string) => webqlFound(engine, query);
       assert.deepEqual(await found('glycolysis one -day'), [one]);
@@ -540,7 +540,7 @@ describe('webql numbers with a point', () => {
         page('https://py.test/docs/3.11/whatsnew', { title: 'B', content: 'Python 3.11 brought 12 new modules.' }),
         page('https://py.test/docs/3.12/changelog', { title: 'C', content: 'What changed, release by release.' }),
       ]);
-      const [v312, v311, log] = stored.map((o) => o.version.id);
+      const [v312, v311, log] = stored.map((o) => idOf(o));
       const engine = await new EngineIndexStore(db).open();
       const found = (query: string) => webqlFound(engine, query);
       assert.deepEqual(await found('"python 3.12"'), [v312]);
@@ -573,7 +573,7 @@ describe('webql ties', () => {
       const at = Date.parse('2025-06-01T00:00:00Z');
       // The same title, text and URL length (four-letter words, none a stop word), so the same score; the same time; only the ids differ.
       const stored = await pages.putVersions(['kiwi', 'lime', 'pear', 'plum'].map((p) => page(`https://t.test/${p}`, { title: 'T', content: 'glycolysis rate', acquiredAt: at })));
-      const ids = stored.map((o) => o.version.id);
+      const ids = stored.map((o) => idOf(o));
       const engine = await new EngineIndexStore(db).open();
       const order = async (query: string) => (await engine.search({ terms: [], webql: parseWebql(query), limit: 10 })).map((h) => h.versionId);
       const hits = await engine.search({ terms: [], webql: parseWebql('glycolysis'), limit: 10 });

@@ -377,6 +377,18 @@ ${FTS5_SCHEMA}
   UPDATE OR IGNORE fetch_validators SET url = normal_url(url) WHERE ${NOT_NORMAL};
   DELETE FROM fetch_validators WHERE ${NOT_NORMAL};
   `,
+  `
+  -- Pages the operator removed (websearch pages remove): a URL in its normal form, or a site as
+  -- its reversed host ('com.example.', rev_host's form: a site's pages are those whose rev_host
+  -- starts with it). Their versions are deleted, and a store of one is refused while it is here.
+  CREATE TABLE removed (
+    kind TEXT NOT NULL CHECK (kind IN ('url', 'site')),
+    key TEXT NOT NULL,
+    removed_at INTEGER NOT NULL,
+    reason TEXT,
+    PRIMARY KEY (kind, key)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

@@ -5,7 +5,7 @@ import { DiskLowError, isDiskFull } from '../../core/errors.js';
 import { nearFingerprint } from '../../core/near-duplicate.js';
 import { buildPassages, PASSAGE_INDEX_MIN, PASSAGES_FORMAT, SCAN_LIMIT } from '../../core/passages.js';
 import { reverseHost, urlFileType } from '../../core/url.js';
-import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
+import type { NewVersion, PageStore, PutOutcome, Removal, Removed, ResultVersion, StoredVersion } from '../../ports/page-store.js';
 import { type Db, descriptionKey } from './database.js';
 
 interface VersionRow {
@@ -114,6 +114,9 @@ export function contentHash(v: NewVersion): string {
   return h.digest('hex');
 }
 
+/** Pages a removal deletes per transaction (`removePages`). */
+const REMOVE_PAGES = 1_000;
+
 export interface SqlitePageStoreOptions {
   /**
    * Versions are stored only while the database's disk has this many bytes free (DiskLowError
@@ -137,6 +140,21 @@ export class SqlitePageStore implements PageStore {
     this.dir = db.memory || db.name === ':memory:' || db.name === '' ? undefined : dirname(db.name);
     this.stmts = {
       pageByUrl: db.prepare<[string], { id: number; host: string }>('SELECT id, host FROM pages WHERE url = ?'),
+      // Removals (removePages): checked on every store once any is in force.
+      anyRemoved: db.prepare<[], number>('SELECT EXISTS (SELECT 1 FROM removed)').pluck(),
+      urlRemoved: db.prepare<[string], number>("SELECT 1 FROM removed WHERE kind = 'url' AND key = ?").pluck(),
+      siteRemoved: db.prepare<[string], number>("SELECT 1 FROM removed WHERE kind = 'site' AND substr(?, 1, length(key)) = key LIMIT 1").pluck(),
+      remove: db.prepare<[string, string, number, string | null]>('INSERT OR REPLACE INTO removed (kind, key, removed_at, reason) VALUES (?, ?, ?, ?)'),
+      allow: db.prepare<[string, string]>('DELETE FROM removed WHERE kind = ? AND key = ?'),
+      removals: db.prepare<[], { kind: 'url' | 'site'; key: string; removed_at: number; reason: string | null }>(
+        'SELECT kind, key, removed_at, reason FROM removed ORDER BY removed_at DESC, kind, key',
+      ),
+      // A site's pages: rev_host from 'com.example.' up to 'com.example/' ('/' follows '.'), by its index.
+      sitePages: db.prepare<[string, string, number], { id: number; url: string }>('SELECT id, url FROM pages WHERE rev_host >= ? AND rev_host < ? LIMIT ?'),
+      dropCaptures: db.prepare<[number]>('DELETE FROM captures WHERE version_id IN (SELECT id FROM versions WHERE page_id = ?)'),
+      dropVersions: db.prepare<[number]>('DELETE FROM versions WHERE page_id = ?'),
+      dropPage: db.prepare<[number]>('DELETE FROM pages WHERE id = ?'),
+      dropValidators: db.prepare<[string]>('DELETE FROM fetch_validators WHERE url = ?'),
       insertPage: db.prepare<[string, string, string, string | null]>('INSERT INTO pages (url, host, rev_host, url_type) VALUES (?, ?, ?, ?)'),
       // A page's versions in timeline order: by time, then content hash (`putOne`).
       atOrBefore: db.prepare<[number, number, number, string], VersionRow>(
@@ -240,8 +258,9 @@ export class SqlitePageStore implements PageStore {
    * searchable when one of its captures was; a version's later captures are kept (`captures`), so a
    * capture stored later can come between them.
    */
-  private putOne(v: NewVersion, { passages, near }: Derived): PutOutcome {
+  private putOne(v: NewVersion, { passages, near }: Derived, removals: boolean): PutOutcome {
     const s = this.stmts;
+    if (removals && this.isRemoved(v.url)) return { status: 'removed' };
     const hash = contentHash(v);
     const t = v.acquiredAt;
     const searchable = v.searchable ? 1 : 0;
@@ -328,13 +347,18 @@ export class SqlitePageStore implements PageStore {
   async putVersion(version: NewVersion): Promise<PutOutcome> {
     this.assertRoom();
     const derived = derive(version);
-    return this.db.transaction(() => this.putOne(version, derived)).immediate();
+    return this.db.transaction(() => this.putOne(version, derived, this.stmts.anyRemoved.get() === 1)).immediate();
   }
 
   async putVersions(versions: readonly NewVersion[]): Promise<PutOutcome[]> {
     this.assertRoom();
     const derived = versions.map(derive);
-    return this.db.transaction(() => versions.map((v, k) => this.putOne(v, derived[k]!))).immediate();
+    return this.db
+      .transaction(() => {
+        const removals = this.stmts.anyRemoved.get() === 1;
+        return versions.map((v, k) => this.putOne(v, derived[k]!, removals));
+      })
+      .immediate();
   }
 
   /**
@@ -347,7 +371,8 @@ export class SqlitePageStore implements PageStore {
   async applyLog(versions: readonly NewVersion[], upTo: number): Promise<Error[]> {
     this.assertRoom();
     const derived = versions.map(derive);
-    const one = this.db.transaction((v: NewVersion, k: number) => this.putOne(v, derived[k]!));
+    const removals = this.stmts.anyRemoved.get() === 1;
+    const one = this.db.transaction((v: NewVersion, k: number) => this.putOne(v, derived[k]!, removals));
     return this.db
       .transaction(() => {
         const failed: Error[] = [];
@@ -382,6 +407,85 @@ export class SqlitePageStore implements PageStore {
     const id = randomBytes(8).toString('hex');
     this.stmts.setLogReader.run(id);
     return id;
+  }
+
+  /** Whether the operator removed `url`, or a site it is of (`removePages`). */
+  private isRemoved(url: string): boolean {
+    const s = this.stmts;
+    return s.urlRemoved.get(url) === 1 || s.siteRemoved.get(reverseHost(new URL(url).hostname)) === 1;
+  }
+
+  /**
+   * The removals are recorded first, in a transaction of their own: a store refuses the pages from
+   * then on. Then the pages go, REMOVE_PAGES at a time, so that a site of many pages does not hold
+   * the write lock for long (a server's charges wait on it). Deleted content is overwritten in the
+   * file (`secure_delete`), not only unlinked, and the write-ahead log emptied when it can be; the
+   * search index takes the deletions in from index_log as it takes any change.
+   */
+  async removePages(removal: Removal, at: number, reason?: string): Promise<{ pages: number; versions: number }> {
+    const s = this.stmts;
+    const site = removal.site === undefined ? undefined : reverseHost(removal.site);
+    this.db
+      .transaction(() => {
+        for (const url of removal.urls) s.remove.run('url', url, at, reason ?? null);
+        if (site !== undefined) s.remove.run('site', site, at, reason ?? null);
+      })
+      .immediate();
+    const secure = this.db.pragma('secure_delete', { simple: true }) as number;
+    this.db.pragma('secure_delete = ON');
+    let pages = 0;
+    let versions = 0;
+    const drop = (page: { id: number; url: string }) => {
+      s.dropCaptures.run(page.id);
+      versions += s.dropVersions.run(page.id).changes;
+      s.dropPage.run(page.id);
+      s.dropValidators.run(page.url);
+      pages++;
+    };
+    try {
+      this.db
+        .transaction(() => {
+          for (const url of removal.urls) {
+            const page = s.pageByUrl.get(url);
+            if (page) drop({ id: page.id, url });
+          }
+        })
+        .immediate();
+      if (site !== undefined) {
+        const end = `${site.slice(0, -1)}/`;
+        for (let batch = s.sitePages.all(site, end, REMOVE_PAGES); batch.length > 0; batch = s.sitePages.all(site, end, REMOVE_PAGES)) {
+          this.db.transaction(() => batch.forEach(drop)).immediate();
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      }
+    } finally {
+      this.db.pragma(`secure_delete = ${secure}`);
+    }
+    // The write-ahead log still holds the pages as they were written: emptied when no reader holds
+    // it (a server's search, say, may; then its frames are overwritten as the log is reused).
+    if (pages > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return { pages, versions };
+  }
+
+  async allowPages(removal: Removal): Promise<number> {
+    const s = this.stmts;
+    return this.db
+      .transaction(() => {
+        let lifted = 0;
+        for (const url of removal.urls) lifted += s.allow.run('url', url).changes;
+        if (removal.site !== undefined) lifted += s.allow.run('site', reverseHost(removal.site)).changes;
+        return lifted;
+      })
+      .immediate();
+  }
+
+  async removals(): Promise<Removed[]> {
+    return this.stmts.removals.all().map((r) => ({
+      kind: r.kind,
+      value: r.kind === 'site' ? r.key.slice(0, -1).split('.').reverse().join('.') : r.key,
+      removedAt: r.removed_at,
+      ...(r.reason === null ? {} : { reason: r.reason }),
+    }));
   }
 
   async latest(url: string): Promise<StoredVersion | undefined> {
