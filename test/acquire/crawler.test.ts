@@ -46,6 +46,27 @@ describe('crawler', () => {
     assert.equal(hits.json().results[0].url, `${site.url}/orphan`);
   });
 
+  test('a page the operator removed is fetched but not stored, and its links are not followed', async () => {
+    const origin = await startOrigin({
+      '/robots.txt': html('', 404),
+      '/a': html('<article><p>A page about gannets and their colonies on the northern cliffs.</p><a href="/b">next</a></article>'),
+      '/b': html('<article><p>A page about razorbills, reached only from the removed page.</p></article>'),
+    });
+    try {
+      await env.services.pages.removePages!({ urls: [`${origin.url}/a`] }, Date.now());
+      const r = await crawl(deps(), { seeds: [`${origin.url}/a`], maxPages: 10, maxDepth: 3, scope: 'same-site', concurrency: 1, delayMs: 0, sitemaps: false });
+      assert.equal(r.stored, 0);
+      assert.equal(r.skipped, 1);
+      assert.equal(await env.services.pages.latest(`${origin.url}/a`), undefined);
+      assert.ok(!origin.hits.includes('/b'), "the removed page's links were followed");
+      assert.deepEqual(await env.services.frontier.reasons(r.crawlId, 5), [
+        { state: 'skipped', reason: 'removed from the index by the operator (websearch pages remove)', pages: 1 },
+      ]);
+    } finally {
+      await origin.close();
+    }
+  });
+
   test('a refresh uses conditional requests: unchanged pages answer 304 and add no version', async () => {
     const before = (await env.services.pages.stats()).versions;
     const r = await crawl(deps(), base(site, { refreshOlderThanMs: 0 }));
