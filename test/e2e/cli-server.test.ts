@@ -222,6 +222,21 @@ describe('CLI and server end to end', () => {
     assert.ok(found.results[0]?.snippet?.includes('Line 120: the Fresnel lens of the lighthouse turns at night.'), JSON.stringify(found.results));
   });
 
+  test("pages remove takes a page out of the running server's answers; bad input is exit 2", async () => {
+    for (const args of [['pages', 'remove'], ['pages', 'remove', 'not a url'], ['pages', 'remove', '--site', 'http://example.org/'], ['pages', 'drop', 'https://example.org/']]) {
+      const r = cli(...args);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, /^websearch: /);
+    }
+    const client = createClient({ baseUrl: `http://127.0.0.1:${port}` });
+    assert.equal((await client.search({ query: 'fresnel lens' })).results[0]?.url, 'https://example.org/lights');
+    assert.deepEqual(json('pages', 'remove', 'https://example.org/lights', '--reason', 'asked by the keeper'), { pages: 1, versions: 1 });
+    assert.deepEqual((await client.search({ query: 'fresnel lens' })).results, []);
+    await assert.rejects(client.fetch({ url: 'https://example.org/lights' }), /404 not_indexed/);
+    const [removed] = json('pages', 'removed');
+    assert.deepEqual({ ...removed, removedAt: 0 }, { kind: 'url', value: 'https://example.org/lights', removedAt: 0, reason: 'asked by the keeper' });
+  });
+
   test('healthz, request ids', async () => {
     const res = await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { 'x-request-id': 'trace-123' } });
     assert.deepEqual(await res.json(), { status: 'ok' });
