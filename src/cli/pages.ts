@@ -3,18 +3,23 @@
  * erasure, a page published by mistake) and kept out (README "Removing pages").
  */
 import { createServices } from '../config/services.js';
-import { normalizeUrl, parseSiteFilter } from '../core/url.js';
+import { normalizeUrl, parseSiteFilter, urlTwins } from '../core/url.js';
 import type { Removal } from '../ports/page-store.js';
 import { CommandFailed, parse, settingsFrom, UsageError } from './args.js';
 
 const USAGE = 'usage: websearch pages remove <url>... [--site <host>] [--reason <text>] | pages allow <url>... [--site <host>] | pages removed';
 const REASON_MAX = 500;
 
+/**
+ * The URLs of a removal, each with its other spellings (`urlTwins`: the other scheme, `www.`, a
+ * trailing slash), which are one page to a reader: a takedown of one must not leave another to a
+ * later crawl, nor to fetch's lookup of twins.
+ */
 function removalOf(urls: readonly string[], site: unknown): Removal {
-  const normal = urls.map((u) => {
+  const normal = urls.flatMap((u) => {
     const n = normalizeUrl(u);
     if (!n) throw new UsageError(`${u}: not an http(s) URL`);
-    return n;
+    return [n, ...urlTwins(n)];
   });
   let host: string | undefined;
   if (site !== undefined) {
@@ -22,7 +27,7 @@ function removalOf(urls: readonly string[], site: unknown): Removal {
     if (!host) throw new UsageError(`--site ${String(site)}: a bare host name, as search's site takes (its subdomains go with it)`);
   }
   if (normal.length === 0 && host === undefined) throw new UsageError(USAGE);
-  return { urls: normal, ...(host === undefined ? {} : { site: host }) };
+  return { urls: [...new Set(normal)], ...(host === undefined ? {} : { site: host }) };
 }
 
 function reasonOf(v: unknown): string | undefined {
