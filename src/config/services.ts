@@ -359,9 +359,10 @@ export async function createServices(settings: Settings, options: ServiceOptions
   // a rebuild); the workers of `serve --workers` but one only read them (SAVES_INDEX).
   const engineDir = settings.sqlitePath === ':memory:' ? undefined : `${settings.sqlitePath}.engine`;
   const readOnly = !savesIndex();
-  const index = new EngineIndexStore(db, { dir: engineDir, readOnly, searchThreads: settings.searchThreads, log: logs.log, ...options.split });
+  const minFreeBytes = settings.minFreeDiskMb * 2 ** 20;
+  const index = new EngineIndexStore(db, { dir: engineDir, readOnly, searchThreads: settings.searchThreads, log: logs.log, minFreeBytes, ...options.split });
   let closed = false;
-  const localPages = new SqlitePageStore(db, { minFreeBytes: settings.minFreeDiskMb * 2 ** 20 });
+  const localPages = new SqlitePageStore(db, { minFreeBytes });
   const sharedPages = pool
     ? new ReplicatedPageStore(localPages, new PgPageLog(pool), logs.log)
     : undefined;

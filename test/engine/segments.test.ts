@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statfsSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyse, EngineIndexStore, fieldsOf } from '../../src/adapters/engine/engine-index-store.js';
@@ -357,6 +357,31 @@ describe('segments on disk', () => {
     const third = await new EngineIndexStore(db, { dir: engineDir }).open();
     assert.equal(third.loadedFromDisk, true);
     assert.deepEqual(await results(third), await reference());
+  });
+
+  test('a save that would leave less room than is kept for requests is not made; searches go on from memory', async () => {
+    const low = tempDir();
+    try {
+      const lowDir = join(low.path, 'engine');
+      const said: { msg: string; fields?: Record<string, unknown> }[] = [];
+      const { bavail, bsize } = statfsSync(low.path);
+      const index = await new EngineIndexStore(db, {
+        dir: lowDir,
+        minFreeBytes: bavail * bsize + 2 ** 30,
+        log: (_level: string, msg: string, fields?: Record<string, unknown>) => said.push({ msg, ...(fields ? { fields } : {}) }),
+      }).open();
+      const refused = said.find((l) => l.msg.startsWith('search index not saved: it would leave less room'));
+      assert.ok(refused, JSON.stringify(said));
+      assert.ok(Math.abs((refused.fields!.freeMib as number) - (bavail * bsize) / 2 ** 20) < 256, "the disk's free room as it is");
+      assert.ok(!existsSync(join(lowDir, 'manifest.json')));
+      assert.deepEqual(readdirSync(lowDir).filter((f) => f !== 'lock.db' && f !== 'lock.db-journal'), [], 'nothing written');
+      assert.deepEqual(await results(index), await reference());
+      // With room, the same folder takes the save.
+      await new EngineIndexStore(db, { dir: lowDir }).open();
+      assert.ok(existsSync(join(lowDir, 'manifest.json')));
+    } finally {
+      low.remove();
+    }
   });
 
   test('an index saved under another analysis of the text is built again from the pages', async () => {

@@ -561,6 +561,8 @@ export interface EngineOptions {
   urlScanStep?: number;
   /** The most candidates a webql query reads (WEBQL_READS_MAX; smaller in tests). */
   webqlReadsMax?: number;
+  /** A save that would leave its disk less room than this is not made (WEBSEARCH_MIN_FREE_DISK_MB; 0: saves while they fit). */
+  minFreeBytes?: number;
   /** When a webql query reads its best candidates first (WEBQL_BEST_FIRST; smaller in tests). */
   webqlBestFirst?: BestFirst;
   /** The most versions of a file type, or of the pages an `inurl:` names, a search is kept to (FILE_TYPE_VERSIONS_MAX; smaller in tests). */
@@ -650,6 +652,7 @@ export class EngineIndexStore implements IndexStore {
   private readonly matchStep: number;
   private readonly urlScanStep: number;
   private readonly webqlReadsMax: number;
+  private readonly minFreeBytes: number;
   private readonly webqlBestFirst: BestFirst;
   private readonly fileTypeMax: number;
   private readonly urlsAtOnce: number;
@@ -685,6 +688,7 @@ export class EngineIndexStore implements IndexStore {
     this.matchStep = options.matchStep ?? MATCH_STEP;
     this.urlScanStep = options.urlScanStep ?? URL_SCAN_STEP;
     this.webqlReadsMax = options.webqlReadsMax ?? WEBQL_READS_MAX;
+    this.minFreeBytes = options.minFreeBytes ?? 0;
     this.webqlBestFirst = options.webqlBestFirst ?? WEBQL_BEST_FIRST;
     this.fileTypeMax = options.fileTypeMax ?? FILE_TYPE_VERSIONS_MAX;
     this.urlsAtOnce = options.urlsAtOnce ?? URLS_AT_ONCE;
@@ -868,15 +872,22 @@ export class EngineIndexStore implements IndexStore {
     const applied = Math.min(this.applied, this.unbuiltFrom, ...[...this.building].filter((b) => b.generation === this.generation).map((b) => b.from));
     let outcome: ReturnType<typeof saveIndex>;
     try {
-      outcome = saveIndex(this.dir, this.segments.map((s) => s.data), this.names, applied, this.signature, waitMs, {
-        floor: () => this.stmts.floor.get() ?? 0,
-        saved: (at) => this.prune(at),
-      });
+      const log = { floor: () => this.stmts.floor.get() ?? 0, saved: (at: number) => this.prune(at) };
+      outcome = saveIndex(this.dir, this.segments.map((s) => s.data), this.names, applied, this.signature, waitMs, log, this.minFreeBytes);
     } catch (err) {
       // The index in memory serves as before; the folder keeps the last index saved whole, and the
       // log from there on (not pruned), which the next save, or the next start, applies again.
       const why = isDiskFull(err) ? 'the disk is full' : 'writing it failed';
       this.log('error', `search index not saved: ${why}; searches go on from memory`, { dir: this.dir, err: String(err) });
+      return;
+    }
+    if (typeof outcome === 'object') {
+      const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+      this.log('error', 'search index not saved: it would leave less room than is kept for charges and usage (WEBSEARCH_MIN_FREE_DISK_MB); searches go on from memory', {
+        dir: this.dir,
+        freeMib: mib(outcome.low.freeBytes),
+        neededMib: mib(outcome.low.neededBytes),
+      });
       return;
     }
     if (outcome === 'saved') this.savedAt = applied;

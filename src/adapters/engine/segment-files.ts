@@ -12,7 +12,7 @@
  * no save removes the files another is writing or is about to name.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, copyFileSync, existsSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statfsSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeDirs } from '../make-dirs.js';
@@ -255,9 +255,17 @@ export function saveIndex(
   signature: string,
   waitMs: number,
   log?: SavedLog,
-): 'saved' | 'locked' | 'behind' {
+  minFreeBytes = 0,
+): 'saved' | 'locked' | 'behind' | { low: { freeBytes: number; neededBytes: number } } {
   const outcome = withLock(dir, 'exclusive', waitMs, () => {
     if (log && applied < log.floor()) return 'behind';
+    if (minFreeBytes > 0) {
+      // The files this save writes must leave the room kept for what requests write
+      // (WEBSEARCH_MIN_FREE_DISK_MB): a merge's new segment is as large as its parts together.
+      const { bavail, bsize } = statfsSync(dir);
+      const neededBytes = bytesToWrite(dir, segs, names);
+      if (bavail * bsize - neededBytes < minFreeBytes) return { low: { freeBytes: bavail * bsize, neededBytes } };
+    }
     writeIndex(dir, segs, names, applied, signature);
     log?.saved(applied);
     return 'saved';
@@ -274,6 +282,18 @@ export function saveIndex(
 export interface SavedLog {
   floor(): number;
   saved(applied: number): void;
+}
+
+/** About what `writeIndex` writes: the segments not saved yet, whole, and the changing columns of all (17 bytes a document). */
+function bytesToWrite(dir: string, segs: SegmentData[], names: Map<SegmentData, string>): number {
+  let bytes = 0;
+  for (const s of segs) {
+    bytes += 17 * s.docCount;
+    const name = names.get(s);
+    if (name !== undefined && existsSync(join(dir, name))) continue;
+    for (const [k] of ARRAYS) bytes += (s[k] as ArrayBufferView).byteLength;
+  }
+  return bytes;
 }
 
 function writeIndex(dir: string, segs: SegmentData[], names: Map<SegmentData, string>, applied: number, signature: string): void {
