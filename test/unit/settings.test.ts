@@ -83,6 +83,17 @@ test('warm-up: five seconds of searches by default, 0 for none, at most ten minu
   assert.throws(() => loadSettings({ env: { WEBSEARCH_WARM_UP_MS: '600001' } }), ConfigError);
 });
 
+test('room kept on the disk: 256 MiB by default, 0 for none; usage kept 90 days by default, 0 for ever', () => {
+  const d = loadSettings({ env: {} });
+  assert.deepEqual([d.minFreeDiskMb, d.usageRetentionDays], [256, 90]);
+  const s = loadSettings({ env: { WEBSEARCH_MIN_FREE_DISK_MB: '0', WEBSEARCH_USAGE_RETENTION_DAYS: '0' } });
+  assert.deepEqual([s.minFreeDiskMb, s.usageRetentionDays], [0, 0]);
+  assert.equal(loadSettings({ env: {}, flags: { minFreeDiskMb: '1024', usageRetentionDays: '365' } }).usageRetentionDays, 365);
+  for (const bad of [{ WEBSEARCH_MIN_FREE_DISK_MB: '-1' }, { WEBSEARCH_MIN_FREE_DISK_MB: '1.5' }, { WEBSEARCH_USAGE_RETENTION_DAYS: '36501' }, { WEBSEARCH_USAGE_RETENTION_DAYS: 'forever' }]) {
+    assert.throws(() => loadSettings({ env: bad }), ConfigError, JSON.stringify(bad));
+  }
+});
+
 test('reader threads: one by default with 10 s and 1024 MiB a page; 0 reads pages on the serving thread', () => {
   const d = loadSettings({ env: {} });
   assert.deepEqual([d.readerThreads, d.readerTimeoutMs, d.readerHeapMb], [1, 10_000, 1024]);
