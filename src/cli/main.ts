@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The `websearch` command line. */
 import { ConfigError } from '../config/settings.js';
-import { DiskLowError, isDiskFull } from '../core/errors.js';
+import { DiskLowError, isDiskFull, isStorageFault } from '../core/errors.js';
 import { StoreUnreachable } from '../config/services.js';
 import { ApiError } from '../client/client.js';
 import { adminCommand } from './admin.js';
@@ -127,6 +127,9 @@ main(process.argv.slice(2)).then(
     if (e instanceof UsageError || e instanceof ConfigError || e instanceof ApiError || e instanceof CommandFailed || e instanceof StoreUnreachable) {
       process.stderr.write(`websearch: ${e.message}\n`);
       process.exitCode = e instanceof CommandFailed || e instanceof StoreUnreachable ? 1 : 2;
+    } else if (isStorageFault(e)) {
+      process.stderr.write(`websearch: the data folder cannot be written (${(e as Error).message}): is its file system read-only, or failing?\n`);
+      process.exitCode = 1;
     } else if (isDiskFull(e)) {
       // Whatever the command was doing: what it wrote before is kept (an import's pages, a crawl's frontier), and running it again goes on from there.
       const why = e instanceof DiskLowError ? e.message : `the disk of the data folder is full (${(e as Error).message})`;

@@ -37,6 +37,7 @@ export const ERRORS = {
   server_busy: { status: 503, text: 'The server is busy; retry shortly' },
   store_unavailable: { status: 503, text: 'A shared store (PostgreSQL or Redis) did not answer; nothing was charged' },
   storage_full: { status: 503, text: "The server's disk is full; nothing was charged" },
+  storage_unavailable: { status: 503, text: 'The server cannot write to its disk; nothing was charged' },
   origin_timeout: { status: 504, text: 'The origin did not answer in time' },
   extraction_timeout: { status: 504, text: 'The language model did not answer in time' },
 } as const satisfies Record<string, { status: number; text: string }>;
@@ -135,6 +136,26 @@ export function isDiskFull(e: unknown): boolean {
 /** 503 storage_full (a write the request needs found the disk full) with `Retry-After: 60`: room comes back only when someone makes it. */
 export function storageFull(cause: unknown): ServiceError {
   return new ServiceError('storage_full', undefined, { headers: { 'retry-after': '60' }, cause });
+}
+
+/**
+ * Whether `e`, or an error it was caused by, says that the disk cannot be written at all, full or
+ * not: a file system mounted read-only (as Linux remounts one after I/O errors), or an I/O error.
+ * SQLite's SQLITE_READONLY, SQLITE_IOERR and SQLITE_CANTOPEN (a database in write-ahead mode on a
+ * read-only file system cannot be opened at all), with their extended codes; the system's EROFS and EIO.
+ */
+export function isStorageFault(e: unknown): boolean {
+  for (let at = e, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
+    const code = (at as Error & { code?: unknown }).code;
+    if (typeof code !== 'string') continue;
+    if (code === 'EROFS' || code === 'EIO' || /^SQLITE_(READONLY|IOERR|CANTOPEN)(_|$)/.test(code)) return true;
+  }
+  return false;
+}
+
+/** 503 storage_unavailable (a write the request needs could not be made: a read-only or failing disk) with `Retry-After: 60`. */
+export function storageUnavailable(cause: unknown): ServiceError {
+  return new ServiceError('storage_unavailable', undefined, { headers: { 'retry-after': '60' }, cause });
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { databaseBusy, isDatabaseBusy, isDiskFull, ServiceError, storageFull } from '../core/errors.js';
+import { databaseBusy, isDatabaseBusy, isDiskFull, isStorageFault, ServiceError, storageFull, storageUnavailable } from '../core/errors.js';
 import { parseFetchRequest, parseSearchRequest } from '../core/requests.js';
 import type { AccessTier, Gate, Operation, OperationCall, TierRequest } from '../access/tier.js';
 import type { Services } from '../config/services.js';
@@ -94,18 +94,18 @@ async function runCall(services: Services, call: OperationCall, meter: Meter, ca
 }
 
 /**
- * The log of a full disk, which every request that writes meets while it lasts: its first
- * refusal is logged, then at most one line a minute with how many were refused since.
+ * The log of a disk that is full or cannot be written, which every request that writes meets while
+ * it lasts: its first refusal is logged, then at most one line a minute with how many were refused since.
  */
 class DiskFullLog {
   private loggedAt = -Infinity;
   private refused = 0;
 
-  note(request: FastifyRequest, e: unknown): void {
+  note(request: FastifyRequest, e: unknown, msg = 'disk full: requests that must write are answered 503 storage_full'): void {
     this.refused++;
     const now = Date.now();
     if (now - this.loggedAt < 60_000) return;
-    request.log.error({ err: e, refused: this.refused }, 'disk full: requests that must write are answered 503 storage_full');
+    request.log.error({ err: e, refused: this.refused }, msg);
     this.loggedAt = now;
     this.refused = 0;
   }
@@ -115,6 +115,10 @@ function asServiceError(request: FastifyRequest, e: unknown, diskFull: DiskFullL
   if (isDiskFull(e)) {
     diskFull.note(request, e);
     return storageFull(e);
+  }
+  if (isStorageFault(e)) {
+    diskFull.note(request, e, 'the disk cannot be written: requests that must write are answered 503 storage_unavailable');
+    return storageUnavailable(e);
   }
   if (isDatabaseBusy(e)) {
     request.log.warn({ err: e }, 'database busy: the request is answered 503 server_busy');
@@ -173,7 +177,7 @@ async function handle(
     cost = admitted.value.cost;
     return reply.code(200).headers(settled.value).send(body);
   } catch (e) {
-    // A fault in a tier: 503 store_unavailable when a store is down, storage_full when the disk is full, server_busy when the database stayed locked, a 500 otherwise; nothing was charged.
+    // A fault in a tier: 503 store_unavailable when a store is down, storage_full or storage_unavailable when the disk is full or cannot be written, server_busy when the database stayed locked, a 500 otherwise; nothing was charged.
     return sendError(reply, asServiceError(request, e, diskFull));
   } finally {
     // Fastify logs a request once its response has gone; this one's never goes.

@@ -5,6 +5,8 @@
  * requests are all served and charged. Then with none kept: a second import fills the disk and
  * stops in one line; `serve` starts all the same (its search index built in memory, not saved:
  * this crashed it before) and answers searches, a keyed request charged exactly when answered.
+ * Last, the disk remounted read-only: a command says so in one line, and `serve` answers what needs
+ * no write and refuses the rest with 503 storage_unavailable.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -30,6 +32,8 @@ describe('a data folder whose disk fills up', { skip: cannotMount }, () => {
   const env = () => ({ ...process.env, WEBSEARCH_DATA_DIR: dataDir, WEBSEARCH_LOG_LEVEL: 'info', WEBSEARCH_WARM_UP_MS: '0', WEBSEARCH_MIN_FREE_DISK_MB: String(kept) });
   let server: ChildProcess | undefined;
   let logs = '';
+  /** The key the second test made, for the third. */
+  let fullerKey = '';
   const free = () => {
     const { bavail, bsize } = statfsSync(mountPoint);
     return bavail * bsize;
@@ -113,6 +117,7 @@ describe('a data folder whose disk fills up', { skip: cannotMount }, () => {
 
     const org = json('org', 'create', 'Fuller disk');
     const key = json('key', 'create', '--org', org.id);
+    fullerKey = key.key;
     json('credits', 'add', '--org', org.id, '--usd', '1');
     const search = await serve();
     assert.match(logs, /search index not saved: the disk is full; searches go on from memory/);
@@ -140,5 +145,26 @@ describe('a data folder whose disk fills up', { skip: cannotMount }, () => {
     await stop('SIGTERM');
     const { balance_usd } = json('credits', 'show', '--org', org.id);
     assert.equal(Math.round(Number(balance_usd) * 1e6), 1_000_000 - 4_000 * answered);
+  });
+
+  test('a disk remounted read-only (as Linux does after I/O errors): commands say so in one line; serve answers what needs no write, and refuses the rest', async () => {
+    const remount = (mode: string) => spawnSync('mount', ['-o', `remount,${mode}`, mountPoint], { encoding: 'utf8' });
+    assert.equal(remount('ro').status, 0);
+    try {
+      const r = cli('org', 'create', 'Read-only');
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /^websearch: the data folder cannot be written \(.*\): is its file system read-only, or failing\?\n$/);
+      // The database opens for reading (its write-ahead log's index is there): searches are answered.
+      const search = await serve();
+      assert.equal((await search('/v1/search/public', { 'x-service-title': 'disk test' })).status, 200);
+      const keyed = await search('/v1/search', { 'x-api-key': fullerKey });
+      assert.equal(keyed.status, 503);
+      assert.equal(keyed.headers.get('retry-after'), '60');
+      assert.equal(((await keyed.json()) as { code: string }).code, 'storage_unavailable');
+      await stop('SIGTERM');
+    } finally {
+      await stop('SIGKILL');
+      assert.equal(remount('rw').status, 0);
+    }
   });
 });

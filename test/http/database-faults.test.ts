@@ -17,7 +17,7 @@ import { after, before, describe, test } from 'node:test';
 import { KEYED_REQUEST_COST } from '../../src/access/keyed/keyed-tier.js';
 import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
-import { DiskLowError, isDiskFull } from '../../src/core/errors.js';
+import { DiskLowError, isDiskFull, isStorageFault } from '../../src/core/errors.js';
 import { html, startOrigin } from '../fixtures/origin.js';
 import { createFundedKey, createTestEnv, fillDisk, page, roomAgain, tempDir, type TestEnv } from '../helpers.js';
 
@@ -174,5 +174,39 @@ describe('a database locked by another write for longer than a request waits', (
       await env.close();
       dir.remove();
     }
+  });
+});
+
+describe('a data folder that cannot be written (a read-only file system, a failing disk)', () => {
+  test('keyed requests: 503 storage_unavailable with Retry-After, nothing charged; keyless ones answered', async () => {
+    const dir = tempDir();
+    // Written first, as the service ran before its disk went read-only: a page, an organization with credit.
+    const before = await createTestEnv({ dataDir: dir.path });
+    await before.services.pages.putVersion(page('https://example.com/a', { content: 'Apples and pears.' }));
+    const { key, org } = await createFundedKey(before.services, 100_000);
+    await before.app.close();
+    await before.services.close();
+    const db = openDatabase({ path: join(dir.path, 'websearch.db'), readonly: true });
+    const env = await createTestEnv({ dataDir: dir.path }, undefined, { database: db });
+    try {
+      for (const res of [await searchIn(env, { 'x-api-key': key }), await env.app.inject({ url: '/v1/fetch?url=https://example.com/a', headers: { 'x-api-key': key } })]) {
+        assert.equal(res.statusCode, 503);
+        assert.equal(res.headers['retry-after'], '60');
+        assert.deepEqual(res.json(), { error: 'The server cannot write to its disk; nothing was charged', code: 'storage_unavailable' });
+      }
+      assert.equal(await env.services.ledger.balance(org.id), 100_000);
+      const keyless = await searchIn(env, { 'x-service-title': 'read-only test' }, '/v1/search/public');
+      assert.equal(keyless.statusCode, 200);
+      assert.equal(keyless.json().results[0].url, 'https://example.com/a');
+    } finally {
+      await env.close();
+    }
+  });
+
+  test('isStorageFault reads SQLite, the system and a cause', () => {
+    const coded = (code: string) => Object.assign(new Error(code), { code });
+    for (const code of ['SQLITE_READONLY', 'SQLITE_READONLY_DBMOVED', 'SQLITE_IOERR', 'SQLITE_IOERR_WRITE', 'SQLITE_CANTOPEN', 'EROFS', 'EIO']) assert.equal(isStorageFault(coded(code)), true, code);
+    assert.equal(isStorageFault(new Error('wrapped', { cause: coded('EROFS') })), true);
+    for (const code of ['SQLITE_FULL', 'SQLITE_BUSY', 'SQLITE_IOERRX', 'ENOENT']) assert.equal(isStorageFault(coded(code)), false, code);
   });
 });
