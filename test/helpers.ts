@@ -88,15 +88,15 @@ export function page(url: string, overrides: Partial<NewVersion> = {}): NewVersi
  * (`max_page_count`, a limit of this connection), and `write`, one of a store's own writes, runs
  * until SQLite refuses it with SQLITE_FULL, its answer when the disk has no room. The table that
  * `write` appends to has no room left then; the others may still have some in their pages, as on a
- * disk. Answers how many writes went in; `roomAgain` lifts the cap.
+ * disk. `roomAgain` lifts the cap.
  */
-export async function fillDisk(db: Db, write: () => unknown): Promise<number> {
+export async function fillDisk(db: Db, write: () => unknown): Promise<void> {
   db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
   for (let n = 0; n < 1_000_000; n++) {
     try {
       await write();
     } catch (e) {
-      if ((e as { code?: string }).code === 'SQLITE_FULL') return n;
+      if ((e as { code?: string }).code === 'SQLITE_FULL') return;
       throw e;
     }
   }

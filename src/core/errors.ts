@@ -126,11 +126,17 @@ export class DiskLowError extends Error {
  * (`DiskLowError`). Read from the error's `code`, which better-sqlite3 and Node's file system set.
  */
 export function isDiskFull(e: unknown): boolean {
+  return codesOf(e).some((code) => DISK_FULL_CODES.has(code));
+}
+
+/** The `code`s of `e` and of the errors it was caused by (at most eight deep), outermost first. */
+function codesOf(e: unknown): string[] {
+  const codes: string[] = [];
   for (let at = e, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
     const code = (at as Error & { code?: unknown }).code;
-    if (typeof code === 'string' && DISK_FULL_CODES.has(code)) return true;
+    if (typeof code === 'string') codes.push(code);
   }
-  return false;
+  return codes;
 }
 
 /** 503 storage_full (a write the request needs found the disk full) with `Retry-After: 60`: room comes back only when someone makes it. */
@@ -145,12 +151,7 @@ export function storageFull(cause: unknown): ServiceError {
  * read-only file system cannot be opened at all), with their extended codes; the system's EROFS and EIO.
  */
 export function isStorageFault(e: unknown): boolean {
-  for (let at = e, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
-    const code = (at as Error & { code?: unknown }).code;
-    if (typeof code !== 'string') continue;
-    if (code === 'EROFS' || code === 'EIO' || /^SQLITE_(READONLY|IOERR|CANTOPEN)(_|$)/.test(code)) return true;
-  }
-  return false;
+  return codesOf(e).some((code) => code === 'EROFS' || code === 'EIO' || /^SQLITE_(READONLY|IOERR|CANTOPEN)(_|$)/.test(code));
 }
 
 /** 503 storage_unavailable (a write the request needs could not be made: a read-only or failing disk) with `Retry-After: 60`. */

@@ -120,6 +120,17 @@ export function reverseHost(host: string): string {
   return `${host.split('.').reverse().join('.')}.`;
 }
 
+/** The host `reverseHost` reversed (`com.example.www.` -> `www.example.com`). */
+export function hostOfReversed(reversed: string): string {
+  return reversed.slice(0, -1).split('.').reverse().join('.');
+}
+
+/** The reversed hosts of a site and its subdomains, as a range: [`com.example.`, `com.example/`) ('/' follows '.'). */
+export function reversedSiteRange(host: string): [from: string, to: string] {
+  const rev = reverseHost(host);
+  return [rev, `${rev.slice(0, -1)}/`];
+}
+
 /**
  * Other spellings of a normal URL that sites redirect to one another, nearest first: the other
  * scheme (http and https), the path with or without its trailing slash, the host with or without

@@ -5,15 +5,15 @@
  * a folder that is not new or empty is refused.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { CLI, cliJson, runCli, startCliServer } from '../fixtures/cli.js';
 import { tempDir } from '../helpers.js';
 
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 
 describe('websearch backup', () => {
   const dir = tempDir();
@@ -31,31 +31,14 @@ describe('websearch backup', () => {
   });
 
   const env = (dataDir: string) => ({ ...process.env, WEBSEARCH_DATA_DIR: dataDir, WEBSEARCH_LOG_LEVEL: 'info', WEBSEARCH_WARM_UP_MS: '0' });
-  const cli = (dataDir: string, ...args: string[]) => {
-    const r = spawnSync(process.execPath, [...CLI, ...args], { env: env(dataDir), encoding: 'utf8' });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
-  const json = (dataDir: string, ...args: string[]) => {
-    const r = cli(dataDir, ...args, '--json');
-    assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout);
-  };
+  const cli = (dataDir: string, ...args: string[]) => runCli(env(dataDir), ...args);
+  const json = (dataDir: string, ...args: string[]) => cliJson(env(dataDir), ...args);
   const serve = async (dataDir: string) => {
-    const server = spawn(process.execPath, [...CLI, 'serve', '--port', '0'], { env: env(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
-    servers.push(server);
-    let logs = '';
-    server.stderr!.on('data', (d) => (logs += d));
-    const port = await new Promise<number>((resolve, reject) => {
-      server.stdout!.on('data', (d: Buffer) => {
-        logs += d;
-        const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(logs);
-        if (m) resolve(Number(m[1]));
-      });
-      server.once('exit', (code) => reject(new Error(`server exited ${code}: ${logs}`)));
-    });
+    const { child, port, logs } = await startCliServer(env(dataDir));
+    servers.push(child);
     const search = (headers: Record<string, string>, path = '/v1/search') =>
       fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: 'lighthouse lens' }) });
-    return { search, logs: () => logs };
+    return { search, logs };
   };
 
   test('a copy taken under load is consistent, and a server on it answers as the first', async () => {

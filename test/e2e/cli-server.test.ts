@@ -13,9 +13,8 @@ import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { createClient } from '../../src/client/client.js';
 import { buildPassages } from '../../src/core/passages.js';
+import { CLI, cliJson, runCli, startCliServer } from '../fixtures/cli.js';
 import { tempDir } from '../helpers.js';
-
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 /** A page long enough for a passage index. */
 const LIGHTHOUSES = Array.from({ length: 150 }, (_, i) =>
   i === 120 ? 'Line 120: the Fresnel lens of the lighthouse turns at night.' : `Line ${i}: a tower of stone by the sea.`,
@@ -26,17 +25,10 @@ describe('CLI and server end to end', () => {
   const env = { ...process.env, WEBSEARCH_DATA_DIR: dir.path, WEBSEARCH_LOG_LEVEL: 'info' };
   let server: ChildProcess;
   let port = 0;
-  let logs = '';
+  let logs = () => '';
 
-  const cli = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [...CLI, ...args], { env, encoding: 'utf8' });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
-  const json = (...args: string[]) => {
-    const r = cli(...args, '--json');
-    assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout);
-  };
+  const cli = (...args: string[]) => runCli(env, ...args);
+  const json = (...args: string[]) => cliJson(env, ...args);
 
   before(async () => {
     const file = join(dir.path, 'pages.jsonl');
@@ -58,18 +50,7 @@ describe('CLI and server end to end', () => {
     db.exec('UPDATE versions SET passages = NULL, near_fingerprint = NULL; UPDATE passages_filled SET format = 0');
     db.close();
 
-    server = spawn(process.execPath, [...CLI, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    server.stderr!.on('data', (d) => {
-      logs += d;
-    });
-    port = await new Promise<number>((resolve, reject) => {
-      server.stdout!.on('data', (d: Buffer) => {
-        logs += d;
-        const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(logs);
-        if (m) resolve(Number(m[1]));
-      });
-      server.once('exit', (code) => reject(new Error(`server exited ${code}: ${logs}`)));
-    });
+    ({ child: server, port, logs } = await startCliServer(env));
   });
   after(() => {
     if (server.exitCode === null) server.kill('SIGKILL');
@@ -100,7 +81,7 @@ describe('CLI and server end to end', () => {
     assert.equal(json('key', 'revoke', key.id).revoked, true);
     await assert.rejects(client.search({ query: 'memory' }), /401 invalid_api_key/);
     assert.notEqual(cli('key', 'revoke', key.id).code, 0, 'revoking twice is an error');
-    assert.ok(!logs.includes(key.key), 'the key never appears in the logs');
+    assert.ok(!logs().includes(key.key), 'the key never appears in the logs');
   });
 
   test('the search command is a client of the running server', () => {
@@ -196,11 +177,11 @@ describe('CLI and server end to end', () => {
 
   test('the server fills in the passage indexes and fingerprints an older release left out, in the background', async () => {
     const deadline = Date.now() + 20_000;
-    while (!/"msg":"passage indexes and fingerprints filled"/.test(logs)) {
-      assert.ok(Date.now() < deadline, `no fill logged: ${logs}`);
+    while (!/"msg":"passage indexes and fingerprints filled"/.test(logs())) {
+      assert.ok(Date.now() < deadline, `no fill logged: ${logs()}`);
       await new Promise((r) => setTimeout(r, 50));
     }
-    assert.match(logs, /"fingerprints":3,"passages":1,"ms":\d+,"msg":"passage indexes and fingerprints filled"/);
+    assert.match(logs(), /"fingerprints":3,"passages":1,"ms":\d+,"msg":"passage indexes and fingerprints filled"/);
     const db = openDatabase({ path: join(dir.path, 'websearch.db'), readonly: true });
     try {
       const row = db.prepare("SELECT v.passages FROM versions v JOIN pages p ON p.id = v.page_id WHERE p.url = 'https://example.org/lights'").get() as {
@@ -275,7 +256,7 @@ describe('CLI and server end to end', () => {
     assert.match(answer, /^HTTP\/1\.1 200 OK/);
     assert.match(answer, /"url":"https:\/\/example\.org\/gc"/);
     assert.equal(await exited, 0);
-    assert.match(logs, /shutting down/);
+    assert.match(logs(), /shutting down/);
     assert.equal(existsSync(join(dir.path, 'websearch.db-wal')), false, 'WAL checkpointed and removed on close');
   });
 });

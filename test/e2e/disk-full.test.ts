@@ -9,15 +9,15 @@
  * no write and refuses the rest with 503 storage_unavailable.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { rng } from '../../bench/scifact.js';
+import { cliJson, runCli, startCliServer } from '../fixtures/cli.js';
 import { tempDir } from '../helpers.js';
 
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 const root = tempDir('websearch-disk-');
 const mountPoint = join(root.path, 'disk');
 mkdirSync(mountPoint);
@@ -31,7 +31,7 @@ describe('a data folder whose disk fills up', { skip: cannotMount }, () => {
   let kept = 12;
   const env = () => ({ ...process.env, WEBSEARCH_DATA_DIR: dataDir, WEBSEARCH_LOG_LEVEL: 'info', WEBSEARCH_WARM_UP_MS: '0', WEBSEARCH_MIN_FREE_DISK_MB: String(kept) });
   let server: ChildProcess | undefined;
-  let logs = '';
+  let logs = () => '';
   /** The key the second test made, for the third. */
   let fullerKey = '';
   const free = () => {
@@ -39,27 +39,13 @@ describe('a data folder whose disk fills up', { skip: cannotMount }, () => {
     return bavail * bsize;
   };
 
-  const cli = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [...CLI, ...args], { env: env(), encoding: 'utf8' });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
-  const json = (...args: string[]) => {
-    const r = cli(...args, '--json');
-    assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout);
-  };
+  const cli = (...args: string[]) => runCli(env(), ...args);
+  const json = (...args: string[]) => cliJson(env(), ...args);
   const serve = async () => {
-    logs = '';
-    server = spawn(process.execPath, [...CLI, 'serve', '--port', '0'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-    server.stderr!.on('data', (d) => (logs += d));
-    const port = await new Promise<number>((resolve, reject) => {
-      server!.stdout!.on('data', (d: Buffer) => {
-        logs += d;
-        const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(logs);
-        if (m) resolve(Number(m[1]));
-      });
-      server!.once('exit', (code) => reject(new Error(`server exited ${code}: ${logs}`)));
-    });
+    const started = await startCliServer(env());
+    server = started.child;
+    logs = started.logs;
+    const { port } = started;
     return (path: string, headers: Record<string, string>) =>
       fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: 'page w12' }) });
   };
@@ -120,7 +106,7 @@ describe('a data folder whose disk fills up', { skip: cannotMount }, () => {
     fullerKey = key.key;
     json('credits', 'add', '--org', org.id, '--usd', '1');
     const search = await serve();
-    assert.match(logs, /search index not saved: the disk is full; searches go on from memory/);
+    assert.match(logs(), /search index not saved: the disk is full; searches go on from memory/);
     assert.deepEqual(
       readdirSync(join(dataDir, 'websearch.db.engine')).filter((f) => f.endsWith('.tmp')),
       [],

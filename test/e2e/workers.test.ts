@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import { CLI } from '../fixtures/cli.js';
 import { tempDir } from '../helpers.js';
 
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 
 /** Runs the CLI to its end, or kills it after `limitMs` (code null then). */
 function run(args: string[], env: NodeJS.ProcessEnv, limitMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -54,8 +54,7 @@ describe('a full disk', () => {
 
     // The ledger's table filled by another organization's credits, each a ledger entry as a charge is.
     const { org: other } = await createFundedKey(env.services, 0, undefined, 'Filler');
-    const filled = await fillDisk(db, () => env.services.ledger.credit(other.id, 1, 'fill'));
-    assert.ok(filled >= 0);
+    await fillDisk(db, () => env.services.ledger.credit(other.id, 1, 'fill'));
     for (const res of [await search(h), await env.app.inject({ url: '/v1/fetch?url=https://example.com/a', headers: h })]) {
       assert.equal(res.statusCode, 503);
       assert.equal(res.headers['retry-after'], '60');

@@ -7,7 +7,7 @@
  */
 import { mediaTypesOf } from '../../core/media-type.js';
 import { bestOfReadings } from '../../core/text.js';
-import { reverseHost } from '../../core/url.js';
+import { reversedSiteRange } from '../../core/url.js';
 import type { WebqlNode } from '../../core/webql.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import { type Db, FTS5_SCHEMA } from './database.js';
@@ -26,10 +26,9 @@ export function ftsMatchExpression(terms: readonly string[]): string {
   return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
 }
 
-/** Reversed hosts put a site and its subdomains under one prefix: [com.example., com.example/). */
+/** Reversed hosts put a site and its subdomains under one prefix (`reversedSiteRange`). */
 function siteCondition(host: string): { sql: string; params: string[] } {
-  const rev = reverseHost(host);
-  return { sql: '(p.rev_host >= ? AND p.rev_host < ?)', params: [rev, `${rev.slice(0, -1)}/`] };
+  return { sql: '(p.rev_host >= ? AND p.rev_host < ?)', params: reversedSiteRange(host) };
 }
 
 /** An FTS5 phrase: the folded words quoted; FTS5 stems them as it stemmed the documents. */

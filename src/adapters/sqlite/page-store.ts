@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { DiskLowError, isDiskFull } from '../../core/errors.js';
 import { nearFingerprint } from '../../core/near-duplicate.js';
 import { buildPassages, PASSAGE_INDEX_MIN, PASSAGES_FORMAT, SCAN_LIMIT } from '../../core/passages.js';
-import { reverseHost, urlFileType } from '../../core/url.js';
+import { hostOfReversed, reversedSiteRange, reverseHost, urlFileType } from '../../core/url.js';
 import type { NewVersion, PageStore, PutOutcome, Removal, Removed, ResultVersion, StoredVersion } from '../../ports/page-store.js';
 import { type Db, descriptionKey } from './database.js';
 
@@ -137,7 +137,7 @@ export class SqlitePageStore implements PageStore {
     options: SqlitePageStoreOptions = {},
   ) {
     this.minFreeBytes = options.minFreeBytes ?? 0;
-    this.dir = db.memory || db.name === ':memory:' || db.name === '' ? undefined : dirname(db.name);
+    this.dir = db.memory ? undefined : dirname(db.name);
     this.stmts = {
       pageByUrl: db.prepare<[string], { id: number; host: string }>('SELECT id, host FROM pages WHERE url = ?'),
       // Removals (removePages): checked on every store once any is in force.
@@ -149,7 +149,7 @@ export class SqlitePageStore implements PageStore {
       removals: db.prepare<[], { kind: 'url' | 'site'; key: string; removed_at: number; reason: string | null }>(
         'SELECT kind, key, removed_at, reason FROM removed ORDER BY removed_at DESC, kind, key',
       ),
-      // A site's pages: rev_host from 'com.example.' up to 'com.example/' ('/' follows '.'), by its index.
+      // A site's pages: rev_host in its range (`reversedSiteRange`), by its index.
       sitePages: db.prepare<[string, string, number], { id: number; url: string }>('SELECT id, url FROM pages WHERE rev_host >= ? AND rev_host < ? LIMIT ?'),
       dropCaptures: db.prepare<[number]>('DELETE FROM captures WHERE version_id IN (SELECT id FROM versions WHERE page_id = ?)'),
       dropVersions: db.prepare<[number]>('DELETE FROM versions WHERE page_id = ?'),
@@ -424,11 +424,11 @@ export class SqlitePageStore implements PageStore {
    */
   async removePages(removal: Removal, at: number, reason?: string): Promise<{ pages: number; versions: number }> {
     const s = this.stmts;
-    const site = removal.site === undefined ? undefined : reverseHost(removal.site);
+    const site = removal.site === undefined ? undefined : reversedSiteRange(removal.site);
     this.db
       .transaction(() => {
         for (const url of removal.urls) s.remove.run('url', url, at, reason ?? null);
-        if (site !== undefined) s.remove.run('site', site, at, reason ?? null);
+        if (site !== undefined) s.remove.run('site', site[0], at, reason ?? null);
       })
       .immediate();
     const secure = this.db.pragma('secure_delete', { simple: true }) as number;
@@ -452,8 +452,7 @@ export class SqlitePageStore implements PageStore {
         })
         .immediate();
       if (site !== undefined) {
-        const end = `${site.slice(0, -1)}/`;
-        for (let batch = s.sitePages.all(site, end, REMOVE_PAGES); batch.length > 0; batch = s.sitePages.all(site, end, REMOVE_PAGES)) {
+        for (let batch = s.sitePages.all(...site, REMOVE_PAGES); batch.length > 0; batch = s.sitePages.all(...site, REMOVE_PAGES)) {
           this.db.transaction(() => batch.forEach(drop)).immediate();
           await new Promise<void>((resolve) => setImmediate(resolve));
         }
@@ -482,7 +481,7 @@ export class SqlitePageStore implements PageStore {
   async removals(): Promise<Removed[]> {
     return this.stmts.removals.all().map((r) => ({
       kind: r.kind,
-      value: r.kind === 'site' ? r.key.slice(0, -1).split('.').reverse().join('.') : r.key,
+      value: r.kind === 'site' ? hostOfReversed(r.key) : r.key,
       removedAt: r.removed_at,
       ...(r.reason === null ? {} : { reason: r.reason }),
     }));
