@@ -5,7 +5,7 @@
 import { createServices } from '../config/services.js';
 import { normalizeUrl, parseSiteFilter, urlTwins } from '../core/url.js';
 import type { Removal } from '../ports/page-store.js';
-import { CommandFailed, parse, settingsFrom, UsageError } from './args.js';
+import { parse, settingsFrom, UsageError } from './args.js';
 
 const USAGE = 'usage: websearch pages remove <url>... [--site <host>] [--reason <text>] | pages allow <url>... [--site <host>] | pages removed';
 const REASON_MAX = 500;
@@ -48,15 +48,15 @@ export async function pagesCommand(argv: string[]): Promise<number> {
   const out = (human: string, json: unknown) => process.stdout.write(`${values.json ? JSON.stringify(json) : human}\n`);
   try {
     const { pages } = services;
-    if (!pages.removePages || !pages.allowPages || !pages.removals) {
-      throw new CommandFailed('pages shared through PostgreSQL (DATABASE_URL=postgres://...) cannot be removed yet: a removal would not reach the other machines');
-    }
+    // Shared through PostgreSQL, the command acts on every machine through the page log.
+    const everywhere = services.sharedPages ? '; the other machines sharing the page log do the same as they sync' : '';
     if (action === 'remove') {
       const gone = await pages.removePages(removal!, Date.now(), reason);
-      out(`removed ${gone.pages} page${gone.pages === 1 ? '' : 's'} (${gone.versions} version${gone.versions === 1 ? '' : 's'}) from the index; not stored again until \`websearch pages allow\``, gone);
+      const what = `${gone.pages} page${gone.pages === 1 ? '' : 's'} (${gone.versions} version${gone.versions === 1 ? '' : 's'})`;
+      out(`removed ${what} from the index; not stored again until \`websearch pages allow\`${everywhere}`, gone);
     } else if (action === 'allow') {
       const lifted = await pages.allowPages(removal!);
-      out(`${lifted} removal${lifted === 1 ? '' : 's'} lifted: those pages may be stored again`, { lifted });
+      out(`${lifted} removal${lifted === 1 ? '' : 's'} lifted: those pages may be stored again${everywhere}`, { lifted });
     } else {
       const list = await pages.removals();
       if (values.json) out('', list);

@@ -29,7 +29,7 @@ export async function shareCommand(argv: string[]): Promise<void> {
     const copied = Object.entries(s.rows).map(([table, n]) => `${n} ${table}`);
     process.stdout.write(
       `Copied ${settings.sqlitePath} to PostgreSQL: ${copied.join(', ')}` +
-        `${s.released > 0 ? ` (${s.released} pending credit reservations given back first)` : ''}; ${s.versions} page versions appended to the page log.\n`,
+        `${s.released > 0 ? ` (${s.released} pending credit reservations given back first)` : ''}; ${s.versions} page versions${s.removals > 0 ? ` and ${s.removals} removals of pages` : ''} appended to the page log.\n`,
     );
   } catch (e) {
     if (e instanceof AlreadyShared) throw new CommandFailed(e.message);

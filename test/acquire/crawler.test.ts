@@ -53,7 +53,7 @@ describe('crawler', () => {
       '/b': html('<article><p>A page about razorbills, reached only from the removed page.</p></article>'),
     });
     try {
-      await env.services.pages.removePages!({ urls: [`${origin.url}/a`] }, Date.now());
+      await env.services.pages.removePages({ urls: [`${origin.url}/a`] }, Date.now());
       const r = await crawl(deps(), { seeds: [`${origin.url}/a`], maxPages: 10, maxDepth: 3, scope: 'same-site', concurrency: 1, delayMs: 0, sitemaps: false });
       assert.equal(r.stored, 0);
       assert.equal(r.skipped, 1);

@@ -217,6 +217,75 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     }
   });
 
+  test('a removal made on one machine holds on every machine: versions before it in the log go, those after it are refused, until an allow', async () => {
+    const [a, b, c] = [machine(), machine(), machine()];
+    const url = 'https://r.test/taken-down';
+    await a.pages.putVersions([page(url, { content: 'Published by mistake.', acquiredAt: at(1) }), page(url, { content: 'Still up.', acquiredAt: at(2) })]);
+    await a.pages.putVersion(page('https://r.test/kept', { content: 'Not removed.' }));
+    for (const m of [b, c]) await m.pages.sync();
+    assert.equal((await c.pages.history(url)).length, 2);
+
+    assert.deepEqual(await b.pages.removePages({ urls: [url] }, at(3), 'takedown 7'), { pages: 1, versions: 2 });
+    assert.deepEqual(await b.pages.history(url), [], 'gone at once where the command ran');
+    // c stores a capture of its own before its sync has reached the removal: it is after the
+    // removal in the log, so every machine refuses it, c too once it applies the removal.
+    assert.equal((await c.pages.putVersion(page(url, { content: 'Crawled again.', acquiredAt: at(4) }))).status, 'added');
+    for (const m of [a, b, c]) await m.pages.sync();
+    for (const m of [a, b, c]) {
+      assert.deepEqual(await m.pages.history(url), []);
+      assert.equal((await m.pages.latest('https://r.test/kept'))?.content, 'Not removed.');
+      assert.deepEqual(await m.pages.removals(), [{ kind: 'url', value: url, removedAt: at(3), reason: 'takedown 7' }]);
+      assert.equal((await m.local.putVersion(page(url, { content: 'Refused.' }))).status, 'removed', 'kept out');
+    }
+    // Each machine's sync says what the removal took from its file (c: its own capture too).
+    const removedLines = (m: { errors: string[] }) => m.errors.filter((e) => e.startsWith('pages removed by the page log')).map((e) => JSON.parse(e.slice(e.indexOf('{'))) as unknown);
+    const seq = (removedLines(b)[0] as { seq: number }).seq;
+    assert.deepEqual([a, b, c].map(removedLines), [[{ seq, pages: 1, versions: 2 }], [{ seq, pages: 1, versions: 2 }], [{ seq, pages: 1, versions: 3 }]]);
+
+    assert.equal(await a.pages.allowPages({ urls: [url] }), 1);
+    assert.equal((await a.pages.putVersion(page(url, { content: 'Allowed again.', acquiredAt: at(5) }))).status, 'added');
+    for (const m of [a, b, c]) await m.pages.sync();
+    for (const m of [a, b, c]) {
+      assert.deepEqual(timeline(await m.pages.history(url)), ['2026-01-06 Allowed again.']);
+      assert.deepEqual(await m.pages.removals(), []);
+    }
+  });
+
+  test("a site's removal on every machine, its subdomains with it; a file that has applied the log past the removal (another process of the machine did) does not apply it again", async () => {
+    const [a, b] = [machine(), machine()];
+    await a.pages.putVersions([
+      page('https://s.test/one'),
+      page('https://docs.s.test/two'),
+      page('https://s.test/three', { acquiredAt: at(1) }),
+      page('https://s.test/three', { content: 'later', acquiredAt: at(2) }),
+      page('https://mys.test/other'),
+    ]);
+    await b.pages.sync();
+    // One URL of the site named too: counted once, with the site.
+    assert.deepEqual(await a.pages.removePages({ urls: ['https://s.test/one'], site: 's.test' }, at(3)), { pages: 3, versions: 4 });
+    await b.pages.sync();
+    for (const m of [a, b]) {
+      assert.equal(await m.pages.latest('https://docs.s.test/two'), undefined);
+      assert.equal(await m.pages.latest('https://s.test/three'), undefined);
+      assert.notEqual(await m.pages.latest('https://mys.test/other'), undefined, 'another site whose name ends alike');
+      const ofThisTest = (await m.pages.removals()).filter((r) => r.value.includes('s.test'));
+      assert.deepEqual(
+        ofThisTest.map((r) => `${r.kind} ${r.value}`),
+        ['site s.test', 'url https://s.test/one'],
+      );
+    }
+    const seq = Number(/"seq":(\d+),"pages":3/.exec(a.errors.join('\n'))![1]);
+    assert.equal(await a.pages.allowPages({ urls: [], site: 's.test' }), 1, 'the site; the URL stays removed');
+    await b.pages.sync();
+    assert.deepEqual((await b.pages.removals()).map((r) => r.value).filter((v) => v.includes('s.test')), ['https://s.test/one']);
+    assert.equal((await b.pages.putVersion(page('https://docs.s.test/two'))).status, 'added');
+    // A second process of b's machine (a command beside its server) that read the removal's row
+    // before b's sync applied it, and the allow after it, applies it late: nothing changes.
+    assert.equal(await b.local.applyRemoval({ op: 'remove', removal: { urls: ['https://s.test/one'], site: 's.test' }, at: at(3) }, seq), undefined);
+    assert.notEqual(await b.pages.latest('https://docs.s.test/two'), undefined);
+    assert.deepEqual((await b.pages.removals()).map((r) => r.value).filter((v) => v.includes('s.test')), ['https://s.test/one']);
+  });
+
   test('a database away: one line when the syncs start failing, one when they resume, and the pages come', async () => {
     const cut = await relay(new URL(postgresUrl!));
     const db = openDatabase({ path: ':memory:' });
@@ -362,6 +431,21 @@ describe('pruning the page log', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), (
       // Behind, they do not hold pruning back: they were not recorded as readers.
       const { rows } = await pool.query<{ id: string }>('SELECT id FROM page_log_readers');
       assert.ok(!rows.some((r) => r.id === away.local.logReader() || r.id === fresh.local.logReader()));
+    }));
+
+  test('a removal from a machine whose file cannot apply the log up to it fails there, saying so; it is in the log for the others', () =>
+    withLog(async ({ machine, log }) => {
+      const a = machine();
+      await a.pages.putVersion(page('https://t.test/p'));
+      await a.pages.sync();
+      await a.pages.sync();
+      assert.equal((await log.prune(lately())).deleted, 1);
+      const fresh = machine(); // an empty file: behind the pruned log
+      await assert.rejects(fresh.pages.removePages({ urls: ['https://t.test/p'] }, at(1)), /could not apply the page log up to its row 2 \(it stays at 0;/);
+      assert.deepEqual(fresh.said, ["error this machine's pages are behind the pruned page log: it cannot catch up from it; start it from a copy of another machine's data folder"]);
+      await a.pages.sync();
+      assert.equal(await a.pages.latest('https://t.test/p'), undefined);
+      assert.deepEqual((await a.pages.removals()).map((r) => r.value), ['https://t.test/p']);
     }));
 
   test('a copy of a data folder reports under its own name once it falls behind the folder it was copied from', () =>

@@ -16,7 +16,7 @@ import { freshPostgres, postgresUrl, skipUnless } from '../fixtures/backends.js'
 import { createFundedKey, createTestEnv, page, tempDir, TestClock } from '../helpers.js';
 
 describe('websearch share', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => {
-  test("a machine's accounts, usage and pages move to PostgreSQL; another machine serves them; a second copy is refused", async () => {
+  test("a machine's accounts, usage, pages and removals move to PostgreSQL; another machine serves them; pages removed by the command go on every machine; a second copy is refused", async () => {
     const dir = tempDir();
     const pg = await freshPostgres();
     const databaseUrl = pg.databaseUrl();
@@ -30,6 +30,8 @@ describe('websearch share', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => 
       await before.pages.putVersion(
         page('https://x.test/narwhal', { content: 'Narwhals live in the Arctic.', acquiredAt: Date.parse('2026-02-01T00:00:00Z'), mediaType: 'text/html' }),
       );
+      await before.pages.putVersion(page('https://x.test/mistake', { content: 'Published by mistake.' }));
+      await before.pages.removePages({ urls: ['https://x.test/mistake'] }, Date.parse('2026-03-01T00:00:00Z'), 'erasure 4');
       const { org, key } = await createFundedKey(before, 10 * KEYED_REQUEST_COST, 1000);
       const search = async (a: typeof app, query: string) => {
         const res = await a.inject({ method: 'POST', url: '/v1/search', headers: { 'x-api-key': key }, payload: { query } });
@@ -46,6 +48,7 @@ describe('websearch share', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => 
         rows: { orgs: 1, api_keys: 1, ledger_entries: 2, reservations: 0, usage: 1, usage_outbox: 0, storefront_accounts: 0, x402_nonces: 0, payments: 0 },
         released: 0,
         versions: 2,
+        removals: 1,
       });
       await assert.rejects(copyFromSqlite(db, pg.pool), AlreadyShared);
       db.close();
@@ -59,6 +62,8 @@ describe('websearch share', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => 
           [['search', 200, KEYED_REQUEST_COST]],
         );
         assert.equal(await other.services.sharedPages!.sync(), 2);
+        assert.deepEqual(await other.services.pages.removals(), [{ kind: 'url', value: 'https://x.test/mistake', removedAt: Date.parse('2026-03-01T00:00:00Z'), reason: 'erasure 4' }]);
+        assert.equal((await other.services.pages.putVersion(page('https://x.test/mistake'))).status, 'removed', 'kept out on the other machine too');
         assert.deepEqual(
           (await other.services.pages.history('https://x.test/narwhal')).map((v) => [v.content, v.mediaType]),
           [
@@ -73,14 +78,32 @@ describe('websearch share', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => 
         // New usage rows get ids after the copied ones.
         await other.services.usage.flush();
         assert.equal((await other.services.usage.list({ orgId: org.id, limit: 10 })).length, 2);
+
+        // The command on the first machine's folder removes the page there, and on this machine once it syncs.
+        const removed = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'pages', 'remove', 'https://x.test/narwhal', '--data-dir', dir.path], {
+          env: { ...process.env, DATABASE_URL: databaseUrl },
+          encoding: 'utf8',
+          timeout: 30_000,
+        });
+        assert.equal(removed.status, 0, removed.stderr);
+        assert.match(removed.stdout, /^removed 1 page \(2 versions\) from the index; .*the other machines sharing the page log do the same as they sync\n$/);
+        assert.equal(await other.services.sharedPages!.sync(), 0);
+        assert.deepEqual(await other.services.pages.history('https://x.test/narwhal'), []);
+        for (let i = 0; i < 50 && found.length > 0; i++, await sleep(100)) found = await search(other.app, 'narwhals arctic');
+        assert.deepEqual(found, [], "gone from the other machine's searches");
       } finally {
         await other.close();
       }
 
-      // The first machine itself, now on the shared database: its file has the log's versions already.
+      // The first machine itself, now on the shared database: its file has the log's versions already, and the removal.
       const same = await createServices(loadSettings({ env: {}, flags: { dataDir: dir.path, databaseUrl } }), { clock });
       try {
         assert.equal(await same.sharedPages!.sync(), 0);
+        const removals = (await same.pages.removals()).map((r) => r.value);
+        // The command's URL with its seven other spellings (urlTwins), then the copied removal.
+        assert.equal(removals.length, 9);
+        assert.ok(removals.includes('https://x.test/narwhal') && removals.includes('http://www.x.test/narwhal/'), removals.join(' '));
+        assert.equal(removals.at(-1), 'https://x.test/mistake');
       } finally {
         await same.close();
       }

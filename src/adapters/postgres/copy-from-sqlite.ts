@@ -3,7 +3,8 @@
  * one machine. Its organizations, keys, ledger, usage, storefront accounts and outbox, nonces and
  * x402 payments are copied (rows, ids and balances as they are) in one transaction, into a database
  * that holds none yet; its page versions, every one oldest first, are appended to the page log,
- * from which the other machines apply them.
+ * from which the other machines apply them, and then its removals of pages in force (websearch
+ * pages remove), oldest first, so that every machine keeps those pages out too.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../sqlite/database.js';
@@ -43,6 +44,8 @@ export interface ShareSummary {
   released: number;
   /** Page versions appended to the page log. */
   versions: number;
+  /** Removals of pages in force (a URL or a site each) appended to the page log after them. */
+  removals: number;
 }
 
 /** PostgreSQL already holds accounts: copying this file's would mix two services' ids and balances. */
@@ -105,7 +108,16 @@ export async function copyFromSqlite(db: Db, pool: PgPool, onProgress: (what: st
     after = chunk.at(-1)!.id;
     onProgress(`page versions: ${versions}`);
   }
+  // The file's removals, oldest first: it has applied them already, as it has its versions.
+  const removals = (await file.removals()).reverse();
+  for (const r of removals) {
+    const removal = r.kind === 'url' ? { urls: [r.value] } : { urls: [], site: r.value };
+    const seq = await log.appendRemoval({ op: 'remove', removal, at: r.removedAt, ...(r.reason === undefined ? {} : { reason: r.reason }) }, origin);
+    contiguous &&= seq === last + 1;
+    last = seq;
+  }
+  if (removals.length > 0) onProgress(`removals of pages: ${removals.length}`);
   // Applying nothing up to `last` records the position.
   if (contiguous && last > 0) await file.applyLog([], last);
-  return { rows, released, versions };
+  return { rows, released, versions, removals: removals.length };
 }

@@ -12,6 +12,8 @@ import pg from 'pg';
 import { ServiceError, storeUnavailable } from '../../core/errors.js';
 
 export type PgPool = pg.Pool;
+/** A connection of the pool, held for a transaction (`inTransaction`). */
+export type PgClient = pg.PoolClient;
 
 const INT8_OID = 20;
 const readBigint = (v: string): number => Number(v);
@@ -181,6 +183,13 @@ const MIGRATIONS: string[] = [
   -- The media type each version was served as (the SQLite file's versions.media_type): null for a
   -- row written before.
   ALTER TABLE page_log ADD COLUMN media_type TEXT;
+  `,
+  `
+  -- What a row does (page-log.ts): 'put' stores a version; 'remove' and 'allow' are an operator's
+  -- removal of pages and its lifting (websearch pages remove|allow), the removal as JSON in content
+  -- ({"urls":[...],"site":"..."}), its time in acquired_at and its reason in description. A release
+  -- before this one would read such a row as a version: the schema's number keeps it from starting.
+  ALTER TABLE page_log ADD COLUMN op TEXT NOT NULL DEFAULT 'put' CHECK (op IN ('put', 'remove', 'allow'));
   `,
 ];
 

@@ -22,13 +22,22 @@
  * sync says so and applies nothing, and the machine is to start from a copy of another's data
  * folder. A copy reports under its original's name until it reports a position below the one
  * recorded (the two have parted): it then takes a name of its own.
+ *
+ * An operator's removal of pages (websearch pages remove) and its lifting (pages allow) are rows of
+ * the log too (`appendRemoval`), applied in their place by every machine, the command's own
+ * included: a version before a removal in the log is deleted by it everywhere, one after it is
+ * refused everywhere, until an `allow` after that. Unlike versions, these rows are never applied
+ * out of the log's order, not even by the process that wrote them. One case ends differently on
+ * the machine that wrote a version than on the others: its version of a removed page, stored at once
+ * while its file had not yet applied a removal and an `allow` written before that version in the
+ * log (all within a sync's interval), is deleted by the removal there and kept elsewhere.
  */
 import { randomUUID } from 'node:crypto';
-import type { NewVersion, PageStore, PutOutcome, ResultVersion, StoredVersion } from '../../ports/page-store.js';
+import type { NewVersion, PageStore, PutOutcome, Removal, Removed, ResultVersion, StoredVersion } from '../../ports/page-store.js';
 import { type SqlitePageStore, withOptionalColumns } from '../sqlite/page-store.js';
 import type { LogFn } from '../../core/log.js';
 import { normalizeUrl } from '../../core/url.js';
-import { inTransaction, type PgPool } from './database.js';
+import { inTransaction, type PgClient, type PgPool } from './database.js';
 
 /** Any number: the appenders' advisory lock, distinct from the migrations'. */
 const APPEND_LOCK = 0x70676c67; // "pglg"
@@ -44,16 +53,20 @@ const REPORT_MS = 30_000;
 /** Rows deleted by one statement of a prune: appends and pulls are not held up for long. */
 const PRUNE_ROWS = 10_000;
 
+/** What a row of the log does: store a version, or remove pages or lift a removal (`appendRemoval`). */
+type LogOp = 'put' | 'remove' | 'allow';
+
 interface LogRow {
   seq: number;
   origin: string;
+  op: LogOp;
   url: string;
   acquired_at: number;
   published_at: number | null;
   title: string | null;
   description: string | null;
   author: string | null;
-  /** Null for the puller's own rows (it has them). */
+  /** Null for the puller's own versions (it has them); a removal's JSON (`appendRemoval`). */
   content: string | null;
   lang: string | null;
   media_type: string | null;
@@ -75,17 +88,52 @@ export function toNewVersion(r: VersionColumns): NewVersion {
   return withOptionalColumns({ url: normalizeUrl(r.url) ?? r.url, content: r.content, acquiredAt: r.acquired_at, searchable: r.searchable === true || r.searchable === 1 }, r);
 }
 
+/** A removal or its lifting as a row of the log holds it (`PgPageLog.appendRemoval`). */
+export interface LoggedRemoval {
+  op: 'remove' | 'allow';
+  removal: Removal;
+  at: number;
+  reason?: string;
+}
+
+/** A removal row's own parts, read back (its content is the removal's JSON). */
+function loggedRemoval(r: LogRow): LoggedRemoval {
+  const { urls, site } = JSON.parse(r.content!) as { urls: string[]; site?: string };
+  return { op: r.op as LoggedRemoval['op'], removal: { urls, ...(site === undefined ? {} : { site }) }, at: r.acquired_at, ...(r.description === null ? {} : { reason: r.description }) };
+}
+
 export class PgPageLog {
   constructor(private readonly pool: PgPool) {}
+
+  /**
+   * Takes the appenders' lock for the transaction of `c` and answers the seq the next row is to
+   * have: after the highest row, or after the pruned ones when a prune took every row (a seq is
+   * never given twice).
+   */
+  private async nextSeq(c: PgClient): Promise<number> {
+    await c.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+    const { rows } = await c.query<{ top: number }>('SELECT greatest(coalesce(max(seq), 0), (SELECT seq FROM page_log_floor)) AS top FROM page_log');
+    return rows[0]!.top + 1;
+  }
+
+  /** Appends a removal of pages, or its lifting (README "Removing pages"); answers its seq. */
+  async appendRemoval({ op, removal, at, reason }: LoggedRemoval, origin: string): Promise<number> {
+    return inTransaction(this.pool, async (c) => {
+      const seq = await this.nextSeq(c);
+      await c.query(
+        `INSERT INTO page_log (seq, origin, op, url, acquired_at, description, content, searchable, written_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8)`,
+        [seq, origin, op, removal.site ?? removal.urls[0] ?? '', at, reason ?? null, JSON.stringify({ urls: removal.urls, site: removal.site }), Date.now()],
+      );
+      return seq;
+    });
+  }
 
   /** Appends the versions in order; answers their seqs. */
   async append(versions: readonly NewVersion[], origin: string): Promise<number[]> {
     if (versions.length === 0) return [];
     return inTransaction(this.pool, async (c) => {
-      await c.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
-      // After the highest row, or after the pruned ones when a prune took every row: a seq is never given twice.
-      const { rows } = await c.query<{ top: number }>('SELECT greatest(coalesce(max(seq), 0), (SELECT seq FROM page_log_floor)) AS top FROM page_log');
-      const first = rows[0]!.top + 1;
+      const first = await this.nextSeq(c);
       const now = Date.now();
       for (let i = 0; i < versions.length; i += APPEND_ROWS) {
         const part = versions.slice(i, i + APPEND_ROWS);
@@ -118,19 +166,19 @@ export class PgPageLog {
 
   /**
    * The rows after `seq`, in order: at most PULL_ROWS, and no more content than PULL_BYTES (but
-   * always the first). `origin`'s rows come without their content.
+   * always the first). `origin`'s versions come without their content.
    */
   async after(seq: number, origin: string): Promise<LogRow[]> {
     // The window runs over the first PULL_ROWS rows only (a window over the whole rest of the log
     // would read it all at every pull).
     const { rows } = await this.pool.query<LogRow>(
-      `SELECT seq, origin, url, acquired_at, published_at, title, description, author, content, lang, media_type, searchable
+      `SELECT seq, origin, op, url, acquired_at, published_at, title, description, author, content, lang, media_type, searchable
        FROM (
          SELECT *, sum(size) OVER (ORDER BY seq) AS running
          FROM (
-           SELECT seq, origin, url, acquired_at, published_at, title, description, author, lang, media_type, searchable,
-             CASE WHEN origin = $2 THEN NULL ELSE content END AS content,
-             CASE WHEN origin = $2 THEN 0 ELSE octet_length(content) END AS size
+           SELECT seq, origin, op, url, acquired_at, published_at, title, description, author, lang, media_type, searchable,
+             CASE WHEN origin = $2 AND op = 'put' THEN NULL ELSE content END AS content,
+             CASE WHEN origin = $2 AND op = 'put' THEN 0 ELSE octet_length(content) END AS size
            FROM page_log WHERE seq > $1 ORDER BY seq LIMIT $3
          ) first_rows
        ) counted
@@ -316,10 +364,12 @@ export class ReplicatedPageStore implements PageStore {
         return applied;
       }
       this.behind = false;
-      // The rows to apply, in order: another machine's with its version, our own without (it is stored).
-      const todo: { seq: number; version?: NewVersion }[] = [];
+      // The rows to apply, in order: another machine's with its version, our own without (it is
+      // stored), and every removal, our own too (a removal is applied in its place alone).
+      const todo: { seq: number; version?: NewVersion; removal?: LoggedRemoval }[] = [];
       for (const r of rows) {
-        if (r.origin !== this.origin) todo.push({ seq: r.seq, version: toNewVersion({ ...r, content: r.content! }) });
+        if (r.op !== 'put') todo.push({ seq: r.seq, removal: loggedRemoval(r) });
+        else if (r.origin !== this.origin) todo.push({ seq: r.seq, version: toNewVersion({ ...r, content: r.content! }) });
         // Our own, stored in the file once its append answered; one not yet stored (its append is
         // still on its way back) stops the sync there, so a crash in between loses nothing: the next
         // process, another origin, applies it.
@@ -327,21 +377,74 @@ export class ReplicatedPageStore implements PageStore {
         else break;
       }
       // A few at a time, each with its position, the serving thread free in between: a new machine
-      // catching up on a long log keeps answering searches.
-      for (let i = 0; i < todo.length && !this.stopping; i += APPLY_ROWS) {
-        const part = todo.slice(i, i + APPLY_ROWS);
-        const upTo = part.at(-1)!.seq;
-        const versions = part.flatMap((t) => (t.version ? [t.version] : []));
-        for (const e of await this.local.applyLog(versions, upTo)) {
-          this.say('error', 'a version from the page log could not be stored', { upTo, err: e.message });
+      // catching up on a long log keeps answering searches. A removal is a step of its own.
+      for (let i = 0; i < todo.length && !this.stopping; ) {
+        const { seq, removal } = todo[i]!;
+        let upTo = seq;
+        if (removal) {
+          const gone = await this.local.applyRemoval(removal, seq);
+          if (gone && removal.op === 'remove') this.say('info', 'pages removed by the page log', { seq, ...gone });
+          i++;
+        } else {
+          let end = i + 1;
+          while (end < todo.length && end - i < APPLY_ROWS && !todo[end]!.removal) end++;
+          const part = todo.slice(i, end);
+          upTo = part.at(-1)!.seq;
+          const versions = part.flatMap((t) => (t.version ? [t.version] : []));
+          for (const e of await this.local.applyLog(versions, upTo)) {
+            this.say('error', 'a version from the page log could not be stored', { upTo, err: e.message });
+          }
+          applied += versions.length;
+          i = end;
         }
         this.stored = this.stored.filter(([, last]) => last > upTo);
-        applied += versions.length;
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
       if (todo.length === 0 || todo.length < rows.length) return applied;
     }
     return applied;
+  }
+
+  /**
+   * Removes pages on every machine (`PageStore.removePages`): the removal is appended to the log and
+   * this file applies the log up to it, as every other machine's sync does. Answers the pages and
+   * versions this file held of them (another process of this machine, its server's sync, may be
+   * the one that deletes them).
+   */
+  async removePages(removal: Removal, at: number, reason?: string): Promise<{ pages: number; versions: number }> {
+    const held = this.local.heldOf(removal);
+    await this.syncTo(await this.log.appendRemoval({ op: 'remove', removal, at, ...(reason === undefined ? {} : { reason }) }, this.origin));
+    return held;
+  }
+
+  /** Lifts a removal on every machine, as `removePages` removes; answers how many removals this file had in force of it. */
+  async allowPages(removal: Removal): Promise<number> {
+    const lifted = this.local.removalsOf(removal);
+    await this.syncTo(await this.log.appendRemoval({ op: 'allow', removal, at: Date.now() }, this.origin));
+    return lifted;
+  }
+
+  /** The removals in force on this machine, once its file has applied the log as it stands. */
+  async removals(): Promise<Removed[]> {
+    await this.sync();
+    return this.local.removals();
+  }
+
+  /**
+   * Applies the log until this file has row `seq`. A file that cannot (behind the pruned log, or its
+   * database refusing the rows) is an error: the row is in the log, and the other machines apply it.
+   */
+  private async syncTo(seq: number): Promise<void> {
+    for (let position = this.local.logApplied(); position < seq; ) {
+      await this.sync();
+      const now = this.local.logApplied();
+      if (now === position) {
+        throw new Error(
+          `this machine's file could not apply the page log up to its row ${seq} (it stays at ${now}; see the lines above): the other machines apply it, and this one once it can sync`,
+        );
+      }
+      position = now;
+    }
   }
 
   /** Syncs now and every `intervalMs` (the serving process of each machine). */

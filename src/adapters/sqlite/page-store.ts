@@ -149,6 +149,12 @@ export class SqlitePageStore implements PageStore {
       removals: db.prepare<[], { kind: 'url' | 'site'; key: string; removed_at: number; reason: string | null }>(
         'SELECT kind, key, removed_at, reason FROM removed ORDER BY removed_at DESC, kind, key',
       ),
+      // What a removal would take (`heldOf`): a page's versions, and a site's pages and versions.
+      pageVersions: db.prepare<[number], number>('SELECT count(*) FROM versions WHERE page_id = ?').pluck(),
+      siteHeld: db.prepare<[string, string], { pages: number; versions: number }>(
+        'SELECT count(*) AS pages, coalesce(sum((SELECT count(*) FROM versions v WHERE v.page_id = p.id)), 0) AS versions FROM pages p WHERE rev_host >= ? AND rev_host < ?',
+      ),
+      removedKey: db.prepare<[string, string], number>('SELECT count(*) FROM removed WHERE kind = ? AND key = ?').pluck(),
       // A site's pages: rev_host in its range (`reversedSiteRange`), by its index.
       sitePages: db.prepare<[string, string, number], { id: number; url: string }>('SELECT id, url FROM pages WHERE rev_host >= ? AND rev_host < ? LIMIT ?'),
       dropCaptures: db.prepare<[number]>('DELETE FROM captures WHERE version_id IN (SELECT id FROM versions WHERE page_id = ?)'),
@@ -464,6 +470,45 @@ export class SqlitePageStore implements PageStore {
     // it (a server's search, say, may; then its frames are overwritten as the log is reused).
     if (pages > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
     return { pages, versions };
+  }
+
+  /** The pages and versions this file holds that `removal` would delete. */
+  heldOf(removal: Removal): { pages: number; versions: number } {
+    const s = this.stmts;
+    const site = removal.site === undefined ? undefined : reversedSiteRange(removal.site);
+    const held = site === undefined ? { pages: 0, versions: 0 } : s.siteHeld.get(...site)!;
+    for (const url of removal.urls) {
+      const page = s.pageByUrl.get(url);
+      if (!page) continue;
+      const rev = reverseHost(page.host);
+      if (site !== undefined && rev >= site[0] && rev < site[1]) continue; // counted with the site
+      held.pages++;
+      held.versions += s.pageVersions.get(page.id)!;
+    }
+    return held;
+  }
+
+  /** How many of the removals of `removal` (its URLs, its site) are in force here: what `allowPages` would lift. */
+  removalsOf(removal: Removal): number {
+    const s = this.stmts;
+    let n = 0;
+    for (const url of removal.urls) n += s.removedKey.get('url', url)!;
+    if (removal.site !== undefined) n += s.removedKey.get('site', reverseHost(removal.site))!;
+    return n;
+  }
+
+  /**
+   * Applies a removal, or its lifting, that is row `seq` of the shared page log
+   * (adapters/postgres/page-log.ts) and records the position, unless this file has applied the log
+   * that far (another process of this machine did). Answers what a removal deleted, undefined when
+   * nothing was applied. A crash before the position is recorded applies it again, in the same
+   * place: the same end.
+   */
+  async applyRemoval(entry: { op: 'remove' | 'allow'; removal: Removal; at: number; reason?: string }, seq: number): Promise<{ pages: number; versions: number } | undefined> {
+    if (this.logApplied() >= seq) return undefined;
+    const gone = entry.op === 'remove' ? await this.removePages(entry.removal, entry.at, entry.reason) : (await this.allowPages(entry.removal), { pages: 0, versions: 0 });
+    this.stmts.setLogApplied.run(seq);
+    return gone;
   }
 
   async allowPages(removal: Removal): Promise<number> {
