@@ -237,6 +237,14 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
       assert.deepEqual(await m.pages.removals(), [{ kind: 'url', value: url, removedAt: at(3), reason: 'takedown 7' }]);
       assert.equal((await m.local.putVersion(page(url, { content: 'Refused.' }))).status, 'removed', 'kept out');
     }
+    // A machine that has applied the removal does not append the page's text to the log at all.
+    const logged = async () => (await pg.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM page_log WHERE url = $1 AND op = 'put'", [url])).rows[0]!.n;
+    const inLog = await logged();
+    const outcomes = await a.pages.putVersions([page(url, { content: 'Fetched live.' }), page('https://r.test/new', { content: 'Stored.' })]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['removed', 'added']);
+    assert.equal(await logged(), inLog);
+    await b.pages.sync();
+    assert.equal((await b.pages.latest('https://r.test/new'))?.content, 'Stored.', 'the rest of the batch reaches the others');
     // Each machine's sync says what the removal took from its file (c: its own capture too).
     const removedLines = (m: { errors: string[] }) => m.errors.filter((e) => e.startsWith('pages removed by the page log')).map((e) => JSON.parse(e.slice(e.indexOf('{'))) as unknown);
     const seq = (removedLines(b)[0] as { seq: number }).seq;

@@ -273,18 +273,23 @@ export class ReplicatedPageStore implements PageStore {
   async putVersions(versions: readonly NewVersion[]): Promise<PutOutcome[]> {
     // What no file could store must not reach the log (every machine would meet it).
     for (const v of versions) new URL(v.url);
+    // Nor a page this file has removed: every machine that has applied the removal refuses it, and
+    // a removed page's text is not to be kept in the log either (an erasure request).
+    const removed = this.local.removedOf(versions);
+    const kept = versions.filter((_, k) => !removed[k]);
     // The log first: a version this file has must be one every machine gets.
-    const seqs = await this.log.append(versions, this.origin);
-    let outcomes: PutOutcome[];
+    const seqs = await this.log.append(kept, this.origin);
+    let stored: PutOutcome[];
     try {
-      outcomes = await this.local.putVersions(versions);
+      stored = await this.local.putVersions(kept);
     } catch (e) {
       // In the log, not in the file (busy, full): the sync is to apply them as another machine's.
       this.origin = randomUUID();
       throw e;
     }
     if (seqs.length > 0) this.stored.push([seqs[0]!, seqs.at(-1)!]);
-    return outcomes;
+    let k = 0;
+    return removed.map((r) => (r ? { status: 'removed' } : stored[k++]!));
   }
 
   latest(url: string): Promise<StoredVersion | undefined> {

@@ -415,6 +415,12 @@ export class SqlitePageStore implements PageStore {
     return id;
   }
 
+  /** Which of `versions` this file refuses as removed by the operator (`removePages`). */
+  removedOf(versions: readonly NewVersion[]): boolean[] {
+    const any = this.stmts.anyRemoved.get() === 1;
+    return versions.map((v) => any && this.isRemoved(v.url));
+  }
+
   /** Whether the operator removed `url`, or a site it is of (`removePages`). */
   private isRemoved(url: string): boolean {
     const s = this.stmts;
