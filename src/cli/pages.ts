@@ -53,7 +53,8 @@ export async function pagesCommand(argv: string[]): Promise<number> {
     if (action === 'remove') {
       const gone = await pages.removePages(removal!, Date.now(), reason);
       const what = `${gone.pages} page${gone.pages === 1 ? '' : 's'} (${gone.versions} version${gone.versions === 1 ? '' : 's'})`;
-      out(`removed ${what} from the index; not stored again until \`websearch pages allow\`${everywhere}`, gone);
+      const erased = gone.erased === undefined ? '' : `; the text of ${gone.erased} version${gone.erased === 1 ? '' : 's'} erased from the page log`;
+      out(`removed ${what} from the index${erased}; not stored again until \`websearch pages allow\`${everywhere}`, gone);
     } else if (action === 'allow') {
       const lifted = await pages.allowPages(removal!);
       out(`${lifted} removal${lifted === 1 ? '' : 's'} lifted: those pages may be stored again${everywhere}`, { lifted });

@@ -114,9 +114,10 @@ export interface PageStore {
    * Removes pages from the index for good (a takedown, a page published by mistake): every version
    * of them deleted, and the URLs and the site kept out from then on (a later store of one answers
    * `removed`) until `allowPages`. Answers how many pages and versions went. Pages shared through
-   * PostgreSQL are removed on every machine, each as its file applies the page log.
+   * PostgreSQL are removed on every machine, each as its file applies the page log, and `erased`
+   * says how many of the log's rows had their text erased.
    */
-  removePages(removal: Removal, at: number, reason?: string): Promise<{ pages: number; versions: number }>;
+  removePages(removal: Removal, at: number, reason?: string): Promise<{ pages: number; versions: number; erased?: number }>;
   /** Lets the URLs and the site of `removal` be stored again; answers how many removals were lifted. */
   allowPages(removal: Removal): Promise<number>;
   /** The removals in force, newest first. */

@@ -225,7 +225,9 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     for (const m of [b, c]) await m.pages.sync();
     assert.equal((await c.pages.history(url)).length, 2);
 
-    assert.deepEqual(await b.pages.removePages({ urls: [url] }, at(3), 'takedown 7'), { pages: 1, versions: 2 });
+    const rowsOf = async (u: string) => (await pg.pool.query<{ op: string; content: string }>('SELECT op, content FROM page_log WHERE url = $1 ORDER BY seq', [u])).rows;
+    assert.deepEqual(await b.pages.removePages({ urls: [url] }, at(3), 'takedown 7'), { pages: 1, versions: 2, erased: 2 });
+    assert.deepEqual((await rowsOf(url)).map((r) => `${r.op} ${r.content}`), ['erased ', 'erased ', `remove ${JSON.stringify({ urls: [url] })}`], "the versions' text erased from the log");
     assert.deepEqual(await b.pages.history(url), [], 'gone at once where the command ran');
     // c stores a capture of its own before its sync has reached the removal: it is after the
     // removal in the log, so every machine refuses it, c too once it applies the removal.
@@ -237,12 +239,12 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
       assert.deepEqual(await m.pages.removals(), [{ kind: 'url', value: url, removedAt: at(3), reason: 'takedown 7' }]);
       assert.equal((await m.local.putVersion(page(url, { content: 'Refused.' }))).status, 'removed', 'kept out');
     }
+    // c's capture, after the removal in the log, was refused by the machines that applied it: its text is erased too.
+    assert.deepEqual((await rowsOf(url)).map((r) => r.op), ['erased', 'erased', 'remove', 'erased']);
     // A machine that has applied the removal does not append the page's text to the log at all.
-    const logged = async () => (await pg.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM page_log WHERE url = $1 AND op = 'put'", [url])).rows[0]!.n;
-    const inLog = await logged();
     const outcomes = await a.pages.putVersions([page(url, { content: 'Fetched live.' }), page('https://r.test/new', { content: 'Stored.' })]);
     assert.deepEqual(outcomes.map((o) => o.status), ['removed', 'added']);
-    assert.equal(await logged(), inLog);
+    assert.deepEqual((await rowsOf(url)).map((r) => r.op), ['erased', 'erased', 'remove', 'erased']);
     await b.pages.sync();
     assert.equal((await b.pages.latest('https://r.test/new'))?.content, 'Stored.', 'the rest of the batch reaches the others');
     // Each machine's sync says what the removal took from its file (c: its own capture too).
@@ -270,7 +272,9 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     ]);
     await b.pages.sync();
     // One URL of the site named too: counted once, with the site.
-    assert.deepEqual(await a.pages.removePages({ urls: ['https://s.test/one'], site: 's.test' }, at(3)), { pages: 3, versions: 4 });
+    assert.deepEqual(await a.pages.removePages({ urls: ['https://s.test/one'], site: 's.test' }, at(3)), { pages: 3, versions: 4, erased: 4 });
+    const other = await pg.pool.query<{ op: string }>("SELECT op FROM page_log WHERE url = 'https://mys.test/other'");
+    assert.deepEqual(other.rows, [{ op: 'put' }], 'another site whose name ends alike keeps its text');
     await b.pages.sync();
     for (const m of [a, b]) {
       assert.equal(await m.pages.latest('https://docs.s.test/two'), undefined);

@@ -86,7 +86,7 @@ describe('websearch share', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), () => 
           timeout: 30_000,
         });
         assert.equal(removed.status, 0, removed.stderr);
-        assert.match(removed.stdout, /^removed 1 page \(2 versions\) from the index; .*the other machines sharing the page log do the same as they sync\n$/);
+        assert.match(removed.stdout, /^removed 1 page \(2 versions\) from the index; the text of 2 versions erased from the page log; .*the other machines sharing the page log do the same as they sync\n$/);
         assert.equal(await other.services.sharedPages!.sync(), 0);
         assert.deepEqual(await other.services.pages.history('https://x.test/narwhal'), []);
         for (let i = 0; i < 50 && found.length > 0; i++, await sleep(100)) found = await search(other.app, 'narwhals arctic');

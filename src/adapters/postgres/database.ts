@@ -187,9 +187,10 @@ const MIGRATIONS: string[] = [
   `
   -- What a row does (page-log.ts): 'put' stores a version; 'remove' and 'allow' are an operator's
   -- removal of pages and its lifting (websearch pages remove|allow), the removal as JSON in content
-  -- ({"urls":[...],"site":"..."}), its time in acquired_at and its reason in description. A release
-  -- before this one would read such a row as a version: the schema's number keeps it from starting.
-  ALTER TABLE page_log ADD COLUMN op TEXT NOT NULL DEFAULT 'put' CHECK (op IN ('put', 'remove', 'allow'));
+  -- ({"urls":[...],"site":"..."}), its time in acquired_at and its reason in description; 'erased'
+  -- was a version of a page removed after it, its text erased, and does nothing. A release before
+  -- this one would read such a row as a version: the schema's number keeps it from starting.
+  ALTER TABLE page_log ADD COLUMN op TEXT NOT NULL DEFAULT 'put' CHECK (op IN ('put', 'remove', 'allow', 'erased'));
   `,
 ];
 

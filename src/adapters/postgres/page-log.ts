@@ -52,9 +52,16 @@ const APPLY_ROWS = 25;
 const REPORT_MS = 30_000;
 /** Rows deleted by one statement of a prune: appends and pulls are not held up for long. */
 const PRUNE_ROWS = 10_000;
+/** A row made `erased`: what it said of its page goes, but for its URL. */
+const ERASED = "op = 'erased', content = '', title = NULL, description = NULL, author = NULL";
+/** Seqs one statement of `erase` looks through (by the primary key): well within the statement timeout. */
+const ERASE_SEQS = 50_000;
 
-/** What a row of the log does: store a version, or remove pages or lift a removal (`appendRemoval`). */
-type LogOp = 'put' | 'remove' | 'allow';
+/**
+ * What a row of the log does: store a version, remove pages or lift a removal (`appendRemoval`), or
+ * nothing: a version whose text a later removal erased (`erase`).
+ */
+type LogOp = 'put' | 'remove' | 'allow' | 'erased';
 
 interface LogRow {
   seq: number;
@@ -127,6 +134,34 @@ export class PgPageLog {
       );
       return seq;
     });
+  }
+
+  /**
+   * Erases the text of the log's versions that the removal at `seq` deletes (its URLs', its site's
+   * pages'), so that an erased page is not kept in the log until a prune: each becomes an `erased`
+   * row, which every machine passes over (it would have deleted the version at `seq` anyway). The
+   * rows stay, so the log has no gaps. Answers how many were erased. A statement per ERASE_SEQS
+   * seqs: appends and pulls go on meanwhile.
+   */
+  async erase(removal: Removal, seq: number): Promise<number> {
+    const { rows } = await this.pool.query<{ seq: number }>('SELECT seq FROM page_log_floor');
+    let erased = 0;
+    for (let from = rows[0]!.seq; from < seq; from += ERASE_SEQS) {
+      const { rowCount } = await this.pool.query(
+        `UPDATE page_log SET ${ERASED}
+         WHERE seq > $1 AND seq <= least($2::bigint, $1 + $3) AND op = 'put'
+           AND (url = ANY($4::text[]) OR (strpos(url, $5) > 0
+             AND (substring(url FROM '^[a-z]+://([^/:?#]+)') = $5 OR substring(url FROM '^[a-z]+://([^/:?#]+)') LIKE '%.' || $5)))`,
+        [from, seq - 1, ERASE_SEQS, removal.urls, removal.site ?? null],
+      );
+      erased += rowCount ?? 0;
+    }
+    return erased;
+  }
+
+  /** Erases the text of the versions at `seqs`, refused as removed (`ReplicatedPageStore.pull`); they become `erased` rows. */
+  async eraseRows(seqs: readonly number[]): Promise<void> {
+    await this.pool.query(`UPDATE page_log SET ${ERASED} WHERE seq = ANY($1::bigint[]) AND op = 'put'`, [seqs]);
   }
 
   /** Appends the versions in order; answers their seqs. */
@@ -373,7 +408,8 @@ export class ReplicatedPageStore implements PageStore {
       // stored), and every removal, our own too (a removal is applied in its place alone).
       const todo: { seq: number; version?: NewVersion; removal?: LoggedRemoval }[] = [];
       for (const r of rows) {
-        if (r.op !== 'put') todo.push({ seq: r.seq, removal: loggedRemoval(r) });
+        if (r.op === 'erased') todo.push({ seq: r.seq });
+        else if (r.op !== 'put') todo.push({ seq: r.seq, removal: loggedRemoval(r) });
         else if (r.origin !== this.origin) todo.push({ seq: r.seq, version: toNewVersion({ ...r, content: r.content! }) });
         // Our own, stored in the file once its append answered; one not yet stored (its append is
         // still on its way back) stops the sync there, so a crash in between loses nothing: the next
@@ -395,9 +431,18 @@ export class ReplicatedPageStore implements PageStore {
           while (end < todo.length && end - i < APPLY_ROWS && !todo[end]!.removal) end++;
           const part = todo.slice(i, end);
           upTo = part.at(-1)!.seq;
-          const versions = part.flatMap((t) => (t.version ? [t.version] : []));
-          for (const e of await this.local.applyLog(versions, upTo)) {
+          const fromOthers = part.filter((t) => t.version);
+          const versions = fromOthers.map((t) => t.version!);
+          const { failed, refused } = await this.local.applyLog(versions, upTo);
+          for (const e of failed) {
             this.say('error', 'a version from the page log could not be stored', { upTo, err: e.message });
+          }
+          // A version of a removed page, appended by a machine that had not yet applied the removal:
+          // every machine refuses it, so its text goes from the log too.
+          if (refused.length > 0) {
+            await this.log.eraseRows(refused.map((k) => fromOthers[k]!.seq)).catch((e: unknown) => {
+              this.say('warn', 'versions of removed pages left in the page log (not erased)', { upTo, err: String(e) });
+            });
           }
           applied += versions.length;
           i = end;
@@ -411,15 +456,18 @@ export class ReplicatedPageStore implements PageStore {
   }
 
   /**
-   * Removes pages on every machine (`PageStore.removePages`): the removal is appended to the log and
-   * this file applies the log up to it, as every other machine's sync does. Answers the pages and
-   * versions this file held of them (another process of this machine, its server's sync, may be
-   * the one that deletes them).
+   * Removes pages on every machine (`PageStore.removePages`): the removal is appended to the log,
+   * the text of their versions before it in the log erased (`PgPageLog.erase`), and this file
+   * applies the log up to it, as every other machine's sync does. Answers the pages and versions
+   * this file held of them (another process of this machine, its server's sync, may be the one
+   * that deletes them) and the log's rows erased.
    */
-  async removePages(removal: Removal, at: number, reason?: string): Promise<{ pages: number; versions: number }> {
+  async removePages(removal: Removal, at: number, reason?: string): Promise<{ pages: number; versions: number; erased: number }> {
     const held = this.local.heldOf(removal);
-    await this.syncTo(await this.log.appendRemoval({ op: 'remove', removal, at, ...(reason === undefined ? {} : { reason }) }, this.origin));
-    return held;
+    const seq = await this.log.appendRemoval({ op: 'remove', removal, at, ...(reason === undefined ? {} : { reason }) }, this.origin);
+    const erased = await this.log.erase(removal, seq);
+    await this.syncTo(seq);
+    return { ...held, erased };
   }
 
   /** Lifts a removal on every machine, as `removePages` removes; answers how many removals this file had in force of it. */

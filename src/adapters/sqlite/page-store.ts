@@ -372,9 +372,10 @@ export class SqlitePageStore implements PageStore {
    * stores them, and the log's position `upTo`, in one transaction. Storing a version again changes
    * nothing, so a version this file has already (its own machine wrote it) costs only its lookup.
    * A version that cannot be stored (each in a savepoint) is left out rather than stop the log
-   * there for good; the errors are returned.
+   * there for good; the errors are returned (`failed`), and the indexes of the versions refused
+   * as removed by the operator (`refused`).
    */
-  async applyLog(versions: readonly NewVersion[], upTo: number): Promise<Error[]> {
+  async applyLog(versions: readonly NewVersion[], upTo: number): Promise<{ failed: Error[]; refused: number[] }> {
     this.assertRoom();
     const derived = versions.map(derive);
     const removals = this.stmts.anyRemoved.get() === 1;
@@ -382,9 +383,10 @@ export class SqlitePageStore implements PageStore {
     return this.db
       .transaction(() => {
         const failed: Error[] = [];
+        const refused: number[] = [];
         versions.forEach((v, k) => {
           try {
-            one(v, k);
+            if (one(v, k).status === 'removed') refused.push(k);
           } catch (e) {
             // A full disk is no fault of the version's: nothing of the batch is kept, nor its
             // position, and the next sync tries it again (left out, it would be lost to this file).
@@ -393,7 +395,7 @@ export class SqlitePageStore implements PageStore {
           }
         });
         this.stmts.setLogApplied.run(upTo);
-        return failed;
+        return { failed, refused };
       })
       .immediate();
   }
