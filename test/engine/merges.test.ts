@@ -5,7 +5,7 @@
  * takes their place.
  */
 import assert from 'node:assert/strict';
-import { renameSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { EngineIndexStore, type EngineOptions, mergeTiers } from '../../src/adapters/engine/engine-index-store.js';
@@ -318,6 +318,49 @@ describe('segment merges', () => {
       assert.equal(s.index.segmentCount, 1);
       assert.equal(await answers(s.index, true), await fresh(s.db, true));
     });
+  });
+
+  for (const [name, options, how] of [
+    ['purge-worker', {}, 'in a worker thread'],
+    ['purge-at-once', { joinMerge: 10_000 }, 'small enough to be made at once'],
+    ['purge-shared', { searchThreads: 2 }, 'its arrays shared with a helper thread'],
+  ] as const) {
+    test(`a removed page's words and URL leave the saved files: the segment that held it is made again without it, from its own postings, and saved (${how})`, async () => {
+      const secret = 'https://secret.merge.test/reset?token=zqxjkvtoken';
+      const first = (pages: SqlitePageStore) =>
+        pages.putVersions([...Array.from({ length: 2_000 }, (_, n) => pageN(n)), page(secret, { title: 'Password reset', content: 'Your code is wvbqzcode.' })]);
+      await withStore(dir.path, name, { saved: true, ...options }, async ({ db, pages, index, engineDir }) => {
+        await index.settled();
+        const onDisk = () => Buffer.concat(readdirSync(engineDir).map((f) => readFileSync(join(engineDir, f))));
+        for (const word of ['zqxjkvtoken', 'wvbqzcode']) assert.ok(onDisk().includes(word), `${word} is in the saved index before`);
+        assert.equal((await index.search({ terms: ['wvbqzcode'], limit: 10 })).length, 1);
+        const segments = index.segmentCount;
+
+        await pages.removePages({ urls: [secret] }, Date.now());
+        assert.deepEqual(await index.search({ terms: ['wvbqzcode'], limit: 10 }), [], 'gone from searches at once');
+        assert.equal(index.mergesUnderway, name === 'purge-at-once' ? 0 : 1, 'a large segment is rewritten in a worker thread');
+        await index.settled();
+        for (const word of ['zqxjkvtoken', 'wvbqzcode']) assert.ok(!onDisk().includes(word), `${word} is in none of the saved files after`);
+        assert.equal(index.segmentCount, segments);
+        assert.equal(await answers(index, true), await fresh(db, true), 'the rebuilt segment answers as an index built afresh');
+        // The saved index loads and answers alike.
+        const again = await new EngineIndexStore(db, { dir: engineDir }).open();
+        assert.equal(again.loadedFromDisk, true);
+        assert.equal(await answers(again), await fresh(db));
+        await again.close();
+      }, first);
+    });
+  }
+
+  test('a page merely hidden is not purged: its segment stays as it is until a merge', async () => {
+    await withStore(dir.path, 'hidden', { saved: true }, async ({ db, index }) => {
+      await index.settled();
+      const merges = index.merges;
+      db.prepare('UPDATE versions SET searchable = 0 WHERE id = 7').run();
+      assert.equal(await answers(index), await fresh(db));
+      await index.settled();
+      assert.equal(index.merges, merges);
+    }, (pages) => pages.putVersions(Array.from({ length: 2_000 }, (_, n) => pageN(n))));
   });
 
   test('closing during a merge stops its worker', async () => {
