@@ -11,6 +11,7 @@ import { connectPostgres, type PgPool } from '../../src/adapters/postgres/databa
 import { PgPageLog, ReplicatedPageStore } from '../../src/adapters/postgres/page-log.js';
 import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import { DiskLowError } from '../../src/core/errors.js';
 import type { NewVersion, StoredVersion } from '../../src/ports/page-store.js';
 import { type FreshPostgres, freshPostgres, postgresUrl, skipUnless } from '../fixtures/backends.js';
 import { relay } from '../fixtures/relay.js';
@@ -212,6 +213,22 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
       assert.equal(await a.pages.latest('https://g.test/busy'), undefined);
       assert.equal(await a.pages.sync(), 1);
       assert.equal((await a.pages.latest('https://g.test/busy'))?.content, 'Stored once the file was free.');
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test('a machine with less room than is kept (WEBSEARCH_MIN_FREE_DISK_MB) refuses versions before the log, as one machine alone does', async () => {
+    const dir = tempDir();
+    try {
+      const db = openDatabase({ path: join(dir.path, 'low.db') });
+      dbs.push(db);
+      const pool = connectPostgres({ url: postgresUrl!, schema: pg.schema, maxConnections: 2 });
+      pools.push(pool);
+      const low = new ReplicatedPageStore(new SqlitePageStore(db, { minFreeBytes: Number.MAX_SAFE_INTEGER }), new PgPageLog(pool));
+      const rows = async () => (await pg.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM page_log WHERE url = 'https://u.test/p'")).rows[0]!.n;
+      await assert.rejects(low.putVersion(page('https://u.test/p')), DiskLowError);
+      assert.equal(await rows(), 0, 'not appended');
     } finally {
       dir.remove();
     }

@@ -308,6 +308,9 @@ export class ReplicatedPageStore implements PageStore {
   async putVersions(versions: readonly NewVersion[]): Promise<PutOutcome[]> {
     // What no file could store must not reach the log (every machine would meet it).
     for (const v of versions) new URL(v.url);
+    // Nor what this file has no room for (WEBSEARCH_MIN_FREE_DISK_MB): refused as on one machine,
+    // before the log, rather than left to the others while this machine's own sync waits for room.
+    this.local.assertRoom();
     // Nor a page this file has removed: every machine that has applied the removal refuses it, and
     // a removed page's text is not to be kept in the log either (an erasure request).
     const removed = this.local.removedOf(versions);

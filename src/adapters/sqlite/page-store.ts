@@ -340,8 +340,11 @@ export class SqlitePageStore implements PageStore {
     return { status: 'added', version: toVersion(s.byId.get(id)!) };
   }
 
-  /** Refuses versions while the disk has less room than `minFreeBytes` (DiskLowError): a system call, about a microsecond. */
-  private assertRoom(): void {
+  /**
+   * Refuses versions while the disk has less room than `minFreeBytes` (DiskLowError): a system call,
+   * about a microsecond. Also asked before a version is shared (adapters/postgres/page-log.ts).
+   */
+  assertRoom(): void {
     if (this.minFreeBytes === 0 || this.dir === undefined) return;
     const { bavail, bsize } = statfsSync(this.dir);
     if (bavail * bsize < this.minFreeBytes) throw new DiskLowError(bavail * bsize, this.minFreeBytes);
