@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { analyse, EngineIndexStore, fieldsOf } from '../../src/adapters/engine/engine-index-store.js';
 import { exhaustive, searchable, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
 import { loadIndex, saveIndex, withLock } from '../../src/adapters/engine/segment-files.js';
-import { concatSegments, decodeBlock, dictionaryOf, members, publishedSet, SegmentBuilder, type SegmentData, termAt, termCount, termNumber } from '../../src/adapters/engine/segment.js';
+import { compacted, concatSegments, decodeBlock, dictionaryOf, members, publishedSet, SegmentBuilder, type SegmentData, termAt, termCount, termNumber } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { ANALYSIS_VERSION, queryTerms, stem } from '../../src/core/text.js';
@@ -80,6 +80,52 @@ describe('segments', () => {
     assert.equal(termCount(joined), termCount(whole));
     assert.deepEqual(termsOf(joined), termsOf(whole));
     for (const term of termsOf(whole).filter((_, t) => t % 7 === 0)) assert.deepEqual(postings(joined, term), postings(whole, term), term);
+  });
+
+  test('a segment compacted without its deleted documents is the segment a build of the others makes', () => {
+    // SciFact's documents on 5 hosts, one host's documents all deleted (a site removed), and every
+    // 9th of the rest (pages removed); every 5th undated, so the published order is renumbered too.
+    const docs = corpus.map((d, i) => ({
+      ...analyse(
+        { id: i + 1, url: `https://h${i % 5}.test/${d.id}`, rev_host: `test.h${i % 5}.`, title: d.title, description: null, content: d.text, acquired_at: i, superseded_at: null, published_at: i % 5 === 3 ? null : 1000 - i, searchable: 1 },
+        { title: 3, description: 1, content: 1, url: 1 },
+      ),
+    }));
+    const gone = (i: number) => i % 5 === 4 || i % 9 === 0;
+    const build = (part: typeof docs) => {
+      const b = new SegmentBuilder();
+      for (const d of part) b.add(d);
+      return b.finish();
+    };
+    const whole = build(docs);
+    docs.forEach((_, i) => (whole.deleted[i] = gone(i) ? 1 : 0));
+    const expected = build(docs.filter((_, i) => !gone(i)));
+    for (const shared of [false, true]) {
+      const made = compacted(whole, shared)!;
+      assert.equal(made.postings.buffer instanceof SharedArrayBuffer, shared);
+      for (const k of ['docCount', 'totalLength', 'refAvg', 'hosts'] as const) assert.deepEqual(made[k], expected[k], k);
+      for (const k of ['versionIds', 'lengths', 'acquiredAt', 'supersededAt', 'publishedAt', 'hostRank', 'urlMask', 'pubOrder', 'pubSorted', 'deleted'] as const) {
+        assert.deepEqual([...made[k]], [...expected[k]], k);
+      }
+      assert.deepEqual(made.hosts, ['test.h0.', 'test.h1.', 'test.h2.', 'test.h3.'], "the removed site's host is gone");
+      // The same terms, none that only deleted documents held, with the same blocks.
+      assert.deepEqual(termsOf(made).sort(), termsOf(expected).sort());
+      assert.ok(termCount(made) < termCount(whole));
+      for (const term of termsOf(expected)) {
+        const [a, b] = [termNumber(made, term)!, termNumber(expected, term)!];
+        assert.equal(made.termDf[a], expected.termDf[b], term);
+        assert.deepEqual(postings(made, term), postings(expected, term), term);
+        const blocks = (seg: SegmentData, t: number) =>
+          Array.from({ length: seg.termBlockCount[t]! }, (_, i) => {
+            const block = seg.termBlockStart[t]! + i;
+            return [seg.blockBase[block], seg.blockLast[block], seg.blockMaxSat[block], seg.postings[seg.blockOffset[block]!]];
+          });
+        assert.deepEqual(blocks(made, a), blocks(expected, b), term);
+      }
+      for (const q of queries) assert.deepEqual(run([made], q), run([expected], q), q);
+    }
+    whole.deleted.fill(1);
+    assert.equal(compacted(whole), undefined, 'none left');
   });
 
   test('the term dictionary finds each of its terms by its bytes and nothing else', () => {
