@@ -82,7 +82,7 @@ describe('segments', () => {
     for (const term of termsOf(whole).filter((_, t) => t % 7 === 0)) assert.deepEqual(postings(joined, term), postings(whole, term), term);
   });
 
-  test('a segment compacted without its deleted documents is the segment a build of the others makes', () => {
+  test('segments compacted into one without their deleted documents are the segment a build of the others makes', () => {
     // SciFact's documents on 5 hosts, one host's documents all deleted (a site removed), and every
     // 9th of the rest (pages removed); every 5th undated, so the published order is renumbered too.
     const docs = corpus.map((d, i) => ({
@@ -100,8 +100,15 @@ describe('segments', () => {
     const whole = build(docs);
     docs.forEach((_, i) => (whole.deleted[i] = gone(i) ? 1 : 0));
     const expected = build(docs.filter((_, i) => !gone(i)));
-    for (const shared of [false, true]) {
-      const made = compacted(whole, shared)!;
+    // And the same documents in three segments merged (a merge of segments whose ids follow each other).
+    const thirds = [docs.slice(0, 1700), docs.slice(1700, 3400), docs.slice(3400)].map((part, k) => {
+      const seg = build(part);
+      part.forEach((_, i) => (seg.deleted[i] = gone(k * 1700 + i) ? 1 : 0));
+      return seg;
+    });
+    assert.throws(() => compacted([thirds[1]!, thirds[0]!]), /not in version-id order/);
+    for (const [shared, parts] of [[false, [whole]], [true, [whole]], [false, thirds], [true, thirds]] as const) {
+      const made = compacted(parts, shared)!;
       assert.equal(made.postings.buffer instanceof SharedArrayBuffer, shared);
       for (const k of ['docCount', 'totalLength', 'refAvg', 'hosts'] as const) assert.deepEqual(made[k], expected[k], k);
       for (const k of ['versionIds', 'lengths', 'acquiredAt', 'supersededAt', 'publishedAt', 'hostRank', 'urlMask', 'pubOrder', 'pubSorted', 'deleted'] as const) {
@@ -125,7 +132,7 @@ describe('segments', () => {
       for (const q of queries) assert.deepEqual(run([made], q), run([expected], q), q);
     }
     whole.deleted.fill(1);
-    assert.equal(compacted(whole), undefined, 'none left');
+    assert.equal(compacted([whole]), undefined, 'none left');
   });
 
   test('the term dictionary finds each of its terms by its bytes and nothing else', () => {

@@ -6,8 +6,8 @@
  * migration 6). Before a search the store reads the log past the last sequence it applied: new
  * searchable versions become a new segment; versions it holds get their changed columns
  * (superseded, moved earlier, made unsearchable) patched in place. Segments merge in tiers
- * (`mergeTiers`, `startMerge`): small ones are joined at once, larger ones rebuilt from the page
- * store in a worker thread while searches go on over them. `rebuild()` builds everything
+ * (`mergeTiers`, `startMerge`): small ones are joined at once, larger ones made again without
+ * their deleted documents in a worker thread while searches go on over them. `rebuild()` builds everything
  * again. Each process (worker) keeps its own copy and follows the same log, so several workers
  * serve one database consistently. Within a process, with two search threads, a helper thread
  * searches half of each segment over the same memory (search-helper.ts).
@@ -33,7 +33,7 @@ import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from '../worker.js';
 import { PageUrls } from './page-urls.js';
 import { narrowerSite, searchWebql, topItems, urlMask, urlPrefixes, urlText, type BestFirst, WEBQL_BEST_FIRST, WEBQL_READS_MAX, type WebqlDeps, type WebqlVersion } from './webql-search.js';
-import { compacted, concatSegments, docOf, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termAt, termCount, termNumber } from './segment.js';
+import { compacted, concatSegments, docOf, inIdOrder, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termAt, termCount, termNumber } from './segment.js';
 
 export interface EngineWeights {
   title: number;
@@ -52,8 +52,9 @@ export const ENGINE_WEIGHTS: EngineWeights = { title: 3, description: 1, content
  * is rebuilt about once per tier (log4 of the index's size) and there are at most
  * MERGE_FACTOR - 1 segments per tier (more while merges are under way). A merge of up to
  * JOIN_MERGE documents joins the parts' postings as they are, at once (a few ms; deleted
- * documents stay, flagged, until a later merge); a larger one rebuilds them from the page store
- * in a worker thread, up to MAX_MERGES at a time (in-memory databases: at once, as a worker
+ * documents stay, flagged, until a later merge); a larger one makes them again without the
+ * deleted documents, from their own postings (segment.ts `compacted`) or, when their version ids
+ * overlap, from the page store, in a worker thread, up to MAX_MERGES at a time (in-memory databases: at once, as a worker
  * cannot open them; and at once while more than MAX_SEGMENTS segments wait for busy workers).
  */
 const MERGE_FACTOR = 4;
@@ -98,12 +99,27 @@ export function mergeTiers(datas: readonly SegmentData[], base = MERGE_BASE): Se
   return datas.filter((d) => tierOf(d.docCount, base) <= top);
 }
 
+/** `parts` with documents, in version-id order, when their ids follow each other without overlapping (segment.ts `inIdOrder`); else undefined. */
+function idOrdered(parts: readonly SegmentData[]): SegmentData[] | undefined {
+  const sorted = parts.filter((d) => d.docCount > 0).sort((a, b) => a.versionIds[0]! - b.versionIds[0]!);
+  return inIdOrder(sorted) ? sorted : undefined;
+}
+
 /** One segment of `parts`' documents, their postings copied as they are; undefined unless their version ids follow each other without overlapping. */
 function joinInOrder(parts: readonly SegmentData[]): SegmentData | undefined {
-  const sorted = parts.filter((d) => d.docCount > 0).sort((a, b) => a.versionIds[0]! - b.versionIds[0]!);
-  for (let i = 1; i < sorted.length; i++) if (sorted[i]!.versionIds[0]! <= sorted[i - 1]!.versionIds[sorted[i - 1]!.docCount - 1]!) return undefined;
-  if (sorted.length === 0) return undefined;
-  return concatSegments(sorted, false);
+  const sorted = idOrdered(parts);
+  return sorted && sorted.length > 0 ? concatSegments(sorted, false) : undefined;
+}
+
+/** `compacted` of `parts` (in version-id order) in a worker thread (compact-worker.ts), as `buildInWorker` builds. */
+function compactInWorker(parts: readonly SegmentData[], shared: boolean): { result: Promise<SegmentData | undefined>; worker: Worker } {
+  const worker = startWorker(import.meta.url, 'compact-worker', { parts, shared });
+  const result = new Promise<SegmentData | undefined>((resolve, reject) => {
+    worker.once('message', (m: SegmentData | null) => resolve(m ?? undefined));
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`engine compaction worker exited with ${code} before it sent a segment`)));
+  });
+  return { result, worker };
 }
 
 /** The version ids of the documents of `parts` not deleted, ascending. */
@@ -1189,9 +1205,10 @@ export class EngineIndexStore implements IndexStore {
 
   /**
    * Starts the merges the tiers call for (`mergeTiers`) among the segments no merge is working on.
-   * The merged segment is rebuilt from the page store (deleted documents drop out), reading the
-   * parts' live versions by id in one pass over their id range; searches go on over the parts
-   * meanwhile. Small merges are done at once; up to MAX_MERGES run in worker threads, so a long
+   * The merged segment is made from the parts' own postings (segment.ts `compacted`) when their
+   * version ids follow each other, else rebuilt from the page store, reading the parts' live
+   * versions by id in one pass over their id range; either way the deleted documents drop out, and
+   * searches go on over the parts meanwhile. Small merges are done at once; up to MAX_MERGES run in worker threads, so a long
    * merge of a high tier does not hold back the small segments that keep coming.
    */
   private startMerge(): void {
@@ -1213,17 +1230,21 @@ export class EngineIndexStore implements IndexStore {
         if (!this.replaceMerged(parts, joined)) return;
         continue;
       }
-      const ids = liveIds(parts);
-      const lo = ids[0] ?? 0;
-      const hi = ids[ids.length - 1] ?? 0;
+      // Made from the parts' own postings when their ids do not overlap (most merges: new versions
+      // take higher ids), else built again from the page store; either way without the deleted documents.
+      const ordered = idOrdered(parts);
+      const ids = ordered ? undefined : liveIds(parts);
+      const lo = ids?.[0] ?? 0;
+      const hi = ids?.[ids.length - 1] ?? 0;
       // At once also when segments pile up beyond MAX_SEGMENTS with the workers busy (or their
       // answers not taken in: a caller that never lets the event loop turn).
       if (!this.onDisk || (this.merging.size >= MAX_MERGES && this.segments.length > MAX_SEGMENTS)) {
-        if (!this.replaceMerged(parts, ids.length > 0 ? buildRange(this.db, lo, hi, this.weights, ids) : undefined)) return;
+        const merged = ordered ? compacted(ordered) : ids!.length > 0 ? buildRange(this.db, lo, hi, this.weights, ids) : undefined;
+        if (!this.replaceMerged(parts, merged)) return;
         continue;
       }
       if (this.merging.size >= MAX_MERGES || Date.now() < this.mergePausedUntil) return;
-      const { result, worker } = buildInWorker(this.db.name, lo, hi, this.weights, ids);
+      const { result, worker } = ordered ? compactInWorker(ordered, this.searchThreads > 1) : buildInWorker(this.db.name, lo, hi, this.weights, ids);
       const started = performance.now();
       const merge = {
         parts,
@@ -1264,19 +1285,14 @@ export class EngineIndexStore implements IndexStore {
   private startPurge(seg: SegmentData): boolean {
     if (!this.onDisk || seg.docCount <= this.joinMerge) {
       this.purging.delete(seg);
-      if (!this.replaceMerged([seg], compacted(seg))) return false;
+      if (!this.replaceMerged([seg], compacted([seg]))) return false;
       this.save(0);
       return true;
     }
     if (this.merging.size >= MAX_MERGES || Date.now() < this.mergePausedUntil) return false;
     this.purging.delete(seg);
-    const worker = startWorker(import.meta.url, 'compact-worker', { seg, shared: this.searchThreads > 1 });
+    const { result, worker } = compactInWorker([seg], this.searchThreads > 1);
     const started = performance.now();
-    const result = new Promise<SegmentData | undefined>((resolve, reject) => {
-      worker.once('message', (m: SegmentData | null) => resolve(m ?? undefined));
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`engine compaction worker exited with ${code} before it sent a segment`)));
-    });
     const purge = {
       parts: [seg],
       worker,

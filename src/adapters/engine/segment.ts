@@ -848,20 +848,38 @@ export class SegmentBuilder {
 }
 
 /**
- * `seg` without its deleted documents: the segment a build of the others alone makes (the same
- * terms, frequencies, blocks of BLOCK postings, lengths and columns; a term or a host that only
- * deleted documents held is none of it), made from its own postings rather than the page store:
- * each term's postings are decoded, renumbered and packed again straight into the new arrays, so
- * that it takes about the new segment's memory besides the old one's. Undefined when no document
- * is left. With `shared`, its arrays are in shared memory (a store with a helper thread keeps its
- * segments there).
+ * Whether the parts' version ids follow each other without overlapping, in this order (empty parts
+ * aside): what `compacted` takes, and what a join of them (`concatSegments`) needs.
  */
-export function compacted(seg: SegmentData, shared = false): SegmentData | undefined {
+export function inIdOrder(parts: readonly SegmentData[]): boolean {
+  let last = -Infinity;
+  for (const p of parts) {
+    if (p.docCount === 0) continue;
+    if (p.versionIds[0]! <= last) return false;
+    last = p.versionIds[p.docCount - 1]!;
+  }
+  return true;
+}
+
+/**
+ * The documents of `parts` that are not deleted, as one segment: the segment a build of them alone
+ * makes (the same terms, frequencies, blocks of BLOCK postings, lengths and columns; a term or a
+ * host that only deleted documents held is none of it), made from the parts' own postings rather
+ * than the page store: each term's postings are decoded, renumbered and packed again straight into
+ * the new arrays, so that it takes about the new segment's memory besides the parts'. The parts
+ * must be in version-id order (`inIdOrder`). Undefined when no document is left. With `shared`,
+ * its arrays are in shared memory (a store with a helper thread keeps its segments there).
+ */
+export function compacted(parts: readonly SegmentData[], shared = false): SegmentData | undefined {
+  if (!inIdOrder(parts)) throw new Error('compacted: the parts are not in version-id order');
   const alloc = <T extends ArrayCtor>(ctor: T, length: number) => newArray(ctor, length, shared);
-  const n = seg.docCount;
-  const renumbered = new Int32Array(n);
+  // Each part's documents' numbers in the new segment (-1: deleted).
   let live = 0;
-  for (let doc = 0; doc < n; doc++) renumbered[doc] = seg.deleted[doc] === 1 ? -1 : live++;
+  const renumbered = parts.map((p) => {
+    const to = new Int32Array(p.docCount);
+    for (let doc = 0; doc < p.docCount; doc++) to[doc] = p.deleted[doc] === 1 ? -1 : live++;
+    return to;
+  });
   if (live === 0) return undefined;
 
   // The documents' columns, and the hosts they are of.
@@ -871,56 +889,86 @@ export function compacted(seg: SegmentData, shared = false): SegmentData | undef
   const supersededAt = alloc(Float64Array, live);
   const publishedAt = alloc(Float64Array, live);
   const urlMask = alloc(Uint32Array, 2 * live);
-  const hostHeld = new Uint8Array(seg.hosts.length);
+  const held = new Set<string>();
   let totalLength = 0;
-  for (let doc = 0; doc < n; doc++) {
-    const d = renumbered[doc]!;
-    if (d < 0) continue;
-    versionIds[d] = seg.versionIds[doc]!;
-    lengths[d] = seg.lengths[doc]!;
-    totalLength += seg.lengths[doc]!;
-    acquiredAt[d] = seg.acquiredAt[doc]!;
-    supersededAt[d] = seg.supersededAt[doc]!;
-    publishedAt[d] = seg.publishedAt[doc]!;
-    urlMask[2 * d] = seg.urlMask[2 * doc]!;
-    urlMask[2 * d + 1] = seg.urlMask[2 * doc + 1]!;
-    hostHeld[seg.hostRank[doc]!] = 1;
-  }
-  const hosts: string[] = [];
-  const rankOf = new Uint32Array(seg.hosts.length);
-  seg.hosts.forEach((h, rank) => {
-    if (hostHeld[rank] === 0) return;
-    rankOf[rank] = hosts.length;
-    hosts.push(h);
+  parts.forEach((p, k) => {
+    for (let doc = 0; doc < p.docCount; doc++) {
+      const d = renumbered[k]![doc]!;
+      if (d < 0) continue;
+      versionIds[d] = p.versionIds[doc]!;
+      lengths[d] = p.lengths[doc]!;
+      totalLength += p.lengths[doc]!;
+      acquiredAt[d] = p.acquiredAt[doc]!;
+      supersededAt[d] = p.supersededAt[doc]!;
+      publishedAt[d] = p.publishedAt[doc]!;
+      urlMask[2 * d] = p.urlMask[2 * doc]!;
+      urlMask[2 * d + 1] = p.urlMask[2 * doc + 1]!;
+      held.add(p.hosts[p.hostRank[doc]!]!);
+    }
   });
+  const hosts = [...held].sort();
+  const rankOf = new Map(hosts.map((h, rank) => [h, rank]));
   const hostRank = alloc(Uint32Array, live);
-  for (let doc = 0; doc < n; doc++) if (renumbered[doc]! >= 0) hostRank[renumbered[doc]!] = rankOf[seg.hostRank[doc]!]!;
+  parts.forEach((p, k) => {
+    const ranks = p.hosts.map((h) => rankOf.get(h) ?? -1);
+    for (let doc = 0; doc < p.docCount; doc++) if (renumbered[k]![doc]! >= 0) hostRank[renumbered[k]![doc]!] = ranks[p.hostRank[doc]!]!;
+  });
+  // The parts' published orders merged (ties in part order, which is document order, as a build orders them).
   let dated = 0;
-  for (const doc of seg.pubOrder) if (renumbered[doc]! >= 0) dated++;
+  parts.forEach((p, k) => {
+    for (const doc of p.pubOrder) if (renumbered[k]![doc]! >= 0) dated++;
+  });
   const pubOrder = alloc(Uint32Array, dated);
   const pubSorted = alloc(Float64Array, dated);
-  for (let k = 0, at = 0; k < seg.pubOrder.length; k++) {
-    const d = renumbered[seg.pubOrder[k]!]!;
-    if (d < 0) continue;
-    pubOrder[at] = d;
-    pubSorted[at++] = seg.pubSorted[k]!;
+  const next = parts.map(() => 0);
+  const skipDeleted = (k: number) => {
+    const p = parts[k]!;
+    while (next[k]! < p.pubOrder.length && renumbered[k]![p.pubOrder[next[k]!]!]! < 0) next[k]!++;
+  };
+  parts.forEach((_, k) => skipDeleted(k));
+  for (let at = 0; at < dated; at++) {
+    let best = -1;
+    for (let k = 0; k < parts.length; k++) {
+      if (next[k]! < parts[k]!.pubOrder.length && (best < 0 || parts[k]!.pubSorted[next[k]!]! < parts[best]!.pubSorted[next[best]!]!)) best = k;
+    }
+    const p = parts[best]!;
+    pubOrder[at] = renumbered[best]![p.pubOrder[next[best]!]!]!;
+    pubSorted[at] = p.pubSorted[next[best]!]!;
+    next[best]!++;
+    skipDeleted(best);
   }
 
-  // The postings: no more terms nor blocks than before (a term's blocks are its postings over
+  // The terms of all parts, and each one's number in each part (-1: not there).
+  const union = new DictionaryWriter();
+  const numbers = parts.map((p) => {
+    const own = new Int32Array(termCount(p));
+    for (let t = 0; t < own.length; t++) own[t] = union.add(p.termBytes, p.termStarts[t]!, p.termStarts[t + 1]!);
+    return own;
+  });
+  const count = union.count;
+  const inPart =
+    parts.length === 1
+      ? undefined
+      : numbers.map((own) => {
+          const out = new Int32Array(count).fill(-1);
+          own.forEach((u, t) => (out[u] = t));
+          return out;
+        });
+  // The postings: no more terms nor blocks than the parts' (a term's blocks are its postings over
   // BLOCK, rounded up); the words may come out a little more (a block's widths follow its
   // postings, and a posting taken out moves the blocks after it): room for 1/64 more, so that
   // they are neither grown nor copied to be cut (each a copy of the largest array, 245 MiB at 1M
   // pages; with 100 of 1M pages removed they took 0.2% more words than before, ad hoc).
-  const count = termCount(seg);
   const words = new DictionaryWriter();
   const termDf = new Uint32Array(count);
   const termBlockStart = new Uint32Array(count);
   const termBlockCount = new Uint32Array(count);
-  const blocksMax = seg.blockLast.length;
+  const blocksMax = parts.reduce((n, p) => n + p.blockLast.length, 0);
   const blockLast = alloc(Uint32Array, blocksMax);
   const blockBase = alloc(Uint32Array, blocksMax);
   const blockOffset = alloc(Uint32Array, blocksMax);
-  let postings = alloc(Int32Array, seg.postings.length + (seg.postings.length >>> 6) + 1024);
+  const wordsBefore = parts.reduce((n, p) => n + p.postings.length, 0);
+  let postings = alloc(Int32Array, wordsBefore + (wordsBefore >>> 6) + 1024);
   let packed = new Uint32Array(postings.buffer);
   const docs = new Int32Array(BLOCK);
   const tfs = new Int32Array(BLOCK);
@@ -928,31 +976,41 @@ export function compacted(seg: SegmentData, shared = false): SegmentData | undef
   const termTfs = new Int32Array(live);
   let b = 0;
   let at = 0;
-  for (let t = 0; t < count; t++) {
+  for (let u = 0; u < count; u++) {
     let m = 0;
-    const end = seg.termBlockStart[t]! + seg.termBlockCount[t]!;
-    for (let block = seg.termBlockStart[t]!; block < end; block++) {
-      const held = decodeBlock(seg.postings, seg.blockOffset[block]!, seg.blockBase[block]! - 1, docs, tfs);
-      for (let k = 0; k < held; k++) {
-        const d = renumbered[docs[k]!]!;
-        if (d < 0) continue;
-        termDocs[m] = d;
-        termTfs[m++] = tfs[k]!;
+    let from: SegmentData | undefined;
+    let fromTerm = 0;
+    for (let k = 0; k < parts.length; k++) {
+      const t = inPart ? inPart[k]![u]! : u;
+      if (t < 0) continue;
+      const p = parts[k]!;
+      const to = renumbered[k]!;
+      const end = p.termBlockStart[t]! + p.termBlockCount[t]!;
+      for (let block = p.termBlockStart[t]!; block < end; block++) {
+        const n = decodeBlock(p.postings, p.blockOffset[block]!, p.blockBase[block]! - 1, docs, tfs);
+        for (let i = 0; i < n; i++) {
+          const d = to[docs[i]!]!;
+          if (d < 0) continue;
+          termDocs[m] = d;
+          termTfs[m++] = tfs[i]!;
+        }
       }
+      from = p;
+      fromTerm = t;
     }
     if (m === 0) continue;
-    const id = words.add(seg.termBytes, seg.termStarts[t]!, seg.termStarts[t + 1]!);
+    const id = words.add(from!.termBytes, from!.termStarts[fromTerm]!, from!.termStarts[fromTerm + 1]!);
     termDf[id] = m;
     termBlockStart[id] = b;
-    for (let from = 0; from < m; from += BLOCK, b++) {
-      const k = Math.min(BLOCK, m - from);
+    for (let first = 0; first < m; first += BLOCK, b++) {
+      const k = Math.min(BLOCK, m - first);
       // As PostingsPool.closeBlock packs a block: distances from the document after the term's
       // previous posting, frequencies less one.
-      const base = from === 0 ? 0 : termDocs[from - 1]! + 1;
+      const base = first === 0 ? 0 : termDocs[first - 1]! + 1;
       let freqMax = 0;
       for (let i = 0; i < k; i++) {
-        dists[i] = termDocs[from + i]! - base;
-        freqs[i] = termTfs[from + i]! - 1;
+        dists[i] = termDocs[first + i]! - base;
+        freqs[i] = termTfs[first + i]! - 1;
         freqMax |= freqs[i]!;
       }
       const docBits = bitWidth(dists[k - 1]!);
@@ -962,7 +1020,7 @@ export function compacted(seg: SegmentData, shared = false): SegmentData | undef
         packed = new Uint32Array(postings.buffer);
       }
       blockBase[b] = base;
-      blockLast[b] = termDocs[from + k - 1]!;
+      blockLast[b] = termDocs[first + k - 1]!;
       blockOffset[b] = at;
       packed[at] = k | (docBits << 8) | (freqBits << 16);
       at = pack(freqs, k, freqBits, packed, pack(dists, k, docBits, packed, at + 1));
