@@ -1,6 +1,6 @@
 /**
  * `websearch pages remove|allow|removed`: pages taken out of the index on request (a takedown, an
- * erasure, a page published by mistake) and kept out (README "Removing pages").
+ * erasure, a page published by mistake) and kept out (README, the `websearch pages remove` command).
  */
 import { createServices } from '../config/services.js';
 import { normalizeUrl, parseSiteFilter, urlTwins } from '../core/url.js';

@@ -123,7 +123,7 @@ export class PgPageLog {
     return rows[0]!.top + 1;
   }
 
-  /** Appends a removal of pages, or its lifting (README "Removing pages"); answers its seq. */
+  /** Appends a removal of pages, or its lifting (README "Removing pages on every machine"); answers its seq. */
   async appendRemoval({ op, removal, at, reason }: LoggedRemoval, origin: string): Promise<number> {
     return inTransaction(this.pool, async (c) => {
       const seq = await this.nextSeq(c);
