@@ -111,7 +111,8 @@ try {
   console.log(
     `Segments made again without them and saved ${(purgeMs / 1000).toFixed(1)} s after the removal; anonymous memory at most ${highest} MiB meanwhile, ${anonAfter} MiB after, ${anonCollected} MiB once the old segments are collected; ${latencies.length} searches meanwhile, p50 ${latencies[latencies.length >> 1]?.toFixed(1) ?? '-'} ms`,
   );
-  const say = (h: { versions: number; terms: number }) => `${h.versions} of the ${ids.length} versions, ${h.terms} of the ${own.length} words only they held`;
+  const say = (h: { versions: number; terms: number }) =>
+    `${h.versions} of the ${ids.length} versions, ${own.length === 0 ? 'no word only they held (remove more pages to count some)' : `${h.terms} of the ${own.length} words only they held`}`;
   console.log(`In the segments: before ${say(before)}; after, in memory ${say(after)}, in the saved files${loaded ? '' : ' (not loaded!)'} ${say(onDisk)}`);
   for (const line of logs) console.log(`  engine: ${line}`);
   await index.close();

@@ -114,12 +114,19 @@ function joinInOrder(parts: readonly SegmentData[]): SegmentData | undefined {
 /** `compacted` of `parts` (in version-id order) in a worker thread (compact-worker.ts), as `buildInWorker` builds. */
 function compactInWorker(parts: readonly SegmentData[], shared: boolean): { result: Promise<SegmentData | undefined>; worker: Worker } {
   const worker = startWorker(import.meta.url, 'compact-worker', { parts, shared });
-  const result = new Promise<SegmentData | undefined>((resolve, reject) => {
-    worker.once('message', (m: SegmentData | null) => resolve(m ?? undefined));
+  return { result: segmentFrom(worker, 'compaction'), worker };
+}
+
+/** The segment a worker thread sends (null: none), past any message saying what it gathered (`Gathered`). */
+function segmentFrom(worker: Worker, what: string): Promise<SegmentData | undefined> {
+  return new Promise<SegmentData | undefined>((resolve, reject) => {
+    worker.on('message', (m: SegmentData | null | Gathered) => {
+      if (!isGathered(m)) resolve(m ?? undefined);
+    });
     worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`engine compaction worker exited with ${code} before it sent a segment`)));
+    // (After its message, a no-op; before it, e.g. terminated while starting, the exit code may be 0.)
+    worker.once('exit', (code) => reject(new Error(`engine ${what} worker exited with ${code} before it sent a segment`)));
   });
-  return { result, worker };
 }
 
 /** The version ids of the documents of `parts` not deleted, ascending. */
@@ -413,15 +420,7 @@ function buildInWorker(
 ): { result: Promise<SegmentData | undefined>; worker: Worker; exited: Promise<void> } {
   const worker = startWorker(import.meta.url, 'build-worker', { path, lo, hi, weights, ids, turns });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  const result = new Promise<SegmentData | undefined>((resolve, reject) => {
-    worker.on('message', (m: SegmentData | null | Gathered) => {
-      if (!isGathered(m)) resolve(m ?? undefined);
-    });
-    worker.once('error', reject);
-    // (After its message, a no-op; before it, e.g. terminated while starting, the exit code may be 0.)
-    worker.once('exit', (code) => reject(new Error(`engine build worker exited with ${code} before it sent a segment`)));
-  });
-  return { result, worker, exited };
+  return { result: segmentFrom(worker, 'build'), worker, exited };
 }
 
 /** What a build worker taking turns says once it has gathered its versions. */
@@ -1216,15 +1215,14 @@ export class EngineIndexStore implements IndexStore {
       if (this.closed) return;
       const busy = new Set([...this.merging].flatMap((m) => m.parts));
       const idle = this.segments.map((s) => s.data).filter((d) => !busy.has(d));
-      // A segment to purge (`purging`) first, alone; then the tiers.
+      // A segment to purge (`purging`) first, alone, made again without its deleted documents
+      // (9-12 s at 1M documents, `npm run bench:removal`) and saved; then the tiers.
       const purge = idle.find((d) => this.purging.has(d));
-      if (purge) {
-        if (!this.startPurge(purge)) return;
-        continue;
-      }
-      const parts = mergeTiers(idle, this.mergeBase);
+      const parts = purge ? [purge] : mergeTiers(idle, this.mergeBase);
       if (!parts) return;
-      const joined = parts.reduce((n, d) => n + d.docCount, 0) <= this.joinMerge ? joinInOrder(parts) : undefined;
+      const small = parts.reduce((n, d) => n + d.docCount, 0) <= this.joinMerge;
+      // A join copies the parts' postings as they are, deleted documents' too: never a purge's.
+      const joined = small && !purge ? joinInOrder(parts) : undefined;
       // (replaceMerged publishes, so the next turn of the loop sees the tiers after it.)
       if (joined) {
         if (!this.replaceMerged(parts, joined)) return;
@@ -1236,14 +1234,19 @@ export class EngineIndexStore implements IndexStore {
       const ids = ordered ? undefined : liveIds(parts);
       const lo = ids?.[0] ?? 0;
       const hi = ids?.[ids.length - 1] ?? 0;
-      // At once also when segments pile up beyond MAX_SEGMENTS with the workers busy (or their
-      // answers not taken in: a caller that never lets the event loop turn).
-      if (!this.onDisk || (this.merging.size >= MAX_MERGES && this.segments.length > MAX_SEGMENTS)) {
+      // At once also for a small purge, and when segments pile up beyond MAX_SEGMENTS with the
+      // workers busy (or their answers not taken in: a caller that never lets the event loop turn).
+      if (!this.onDisk || (purge && small) || (this.merging.size >= MAX_MERGES && this.segments.length > MAX_SEGMENTS)) {
+        if (purge) this.purging.delete(purge);
         const merged = ordered ? compacted(ordered) : ids!.length > 0 ? buildRange(this.db, lo, hi, this.weights, ids) : undefined;
         if (!this.replaceMerged(parts, merged)) return;
+        // The purged segment's files go with this save.
+        if (purge) this.save(0);
         continue;
       }
       if (this.merging.size >= MAX_MERGES || Date.now() < this.mergePausedUntil) return;
+      // Under way: marked again only by a removal meanwhile (`replaceMerged` then purges the result).
+      if (purge) this.purging.delete(purge);
       const { result, worker } = ordered ? compactInWorker(ordered, this.searchThreads > 1) : buildInWorker(this.db.name, lo, hi, this.weights, ids);
       const started = performance.now();
       const merge = {
@@ -1257,7 +1260,9 @@ export class EngineIndexStore implements IndexStore {
             if (this.replaceMerged(parts, seg)) {
               // Not waiting: the event loop would stand still while another process saves.
               this.save(0);
-              this.log('info', 'search segments merged', { segments: parts.length, documents: seg?.docCount ?? 0, ms: Math.round(performance.now() - started) });
+              const ms = Math.round(performance.now() - started);
+              if (purge) this.log('info', 'search segment rewritten without removed pages', { documents: purge.docCount, ms });
+              else this.log('info', 'search segments merged', { segments: parts.length, documents: seg?.docCount ?? 0, ms });
             }
             this.startMerge();
           },
@@ -1265,7 +1270,10 @@ export class EngineIndexStore implements IndexStore {
             this.merging.delete(merge);
             if (this.closed) return;
             this.mergePausedUntil = Date.now() + 60_000;
-            this.log('error', 'engine merge failed; segments stay as they are for a minute', { err: String(err) });
+            if (purge) this.purging.add(purge); // tried again once merges resume
+            this.log('error', purge ? 'engine could not rewrite a segment without removed pages; tried again in a minute' : 'engine merge failed; segments stay as they are for a minute', {
+              err: String(err),
+            });
           },
         ).catch((err: unknown) => {
           // Taking the merged segment in, or saving, failed: the parts stay in use.
@@ -1274,53 +1282,6 @@ export class EngineIndexStore implements IndexStore {
       };
       this.merging.add(merge);
     }
-  }
-
-  /**
-   * Purges `seg` (`purging`): makes it again without its deleted documents from its own postings
-   * (segment.ts `compacted`: 9-12 s at 1M documents, `npm run bench:removal`, where a rebuild from
-   * the page store took 4 minutes, ad hoc), at once when it is small, else in a worker thread (one
-   * of MAX_MERGES), and saves. False when it must wait for a worker.
-   */
-  private startPurge(seg: SegmentData): boolean {
-    if (!this.onDisk || seg.docCount <= this.joinMerge) {
-      this.purging.delete(seg);
-      if (!this.replaceMerged([seg], compacted([seg]))) return false;
-      this.save(0);
-      return true;
-    }
-    if (this.merging.size >= MAX_MERGES || Date.now() < this.mergePausedUntil) return false;
-    this.purging.delete(seg);
-    const { result, worker } = compactInWorker([seg], this.searchThreads > 1);
-    const started = performance.now();
-    const purge = {
-      parts: [seg],
-      worker,
-      done: result
-        .then(
-          (purged) => {
-            this.merging.delete(purge);
-            if (this.closed) return;
-            if (this.replaceMerged([seg], purged)) {
-              this.save(0);
-              this.log('info', 'search segment rewritten without removed pages', { documents: seg.docCount, ms: Math.round(performance.now() - started) });
-            }
-            this.startMerge();
-          },
-          (err: unknown) => {
-            this.merging.delete(purge);
-            if (this.closed) return;
-            this.purging.add(seg); // tried again once merges resume
-            this.mergePausedUntil = Date.now() + 60_000;
-            this.log('error', 'engine could not rewrite a segment without removed pages; tried again in a minute', { err: String(err) });
-          },
-        )
-        .catch((err: unknown) => {
-          if (!this.closed) this.log('error', 'engine purge: taking the rewritten segment in or saving it failed', { err: String(err) });
-        }),
-    };
-    this.merging.add(purge);
-    return true;
   }
 
   /**

@@ -97,6 +97,21 @@ const dists = new Int32Array(BLOCK);
 const freqs = new Int32Array(BLOCK);
 
 /**
+ * Packs a block of `n` postings from the scratch `dists` (each document's distance from the block's
+ * base, ascending) and `freqs` (frequency less one): its header at out[at] (n, the documents' and
+ * the frequencies' bit widths), then the packed documents and frequencies; returns the next free
+ * word. The one place a block's layout is written (`PostingsPool.closeBlock`, `compacted`).
+ */
+function packBlock(n: number, out: Uint32Array, at: number): number {
+  let freqMax = 0;
+  for (let i = 0; i < n; i++) freqMax |= freqs[i]!;
+  const docBits = bitWidth(dists[n - 1]!); // the largest: documents ascend
+  const freqBits = bitWidth(freqMax);
+  out[at] = n | (docBits << 8) | (freqBits << 16);
+  return pack(freqs, n, freqBits, out, pack(dists, n, docBits, out, at + 1));
+}
+
+/**
  * Words of address space per chunk of the postings pool; a term's buffer never straddles two. The
  * first chunk holds 2^14 words and each next one twice the last, up to CHUNK, so the segment of one
  * live fetch does not allocate megabytes.
@@ -248,18 +263,12 @@ class PostingsPool {
     this.locate(t);
     const buf = this.buf;
     const head = this.base + this.open[t]!;
-    let freqMax = 0;
     for (let i = 0; i < n; i++) {
       dists[i] = buf[head + HEAD + 2 * i]!;
       freqs[i] = buf[head + HEAD + 2 * i + 1]!;
-      freqMax |= freqs[i]!;
     }
-    const docBits = bitWidth(dists[n - 1]!); // the largest: documents ascend
-    const freqBits = bitWidth(freqMax);
     buf[head + 1] = this.lastDoc[t]!;
-    buf[head + 2] = n | (docBits << 8) | (freqBits << 16);
-    const end = pack(freqs, n, freqBits, buf, pack(dists, n, docBits, buf, head + HEAD));
-    this.len[t] = end - this.base;
+    this.len[t] = packBlock(n, buf, head + 2) - this.base;
     this.inBlock[t] = 0;
     this.blocks[t]! += 1;
   }
@@ -938,22 +947,23 @@ export function compacted(parts: readonly SegmentData[], shared = false): Segmen
     skipDeleted(best);
   }
 
-  // The terms of all parts, and each one's number in each part (-1: not there).
-  const union = new DictionaryWriter();
-  const numbers = parts.map((p) => {
-    const own = new Int32Array(termCount(p));
-    for (let t = 0; t < own.length; t++) own[t] = union.add(p.termBytes, p.termStarts[t]!, p.termStarts[t + 1]!);
-    return own;
-  });
-  const count = union.count;
-  const inPart =
-    parts.length === 1
-      ? undefined
-      : numbers.map((own) => {
-          const out = new Int32Array(count).fill(-1);
-          own.forEach((u, t) => (out[u] = t));
-          return out;
-        });
+  // The terms of all parts, and each one's number in each part (-1: not there); one part's are its own.
+  let count = termCount(parts[0]!);
+  let inPart: Int32Array[] | undefined;
+  if (parts.length > 1) {
+    const union = new DictionaryWriter();
+    const numbers = parts.map((p) => {
+      const own = new Int32Array(termCount(p));
+      for (let t = 0; t < own.length; t++) own[t] = union.add(p.termBytes, p.termStarts[t]!, p.termStarts[t + 1]!);
+      return own;
+    });
+    count = union.count;
+    inPart = numbers.map((own) => {
+      const out = new Int32Array(count).fill(-1);
+      own.forEach((u, t) => (out[u] = t));
+      return out;
+    });
+  }
   // The postings: no more terms nor blocks than the parts' (a term's blocks are its postings over
   // BLOCK, rounded up); the words may come out a little more (a block's widths follow its
   // postings, and a posting taken out moves the blocks after it): room for 1/64 more, so that
@@ -1004,26 +1014,21 @@ export function compacted(parts: readonly SegmentData[], shared = false): Segmen
     termBlockStart[id] = b;
     for (let first = 0; first < m; first += BLOCK, b++) {
       const k = Math.min(BLOCK, m - first);
-      // As PostingsPool.closeBlock packs a block: distances from the document after the term's
-      // previous posting, frequencies less one.
+      // Distances from the document after the term's previous posting, as a build's blocks have them.
       const base = first === 0 ? 0 : termDocs[first - 1]! + 1;
-      let freqMax = 0;
       for (let i = 0; i < k; i++) {
         dists[i] = termDocs[first + i]! - base;
         freqs[i] = termTfs[first + i]! - 1;
-        freqMax |= freqs[i]!;
       }
-      const docBits = bitWidth(dists[k - 1]!);
-      const freqBits = bitWidth(freqMax);
-      if (at + 1 + packedWords(k, docBits) + packedWords(k, freqBits) > postings.length) {
+      // A block takes at most its header and 31 bits for each document and frequency.
+      if (at + 1 + 2 * packedWords(k, 31) > postings.length) {
         postings = resized(postings, Math.ceil(postings.length * 1.125) + 1024, shared);
         packed = new Uint32Array(postings.buffer);
       }
       blockBase[b] = base;
       blockLast[b] = termDocs[first + k - 1]!;
       blockOffset[b] = at;
-      packed[at] = k | (docBits << 8) | (freqBits << 16);
-      at = pack(freqs, k, freqBits, packed, pack(dists, k, docBits, packed, at + 1));
+      at = packBlock(k, packed, at);
     }
     termBlockCount[id] = b - termBlockStart[id]!;
   }

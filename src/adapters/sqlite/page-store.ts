@@ -517,7 +517,9 @@ export class SqlitePageStore implements PageStore {
    */
   async applyRemoval(entry: { op: 'remove' | 'allow'; removal: Removal; at: number; reason?: string }, seq: number): Promise<{ pages: number; versions: number } | undefined> {
     if (this.logApplied() >= seq) return undefined;
-    const gone = entry.op === 'remove' ? await this.removePages(entry.removal, entry.at, entry.reason) : (await this.allowPages(entry.removal), { pages: 0, versions: 0 });
+    let gone = { pages: 0, versions: 0 };
+    if (entry.op === 'remove') gone = await this.removePages(entry.removal, entry.at, entry.reason);
+    else await this.allowPages(entry.removal);
     this.stmts.setLogApplied.run(seq);
     return gone;
   }
