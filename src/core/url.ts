@@ -115,6 +115,11 @@ export function parseSiteFilter(raw: string): string | undefined {
   return host;
 }
 
+/** Whether `host` is `site` or one of its subdomains, as the site filter and a site's removal match. */
+export function hostInSite(host: string, site: string): boolean {
+  return host === site || host.endsWith(`.${site}`);
+}
+
 /** The host reversed label by label (`www.example.com` -> `com.example.www.`), so subdomains share a prefix. */
 export function reverseHost(host: string): string {
   return `${host.split('.').reverse().join('.')}.`;

@@ -246,9 +246,10 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     assert.deepEqual(await b.pages.removePages({ urls: [url] }, at(3), 'takedown 7'), { pages: 1, versions: 2, erased: 2 });
     assert.deepEqual((await rowsOf(url)).map((r) => `${r.op} ${r.content}`), ['erased ', 'erased ', `remove ${JSON.stringify({ urls: [url] })}`], "the versions' text erased from the log");
     assert.deepEqual(await b.pages.history(url), [], 'gone at once where the command ran');
-    // c stores a capture of its own before its sync has reached the removal: it is after the
-    // removal in the log, so every machine refuses it, c too once it applies the removal.
-    assert.equal((await c.pages.putVersion(page(url, { content: 'Crawled again.', acquiredAt: at(4) }))).status, 'added');
+    // c captures the page before its sync has reached the removal: after the removal in the log,
+    // so every machine refuses it, c too: it stores it only after applying the removal, and says so.
+    assert.equal((await c.pages.putVersion(page(url, { content: 'Crawled again.', acquiredAt: at(4) }))).status, 'removed');
+    assert.deepEqual(await c.pages.history(url), []);
     for (const m of [a, b, c]) await m.pages.sync();
     for (const m of [a, b, c]) {
       assert.deepEqual(await m.pages.history(url), []);
@@ -264,10 +265,10 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     assert.deepEqual((await rowsOf(url)).map((r) => r.op), ['erased', 'erased', 'remove', 'erased']);
     await b.pages.sync();
     assert.equal((await b.pages.latest('https://r.test/new'))?.content, 'Stored.', 'the rest of the batch reaches the others');
-    // Each machine's sync says what the removal took from its file (c: its own capture too).
+    // Each machine's sync says what the removal took from its file.
     const removedLines = (m: { errors: string[] }) => m.errors.filter((e) => e.startsWith('pages removed by the page log')).map((e) => JSON.parse(e.slice(e.indexOf('{'))) as unknown);
     const seq = (removedLines(b)[0] as { seq: number }).seq;
-    assert.deepEqual([a, b, c].map(removedLines), [[{ seq, pages: 1, versions: 2 }], [{ seq, pages: 1, versions: 2 }], [{ seq, pages: 1, versions: 3 }]]);
+    assert.deepEqual([a, b, c].map(removedLines), [[{ seq, pages: 1, versions: 2 }], [{ seq, pages: 1, versions: 2 }], [{ seq, pages: 1, versions: 2 }]]);
 
     assert.equal(await a.pages.allowPages({ urls: [url] }), 1);
     assert.equal((await a.pages.putVersion(page(url, { content: 'Allowed again.', acquiredAt: at(5) }))).status, 'added');
@@ -276,6 +277,31 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
       assert.deepEqual(timeline(await m.pages.history(url)), ['2026-01-06 Allowed again.']);
       assert.deepEqual(await m.pages.removals(), []);
     }
+  });
+
+  test("a machine's own capture after a removal and its lifting that its file has not applied yet is stored after them, as everywhere: kept on every machine", async () => {
+    const [a, b, c] = [machine(), machine(), machine()];
+    const url = 'https://late.test/page';
+    await a.pages.putVersion(page(url, { content: 'First.', acquiredAt: at(1) }));
+    for (const m of [b, c]) await m.pages.sync();
+    await b.pages.removePages({ urls: [url] }, at(2));
+    await b.pages.allowPages({ urls: [url] });
+    // c has applied neither when it captures the page again (and another page of the same batch).
+    const outcomes = await c.pages.putVersions([page(url, { content: 'Captured after the allow.', acquiredAt: at(3) }), page('https://late.test/other', { content: 'Untouched.' })]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['added', 'added']);
+    assert.equal(outcomes[0]!.status === 'added' && outcomes[0]!.version.content, 'Captured after the allow.');
+    for (const m of [a, b, c]) await m.pages.sync();
+    for (const m of [a, b, c]) {
+      assert.deepEqual(timeline(await m.pages.history(url)), ['2026-01-04 Captured after the allow.'], 'the removal took the first, the capture after the allow stays');
+      assert.equal((await m.pages.latest('https://late.test/other'))?.content, 'Untouched.');
+    }
+    // The same capture when the log has only the removal: refused by c, as by the others, and its text erased.
+    await b.pages.removePages({ urls: [url] }, at(4));
+    assert.equal((await c.pages.putVersion(page(url, { content: 'Captured after the removal.', acquiredAt: at(5) }))).status, 'removed');
+    for (const m of [a, b, c]) await m.pages.sync();
+    for (const m of [a, b, c]) assert.deepEqual(await m.pages.history(url), []);
+    const last = await pg.pool.query<{ op: string }>('SELECT op FROM page_log WHERE url = $1 ORDER BY seq DESC LIMIT 1', [url]);
+    assert.deepEqual(last.rows, [{ op: 'erased' }]);
   });
 
   test("a site's removal on every machine, its subdomains with it; a file that has applied the log past the removal (another process of the machine did) does not apply it again", async () => {
@@ -472,8 +498,11 @@ describe('pruning the page log', skipUnless(postgresUrl, 'TEST_POSTGRES_URL'), (
       const fresh = machine(); // an empty file: behind the pruned log
       await assert.rejects(fresh.pages.removePages({ urls: ['https://t.test/p'] }, at(1)), /could not apply the page log up to its row 2 \(it stays at 0;/);
       assert.deepEqual(fresh.said, ["error this machine's pages are behind the pruned page log: it cannot catch up from it; start it from a copy of another machine's data folder"]);
+      // Its capture of the page, which it may store only after the removal: in the log, not here, and it says so.
+      await assert.rejects(fresh.pages.putVersion(page('https://t.test/p', { content: 'Captured anew.' })), /could not apply the page log up to its row 3 \(it stays at 0;/);
+      assert.equal(await fresh.pages.latest('https://t.test/p'), undefined);
       await a.pages.sync();
-      assert.equal(await a.pages.latest('https://t.test/p'), undefined);
+      assert.equal(await a.pages.latest('https://t.test/p'), undefined, 'the capture after the removal is refused');
       assert.deepEqual((await a.pages.removals()).map((r) => r.value), ['https://t.test/p']);
     }));
 

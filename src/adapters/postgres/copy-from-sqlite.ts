@@ -101,7 +101,7 @@ export async function copyFromSqlite(db: Db, pool: PgPool, onProgress: (what: st
   for (let after = 0; ; ) {
     const chunk = read.all(after);
     if (chunk.length === 0) break;
-    const seqs = await log.append(chunk.map(toNewVersion), origin);
+    const { seqs } = await log.append(chunk.map(toNewVersion), origin);
     contiguous &&= seqs[0] === last + 1;
     last = seqs.at(-1)!;
     versions += chunk.length;

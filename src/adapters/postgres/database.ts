@@ -192,6 +192,11 @@ const MIGRATIONS: string[] = [
   -- this one would read such a row as a version: the schema's number keeps it from starting.
   ALTER TABLE page_log ADD COLUMN op TEXT NOT NULL DEFAULT 'put' CHECK (op IN ('put', 'remove', 'allow', 'erased'));
   `,
+  `
+  -- The removals and their liftings alone, by seq: an append asks for those after its file's place
+  -- in the log (page-log.ts PgPageLog.append) without reading the versions between.
+  CREATE INDEX page_log_removals ON page_log (seq) WHERE op IN ('remove', 'allow');
+  `,
 ];
 
 /** Any number: the advisory lock's key, one per application using the database. */

@@ -27,16 +27,15 @@
  * the log too (`appendRemoval`), applied in their place by every machine, the command's own
  * included: a version before a removal in the log is deleted by it everywhere, one after it is
  * refused everywhere, until an `allow` after that. Unlike versions, these rows are never applied
- * out of the log's order, not even by the process that wrote them. One case ends differently on
- * the machine that wrote a version than on the others: its version of a removed page, stored at once
- * while its file had not yet applied a removal and an `allow` written before that version in the
- * log (all within a sync's interval), is deleted by the removal there and kept elsewhere.
+ * out of the log's order, not even by the process that wrote them; nor is a machine's own version
+ * of a page that such a row before it touches, which its file has not applied yet: the sync
+ * stores it in its place (`held`), and its caller waits for it.
  */
 import { randomUUID } from 'node:crypto';
 import type { NewVersion, PageStore, PutOutcome, Removal, Removed, ResultVersion, StoredVersion } from '../../ports/page-store.js';
 import { type SqlitePageStore, withOptionalColumns } from '../sqlite/page-store.js';
 import type { LogFn } from '../../core/log.js';
-import { normalizeUrl } from '../../core/url.js';
+import { hostInSite, normalizeUrl } from '../../core/url.js';
 import { inTransaction, type PgClient, type PgPool } from './database.js';
 
 /** Any number: the appenders' advisory lock, distinct from the migrations'. */
@@ -164,11 +163,25 @@ export class PgPageLog {
     await this.pool.query(`UPDATE page_log SET ${ERASED} WHERE seq = ANY($1::bigint[]) AND op = 'put'`, [seqs]);
   }
 
-  /** Appends the versions in order; answers their seqs. */
-  async append(versions: readonly NewVersion[], origin: string): Promise<number[]> {
-    if (versions.length === 0) return [];
+  /**
+   * Appends the versions in order; answers their seqs and, given the place `applied` a file has
+   * applied the log up to, the removals and liftings between it and them (`ReplicatedPageStore`
+   * lets that file store a version of a page they touch only in the log's order). Read under the
+   * appenders' lock, they are every such row before the versions: none is still on its way.
+   */
+  async append(versions: readonly NewVersion[], origin: string, applied?: number): Promise<{ seqs: number[]; removals: { seq: number; entry: LoggedRemoval }[] }> {
+    if (versions.length === 0) return { seqs: [], removals: [] };
     return inTransaction(this.pool, async (c) => {
       const first = await this.nextSeq(c);
+      const removals =
+        applied === undefined || applied >= first - 1
+          ? []
+          : (
+              await c.query<LogRow>(
+                `SELECT seq, op, acquired_at, description, content FROM page_log WHERE seq > $1 AND op IN ('remove', 'allow') ORDER BY seq`,
+                [applied],
+              )
+            ).rows.map((r) => ({ seq: r.seq, entry: loggedRemoval(r) }));
       const now = Date.now();
       for (let i = 0; i < versions.length; i += APPEND_ROWS) {
         const part = versions.slice(i, i + APPEND_ROWS);
@@ -195,7 +208,7 @@ export class PgPageLog {
           ],
         );
       }
-      return versions.map((_, k) => first + k);
+      return { seqs: versions.map((_, k) => first + k), removals };
     });
   }
 
@@ -281,6 +294,12 @@ export class ReplicatedPageStore implements PageStore {
   origin = randomUUID();
   /** Own rows stored in the file, as ranges of seqs (one per append), until a sync passes them. */
   private stored: [first: number, last: number][] = [];
+  /**
+   * Own versions not stored at once, by seq, until the sync applies them in the log's order: each
+   * of a page that a removal or its lifting before it in the log touches, which the file had not
+   * applied when it was appended (`putVersions`). Their callers wait for their outcome.
+   */
+  private held = new Map<number, { version: NewVersion; settle: (outcome: PutOutcome | Error) => void }>();
   private syncing: Promise<number> | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** `startPruning`'s timer, and the prune under way. */
@@ -316,18 +335,51 @@ export class ReplicatedPageStore implements PageStore {
     const removed = this.local.removedOf(versions);
     const kept = versions.filter((_, k) => !removed[k]);
     // The log first: a version this file has must be one every machine gets.
-    const seqs = await this.log.append(kept, this.origin);
+    const { seqs, removals } = await this.log.append(kept, this.origin, this.local.logApplied());
+    // A version of a page that a removal or its lifting touches, before it in the log but not yet
+    // applied here, waits for the sync to apply them first, as every other machine does: stored at
+    // once, it would be deleted by the removal applied late (though an `allow` after it let it in
+    // everywhere else), or stored until then (though every other machine refuses it).
+    const waits = kept.map((v) => removals.some((r) => touches(r.entry.removal, v.url)));
     let stored: PutOutcome[];
     try {
-      stored = await this.local.putVersions(kept);
+      stored = await this.local.putVersions(kept.filter((_, k) => !waits[k]));
     } catch (e) {
       // In the log, not in the file (busy, full): the sync is to apply them as another machine's.
       this.origin = randomUUID();
       throw e;
     }
     if (seqs.length > 0) this.stored.push([seqs[0]!, seqs.at(-1)!]);
+    const outcomes = kept.map((v, k) =>
+      waits[k]
+        ? new Promise<PutOutcome>((resolve, reject) => {
+            this.held.set(seqs[k]!, { version: v, settle: (o) => (o instanceof Error ? reject(o) : resolve(o)) });
+          })
+        : undefined,
+    );
+    const lastHeld = seqs.findLast((_, k) => waits[k]);
+    if (lastHeld !== undefined) await this.syncHeld(lastHeld);
     let k = 0;
-    return removed.map((r) => (r ? { status: 'removed' } : stored[k++]!));
+    let n = 0;
+    return Promise.all(removed.map((r) => (r ? { status: 'removed' as const } : (outcomes[k++] ?? stored[n++]!))));
+  }
+
+  /**
+   * Applies the log up to this process's held version at `seq`. A file that cannot (behind the
+   * pruned log, its database refusing rows) fails the versions held: they are in the log, and the
+   * next sync applies them as another machine's (a new origin).
+   */
+  private async syncHeld(seq: number): Promise<void> {
+    try {
+      await this.syncTo(seq);
+    } catch (e) {
+      this.origin = randomUUID();
+      for (const [s, { settle }] of this.held) {
+        if (s > seq) continue;
+        this.held.delete(s);
+        settle(e as Error);
+      }
+    }
   }
 
   latest(url: string): Promise<StoredVersion | undefined> {
@@ -408,12 +460,14 @@ export class ReplicatedPageStore implements PageStore {
       }
       this.behind = false;
       // The rows to apply, in order: another machine's with its version, our own without (it is
-      // stored), and every removal, our own too (a removal is applied in its place alone).
+      // stored) but those held (`held`: with their version, from memory), and every removal, our
+      // own too (a removal is applied in its place alone).
       const todo: { seq: number; version?: NewVersion; removal?: LoggedRemoval }[] = [];
       for (const r of rows) {
         if (r.op === 'erased') todo.push({ seq: r.seq });
         else if (r.op !== 'put') todo.push({ seq: r.seq, removal: loggedRemoval(r) });
         else if (r.origin !== this.origin) todo.push({ seq: r.seq, version: toNewVersion({ ...r, content: r.content! }) });
+        else if (this.held.has(r.seq)) todo.push({ seq: r.seq, version: this.held.get(r.seq)!.version });
         // Our own, stored in the file once its append answered; one not yet stored (its append is
         // still on its way back) stops the sync there, so a crash in between loses nothing: the next
         // process, another origin, applies it.
@@ -436,10 +490,15 @@ export class ReplicatedPageStore implements PageStore {
           upTo = part.at(-1)!.seq;
           const fromOthers = part.filter((t) => t.version);
           const versions = fromOthers.map((t) => t.version!);
-          const { failed, refused } = await this.local.applyLog(versions, upTo);
-          for (const e of failed) {
-            this.say('error', 'a version from the page log could not be stored', { upTo, err: e.message });
-          }
+          const outcomes = await this.local.applyLog(versions, upTo);
+          const refused: number[] = [];
+          outcomes.forEach((o, k) => {
+            const held = this.held.get(fromOthers[k]!.seq);
+            this.held.delete(fromOthers[k]!.seq);
+            held?.settle(o);
+            if (o instanceof Error) this.say('error', 'a version from the page log could not be stored', { upTo, err: o.message });
+            else if (o.status === 'removed') refused.push(k);
+          });
           // A version of a removed page, appended by a machine that had not yet applied the removal:
           // every machine refuses it, so its text goes from the log too.
           if (refused.length > 0) {
@@ -559,5 +618,13 @@ export class ReplicatedPageStore implements PageStore {
     this.pruneTimer = undefined;
     await this.syncing?.catch(() => {});
     await this.pruning;
+    // Versions held for a sync there will not be: the next process applies them from the log.
+    for (const { settle } of this.held.values()) settle(new Error('the page log\'s sync stopped before this version was stored here; it is in the log, and this machine stores it when it next syncs'));
+    this.held.clear();
   }
+}
+
+/** Whether a removal (or its lifting) is of `url`: the URL itself, or a page of its site. */
+function touches(removal: Removal, url: string): boolean {
+  return removal.urls.includes(url) || (removal.site !== undefined && hostInSite(new URL(url).hostname, removal.site));
 }

@@ -375,30 +375,28 @@ export class SqlitePageStore implements PageStore {
    * stores them, and the log's position `upTo`, in one transaction. Storing a version again changes
    * nothing, so a version this file has already (its own machine wrote it) costs only its lookup.
    * A version that cannot be stored (each in a savepoint) is left out rather than stop the log
-   * there for good; the errors are returned (`failed`), and the indexes of the versions refused
-   * as removed by the operator (`refused`).
+   * there for good. Answers each version's outcome, as `putVersions` does, or the error that kept
+   * it out.
    */
-  async applyLog(versions: readonly NewVersion[], upTo: number): Promise<{ failed: Error[]; refused: number[] }> {
+  async applyLog(versions: readonly NewVersion[], upTo: number): Promise<(PutOutcome | Error)[]> {
     this.assertRoom();
     const derived = versions.map(derive);
     const removals = this.stmts.anyRemoved.get() === 1;
     const one = this.db.transaction((v: NewVersion, k: number) => this.putOne(v, derived[k]!, removals));
     return this.db
       .transaction(() => {
-        const failed: Error[] = [];
-        const refused: number[] = [];
-        versions.forEach((v, k) => {
+        const outcomes = versions.map((v, k) => {
           try {
-            if (one(v, k).status === 'removed') refused.push(k);
+            return one(v, k);
           } catch (e) {
             // A full disk is no fault of the version's: nothing of the batch is kept, nor its
             // position, and the next sync tries it again (left out, it would be lost to this file).
             if (isDiskFull(e)) throw e;
-            failed.push(e as Error);
+            return e as Error;
           }
         });
         this.stmts.setLogApplied.run(upTo);
-        return { failed, refused };
+        return outcomes;
       })
       .immediate();
   }
