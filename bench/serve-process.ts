@@ -12,6 +12,8 @@ export interface ServeProcess {
   base: URL;
   pid: number;
   stop(): Promise<void>;
+  /** Sends SIGHUP (a restart of the workers of `--workers N`) and waits for the primary to say it restarted them all; throws if it says the restart stopped. */
+  reload(): Promise<void>;
 }
 
 /** Builds dist/ when it is older than src/ (`npm start`'s prestart), for `startServe`'s `compiled`. */
@@ -26,7 +28,16 @@ export function buildDist(): void {
 export async function startServe(args: string[], env: NodeJS.ProcessEnv, compiled = false): Promise<ServeProcess> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const cli = compiled ? [join(ROOT, 'dist', 'cli', 'main.js')] : ['--import', 'tsx', CLI];
-  const child = spawn(process.execPath, [...cli, 'serve', '--port', String(port), ...args], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...cli, 'serve', '--port', String(port), ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its log passed on as it comes, each line also to whoever waits for one.
+  const lineWaiters = new Set<(line: string) => void>();
+  let partial = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    process.stderr.write(d);
+    const lines = (partial + d.toString()).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) for (const w of lineWaiters) w(line);
+  });
   const base = new URL(`http://127.0.0.1:${port}`);
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
@@ -41,6 +52,18 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv, compile
       child.kill('SIGTERM');
       if (child.exitCode === null) await once(child, 'exit');
     },
+    reload: () =>
+      new Promise<void>((resolve, reject) => {
+        const waiter = (line: string) => {
+          const failed = /the restart stops there/.test(line);
+          if (!failed && !/SIGHUP: every worker restarted/.test(line)) return;
+          lineWaiters.delete(waiter);
+          if (failed) reject(new Error(`the restart failed: ${line}`));
+          else resolve();
+        };
+        lineWaiters.add(waiter);
+        child.kill('SIGHUP');
+      }),
   };
 }
 

@@ -32,9 +32,16 @@
  *
  * With `--restarts N` the server is stopped (SIGTERM: it finishes the requests under way) and
  * started again N times, evenly through the run, while the clients keep sending: a request the
- * closing server answers 503, or whose connection it closes, is counted as cut (not answered, so
+ * closing server closes before answering it (it answers the requests under way, each with
+ * `Connection: close`, and then closes the connections) is counted as cut (not answered, so
  * not charged) and sent no more; the ledger must still be exact. The memory's growth is not
  * given then (each start begins anew).
+ *
+ * With `--reloads N` (and `--workers 2` or more) the server is sent SIGHUP N times, evenly through
+ * the run: the primary restarts its workers one at a time, the others answering meanwhile. A
+ * request whose kept-alive connection a closing worker closes before answering it is counted as cut
+ * and sent again at once on a new connection (a client's retry); every interval must still serve.
+ * It prints each reload's duration and the requests cut.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,6 +64,7 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '1' },
     seed: { type: 'string', default: '1' },
     restarts: { type: 'string', default: '0' },
+    reloads: { type: 'string', default: '0' },
   },
 });
 const minutes = Number(values.minutes);
@@ -69,6 +77,9 @@ for (const [name, x] of [['--minutes', minutes], ['--clients', clients], ['--eve
   if (!(x > 0)) throw new Error(`${name} takes a positive number, not ${String(x)}`);
 }
 if (!Number.isInteger(restarts) || restarts < 0) throw new Error(`--restarts takes a count, not ${values.restarts}`);
+const reloads = Number(values.reloads);
+if (!Number.isInteger(reloads) || reloads < 0) throw new Error(`--reloads takes a count, not ${values.reloads}`);
+if (reloads > 0 && (workers < 2 || restarts > 0)) throw new Error('--reloads needs --workers 2 or more, and no --restarts');
 const path = join(import.meta.dirname, '.cache', `generated-${values.size}.db`);
 
 const [[, claims]] = benchQuerySets(300) as [[string, string[]], ...unknown[]];
@@ -173,12 +184,15 @@ let server = await serve();
 /**
  * Set from the SIGTERM of a restart until the next server answers; `epoch` counts the SIGTERMs. A
  * request on a connection to a server that is closing or gone (opened before the last SIGTERM) may
- * be answered 503 or have its connection closed; on any other, either is a failure. The clients
+ * have its connection closed; on any other, that is a failure. The clients
  * do not wait for a restart to send: they go on over their open connections until one fails.
  */
 let restarting: Promise<void> | undefined;
 let epoch = 0;
 let cut = 0;
+/** Set while a reload (SIGHUP) is under way: a request cut then is sent again at once. */
+let reloading = false;
+const reloadTimes: number[] = [];
 
 const statuses = new Map<string, Map<number, number>>();
 /** Each kind's latencies over the whole run. */
@@ -222,6 +236,20 @@ const restarter = (async () => {
     }
   }
 })();
+/** SIGHUP `reloads` times, evenly through the run, under load; each waits for the primary to say every worker restarted. */
+const reloader = (async () => {
+  for (let r = 1; r <= reloads; r++) {
+    await delay(Math.max(0, start + (r * minutes * 60_000) / (reloads + 1) - performance.now()), undefined, { signal: halt.signal });
+    reloading = true;
+    const t = performance.now();
+    try {
+      await server.reload();
+    } finally {
+      reloading = false;
+    }
+    reloadTimes.push(performance.now() - t);
+  }
+})();
 try {
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
@@ -236,18 +264,22 @@ try {
         client = new WireClient(server.base);
       };
       try {
+        /** A request cut by a reload, sent again on the new connection (a client's retry). */
+        let again: ReturnType<typeof ask> | undefined;
         while (performance.now() < end) {
-          const a = ask();
+          const a = again ?? ask();
+          again = undefined;
           const t = performance.now();
           const sent = a.keyless ? keylessHeaders : headers;
           const answered = a.method === 'POST' ? client.post(a.path, a.body!, sent) : client.get(a.path, sent);
           const res = await answered.catch((e: unknown) => {
-            if (!restarting && opened === epoch) throw e;
+            if (!restarting && opened === epoch && !reloading) throw e;
             return undefined;
           });
-          if (!res || (res.status === 503 && (restarting || opened !== epoch))) {
-            // Cut by a restart: not answered, so never charged.
+          if (!res) {
+            // Cut by a restart: not answered, so never charged. A reload's leaves the service up: sent again.
             cut++;
+            if (reloading) again = a;
             await reconnect();
             continue;
           }
@@ -275,10 +307,12 @@ try {
     }),
   );
   await restarter;
+  await reloader;
 } finally {
   clearInterval(sampler);
   halt.abort();
   await restarter.catch(() => {});
+  await reloader.catch(() => {});
   await server.stop();
 }
 
@@ -288,9 +322,15 @@ for (const [kind, byStatus] of [...statuses].sort()) {
   const lat = byKind.get(kind)!.sort((a, b) => a - b);
   console.log(`| ${kind} | ${[...byStatus].map(([s, n]) => `${n} x ${s}`).join(', ')} | ${f(percentile(lat, 50), 2)} | ${f(percentile(lat, 99), 2)} |`);
 }
-if (restarts > 0) console.log(`\nRestarts under load: ${restarts}; requests cut by them (a 503 of the closing server, or the connection closed): ${cut}`);
+if (restarts > 0) console.log(`\nRestarts under load: ${restarts}; requests cut by them (their connection closed by the closing server): ${cut}`);
+if (reloads > 0) {
+  console.log(
+    `\nReloads under load (SIGHUP, ${workers} workers restarted one at a time): ${reloadTimes.length} of ${reloads}, taking ${reloadTimes.map((t) => f(t / 1000)).join(', ')} s; ` +
+      `requests cut by them (their connection closed by a closing worker), each sent again at once: ${cut}`,
+  );
+}
 const later = samples.filter((s) => s.at >= minutes / 2);
-if (restarts === 0 && later.length >= 2) {
+if (restarts === 0 && reloads === 0 && later.length >= 2) {
   // The least-squares slope of the second half's samples.
   const mx = later.reduce((a, s) => a + s.at, 0) / later.length;
   const my = later.reduce((a, s) => a + s.mib, 0) / later.length;

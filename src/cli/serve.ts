@@ -6,7 +6,7 @@
  * also saves the segments after its merges, as a single process does, so that the saved index
  * keeps up (a worker that restarts loads it) and index_log is pruned.
  */
-import cluster from 'node:cluster';
+import cluster, { type Worker } from 'node:cluster';
 import { EngineIndexStore } from '../adapters/engine/engine-index-store.js';
 import { openDatabase } from '../adapters/sqlite/database.js';
 import { type BackgroundFill, fillDerivedInBackground } from '../adapters/sqlite/derived-fill.js';
@@ -50,27 +50,84 @@ async function runPrimary(settings: Settings): Promise<void> {
     if (Object.keys(cluster.workers ?? {}).length === 0) void (fill?.stop() ?? Promise.resolve()).then(() => process.exit());
   };
   const listened = new Set<number>();
-  cluster.on('listening', (worker) => listened.add(worker.id));
+  /** A restart's wait for its replacement: told when a new worker listens (true), or exits before it did, or the service stops. */
+  let onListening: ((listening: boolean) => void) | undefined;
+  cluster.on('listening', (worker) => {
+    listened.add(worker.id);
+    onListening?.(true);
+  });
+  /** The workers a restart (SIGHUP) has stopped, to be replaced; set while one is under way. */
+  const retired = new Set<number>();
+  let restarting = false;
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return endIfDone();
-    if (!listened.delete(worker.id)) {
+    const served = listened.delete(worker.id);
+    const why = retired.delete(worker.id) ? 'stopped for the restart' : `exited (${signal ?? code})`;
+    if (saver === worker.id) saver = undefined;
+    if (!served && restarting) {
+      // A restart's replacement that could not start (an upgrade that fails, say): none other is
+      // started, and the workers not yet replaced serve on as they are.
+      process.stderr.write(
+        `worker ${worker.process.pid} ${why} before it listened; the restart stops there, the other workers serve on${saver === undefined ? ' (none saves the search index until the next restart)' : ''}\n`,
+      );
+      return onListening?.(false);
+    }
+    if (!served) {
       // It never served (the port taken, say): another would fail the same way, so the service stops.
-      process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}) before it listened; stopping\n`);
+      process.stderr.write(`worker ${worker.process.pid} ${why} before it listened; stopping\n`);
       process.exitCode = 1;
       return stop('SIGTERM');
     }
-    process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
-    if (saver === worker.id) saver = undefined;
+    process.stderr.write(`worker ${worker.process.pid} ${why}; starting another\n`);
     fork();
   });
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
+    onListening?.(false);
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
     endIfDone();
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+
+  // SIGHUP: the workers are replaced one at a time, each stopped as SIGTERM stops a server (its
+  // requests under way finished) and its replacement listening before the next goes, so the others
+  // serve meanwhile. A replacement runs the code and the saved index as they are now: an upgrade
+  // of dist/ (npm ci, npm run build) is taken in without the service going down; the settings stay
+  // the primary's. The saver goes last: its replacement saves. A replacement that cannot start
+  // ends the restart there; the next SIGHUP first starts the workers missing, then replaces the rest.
+  /** Runs `step` and waits for a new worker to listen: false if one exited first, or the service stops. */
+  const replace = async (step: () => void): Promise<boolean> => {
+    const listening = new Promise<boolean>((resolve) => (onListening = resolve));
+    step();
+    const ok = await listening;
+    onListening = undefined;
+    return ok && !stopping;
+  };
+  const restart = async () => {
+    const old = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
+    old.sort((a, b) => Number(a.id === saver) - Number(b.id === saver));
+    process.stderr.write(`SIGHUP: restarting ${old.length} workers one at a time${old.length < settings.workers ? `, after starting the ${settings.workers - old.length} missing` : ''}\n`);
+    for (let n = old.length; n < settings.workers; n++) if (!(await replace(fork))) return;
+    for (const w of old) {
+      if (w.isDead()) continue;
+      const ok = await replace(() => {
+        retired.add(w.id);
+        w.process.kill('SIGTERM');
+      });
+      if (!ok) return;
+    }
+    process.stderr.write('SIGHUP: every worker restarted\n');
+  };
+  process.on('SIGHUP', () => {
+    if (stopping) return;
+    if (restarting) return void process.stderr.write('SIGHUP: a restart of the workers is under way already\n');
+    restarting = true;
+    void restart().finally(() => {
+      restarting = false;
+    });
+  });
 }
 
 /** A day in ms: how often `serve` prunes the page log when WEBSEARCH_SHARE_PRUNE_DAYS asks it to, and the unit of that setting. */
@@ -150,6 +207,11 @@ async function serve(settings: Settings): Promise<void> {
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  // A worker leaves SIGHUP to its primary, which restarts the workers one at a time (a terminal's
+  // hangup reaches the whole process group); one process alone stops as at SIGTERM rather than
+  // be killed by the system's default with its requests under way.
+  if (cluster.isWorker) process.on('SIGHUP', () => {});
+  else process.once('SIGHUP', () => void stop('SIGHUP'));
 
   if (services.x402Problems.length > 0) {
     app.log.error({ problems: services.x402Problems }, 'x402 tier not started: its configuration is incomplete; the other tiers run');

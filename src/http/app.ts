@@ -55,7 +55,12 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
     },
-    return503OnClosing: true,
+    // A request that comes while the server closes (on a kept-alive connection, or one handed to a
+    // worker of `--workers N` just as it stops for a restart) is answered as any other, with
+    // `Connection: close` (fastify's while closing), rather than a 503 of fastify's own body: the
+    // database closes only once every connection has ended, and the client's next request goes
+    // on a new connection, to another worker.
+    return503OnClosing: false,
     clientErrorHandler: answerClientError,
     // No HEAD twin of the GET routes: a HEAD fetch ran the fetch (a live one, too) and was charged
     // or paid for, and its caller got no content. HEAD is an unknown route (404 not_found).

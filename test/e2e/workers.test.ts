@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
-import { CLI } from '../fixtures/cli.js';
+import { CLI, startCliServer } from '../fixtures/cli.js';
 import { tempDir } from '../helpers.js';
 
 
@@ -209,12 +209,49 @@ describe('serve --workers 2', () => {
     assert.equal((await search('x')).status, 429, 'served (the keyless hour used up above)');
   });
 
+  test('SIGHUP restarts the workers one at a time, the saver last, and the service answers throughout', async () => {
+    const listening = () => [...logs.matchAll(/listening at/g)].length;
+    const savers = () => [...logs.matchAll(/worker (\d+) saves the search index after its merges/g)].map((m) => Number(m[1]));
+    const [listenedBefore, saversBefore] = [listening(), savers().length];
+    // Requests on new connections all along, each answered by a worker that is up.
+    let restarted = false;
+    const statuses = new Map<string, number>();
+    const asking = (async () => {
+      while (!restarted) {
+        const status = await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: 'close' } }).then(
+          (r) => String(r.status),
+          (e: unknown) => String((e as { cause?: { code?: string } }).cause?.code ?? e),
+        );
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    })();
+    process.kill(server.pid!, 'SIGHUP');
+    try {
+      await until(() => /SIGHUP: every worker restarted/.test(logs), 60_000, () => `not restarted in 60 s: ${logs}`);
+    } finally {
+      restarted = true;
+      await asking;
+    }
+    assert.match(logs, /SIGHUP: restarting 2 workers one at a time/);
+    const stopped = [...logs.matchAll(/worker (\d+) stopped for the restart; starting another/g)].map((m) => Number(m[1]));
+    assert.equal(stopped.length, 2, logs);
+    assert.equal(stopped[1], savers()[saversBefore - 1], 'the saver goes last');
+    assert.equal(listening(), listenedBefore + 2);
+    assert.equal(savers().length, saversBefore + 1, 'its replacement saves');
+    assert.ok(!stopped.includes(savers().at(-1)!));
+    // Each worker stopped by itself, not by the grace period's forced exit.
+    assert.doesNotMatch(logs, /grace period over/);
+    assert.deepEqual([...statuses.keys()], ['200'], `every request answered: ${JSON.stringify([...statuses])}`);
+    assert.ok(statuses.get('200')! >= 20, `requests went on during the restart: ${statuses.get('200')}`);
+    assert.equal((await search('x')).status, 429, 'served (the keyless hour used up above)');
+  });
+
   test('SIGTERM stops the workers and the primary', async () => {
     server.kill('SIGTERM');
     const code = await new Promise((r) => server.once('close', (c) => r(c)));
     assert.equal(code, 0);
-    // Each worker stopped by itself, not by the grace period's forced exit.
-    assert.equal([...logs.matchAll(/"msg":"stopped"/g)].length, 2, logs);
+    // Each worker stopped by itself, not by the grace period's forced exit (and the two the restart replaced before).
+    assert.equal([...logs.matchAll(/"msg":"stopped"/g)].length, 4, logs);
     assert.doesNotMatch(logs, /grace period over/);
   });
 });
@@ -277,5 +314,70 @@ describe('a worker that cannot start', () => {
     assert.equal(signal, null, `still running after 30 s: ${stderr}`);
     assert.equal(code, 1, stderr);
     assert.match(stderr, /^websearch: Error: ENOTDIR/);
+  });
+});
+
+describe('serve --workers 2: a restart whose replacement cannot start', () => {
+  const dir = tempDir();
+  after(() => dir.remove());
+
+  test('stops there, the other worker serving on; the next SIGHUP starts the missing worker first, then replaces the other', async () => {
+    const env = { ...process.env, WEBSEARCH_DATA_DIR: dir.path, WEBSEARCH_LOG_LEVEL: 'info' };
+    writeFileSync(join(dir.path, 'p.jsonl'), `${JSON.stringify({ url: 'https://a.example.org/p', markdown: 'Pelicans dive for fish.', title: 'p' })}\n`);
+    assert.equal((await run(['import', join(dir.path, 'p.jsonl')], env)).code, 0);
+    const server = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--workers', '2'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let logs = '';
+    server.stdout.on('data', (d: Buffer) => (logs += d));
+    server.stderr.on('data', (d: Buffer) => (logs += d));
+    const listening = () => [...logs.matchAll(/listening at http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]));
+    const waitFor = async (what: () => boolean, why: string) => {
+      for (const deadline = Date.now() + 60_000; !what(); await new Promise((r) => setTimeout(r, 100))) {
+        assert.ok(Date.now() < deadline && server.exitCode === null, `${why}: ${logs}`);
+      }
+    };
+    const db = openDatabase({ path: join(dir.path, 'websearch.db') });
+    try {
+      await waitFor(() => listening().length >= 2, 'not listening');
+      const health = () =>
+        fetch(`http://127.0.0.1:${listening()[0]}/healthz`, { headers: { connection: 'close' } }).then(
+          (r) => r.status,
+          (e: unknown) => `${String(e)} ${String((e as { cause?: unknown }).cause)} ${logs}`,
+        );
+      // A replacement that cannot start: the database held by another process longer than a
+      // worker waits for it at its start (5 s), as an upgrade that fails would fail.
+      db.exec('BEGIN EXCLUSIVE');
+      server.kill('SIGHUP');
+      await waitFor(() => /the restart stops there, the other workers serve on/.test(logs), 'the restart did not stop');
+      db.exec('COMMIT');
+      assert.doesNotMatch(logs, /every worker restarted/);
+      assert.match(logs, /worker \d+ stopped for the restart; starting another/);
+      for (let i = 0; i < 4; i++) assert.equal(await health(), 200, 'the saver serves on');
+      assert.equal(listening().length, 2);
+
+      server.kill('SIGHUP');
+      await waitFor(() => /SIGHUP: every worker restarted/.test(logs), 'not restarted');
+      assert.match(logs, /SIGHUP: restarting 1 workers one at a time, after starting the 1 missing/);
+      assert.equal(listening().length, 4, 'the missing one, then the saver\'s replacement');
+      assert.equal([...logs.matchAll(/saves the search index after its merges/g)].length, 2);
+      for (let i = 0; i < 4; i++) assert.equal(await health(), 200);
+    } finally {
+      db.close();
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+    }
+  });
+});
+
+describe('one process (no --workers)', () => {
+  const dir = tempDir();
+  after(() => dir.remove());
+
+  test('SIGHUP stops it as SIGTERM does, its requests finished, rather than killing it', async () => {
+    const { child, logs } = await startCliServer({ ...process.env, WEBSEARCH_DATA_DIR: dir.path, WEBSEARCH_LOG_LEVEL: 'info' });
+    const exited = new Promise<[number | null, string | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
+    child.kill('SIGHUP');
+    assert.deepEqual(await exited, [0, null]);
+    assert.match(logs(), /"signal":"SIGHUP","msg":"shutting down: finishing in-flight requests"/);
+    assert.match(logs(), /"msg":"stopped"/);
   });
 });
