@@ -304,6 +304,27 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     assert.deepEqual(last.rows, [{ op: 'erased' }]);
   });
 
+  test('a capture held for a sync that is catching up on a long log fails after a while rather than wait for it; the sync stores it in its place', async () => {
+    const [a, b] = [machine(), machine()];
+    const db = openDatabase({ path: ':memory:' });
+    dbs.push(db);
+    const pool = connectPostgres({ url: postgresUrl!, schema: pg.schema, maxConnections: 3 });
+    pools.push(pool);
+    const c = new ReplicatedPageStore(new SqlitePageStore(db), new PgPageLog(pool), () => {}, 30_000, 50);
+    await c.sync(); // c is at the log's end, then falls behind by 3,000 rows
+    for (let k = 0; k < 6; k++) await a.pages.putVersions(Array.from({ length: 500 }, (_, i) => page(`https://long.test/${k}/${i}`)));
+    const url = 'https://long.test/taken-down';
+    await b.pages.removePages({ urls: [url] }, at(1));
+    await b.pages.allowPages({ urls: [url] });
+    await assert.rejects(c.putVersion(page(url, { content: 'Captured while catching up.', acquiredAt: at(2) })), /has not applied the page log up to its row \d+ within 50 ms \(it is catching up\)/);
+    while ((await c.sync()) > 0);
+    for (const m of [a.pages, b.pages, c]) {
+      await m.sync();
+      assert.deepEqual(timeline(await m.history(url)), ['2026-01-03 Captured while catching up.']);
+    }
+    await c.stop();
+  });
+
   test("a site's removal on every machine, its subdomains with it; a file that has applied the log past the removal (another process of the machine did) does not apply it again", async () => {
     const [a, b] = [machine(), machine()];
     await a.pages.putVersions([

@@ -51,6 +51,8 @@ const APPLY_ROWS = 25;
 const REPORT_MS = 30_000;
 /** Rows deleted by one statement of a prune: appends and pulls are not held up for long. */
 const PRUNE_ROWS = 10_000;
+/** How long a store waits at most for the sync to apply a version it holds (`ReplicatedPageStore.held`): a sync is due every second. */
+const HELD_WAIT_MS = 10_000;
 /** A row made `erased`: what it said of its page goes, but for its URL. */
 const ERASED = "op = 'erased', content = '', title = NULL, description = NULL, author = NULL";
 /** Seqs one statement of `erase` looks through (by the primary key): well within the statement timeout. */
@@ -318,6 +320,8 @@ export class ReplicatedPageStore implements PageStore {
     private readonly say: LogFn = () => {},
     /** How often a sync reports the file's place (a prune waits for the last report). */
     private readonly reportEveryMs = REPORT_MS,
+    /** How long a version held for the sync (`held`) is waited for, at most. */
+    private readonly heldWaitMs = HELD_WAIT_MS,
   ) {}
 
   async putVersion(version: NewVersion): Promise<PutOutcome> {
@@ -366,19 +370,36 @@ export class ReplicatedPageStore implements PageStore {
 
   /**
    * Applies the log up to this process's held version at `seq`. A file that cannot (behind the
-   * pruned log, its database refusing rows) fails the versions held: they are in the log, and the
-   * next sync applies them as another machine's (a new origin).
+   * pruned log, its database refusing rows), or not within `heldWaitMs` (catching up on a long
+   * log: a live fetch is not to wait for that), fails the versions held: they are in the log, and
+   * a sync applies them in their place as another machine's (a new origin).
    */
   private async syncHeld(seq: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `this machine's file has not applied the page log up to its row ${seq} within ${this.heldWaitMs} ms (it is catching up): the version is in the log, and this machine stores it in its place as it syncs`,
+            ),
+          ),
+        this.heldWaitMs,
+      );
+    });
+    const synced = this.syncTo(seq);
     try {
-      await this.syncTo(seq);
+      await Promise.race([synced, late]);
     } catch (e) {
+      synced.catch(() => {});
       this.origin = randomUUID();
       for (const [s, { settle }] of this.held) {
         if (s > seq) continue;
         this.held.delete(s);
         settle(e as Error);
       }
+    } finally {
+      clearTimeout(timer);
     }
   }
 
