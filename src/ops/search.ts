@@ -6,7 +6,7 @@ import { SCAN_LIMIT } from '../core/passages.js';
 import { hasPhrase, wordKey } from '../core/phrase.js';
 import { cachedStem, joinedCompounds, queryReadings, queryTerms, STOP_WORDS, termWord, words } from '../core/text.js';
 import { isStorableTime, toIso } from '../core/time.js';
-import { parseSiteFilter, urlAuthority } from '../core/url.js';
+import { hostInSite, parseSiteFilter, urlAuthority } from '../core/url.js';
 import { fileTypeOf, inUrlItem, pageMatches, parseWebql, positiveWords, type UrlItem, type WebqlNode } from '../core/webql.js';
 import type { IndexQuery, IndexStore } from '../ports/index-store.js';
 import type { PageStore, ResultVersion } from '../ports/page-store.js';
@@ -110,8 +110,8 @@ export interface QuerySites {
 
 /** `host` narrowed by the request's `site`: the narrower of the two, or undefined when they are different sites. */
 function narrowed(host: string, site: string | undefined): string | undefined {
-  if (site === undefined || host === site || host.endsWith(`.${site}`)) return host;
-  return site.endsWith(`.${host}`) ? site : undefined;
+  if (site === undefined || hostInSite(host, site)) return host;
+  return hostInSite(site, host) ? site : undefined;
 }
 
 /**

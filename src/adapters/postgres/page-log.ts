@@ -354,13 +354,15 @@ export class ReplicatedPageStore implements PageStore {
       throw e;
     }
     if (seqs.length > 0) this.stored.push([seqs[0]!, seqs.at(-1)!]);
-    const outcomes = kept.map((v, k) =>
-      waits[k]
-        ? new Promise<PutOutcome>((resolve, reject) => {
-            this.held.set(seqs[k]!, { version: v, settle: (o) => (o instanceof Error ? reject(o) : resolve(o)) });
-          })
-        : undefined,
-    );
+    const outcomes = kept.map((v, k) => {
+      if (!waits[k]) return undefined;
+      const outcome = new Promise<PutOutcome>((resolve, reject) => {
+        this.held.set(seqs[k]!, { version: v, settle: (o) => (o instanceof Error ? reject(o) : resolve(o)) });
+      });
+      // Failed before it is awaited below (the sync failing) is not an unhandled rejection.
+      outcome.catch(() => {});
+      return outcome;
+    });
     const lastHeld = seqs.findLast((_, k) => waits[k]);
     if (lastHeld !== undefined) await this.syncHeld(lastHeld);
     let k = 0;
