@@ -573,6 +573,8 @@ export class ReplicatedPageStore implements PageStore {
    * database refusing the rows) is an error: the row is in the log, and the other machines apply it.
    */
   private async syncTo(seq: number): Promise<void> {
+    // A sync under way may have read the log before the row was there: it ends first.
+    await this.syncing?.catch(() => {});
     for (let position = this.local.logApplied(); position < seq; ) {
       await this.sync();
       const now = this.local.logApplied();
