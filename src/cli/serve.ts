@@ -19,6 +19,10 @@ import { warmUp } from '../ops/warm-up.js';
 import { CommandFailed, parse, settingsFrom } from './args.js';
 
 async function runPrimary(settings: Settings): Promise<void> {
+  // SIGHUP restarts the workers (below); until they are forked there is none to restart, and the
+  // system's default would end the primary.
+  let onHangUp = () => void process.stderr.write('SIGHUP: no workers to restart yet (the primary is starting)\n');
+  process.on('SIGHUP', () => onHangUp());
   // Build (or catch up) and save the engine once, so the workers load it instead of each building it.
   const db = openDatabase({ path: settings.sqlitePath });
   const log = (_level: string, msg: string, fields?: Record<string, unknown>) => process.stderr.write(`${msg} ${JSON.stringify(fields ?? {})}\n`);
@@ -35,9 +39,12 @@ async function runPrimary(settings: Settings): Promise<void> {
   let stopping = false;
   /** The worker that saves the segments (and its replacement, when it is replaced). */
   let saver: number | undefined;
+  /** The id of the worker forked last (ids only grow). */
+  let newest = 0;
   const fork = () => {
     const saves = saver === undefined;
     const worker = cluster.fork(saves ? { [SAVES_INDEX]: '1' } : {});
+    newest = worker.id;
     if (!saves) return;
     saver = worker.id;
     process.stderr.write(`worker ${worker.process.pid} saves the search index after its merges\n`);
@@ -50,18 +57,22 @@ async function runPrimary(settings: Settings): Promise<void> {
     if (Object.keys(cluster.workers ?? {}).length === 0) void (fill?.stop() ?? Promise.resolve()).then(() => process.exit());
   };
   const listened = new Set<number>();
-  /** A restart's wait for its replacement: told when a new worker listens (true), or exits before it did, or the service stops. */
-  let onListening: ((listening: boolean) => void) | undefined;
+  /**
+   * A restart's wait for its replacement: told when a worker forked after the wait began listens
+   * (true), or one exits before it listened, or the service stops (false).
+   */
+  let awaiting: { since: number; done: (listening: boolean) => void } | undefined;
   cluster.on('listening', (worker) => {
     listened.add(worker.id);
-    onListening?.(true);
+    if (awaiting && worker.id > awaiting.since) awaiting.done(true);
   });
   /** The workers a restart (SIGHUP) has stopped, to be replaced; set while one is under way. */
   const retired = new Set<number>();
   let restarting = false;
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return endIfDone();
-    const served = listened.delete(worker.id);
+    // A worker a restart stopped is replaced even if it had not listened yet (a SIGHUP just after the start).
+    const served = listened.delete(worker.id) || retired.has(worker.id);
     const why = retired.delete(worker.id) ? 'stopped for the restart' : `exited (${signal ?? code})`;
     if (saver === worker.id) saver = undefined;
     if (!served && restarting) {
@@ -70,7 +81,7 @@ async function runPrimary(settings: Settings): Promise<void> {
       process.stderr.write(
         `worker ${worker.process.pid} ${why} before it listened; the restart stops there, the other workers serve on${saver === undefined ? ' (none saves the search index until the next restart)' : ''}\n`,
       );
-      return onListening?.(false);
+      return awaiting?.done(false);
     }
     if (!served) {
       // It never served (the port taken, say): another would fail the same way, so the service stops.
@@ -84,7 +95,7 @@ async function runPrimary(settings: Settings): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    onListening?.(false);
+    awaiting?.done(false);
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
     endIfDone();
   };
@@ -94,15 +105,15 @@ async function runPrimary(settings: Settings): Promise<void> {
   // SIGHUP: the workers are replaced one at a time, each stopped as SIGTERM stops a server (its
   // requests under way finished) and its replacement listening before the next goes, so the others
   // serve meanwhile. A replacement runs the code and the saved index as they are now: an upgrade
-  // of dist/ (npm ci, npm run build) is taken in without the service going down; the settings stay
+  // built in place (npm run build) is taken in without the service going down; the settings stay
   // the primary's. The saver goes last: its replacement saves. A replacement that cannot start
   // ends the restart there; the next SIGHUP first starts the workers missing, then replaces the rest.
-  /** Runs `step` and waits for a new worker to listen: false if one exited first, or the service stops. */
+  /** Runs `step` and waits for a worker forked after it began to listen: false if one exited first, or the service stops. */
   const replace = async (step: () => void): Promise<boolean> => {
-    const listening = new Promise<boolean>((resolve) => (onListening = resolve));
+    const listening = new Promise<boolean>((resolve) => (awaiting = { since: newest, done: resolve }));
     step();
     const ok = await listening;
-    onListening = undefined;
+    awaiting = undefined;
     return ok && !stopping;
   };
   const restart = async () => {
@@ -120,14 +131,14 @@ async function runPrimary(settings: Settings): Promise<void> {
     }
     process.stderr.write('SIGHUP: every worker restarted\n');
   };
-  process.on('SIGHUP', () => {
+  onHangUp = () => {
     if (stopping) return;
     if (restarting) return void process.stderr.write('SIGHUP: a restart of the workers is under way already\n');
     restarting = true;
     void restart().finally(() => {
       restarting = false;
     });
-  });
+  };
 }
 
 /** A day in ms: how often `serve` prunes the page log when WEBSEARCH_SHARE_PRUNE_DAYS asks it to, and the unit of that setting. */

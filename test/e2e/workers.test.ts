@@ -368,6 +368,47 @@ describe('serve --workers 2: a restart whose replacement cannot start', () => {
   });
 });
 
+describe('serve --workers 2: SIGHUP just after the start', () => {
+  const dir = tempDir();
+  after(() => dir.remove());
+
+  test('workers not yet listening are replaced as the others would be', async () => {
+    const env = { ...process.env, WEBSEARCH_DATA_DIR: dir.path, WEBSEARCH_LOG_LEVEL: 'info' };
+    // A port of its own rather than 0: workers that all stop, as these may before they listen, leave
+    // port 0's choice to the next ones.
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const port = (free.address() as { port: number }).port;
+    await new Promise((resolve) => free.close(resolve));
+    const server = spawn(process.execPath, [...CLI, 'serve', '--port', String(port), '--workers', '2'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let logs = '';
+    let hup = false;
+    const onData = (d: Buffer) => {
+      logs += d;
+      // As soon as the primary has forked them, before they have loaded the index and listened.
+      if (!hup && /saves the search index after its merges/.test(logs)) {
+        hup = true;
+        server.kill('SIGHUP');
+      }
+    };
+    server.stdout.on('data', onData);
+    server.stderr.on('data', onData);
+    try {
+      for (const deadline = Date.now() + 60_000; !/SIGHUP: every worker restarted/.test(logs); await new Promise((r) => setTimeout(r, 100))) {
+        assert.ok(Date.now() < deadline && server.exitCode === null, `not restarted: ${logs}`);
+      }
+      assert.doesNotMatch(logs, /before it listened/);
+      assert.equal([...logs.matchAll(/stopped for the restart; starting another/g)].length, 2, logs);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: 'close' } })).status, 200);
+    } finally {
+      if (server.exitCode === null && server.signalCode === null) {
+        server.kill('SIGTERM');
+        await new Promise((r) => server.once('exit', r));
+      }
+    }
+  });
+});
+
 describe('one process (no --workers)', () => {
   const dir = tempDir();
   after(() => dir.remove());
