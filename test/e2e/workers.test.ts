@@ -317,6 +317,38 @@ describe('a worker that cannot start', () => {
   });
 });
 
+/**
+ * `websearch serve --workers 2` on `port` (0: any): its log as it comes (stdout and stderr, each
+ * chunk also to `onLog`), `waitFor` a condition on it (failing if the service ends first), and
+ * `stop`, which ends the service if it runs.
+ */
+function serveWorkers(env: NodeJS.ProcessEnv, port = 0, onLog?: (logs: string) => void) {
+  const server = spawn(process.execPath, [...CLI, 'serve', '--port', String(port), '--workers', '2'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let logs = '';
+  const onData = (d: Buffer) => {
+    logs += d;
+    onLog?.(logs);
+  };
+  server.stdout.on('data', onData);
+  server.stderr.on('data', onData);
+  return {
+    server,
+    logs: () => logs,
+    /** The ports its workers said they listen at, in order. */
+    listening: () => [...logs.matchAll(/listening at http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])),
+    waitFor: async (what: () => boolean, why: string) => {
+      for (const deadline = Date.now() + 60_000; !what(); await new Promise((r) => setTimeout(r, 100))) {
+        assert.ok(Date.now() < deadline && server.exitCode === null, `${why}: ${logs}`);
+      }
+    },
+    stop: async () => {
+      if (server.exitCode !== null || server.signalCode !== null) return;
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+    },
+  };
+}
+
 describe('serve --workers 2: a restart whose replacement cannot start', () => {
   const dir = tempDir();
   after(() => dir.remove());
@@ -325,45 +357,35 @@ describe('serve --workers 2: a restart whose replacement cannot start', () => {
     const env = { ...process.env, WEBSEARCH_DATA_DIR: dir.path, WEBSEARCH_LOG_LEVEL: 'info' };
     writeFileSync(join(dir.path, 'p.jsonl'), `${JSON.stringify({ url: 'https://a.example.org/p', markdown: 'Pelicans dive for fish.', title: 'p' })}\n`);
     assert.equal((await run(['import', join(dir.path, 'p.jsonl')], env)).code, 0);
-    const server = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--workers', '2'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let logs = '';
-    server.stdout.on('data', (d: Buffer) => (logs += d));
-    server.stderr.on('data', (d: Buffer) => (logs += d));
-    const listening = () => [...logs.matchAll(/listening at http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]));
-    const waitFor = async (what: () => boolean, why: string) => {
-      for (const deadline = Date.now() + 60_000; !what(); await new Promise((r) => setTimeout(r, 100))) {
-        assert.ok(Date.now() < deadline && server.exitCode === null, `${why}: ${logs}`);
-      }
-    };
+    const { server, logs, listening, waitFor, stop } = serveWorkers(env);
     const db = openDatabase({ path: join(dir.path, 'websearch.db') });
     try {
       await waitFor(() => listening().length >= 2, 'not listening');
       const health = () =>
         fetch(`http://127.0.0.1:${listening()[0]}/healthz`, { headers: { connection: 'close' } }).then(
           (r) => r.status,
-          (e: unknown) => `${String(e)} ${String((e as { cause?: unknown }).cause)} ${logs}`,
+          (e: unknown) => `${String(e)} ${String((e as { cause?: unknown }).cause)} ${logs()}`,
         );
       // A replacement that cannot start: the database held by another process longer than a
       // worker waits for it at its start (5 s), as an upgrade that fails would fail.
       db.exec('BEGIN EXCLUSIVE');
       server.kill('SIGHUP');
-      await waitFor(() => /the restart stops there, the other workers serve on/.test(logs), 'the restart did not stop');
+      await waitFor(() => /the restart stops there, the other workers serve on/.test(logs()), 'the restart did not stop');
       db.exec('COMMIT');
-      assert.doesNotMatch(logs, /every worker restarted/);
-      assert.match(logs, /worker \d+ stopped for the restart; starting another/);
+      assert.doesNotMatch(logs(), /every worker restarted/);
+      assert.match(logs(), /worker \d+ stopped for the restart; starting another/);
       for (let i = 0; i < 4; i++) assert.equal(await health(), 200, 'the saver serves on');
       assert.equal(listening().length, 2);
 
       server.kill('SIGHUP');
-      await waitFor(() => /SIGHUP: every worker restarted/.test(logs), 'not restarted');
-      assert.match(logs, /SIGHUP: restarting 1 workers one at a time, after starting the 1 missing/);
-      assert.equal(listening().length, 4, 'the missing one, then the saver\'s replacement');
-      assert.equal([...logs.matchAll(/saves the search index after its merges/g)].length, 2);
+      await waitFor(() => /SIGHUP: every worker restarted/.test(logs()), 'not restarted');
+      assert.match(logs(), /SIGHUP: restarting 1 workers one at a time, after starting the 1 missing/);
+      assert.equal(listening().length, 4, "the missing one, then the saver's replacement");
+      assert.equal([...logs().matchAll(/saves the search index after its merges/g)].length, 2);
       for (let i = 0; i < 4; i++) assert.equal(await health(), 200);
     } finally {
       db.close();
-      server.kill('SIGTERM');
-      await new Promise((r) => server.once('exit', r));
+      await stop();
     }
   });
 });
@@ -380,31 +402,21 @@ describe('serve --workers 2: SIGHUP just after the start', () => {
     await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
     const port = (free.address() as { port: number }).port;
     await new Promise((resolve) => free.close(resolve));
-    const server = spawn(process.execPath, [...CLI, 'serve', '--port', String(port), '--workers', '2'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let logs = '';
     let hup = false;
-    const onData = (d: Buffer) => {
-      logs += d;
+    const { server, logs, waitFor, stop } = serveWorkers(env, port, (said) => {
       // As soon as the primary has forked them, before they have loaded the index and listened.
-      if (!hup && /saves the search index after its merges/.test(logs)) {
+      if (!hup && /saves the search index after its merges/.test(said)) {
         hup = true;
         server.kill('SIGHUP');
       }
-    };
-    server.stdout.on('data', onData);
-    server.stderr.on('data', onData);
+    });
     try {
-      for (const deadline = Date.now() + 60_000; !/SIGHUP: every worker restarted/.test(logs); await new Promise((r) => setTimeout(r, 100))) {
-        assert.ok(Date.now() < deadline && server.exitCode === null, `not restarted: ${logs}`);
-      }
-      assert.doesNotMatch(logs, /before it listened/);
-      assert.equal([...logs.matchAll(/stopped for the restart; starting another/g)].length, 2, logs);
+      await waitFor(() => /SIGHUP: every worker restarted/.test(logs()), 'not restarted');
+      assert.doesNotMatch(logs(), /before it listened/);
+      assert.equal([...logs().matchAll(/stopped for the restart; starting another/g)].length, 2, logs());
       assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: 'close' } })).status, 200);
     } finally {
-      if (server.exitCode === null && server.signalCode === null) {
-        server.kill('SIGTERM');
-        await new Promise((r) => server.once('exit', r));
-      }
+      await stop();
     }
   });
 });
