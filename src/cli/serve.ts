@@ -71,9 +71,10 @@ async function runPrimary(settings: Settings): Promise<void> {
   let restarting = false;
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return endIfDone();
+    const wasRetired = retired.delete(worker.id);
     // A worker a restart stopped is replaced even if it had not listened yet (a SIGHUP just after the start).
-    const served = listened.delete(worker.id) || retired.has(worker.id);
-    const why = retired.delete(worker.id) ? 'stopped for the restart' : `exited (${signal ?? code})`;
+    const served = listened.delete(worker.id) || wasRetired;
+    const why = wasRetired ? 'stopped for the restart' : `exited (${signal ?? code})`;
     if (saver === worker.id) saver = undefined;
     if (!served && restarting) {
       // A restart's replacement that could not start (an upgrade that fails, say): none other is

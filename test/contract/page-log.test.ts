@@ -33,8 +33,8 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     await pg?.drop();
   });
 
-  /** A machine: its own SQLite file (in memory) and its own pool on the shared schema. */
-  function machine(db?: Db) {
+  /** A machine: its own SQLite file (in memory) and its own pool on the shared schema; `heldWaitMs` as ReplicatedPageStore's. */
+  function machine(db?: Db, heldWaitMs?: number) {
     if (!db) {
       db = openDatabase({ path: ':memory:' });
       dbs.push(db);
@@ -43,7 +43,7 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
     pools.push(pool);
     const local = new SqlitePageStore(db);
     const errors: string[] = [];
-    return { db, local, pool, errors, pages: new ReplicatedPageStore(local, new PgPageLog(pool), (_level, msg, fields) => errors.push(`${msg}: ${JSON.stringify(fields)}`)) };
+    return { db, local, pool, errors, pages: new ReplicatedPageStore(local, new PgPageLog(pool), (_level, msg, fields) => errors.push(`${msg}: ${JSON.stringify(fields)}`), undefined, heldWaitMs) };
   }
 
   test("a version stored on one machine is on the others once they sync, and a sync skips the machine's own", async () => {
@@ -306,11 +306,7 @@ describe('pages shared through the PostgreSQL page log', skipUnless(postgresUrl,
 
   test('a capture held for a sync that is catching up on a long log fails after a while rather than wait for it; the sync stores it in its place', async () => {
     const [a, b] = [machine(), machine()];
-    const db = openDatabase({ path: ':memory:' });
-    dbs.push(db);
-    const pool = connectPostgres({ url: postgresUrl!, schema: pg.schema, maxConnections: 3 });
-    pools.push(pool);
-    const c = new ReplicatedPageStore(new SqlitePageStore(db), new PgPageLog(pool), () => {}, 30_000, 50);
+    const c = machine(undefined, 50).pages;
     await c.sync(); // c is at the log's end, then falls behind by 3,000 rows
     for (let k = 0; k < 6; k++) await a.pages.putVersions(Array.from({ length: 500 }, (_, i) => page(`https://long.test/${k}/${i}`)));
     const url = 'https://long.test/taken-down';

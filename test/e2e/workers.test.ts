@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { CLI, startCliServer } from '../fixtures/cli.js';
-import { tempDir } from '../helpers.js';
+import { tempDir, until as untilTrue } from '../helpers.js';
 
 
 /** Runs the CLI to its end, or kills it after `limitMs` (code null then). */
@@ -336,11 +336,17 @@ function serveWorkers(env: NodeJS.ProcessEnv, port = 0, onLog?: (logs: string) =
     logs: () => logs,
     /** The ports its workers said they listen at, in order. */
     listening: () => [...logs.matchAll(/listening at http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])),
-    waitFor: async (what: () => boolean, why: string) => {
-      for (const deadline = Date.now() + 60_000; !what(); await new Promise((r) => setTimeout(r, 100))) {
-        assert.ok(Date.now() < deadline && server.exitCode === null, `${why}: ${logs}`);
-      }
-    },
+    waitFor: (what: () => boolean, why: string) =>
+      untilTrue(
+        why,
+        () => {
+          assert.equal(server.exitCode, null, 'the service ended');
+          return what();
+        },
+        60_000,
+      ).catch((e: unknown) => {
+        throw new Error(`${(e as Error).message}: ${logs}`);
+      }),
     stop: async () => {
       if (server.exitCode !== null || server.signalCode !== null) return;
       server.kill('SIGTERM');
