@@ -11,8 +11,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
+import { SqliteUsageStore } from '../../src/adapters/sqlite/usage-store.js';
+import type { UsageEntry } from '../../src/ports/usage-store.js';
 import { CLI, startCliServer } from '../fixtures/cli.js';
 import { tempDir, until as untilTrue } from '../helpers.js';
+
+const DAY_MS = 86_400_000;
 
 
 /** Runs the CLI to its end, or kills it after `limitMs` (code null then). */
@@ -336,14 +340,14 @@ function serveWorkers(env: NodeJS.ProcessEnv, port = 0, onLog?: (logs: string) =
     logs: () => logs,
     /** The ports its workers said they listen at, in order. */
     listening: () => [...logs.matchAll(/listening at http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])),
-    waitFor: (what: () => boolean, why: string) =>
+    waitFor: (what: () => boolean, why: string, limitMs = 60_000) =>
       untilTrue(
         why,
         () => {
           assert.equal(server.exitCode, null, 'the service ended');
           return what();
         },
-        60_000,
+        limitMs,
       ).catch((e: unknown) => {
         throw new Error(`${(e as Error).message}: ${logs}`);
       }),
@@ -423,6 +427,40 @@ describe('serve --workers 2: SIGHUP just after the start', () => {
       assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: 'close' } })).status, 200);
     } finally {
       await stop();
+    }
+  });
+});
+
+describe('serve --workers 2: usage retention', () => {
+  const dir = tempDir();
+  after(() => dir.remove());
+
+  test('a minute after the start, one worker deletes the usage rows older than WEBSEARCH_USAGE_RETENTION_DAYS, and only those', async () => {
+    const db = openDatabase({ path: join(dir.path, 'websearch.db') });
+    const usage = new SqliteUsageStore(db);
+    const now = Date.now();
+    const row = (i: number, daysAgo: number): UsageEntry => ({ at: now - daysAgo * DAY_MS, requestId: `r-${i}`, tier: 'keyless', operation: 'search', status: 200, costMicroUsd: 0, latencyMs: 1, clientIp: '192.0.2.1' });
+    for (let i = 0; i < 30; i++) await usage.record(row(i, 31 + i));
+    for (let i = 30; i < 35; i++) await usage.record(row(i, 29));
+    await usage.flush();
+    db.close();
+    const env = { ...process.env, WEBSEARCH_DATA_DIR: dir.path, WEBSEARCH_LOG_LEVEL: 'info', WEBSEARCH_USAGE_RETENTION_DAYS: '30' };
+    const { logs, waitFor, stop } = serveWorkers(env);
+    try {
+      const pruned = () => [...logs().matchAll(/"rows":(\d+),"olderThanDays":30,"msg":"usage pruned"/g)].map((m) => Number(m[1]));
+      // The first prune comes a minute after the saver listens (ops/usage-retention.ts); the other worker does none.
+      await waitFor(() => pruned().length > 0, 'no prune logged', 90_000);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(pruned(), [30], logs());
+    } finally {
+      await stop();
+    }
+    const after = openDatabase({ path: join(dir.path, 'websearch.db') });
+    try {
+      const left = await new SqliteUsageStore(after).list({ limit: 100 });
+      assert.deepEqual(left.map((r) => r.requestId).sort(), ['r-30', 'r-31', 'r-32', 'r-33', 'r-34']);
+    } finally {
+      after.close();
     }
   });
 });
