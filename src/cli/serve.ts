@@ -13,7 +13,7 @@ import { type BackgroundFill, fillDerivedInBackground } from '../adapters/sqlite
 import { SqlitePageStore } from '../adapters/sqlite/page-store.js';
 import { createServices, PAGE_SYNC_MS, savesIndex } from '../config/services.js';
 import { SAVES_INDEX, type Settings } from '../config/settings.js';
-import { buildApp } from '../http/app.js';
+import { buildApp, CLOSE_DRAIN_MS } from '../http/app.js';
 import { startUsageRetention, type UsageRetention } from '../ops/usage-retention.js';
 import { warmUp } from '../ops/warm-up.js';
 import { CommandFailed, parse, settingsFrom } from './args.js';
@@ -170,8 +170,10 @@ export async function serveCommand(argv: string[]): Promise<void> {
 
 async function serve(settings: Settings): Promise<void> {
   const services = await createServices(settings);
+  // A stop leaves idle kept-alive connections open a second for a last request, or half the grace period when that is shorter.
+  const closeDrainMs = Math.min(CLOSE_DRAIN_MS, settings.shutdownGraceSeconds * 500);
   // The app first, so that what the engine says while it loads or builds goes to the log.
-  const app = await buildApp(services).catch(async (e: unknown) => {
+  const app = await buildApp(services, { closeDrainMs }).catch(async (e: unknown) => {
     await services.close();
     throw e;
   });
