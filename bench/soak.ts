@@ -30,10 +30,13 @@
  * response of 5xx, a status other than the one its kind expects, or a balance off by any amount
  * ends the run with exit code 1.
  *
- * With `--restarts N` the server is stopped (SIGTERM: it finishes the requests under way) and
+ * A client leaves its connection after a response that says `Connection: close` (as a closing
+ * server answers) and opens another, as any HTTP client does.
+ *
+ * With `--restarts N` the server is stopped (SIGTERM: it finishes the requests under way, and
+ * answers those its kept-alive connections bring in the next second, with `Connection: close`) and
  * started again N times, evenly through the run, while the clients keep sending: a request the
- * closing server closes before answering it (it answers the requests under way, each with
- * `Connection: close`, and then closes the connections) is counted as cut (not answered, so
+ * closing server closes before answering it is counted as cut (not answered, so
  * not charged) and sent no more; the ledger must still be exact. The memory's growth is not
  * given then (each start begins anew).
  *
@@ -267,6 +270,8 @@ try {
         /** A request cut by a reload, sent again on the new connection (a client's retry). */
         let again: ReturnType<typeof ask> | undefined;
         while (performance.now() < end) {
+          // A connection the server said it closes (its last answer's `Connection: close`) is left, as a client leaves it.
+          if (!client.reusable) await reconnect();
           const a = again ?? ask();
           again = undefined;
           const t = performance.now();

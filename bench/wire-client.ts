@@ -20,6 +20,8 @@ export class WireClient {
   private waiting: { resolve: (r: WireResponse) => void; reject: (e: Error) => void } | undefined;
   /** The connection has closed (the server closed it, or `close`): a request then fails at once. */
   private closed = false;
+  /** The last response said `Connection: close`: the server closes the connection after it. */
+  private closing = false;
 
   /** `onData`: called as each piece of a response arrives (the benchmark's stage marks). */
   constructor(
@@ -69,6 +71,15 @@ export class WireClient {
     this.socket.destroy();
   }
 
+  /**
+   * Whether another request may go on this connection: not once it has closed, nor after a response
+   * that said `Connection: close` (as a closing server answers), as any HTTP client reads it; a
+   * request sent then would be cut by the close that follows.
+   */
+  get reusable(): boolean {
+    return !this.closed && !this.closing;
+  }
+
   private deliver(): void {
     const end = this.buffered.indexOf(HEAD_END);
     if (end < 0 || !this.waiting) return;
@@ -77,6 +88,7 @@ export class WireClient {
     if (!length) return this.fail(new Error('a response without Content-Length'));
     const total = end + HEAD_END.length + Number(length[1]);
     if (this.buffered.length < total) return;
+    if (/\r\nconnection: *close\r?$/im.test(head)) this.closing = true;
     const status = Number(head.slice(9, 12));
     const body = this.buffered.subarray(end + HEAD_END.length, total).toString('utf8');
     this.buffered = this.buffered.subarray(total);
