@@ -56,7 +56,9 @@ export const CLOSE_DRAIN_MS = 1_000;
  */
 export function drainOnClose(server: Server, drainMs: number): void {
   server.close = function close(this: Server, callback?: (err?: Error) => void) {
-    // net's close: no new connections; the callback once the last one has ended.
+    // net's close: no new connections; the callback once the last one has ended. (http's close
+    // would also stop the timer that enforces the request timeouts; it runs on through the drain,
+    // unref'd, until the process ends.)
     NetServer.prototype.close.call(this, callback);
     // And every `drainMs` after, for those idle by then (one whose request was under way may go on
     // idle after its answer: a request that started before the close is answered kept alive).
