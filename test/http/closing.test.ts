@@ -70,7 +70,7 @@ describe('a closing server and its kept-alive connections', () => {
   }
 
   test('a request sent on an idle connection while the server closes is answered with Connection: close, and charged once', async () => {
-    const { env, org, key, port } = await serving(2_000);
+    const { env, org, key, port } = await serving(3_000);
     const busy = await Connection.open(port);
     const idle = await Connection.open(port);
     for (const c of [busy, idle]) assert.match(await c.search(key), /^HTTP\/1\.1 200 [^]*connection: keep-alive/i);
