@@ -57,7 +57,7 @@ class Connection {
 describe('a closing server and its kept-alive connections', () => {
   const envs: TestEnv[] = [];
   after(async () => {
-    for (const env of envs) await env.services.close();
+    for (const env of envs) await env.close();
   });
 
   async function serving(closeDrainMs: number) {
