@@ -19,9 +19,9 @@ export class WireClient {
   private buffered: Buffer = Buffer.alloc(0);
   private waiting: { resolve: (r: WireResponse) => void; reject: (e: Error) => void } | undefined;
   /** The connection has closed (the server closed it, or `close`): a request then fails at once. */
-  private closed = false;
+  closed = false;
   /** The last response said `Connection: close`: the server closes the connection after it. */
-  private closing = false;
+  closing = false;
 
   /** `onData`: called as each piece of a response arrives (the benchmark's stage marks). */
   constructor(
