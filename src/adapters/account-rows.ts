@@ -3,7 +3,7 @@
  * alike), and the records the ports speak. One copy for the two adapters.
  */
 import { withoutControls } from '../core/controls.js';
-import type { ApiKeyRecord, Billing, Org } from '../ports/accounts.js';
+import type { ApiKeyRecord, Billing, Org, OrgListing } from '../ports/accounts.js';
 import type { PaymentOutcome, PaymentRecord } from '../ports/payments.js';
 import type { UsageEntry } from '../ports/usage-store.js';
 
@@ -14,6 +14,15 @@ export interface OrgRow {
   rate_limit: number | null;
   created_at: number;
 }
+
+/** An organization's row with the count of its keys not revoked (`listOrgs`). */
+export type OrgListingRow = OrgRow & { active_keys: number | string };
+
+/** The statement behind `listOrgs`, the same in both databases but for the placeholder. */
+export const LIST_ORGS_SQL = (limit: string) =>
+  `SELECT o.id, o.name, o.rate_limit, o.billing, o.created_at,
+     (SELECT count(*) FROM api_keys k WHERE k.org_id = o.id AND k.revoked_at IS NULL) AS active_keys
+   FROM orgs o ORDER BY o.created_at DESC, o.id DESC LIMIT ${limit}`;
 
 export interface KeyRow {
   id: string;
@@ -28,6 +37,11 @@ export function toOrg(r: OrgRow): Org {
   const org: Org = { id: r.id, name: r.name, billing: r.billing, createdAt: r.created_at };
   if (r.rate_limit !== null) org.rateLimitPerSecond = r.rate_limit;
   return org;
+}
+
+export function toOrgListing(r: OrgListingRow): OrgListing {
+  // PostgreSQL's count is a bigint, which its driver returns as a string.
+  return { org: toOrg(r), activeKeys: Number(r.active_keys) };
 }
 
 export function toKey(r: KeyRow): ApiKeyRecord {

@@ -1,6 +1,7 @@
 /** Admin commands: organizations, API keys, credits, usage. */
 import { generateApiKey } from '../access/keyed/api-keys.js';
 import { createServices } from '../config/services.js';
+import { withoutControls } from '../core/controls.js';
 import { formatUsd, parse, parseUsd, requireString, settingsFrom, UsageError, wholeNumberFlag } from './args.js';
 
 type Out = (human: string, json: unknown) => void;
@@ -50,6 +51,28 @@ export async function adminCommand(group: string, argv: string[]): Promise<void>
         }
         const org = await services.accounts.createOrg(name, rateLimitValue(values['rate-limit']));
         out(`Created organization ${org.id} (${org.name})`, { id: org.id, name: org.name });
+        return;
+      }
+      case 'org list': {
+        const listed = await services.accounts.listOrgs(listLimit(values.limit));
+        const rows = [];
+        for (const { org, activeKeys } of listed) {
+          rows.push({
+            id: org.id,
+            name: org.name,
+            billing: org.billing,
+            rate_limit: org.rateLimitPerSecond ?? null,
+            created_at: new Date(org.createdAt).toISOString(),
+            balance_usd: formatUsd((await services.ledger.balance(org.id)) ?? 0),
+            active_keys: activeKeys,
+          });
+        }
+        // Names are checked when made, but a database of an older release may hold any: none reaches the terminal.
+        const lines = rows.map(
+          (r) =>
+            `${r.id}  ${r.created_at}  ${r.billing.padEnd(10)} ${r.balance_usd} USD  ${r.active_keys} key${r.active_keys === 1 ? '' : 's'}  ${r.rate_limit ?? 'default'} req/s  ${withoutControls(r.name)}`,
+        );
+        out(lines.join('\n') || 'No organizations', rows);
         return;
       }
       case 'org set': {

@@ -30,6 +30,7 @@ Usage:
   websearch pages allow <url>... [--site host]  let them be stored again
   websearch pages removed                       the removals in force
   websearch org create <name> [--rate-limit N]  create an organization
+  websearch org list [--limit N]                organizations, newest first: balance, active keys, rate
   websearch org set --org <id> --rate-limit N|default
   websearch key create --org <id>               create an API key (shown once)
   websearch key list --org <id>

@@ -23,9 +23,17 @@ export interface ApiKeyRecord {
   revokedAt?: number;
 }
 
+/** An organization as `websearch org list` shows it: with how many of its keys are not revoked. */
+export interface OrgListing {
+  org: Org;
+  activeKeys: number;
+}
+
 export interface AccountStore {
   createOrg(name: string, rateLimitPerSecond?: number, billing?: Billing): Promise<Org>;
   getOrg(id: string): Promise<Org | undefined>;
+  /** The `limit` newest organizations, newest first (by creation time, then id). */
+  listOrgs(limit: number): Promise<OrgListing[]>;
   setOrgRateLimit(id: string, rateLimitPerSecond: number | undefined): Promise<boolean>;
   insertKey(record: Omit<ApiKeyRecord, 'revokedAt'>): Promise<void>;
   /** The key with this public prefix and its organization, read together (a keyed request's first read). */

@@ -45,6 +45,34 @@ export function accountingContract(name: string, make: () => Promise<AccountingS
         assert.equal((await accounts.getOrg(sf.id))!.billing, 'storefront');
       }));
 
+    test('organizations: listed newest first, each with its keys not revoked, as many as asked', () =>
+      withStores(async ({ accounts }) => {
+        assert.deepEqual(await accounts.listOrgs(20), []);
+        const orgs = [];
+        for (const name of ['first', 'second', 'third']) {
+          orgs.push(await accounts.createOrg(name, name === 'second' ? 9 : undefined));
+          await sleep(2); // distinct creation times, so the order is theirs
+        }
+        const sf = await accounts.createOrg('billed elsewhere', undefined, 'storefront');
+        const [first, second] = orgs as [(typeof orgs)[0], (typeof orgs)[0]];
+        const createdAt = Date.now();
+        await accounts.insertKey({ id: 'key_a', orgId: second.id, prefix: 'ws_la', hash: 'ha', createdAt });
+        await accounts.insertKey({ id: 'key_b', orgId: second.id, prefix: 'ws_lb', hash: 'hb', createdAt });
+        await accounts.insertKey({ id: 'key_c', orgId: first.id, prefix: 'ws_lc', hash: 'hc', createdAt });
+        await accounts.revokeKey('key_c', createdAt + 1);
+        const listed = await accounts.listOrgs(20);
+        assert.deepEqual(
+          listed.map((l) => [l.org.name, l.activeKeys]),
+          [['billed elsewhere', 0], ['third', 0], ['second', 2], ['first', 0]],
+        );
+        assert.deepEqual(listed[0]!.org, sf);
+        assert.deepEqual(listed[2]!.org, second, 'the organization as getOrg reads it, its rate limit too');
+        assert.deepEqual(
+          (await accounts.listOrgs(2)).map((l) => l.org.id),
+          [sf.id, orgs[2]!.id],
+        );
+      }));
+
     test('keys: found by prefix with their organization, listed, revoked once; a prefix is unique', () =>
       withStores(async ({ accounts }) => {
         const org = await accounts.createOrg('Acme');

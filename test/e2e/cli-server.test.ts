@@ -74,6 +74,21 @@ describe('CLI and server end to end', () => {
     assert.equal(page.content, 'A garbage collector frees memory.');
     assert.deepEqual(json('credits', 'show', '--org', org.id), { org: org.id, balance_usd: '0.002000' });
     await assert.rejects(client.search({ query: 'memory' }), /402 insufficient_credits/);
+    // The organization just made is the newest: first in the list.
+    const [newest] = json('org', 'list');
+    assert.match(newest.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.deepEqual(newest, {
+      id: org.id,
+      name: 'Acme Research',
+      billing: 'credits',
+      rate_limit: null,
+      created_at: newest.created_at,
+      balance_usd: '0.002000',
+      active_keys: 1,
+    });
+    const listedOrgs = cli('org', 'list', '--limit', '1');
+    assert.equal(listedOrgs.code, 0, listedOrgs.stderr);
+    assert.match(listedOrgs.stdout, new RegExp(`^${org.id}  \\S+  credits    0\\.002000 USD  1 key  default req/s  Acme Research\\n$`));
 
     const listed = json('key', 'list', '--org', org.id);
     assert.equal(listed.keys.length, 1);

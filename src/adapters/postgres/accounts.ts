@@ -1,5 +1,5 @@
-import type { AccountStore, ApiKeyRecord, Billing, Org, StorefrontAccount, StorefrontAccountStore } from '../../ports/accounts.js';
-import { type KeyRow, type KeyWithOrgRow, type OrgRow, toKey, toKeyWithOrg, toOrg } from '../account-rows.js';
+import type { AccountStore, ApiKeyRecord, Billing, Org, OrgListing, StorefrontAccount, StorefrontAccountStore } from '../../ports/accounts.js';
+import { type KeyRow, type KeyWithOrgRow, LIST_ORGS_SQL, type OrgListingRow, type OrgRow, toKey, toKeyWithOrg, toOrg, toOrgListing } from '../account-rows.js';
 import { newId } from '../sqlite/accounts.js';
 import { inTransaction, type PgPool } from './database.js';
 
@@ -23,6 +23,11 @@ export class PgAccountStore implements AccountStore {
   async getOrg(id: string): Promise<Org | undefined> {
     const { rows } = await this.pool.query<OrgRow>('SELECT id, name, rate_limit, billing, created_at FROM orgs WHERE id = $1', [id]);
     return rows[0] ? toOrg(rows[0]) : undefined;
+  }
+
+  async listOrgs(limit: number): Promise<OrgListing[]> {
+    const { rows } = await this.pool.query<OrgListingRow>(LIST_ORGS_SQL('$1'), [limit]);
+    return rows.map(toOrgListing);
   }
 
   async setOrgRateLimit(id: string, rateLimitPerSecond: number | undefined): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
-import type { AccountStore, ApiKeyRecord, Billing, Org, StorefrontAccount, StorefrontAccountStore } from '../../ports/accounts.js';
-import { type KeyRow, type KeyWithOrgRow, type OrgRow, toKey, toKeyWithOrg, toOrg } from '../account-rows.js';
+import type { AccountStore, ApiKeyRecord, Billing, Org, OrgListing, StorefrontAccount, StorefrontAccountStore } from '../../ports/accounts.js';
+import { type KeyRow, type KeyWithOrgRow, LIST_ORGS_SQL, type OrgListingRow, type OrgRow, toKey, toKeyWithOrg, toOrg, toOrgListing } from '../account-rows.js';
 import type { Db } from './database.js';
 
 
@@ -27,6 +27,7 @@ export class SqliteAccountStore implements AccountStore {
     this.s = {
       insertOrg: db.prepare('INSERT INTO orgs (id, name, rate_limit, billing, created_at) VALUES (?, ?, ?, ?, ?)'),
       getOrg: db.prepare<[string], OrgRow>('SELECT id, name, rate_limit, billing, created_at FROM orgs WHERE id = ?'),
+      listOrgs: db.prepare<[number], OrgListingRow>(LIST_ORGS_SQL('?')),
       setRate: db.prepare('UPDATE orgs SET rate_limit = ? WHERE id = ?'),
       insertKey: db.prepare(
         'INSERT INTO api_keys (id, org_id, prefix, hash, created_at) VALUES (@id, @orgId, @prefix, @hash, @createdAt)',
@@ -50,6 +51,10 @@ export class SqliteAccountStore implements AccountStore {
   async getOrg(id: string): Promise<Org | undefined> {
     const row = this.s.getOrg.get(id);
     return row ? toOrg(row) : undefined;
+  }
+
+  async listOrgs(limit: number): Promise<OrgListing[]> {
+    return this.s.listOrgs.all(limit).map(toOrgListing);
   }
 
   async setOrgRateLimit(id: string, rateLimitPerSecond: number | undefined): Promise<boolean> {
