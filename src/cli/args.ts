@@ -59,9 +59,8 @@ export function settingsFrom(values: Record<string, unknown>): Settings {
 /** A USD amount as exact integer micro-USD ("12.5" -> 12_500_000); no floating point. */
 export function parseUsd(value: string | undefined): number {
   const m = value === undefined ? null : /^(\d{1,9})(?:\.(\d{1,6}))?$/.exec(value.trim());
-  if (!m) throw new UsageError('--usd must be a positive amount with at most 6 decimals, e.g. 10 or 2.50');
-  const micro = Number(m[1]) * 1_000_000 + Number((m[2] ?? '').padEnd(6, '0'));
-  if (micro <= 0) throw new UsageError('--usd must be more than 0');
+  const micro = m ? Number(m[1]) * 1_000_000 + Number((m[2] ?? '').padEnd(6, '0')) : 0;
+  if (micro <= 0) throw new UsageError('--usd must be an amount from 0.000001 to 999999999.999999, e.g. 10 or 2.50');
   return micro;
 }
 
