@@ -434,6 +434,48 @@ describe('webql reads', () => {
       const scanning = await new EngineIndexStore(db, { webqlReadsMax: 10, fileTypeMax: 0 }).open();
       assert.deepEqual((await scanning.search({ terms: [], webql: parseWebql('"to be or not to be" inurl:oldest'), limit: 10 })).map((h) => h.versionId), [oldest]);
     }));
+
+  test('and at most webqlReadCharsMax characters of their texts: over long pages it ends after fewer of them', () =>
+    withPages(async (db, pages) => {
+      const long = 'it is what it is, and so it will be. '.repeat(30); // 1,110 characters
+      const stored = await pages.putVersions([
+        page('https://c.test/oldest', { title: 'A', content: 'to be or not to be', acquiredAt: T0 }),
+        ...Array.from({ length: 300 }, (_, i) => page(`https://c.test/${i}`, { title: 'B', content: long, acquiredAt: T0 + (i + 1) * DAY })),
+        page('https://c.test/newest', { title: 'C', content: 'to be, or not to be', acquiredAt: T0 + 400 * DAY }),
+      ]);
+      const [oldest, newest] = [idOf(stored[0]!), idOf(stored.at(-1)!)];
+      const node = parseWebql('"to be or not to be"');
+      const run = async (options: ConstructorParameters<typeof EngineIndexStore>[1]) => {
+        const deps = depsOf(await new EngineIndexStore(db, options).open(), node);
+        let [read, chars] = [0, 0];
+        const found = await searchWebql(
+          {
+            ...deps,
+            read: (ids, withText, withUrl) => {
+              const versions = deps.read(ids, withText, withUrl);
+              read += versions.length;
+              for (const v of versions) chars += v.title.length + v.description.length + v.content.length;
+              return versions;
+            },
+          },
+          node,
+          10,
+        );
+        return { found: found.map((h) => h.versionId), read, chars };
+      };
+      // The bound is looked at between reads (the first of 32 candidates, then 64, ...): the first
+      // read holds more than 20,000 characters, and the query ends after it.
+      const bounded = await run({ webqlReadCharsMax: 20_000 });
+      assert.deepEqual(bounded.found, [newest]);
+      assert.equal(bounded.read, 32);
+      assert.ok(bounded.chars >= 20_000, `${bounded.chars} characters`);
+      // Past the first read, the next one: 96 read.
+      assert.equal((await run({ webqlReadCharsMax: 40_000 })).read, 32 + 64);
+      // With the default bounds every page is read and both are found.
+      const whole = await run({});
+      assert.deepEqual(whole.found, [newest, oldest]);
+      assert.equal(whole.read, 302);
+    }));
 });
 
 describe('webql lang: and url: of few versions', () => {

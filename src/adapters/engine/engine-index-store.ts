@@ -32,7 +32,7 @@ import { editsAllowed, nearestTerms, oneEditAway } from './spelling.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from '../worker.js';
 import { PageUrls } from './page-urls.js';
-import { narrowerSite, searchWebql, topItems, urlMask, urlPrefixes, urlText, type BestFirst, WEBQL_BEST_FIRST, WEBQL_READS_MAX, type WebqlDeps, type WebqlVersion } from './webql-search.js';
+import { narrowerSite, searchWebql, topItems, urlMask, urlPrefixes, urlText, type BestFirst, WEBQL_BEST_FIRST, WEBQL_READ_CHARS_MAX, WEBQL_READS_MAX, type WebqlDeps, type WebqlVersion } from './webql-search.js';
 import { compacted, concatSegments, docOf, inIdOrder, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termAt, termCount, termNumber } from './segment.js';
 
 export interface EngineWeights {
@@ -576,6 +576,8 @@ export interface EngineOptions {
   urlScanStep?: number;
   /** The most candidates a webql query reads (WEBQL_READS_MAX; smaller in tests). */
   webqlReadsMax?: number;
+  /** The most characters of text a webql query reads (WEBQL_READ_CHARS_MAX; smaller in tests). */
+  webqlReadCharsMax?: number;
   /** A save that would leave its disk less room than this is not made (WEBSEARCH_MIN_FREE_DISK_MB; 0: saves while they fit). */
   minFreeBytes?: number;
   /** When a webql query reads its best candidates first (WEBQL_BEST_FIRST; smaller in tests). */
@@ -667,6 +669,7 @@ export class EngineIndexStore implements IndexStore {
   private readonly matchStep: number;
   private readonly urlScanStep: number;
   private readonly webqlReadsMax: number;
+  private readonly webqlReadCharsMax: number;
   private readonly minFreeBytes: number;
   private readonly webqlBestFirst: BestFirst;
   private readonly fileTypeMax: number;
@@ -703,6 +706,7 @@ export class EngineIndexStore implements IndexStore {
     this.matchStep = options.matchStep ?? MATCH_STEP;
     this.urlScanStep = options.urlScanStep ?? URL_SCAN_STEP;
     this.webqlReadsMax = options.webqlReadsMax ?? WEBQL_READS_MAX;
+    this.webqlReadCharsMax = options.webqlReadCharsMax ?? WEBQL_READ_CHARS_MAX;
     this.minFreeBytes = options.minFreeBytes ?? 0;
     this.webqlBestFirst = options.webqlBestFirst ?? WEBQL_BEST_FIRST;
     this.fileTypeMax = options.fileTypeMax ?? FILE_TYPE_VERSIONS_MAX;
@@ -1568,6 +1572,7 @@ export class EngineIndexStore implements IndexStore {
       },
       pages: () => this.stmts.lastPage.get() ?? 0,
       readsMax: this.webqlReadsMax,
+      readCharsMax: this.webqlReadCharsMax,
       bestFirst: this.webqlBestFirst,
     };
   }

@@ -23,7 +23,8 @@
  *    description or the content (the title only with `title:`); site, url, inurl and lang against
  *    the page's URL and the version's language; filetype against the URL and the media type the
  *    version was served as. It stops once `limit` versions matched, or once
- *    `WEBQL_READS_MAX` candidates were read (the matches among them answer). With many
+ *    `WEBQL_READS_MAX` candidates or `WEBQL_READ_CHARS_MAX` characters of their texts were read
+ *    (the matches among them answer). With many
  *    candidates ranked by some words, the best few are listed and read first, from the engine's
  *    top k of those words (`WEBQL_BEST_FIRST`), and the whole listing only when they fall short.
  *    With a top-level `inurl:`, once reading has gone on long (`PAGES_PER_READ`), the pages whose
@@ -105,6 +106,8 @@ export interface WebqlDeps {
   pages(): number;
   /** The most candidates read (WEBQL_READS_MAX). */
   readsMax: number;
+  /** The most characters of text read (WEBQL_READ_CHARS_MAX). */
+  readCharsMax: number;
   /** When the best candidates are read first (WEBQL_BEST_FIRST). */
   bestFirst: BestFirst;
 }
@@ -180,6 +183,18 @@ export interface BestFirst {
  * of bench:webql's shapes reads 14,000.
  */
 export const WEBQL_READS_MAX = 50_000;
+
+/**
+ * The most characters of text (titles, descriptions and contents) a query reads; past them it ends
+ * as past `WEBQL_READS_MAX`. A read's cost grows with its page: a phrase is looked for over the
+ * whole text, and a page of 20 kB costs about 150-250 us to read and check, so over pages of that
+ * size the reads' bound alone let a phrase of two common words that are rarely side by side take
+ * 8-12 s at 60,000 pages (docs/BENCHMARKS.md, "The fifty-eighth session"). This bound is about
+ * what 50,000 of the 1M benchmark's pages hold (about 1,300 characters with their titles and
+ * descriptions), so it ends a query over such pages where the other would, and over larger pages
+ * after as much reading.
+ */
+export const WEBQL_READ_CHARS_MAX = 64_000_000;
 
 type TextNode = Extract<WebqlNode, { kind: 'text' }>;
 
@@ -723,6 +738,8 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const withUrl = filtered || looksAtUrl(node);
   const hits: IndexHit[] = [];
   let reads = 0;
+  let chars = 0;
+  const readOut = () => reads >= deps.readsMax || chars >= deps.readCharsMax;
 
   /** Reads the candidates of `found` that `take` takes, best first, until enough match or the reads' bound. */
   const readOn = async (found: Matches, take: (i: number) => boolean): Promise<void> => {
@@ -733,7 +750,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     // By score, ties to the lower id; with no ranking words, the newest first, ties to the higher id.
     const ranked = ranking.length > 0 ? new Ranked(candidates.subarray(0, count), scores, ids, 1) : new Ranked(candidates.subarray(0, count), acquiredAt, ids, -1);
     let looked = false;
-    for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit && reads < deps.readsMax; size = Math.min(size * 2, LARGEST_READ)) {
+    for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit && !readOut(); size = Math.min(size * 2, LARGEST_READ)) {
       if (size > FIRST_READ) await deps.turn();
       if (readBeforeScan <= 0 && !looked) {
         looked = true;
@@ -773,7 +790,11 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       }
       const rows = new Map<number, VersionWords>();
       const readRows = (ks: number[], withText: boolean) => {
-        if (ks.length > 0) for (const v of deps.read(ks.map((k) => ids[batch[k]!]!), withText, withUrl)) rows.set(v.id, new VersionWords(v));
+        if (ks.length === 0) return;
+        for (const v of deps.read(ks.map((k) => ids[batch[k]!]!), withText, withUrl)) {
+          rows.set(v.id, new VersionWords(v));
+          if (withText) chars += v.title.length + v.description.length + v.content.length;
+        }
       };
       readBeforeScan -= unread.length;
       reads += unread.length;
@@ -823,7 +844,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     const above = below;
     await readOn(first, (i) => first.scores[i]! > bar && first.scores[i]! <= above);
     below = bar;
-    if (hits.length >= limit || reads >= deps.readsMax) return hits;
+    if (hits.length >= limit || readOut()) return hits;
     // Every candidate with a ranking word was among them: only those without are left.
     if (bar === 0) break;
   }
