@@ -15,44 +15,6 @@ export function wordKey(word: string): string {
 }
 
 /**
- * Whether `text` holds the phrase (its words' `wordKey`s) as adjacent words, in order, its words
- * analysed as `words()`. A word's key is made only when its first character is that of the key it
- * must equal: the Porter stemmer changes only suffixes, so a stem starts as its word does (a test
- * holds it to that), and most words of a page are never stemmed.
- */
-export function hasPhrase(text: string, phrase: readonly string[]): boolean {
-  const n = phrase.length;
-  if (n === 0 || n > 30) return n > 30 && hasLongPhrase(text, phrase);
-  const sieve = sieveOf(phrase);
-  if (sieve && !sieve.test(text) && !ASCII_MAKERS.test(text)) return false;
-  const firsts = phrase.map((p) => p.charCodeAt(p.startsWith(' ') ? 1 : 0));
-  const done = 1 << n;
-  let active = 1; // bit k: the words just seen match phrase[0..k-1] (k = 0: always)
-  let found = false;
-  const step = (first: number, word: () => string) => {
-    let next = 1;
-    let key: string | undefined;
-    for (let k = 0; k < n; k++) {
-      if ((active & (1 << k)) === 0 || firsts[k] !== first) continue;
-      key ??= wordKey(word());
-      if (key === phrase[k]) next |= 1 << (k + 1);
-    }
-    if (next & done) found = true;
-    active = next;
-  };
-  scanWords(text, (i, j, ascii) => {
-    if (found) return;
-    if (ascii) {
-      const c = text.charCodeAt(i);
-      step(c >= 65 && c <= 90 ? c | 0x20 : c, () => text.slice(i, j).toLowerCase());
-    } else {
-      for (const w of unicodeWords(text, i, j)) step(w.charCodeAt(0), () => w);
-    }
-  });
-  return found;
-}
-
-/**
  * The characters outside ASCII that can make an ASCII word of the analysis (`words()`) out of
  * what is not a run of ASCII letters and digits in the text: letters that folding or lowercase
  * turns into ASCII ones (é, İ, the Kelvin sign), marks that folding drops (a decomposed accent),
@@ -69,6 +31,174 @@ export function hasPhrase(text: string, phrase: readonly string[]): boolean {
  * letter in a class, a mark reads as part of it (the linter's no-misleading-character-class).
  */
 export const ASCII_MAKERS = /[\u0300-\u036f\u0591-\u05c7\u064b-\u0670\u1ab0-\u1aeb\u20d0-\u20f0\u1dc0-\u1eff\u00ad\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u200c-\u200f\u2060-\u2064\u212a-\u212b\ufb00-\uffef\ud800-\udfff]/;
+
+/**
+ * Whether `text` holds the phrase (its words' `wordKey`s) as adjacent words, in order, its words
+ * analysed as `words()`. A word's key is made only when its first character is that of the key it
+ * must equal: the Porter stemmer changes only suffixes, so a stem starts as its word does (a test
+ * holds it to that), and most words of a page are never stemmed.
+ *
+ * Most texts are ruled out by the phrase's sieve (`sieveOf`) without a word being made. One the
+ * sieve rules out that holds `ASCII_MAKERS` can hold the phrase only where one of its words holds
+ * one of them, so only the words around those are read (`nearMakers`): reading all of a page of
+ * 20 kB word by word cost about 1 ms.
+ */
+export function hasPhrase(text: string, phrase: readonly string[]): boolean {
+  const n = phrase.length;
+  if (n === 0 || n > 30) return n > 30 && hasLongPhrase(text, phrase);
+  const sieve = sieveOf(phrase);
+  if (sieve && !sieve.test(text)) return nearMakers(new PhraseScan(text, phrase));
+  return new PhraseScan(text, phrase).scan(0, text.length).found;
+}
+
+/** The phrase's words looked for in `text`, a part at a time, in order (`scan`). */
+class PhraseScan {
+  /** Bit k: the words just seen match phrase[0..k-1] (k = 0: always). */
+  active = 1;
+  found = false;
+  /** Words read since `restart`. */
+  read = 0;
+  /** How many words were read before the first that holds one of ASCII_MAKERS (-1: none yet). */
+  firstMaker = -1;
+  /** Words read since the last word that holds one of ASCII_MAKERS. */
+  sinceMaker = 0;
+  private readonly firsts: number[];
+  private readonly done: number;
+
+  constructor(
+    readonly text: string,
+    readonly phrase: readonly string[],
+  ) {
+    this.firsts = phrase.map((p) => p.charCodeAt(p.startsWith(' ') ? 1 : 0));
+    this.done = 1 << phrase.length;
+  }
+
+  /** Counts from here, the words just read as `active` says (1: none of the phrase). */
+  restart(active: number): void {
+    this.active = active;
+    this.read = 0;
+    this.firstMaker = -1;
+    this.sinceMaker = 0;
+  }
+
+  private step(first: number, word: () => string): void {
+    let next = 1;
+    let key: string | undefined;
+    for (let k = 0; k < this.phrase.length; k++) {
+      if ((this.active & (1 << k)) === 0 || this.firsts[k] !== first) continue;
+      key ??= wordKey(word());
+      if (key === this.phrase[k]) next |= 1 << (k + 1);
+    }
+    if (next & this.done) this.found = true;
+    this.active = next;
+  }
+
+  /** Reads the words of text[from, to), which starts and ends at a word boundary, after those read before; stops once found. */
+  scan(from: number, to: number): this {
+    const text = this.text;
+    scanWords(
+      text,
+      (i, j, ascii) => {
+        if (this.found) return;
+        if (ascii) {
+          const c = text.charCodeAt(i);
+          this.step(c >= 65 && c <= 90 ? c | 0x20 : c, () => text.slice(i, j).toLowerCase());
+          this.read++;
+          this.sinceMaker++;
+          return;
+        }
+        const ws = unicodeWords(text, i, j);
+        for (const w of ws) this.step(w.charCodeAt(0), () => w);
+        if (ws.length > 0 && ASCII_MAKERS.test(text.slice(i, j))) {
+          if (this.firstMaker < 0) this.firstMaker = this.read;
+          this.sinceMaker = 0;
+        } else {
+          this.sinceMaker += ws.length;
+        }
+        this.read += ws.length;
+      },
+      from,
+      to,
+    );
+    return this;
+  }
+}
+
+/** ASCII_MAKERS, to find each of them in turn. */
+const MAKERS = new RegExp(ASCII_MAKERS.source, 'g');
+
+/** ASCII whitespace: no word holds it or is joined across it (text.ts `scanWords`), so a part of a text that starts or ends there is read as the whole text reads it. */
+const isBreak = (c: number) => c === 32 || c === 10 || c === 9 || c === 13;
+
+/** How far a break is looked for around a place; a text with none that near is read whole. */
+const BREAK_NEAR = 1_024;
+
+/** The nearest break at or before `at` (0 for the text's start), or -1 when none is within BREAK_NEAR. */
+function breakBefore(text: string, at: number): number {
+  for (let k = at; k > 0; k--) {
+    if (isBreak(text.charCodeAt(k))) return k;
+    if (at - k >= BREAK_NEAR) return -1;
+  }
+  return 0;
+}
+
+/** The nearest break at or after `at` (the text's length at its end), or -1 when none is within BREAK_NEAR. */
+function breakAfter(text: string, at: number): number {
+  for (let k = at; k < text.length; k++) {
+    if (isBreak(text.charCodeAt(k))) return k;
+    if (k - at >= BREAK_NEAR) return -1;
+  }
+  return text.length;
+}
+
+/** Characters read on at a time past a word that holds one of ASCII_MAKERS, until the phrase's length of words has followed it. */
+const STRIDE = 256;
+
+/**
+ * `hasPhrase` for a text its sieve rules out: the words of an ASCII text are its runs of ASCII
+ * letters and digits, which is what the sieve reads, so the phrase can be held only where one of
+ * its words holds one of ASCII_MAKERS. Each part read starts at a break before such a word with
+ * at least the phrase's length less one of words before it (or where the last part ended), and
+ * reads on until as many followed the last such word; the words between parts are not read. A
+ * text whose breaks are far apart (Japanese, Chinese, Thai: no spaces) is read whole.
+ */
+function nearMakers(s: PhraseScan): boolean {
+  const { text } = s;
+  const n = s.phrase.length;
+  const whole = () => {
+    s.restart(1);
+    return s.scan(0, text.length).found;
+  };
+  // The text before `at` is read, or holds no word of a match; `s.active` is as reading on from it needs.
+  let at = 0;
+  for (;;) {
+    MAKERS.lastIndex = at;
+    const maker = MAKERS.exec(text);
+    if (!maker) return false;
+    const active = s.active;
+    let back = 16 * n;
+    let to: number;
+    for (;;) {
+      const from = maker.index - at <= back ? at : breakBefore(text, maker.index - back);
+      to = breakAfter(text, maker.index);
+      if (from < 0 || to < 0) return whole();
+      s.restart(from === at ? active : 1);
+      if (s.scan(from, to).found) return true;
+      // Enough words before the first word that holds a maker, or all of them since `at` (a maker in
+      // no word needs none).
+      if (from === at || s.firstMaker < 0 || s.firstMaker >= n - 1) break;
+      back *= 4;
+    }
+    // Read on until n - 1 words followed the last word that held a maker.
+    while (s.firstMaker >= 0 && s.sinceMaker < n - 1 && to < text.length) {
+      const next = breakAfter(text, Math.min(text.length, to + STRIDE));
+      if (next < 0) return whole();
+      if (s.scan(to, next).found) return true;
+      to = next;
+    }
+    at = to;
+  }
+}
 
 const sieves = new WeakMap<readonly string[], RegExp | null>();
 

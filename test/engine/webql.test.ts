@@ -290,6 +290,62 @@ describe('hasPhrase (stems only words that start as the stem they must equal)', 
     assert.ok(present > checked * 0.3 && present < checked * 0.9, `${present} of ${checked} present: both answers are exercised`);
   });
 
+  test('the same answer on long texts where a few words hold what makes ASCII words, read only around them', () => {
+    const random = rng(31);
+    const plain = ['cell', 'cells', 'insulin', 'increases', 'the', 'of', 'file', 'cafe', 'early', 'growth', 'a', '1,000', 'C++', "cell's", 'e-mail'];
+    // Words that hold one of ASCII_MAKERS: accents, a mark, a ligature, fullwidth, an invisible hyphen, a dotted capital.
+    const makers = ['café', 'cafe\u0301', 'ﬁle', 'ｆｉｌｅ', 'ce\u00adll', 'İnsulin', 'über', 'Åland', 'grow\u0301th', 'ｶﬁle'];
+    // Separators, some long without a break (a run of dashes), some with a line break.
+    const separators = [' ', ' ', ' ', ' ', ', ', '. ', '\n\n', ' - ', '-'.repeat(40), ' '.repeat(30), '\n'.repeat(50), '\u2014', '\u00a0', ' ('];
+    const pick = picker(random);
+    let present = 0;
+    let checked = 0;
+    for (let t = 0; t < 600; t++) {
+      const length = 50 + Math.floor(random() * 1500);
+      const makerShare = [0.002, 0.01, 0.1][t % 3]!;
+      const tokens: string[] = [];
+      const parts: string[] = [];
+      for (let k = 0; k < length; k++) {
+        tokens.push(random() < makerShare ? pick(makers) : pick(plain));
+        parts.push(tokens[k]!, pick(separators));
+      }
+      // Some texts hold no break at all for long stretches: read whole.
+      const text = t % 25 === 0 ? parts.join('').replace(/\s/g, '\u3000') : parts.join('');
+      const n = 1 + Math.floor(random() * 4);
+      let phrase: string[];
+      const makerAt = tokens.findIndex((w, i) => i >= n && makers.includes(w) && random() < 0.3);
+      if (makerAt >= 0 && random() < 0.7) {
+        // The words that end at a maker's word (the words before it are those a part read must
+        // start early enough for), or that start there.
+        const ending = random() < 0.7;
+        const around = words((ending ? tokens.slice(makerAt - n, makerAt + 1) : tokens.slice(makerAt, makerAt + n + 1)).join(' '));
+        phrase = (ending ? around.slice(-n) : around.slice(0, n)).map(wordKey);
+      } else {
+        // Any words of both lists.
+        phrase = Array.from({ length: n }, () => wordKey(words(pick(random() < 0.5 ? plain : makers))[0] ?? 'cell'));
+      }
+      const expected = hasByEveryStem(text, phrase);
+      assert.equal(hasPhrase(text, phrase), expected, `${JSON.stringify(phrase)} in text ${t}: ${JSON.stringify(text.slice(0, 300))}...`);
+      if (expected) present++;
+      checked++;
+    }
+    assert.ok(present > checked * 0.3 && present < checked * 0.9, `${present} of ${checked} present: both answers are exercised`);
+  });
+
+  test('read around the words that hold what makes ASCII words: a phrase before, across the end of a part read, or after one', () => {
+    const phrase = ['cell', 'cell', 'file'].map(wordKey);
+    // A part is read from the café's word to well past it; the ﬁle's comes at every place after
+    // that part's end, so a match starts in it and ends after it.
+    for (let k = 40; k < 90; k++) assert.ok(hasPhrase(`café${' cell'.repeat(k)} ﬁle`, phrase), `${k}`);
+    // Words before the ﬁle's apart by more than a part starts before it.
+    assert.ok(hasPhrase(`x${' '.repeat(100)}cell${' '.repeat(100)}cell${' '.repeat(100)}ﬁle x`, phrase));
+    assert.equal(hasPhrase(`x cell${' '.repeat(100)}x${' '.repeat(100)}cell ﬁle x`, phrase), false);
+    // After a word that holds one, as many words as the phrase has are read.
+    assert.ok(hasPhrase(`a ﬁle${' '.repeat(300)}insulin early x`, ['file', 'insulin', 'early'].map(wordKey)));
+    // A text without a break near: read whole.
+    assert.ok(hasPhrase(`${'cell\u3000'.repeat(400)}cell\u3000ﬁle`, phrase));
+  });
+
   test('ASCII_MAKERS holds every character outside ASCII that the analysis reads into an ASCII word or drops from one', () => {
     let makers = 0;
     for (let c = 0x80; c <= 0xffff; c++) {
