@@ -5,7 +5,7 @@
  * Latin script. It answers nothing when unsure; a wrong tag is worse than none, since `lang:` in
  * webql filters on it.
  */
-import { words } from './text.js';
+import { scanWords, unicodeWords, words } from './text.js';
 
 /** A lowercase language tag: primary subtag, then subtags (`en`, `pt-br`, `zh-hant-tw`). */
 export const LANG_TAG_RE = /^[a-z]{2,3}(?:-[a-z0-9]{1,8})*$/;
@@ -80,9 +80,30 @@ function scriptLanguage(sample: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** The language of `text` when its script or its function words say so clearly; at most the first 2,000 words are read. */
+/** What `detectLanguage` reads: the first 2,000 words of a text's first 20,000 characters. */
+const SAMPLE_CHARS = 20_000;
+const SAMPLE_WORDS = 2_000;
+
+/**
+ * `words(text.slice(0, SAMPLE_CHARS)).slice(0, SAMPLE_WORDS)`, found by `scanWords` (an ASCII
+ * word lowercased, others as `words()` reads them; the same words, a test holds it to that): five
+ * to seven times faster on pages of 20 kB (3-4 ms a page made `words()` a third of an import's
+ * time there), and no word is made past the sample's last.
+ */
+export function sampleWords(text: string): string[] {
+  const part = text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text;
+  const out: string[] = [];
+  scanWords(part, (i, j, ascii) => {
+    if (out.length >= SAMPLE_WORDS) return;
+    if (ascii) out.push(part.slice(i, j).toLowerCase());
+    else for (const w of unicodeWords(part, i, j)) out.push(w);
+  });
+  return out.length > SAMPLE_WORDS ? out.slice(0, SAMPLE_WORDS) : out;
+}
+
+/** The language of `text` when its script or its function words say so clearly; at most the first 2,000 words are read (`sampleWords`). */
 export function detectLanguage(text: string): string | undefined {
-  const sample = words(text.slice(0, 20_000)).slice(0, 2_000);
+  const sample = sampleWords(text);
   if (sample.length < 8) return undefined;
   const byScript = scriptLanguage(sample);
   if (byScript) return byScript;

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { detectLanguage, normalizeLangTag, pageLanguage } from '../../src/core/language.js';
+import { loadCorpus, picker, rng } from '../../bench/scifact.js';
+import { detectLanguage, normalizeLangTag, pageLanguage, sampleWords } from '../../src/core/language.js';
+import { words } from '../../src/core/text.js';
 
 describe('page language', () => {
   test('declared tags are normalised; junk is no tag', () => {
@@ -42,5 +44,25 @@ describe('page language', () => {
     const english = 'The quick brown fox jumps over the lazy dog, and it was the best thing that they have seen from there.';
     assert.equal(pageLanguage('fr-CA', english), 'fr-ca');
     assert.equal(pageLanguage('not a tag', english), 'en');
+  });
+
+  test("the sample read is the first 2,000 words of the first 20,000 characters, as words() reads them", () => {
+    const sample = (t: string) => words(t.slice(0, 20_000)).slice(0, 2_000);
+    for (const d of loadCorpus().slice(0, 1000)) assert.deepEqual(sampleWords(d.text), sample(d.text), d.id);
+    // Made-up texts of what the analysis reads apart, long enough for either bound to end the sample.
+    const random = rng(5);
+    const pick = picker(random);
+    const vocabulary = ['Insulin', "cell's", 'C++', 'C#', '1,000', '3.12', 'e-mail', 'café', 'cafe\u0301', 'ﬁle', 'ｆｉｌｅ', 'ｶﬁle', 'İnsulin', 'ß', 'β', '東京の天気', '北京', '서울의', 'ภาษาไทย', '𝐜ell', 'ce\u00adll', 'x'.repeat(300)];
+    const separators = [' ', ', ', '. ', '\n', '-', '\u2014', '\u00a0', '\u3000', ''];
+    const ended = { chars: 0, words: 0 };
+    for (let t = 0; t < 300; t++) {
+      let text = '';
+      const length = Math.floor(random() * 6000);
+      for (let k = 0; k < length; k++) text += pick(vocabulary) + pick(separators);
+      assert.deepEqual(sampleWords(text), sample(text), `text ${t}: ${JSON.stringify(text.slice(0, 200))}`);
+      if (text.length > 20_000 && sample(text).length < 2_000) ended.chars++;
+      if (sample(text).length === 2_000) ended.words++;
+    }
+    assert.ok(ended.chars > 10 && ended.words > 10, JSON.stringify(ended));
   });
 });
