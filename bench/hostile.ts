@@ -28,7 +28,7 @@ import { parseSitemap } from '../src/acquire/sitemap.js';
 import { buildMessages } from '../src/adapters/llm/openai-compatible.js';
 import { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
 import { WEBQL_READ_CHARS_MAX, WEBQL_READS_MAX } from '../src/adapters/engine/webql-search.js';
-import { openDatabase } from '../src/adapters/sqlite/database.js';
+import { type Db, openDatabase } from '../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../src/adapters/sqlite/page-store.js';
 import { holdEscapes } from '../src/core/escapes.js';
 import { SCAN_LIMIT, segment } from '../src/core/passages.js';
@@ -156,11 +156,23 @@ for (const [what, md] of texts) {
 const many = '<page '.repeat(300_000);
 console.log(`prompt delimiter, 300,000 unclosed <page tags (${kb(many)}): ${ms(await timed(() => buildMessages('x', { url: 'https://a.test/', markdown: many }, 1_000_000)))}`);
 
+/** `use` on a new database and its page store, in a folder removed after. */
+async function withStore(use: (db: Db, store: SqlitePageStore) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'websearch-hostile-'));
+  try {
+    const db = openDatabase({ path: join(dir, 'pages.db') });
+    try {
+      await use(db, new SqlitePageStore(db));
+    } finally {
+      db.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // Ten pages of 5 MB of sentences, stored as an import stores them (with their passage indexes).
-const dir = mkdtempSync(join(tmpdir(), 'websearch-hostile-'));
-try {
-  const db = openDatabase({ path: join(dir, 'pages.db') });
-  const store = new SqlitePageStore(db);
+await withStore(async (db, store) => {
   const words = 'the otter swims in cold rivers and eats fish while the heron waits near reeds for frogs'.split(' ');
   const bigPage = (i: number) => {
     const lines: string[] = [`# Page ${i}`];
@@ -185,18 +197,12 @@ try {
       for (const v of whole.all(...ids)) pageSnippet(v.content, v.passages ?? undefined, query, 300, { describe: true });
     },
   );
-  db.close();
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+});
 
 // A quoted phrase of two words that every page holds but none side by side, over pages of 20 kB:
 // every page is a candidate, and each is read and looked through. Now (the reads' bound and the
 // characters' bound) against the reads' bound alone.
-const phraseDir = mkdtempSync(join(tmpdir(), 'websearch-hostile-'));
-try {
-  const db = openDatabase({ path: join(phraseDir, 'pages.db') });
-  const store = new SqlitePageStore(db);
+await withStore(async (db, store) => {
   const vocabulary = 'the otter swims in cold rivers and eats fish while a heron waits near reeds for frogs at dawn'.split(' ');
   const pageOf = (i: number) => {
     const sentences: string[] = [];
@@ -232,7 +238,4 @@ try {
   console.log(
     `"heron otter" over ${PHRASE_PAGES.toLocaleString('en-US')} pages of 20 kB holding both words, never side by side, and a café (${WEBQL_READS_MAX.toLocaleString('en-US')} candidates read at most): now ${ms(now.t)} (reads end after ${WEBQL_READ_CHARS_MAX.toLocaleString('en-US')} characters), ${now.found} found; the reads' bound alone ${ms(before.t)}, ${before.found} found (${(before.t / now.t).toFixed(1)}x)`,
   );
-  db.close();
-} finally {
-  rmSync(phraseDir, { recursive: true, force: true });
-}
+});
