@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compoundTerms, indexTerms, markdownToText, queryTerms, scanWords, STOP_WORDS, stem, words } from '../../src/core/text.js';
+import { compoundTerms, fold, indexTerms, markdownToText, queryTerms, scanWords, STOP_WORDS, stem, words } from '../../src/core/text.js';
 import { benchQuerySets, loadCorpus, picker, rng } from '../../bench/scifact.js';
 import { sentenceBounds } from '../../src/core/passages.js';
 import { bestSentence, buildSnippet, fallbackDescription, SnippetQuery } from '../../src/ops/snippet.js';
@@ -219,6 +219,18 @@ describe('words of scripts other than Latin', () => {
     // Latin letters no accent can be taken off are folded as Lucene's ASCIIFoldingFilter folds them.
     assert.deepEqual(words('Łódź København Straße STRASSE Æsir Œuvre Þórsmörk Đakovo Iğdır'), ['lodz', 'kobenhavn', 'strasse', 'strasse', 'aesir', 'oeuvre', 'thorsmork', 'dakovo', 'igdir']);
     assert.deepEqual(queryTerms('lodz kobenhavn'), queryTerms('Łódź København'));
+  });
+
+  test('a word of ASCII and Latin letters folds as the whole word folds, a character at a time', () => {
+    // Every letter and digit below U+0250 (the soft hyphen is invisible, left out of words), alone,
+    // after each ASCII letter and with each other at random, in words of one to twelve.
+    const latin = Array.from({ length: 0x250 }, (_, c) => String.fromCharCode(c)).filter((c) => /[\p{L}\p{N}]/u.test(c));
+    assert.ok(latin.length > 450, `${latin.length}`);
+    const random = rng(3);
+    const pick = picker(random);
+    const cases = [...latin, ...latin.flatMap((c) => ['a', 'Z', 'i', 's'].map((a) => a + c + a))];
+    for (let t = 0; t < 20_000; t++) cases.push(Array.from({ length: 1 + Math.floor(random() * 12) }, () => pick(latin)).join(''));
+    for (const w of cases) assert.deepEqual(words(w), [fold(w)], JSON.stringify(w));
   });
 
   test('an invisible character inside a word keeps it whole and is left out of it; a zero-width space parts words', () => {
