@@ -186,10 +186,10 @@ export const WEBQL_READS_MAX = 50_000;
 
 /**
  * The most characters of text (titles, descriptions and contents) a query reads; past them it ends
- * as past `WEBQL_READS_MAX`. A read's cost grows with its page: a phrase is looked for over the
- * whole text, and a page of 20 kB costs about 150-250 us to read and check, so over pages of that
- * size the reads' bound alone let a phrase of two common words that are rarely side by side take
- * 8-12 s at 60,000 pages (docs/BENCHMARKS.md, "The fifty-eighth session"). This bound is about
+ * as past `WEBQL_READS_MAX`. A read's cost grows with its page: a page of 20 kB costs 0.1-0.3 ms
+ * to read and look through for a phrase, so over pages of that size the reads' bound alone let a
+ * phrase of two common words that are rarely side by side take 12-14 s at 60,000 pages
+ * (docs/BENCHMARKS.md, "The fifty-eighth session"). This bound is about
  * what 50,000 of the 1M benchmark's pages hold (about 1,300 characters with their titles and
  * descriptions), so it ends a query over such pages where the other would, and over larger pages
  * after as much reading.
