@@ -47,8 +47,8 @@ export function hasPhrase(text: string, phrase: readonly string[]): boolean {
   const n = phrase.length;
   if (n === 0 || n > 30) return n > 30 && hasLongPhrase(text, phrase);
   const sieve = sieveOf(phrase);
-  if (sieve && !sieve.test(text)) return nearMakers(new PhraseScan(text, phrase));
-  return new PhraseScan(text, phrase).scan(0, text.length).found;
+  if (sieve && !sieve.test(text)) return nearMakers(new PhraseScan(text, phrase, true));
+  return new PhraseScan(text, phrase, false).scan(0, text.length).found;
 }
 
 /** The phrase's words looked for in `text`, a part at a time, in order (`scan`). */
@@ -65,9 +65,11 @@ class PhraseScan {
   private readonly firsts: number[];
   private readonly done: number;
 
+  /** `counting`: keep `read`, `firstMaker` and `sinceMaker` (`nearMakers` reads by them; a whole text's reading needs none). */
   constructor(
     readonly text: string,
     readonly phrase: readonly string[],
+    private readonly counting: boolean,
   ) {
     this.firsts = phrase.map((p) => p.charCodeAt(p.startsWith(' ') ? 1 : 0));
     this.done = 1 << phrase.length;
@@ -109,6 +111,7 @@ class PhraseScan {
         }
         const ws = unicodeWords(text, i, j);
         for (const w of ws) this.step(w.charCodeAt(0), () => w);
+        if (!this.counting) return;
         if (ws.length > 0 && ASCII_MAKERS.test(text.slice(i, j))) {
           if (this.firstMaker < 0) this.firstMaker = this.read;
           this.sinceMaker = 0;
