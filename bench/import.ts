@@ -1,0 +1,92 @@
+/**
+ * npm run bench:import [-- --pages 500 --chars 20000 --runs 3]
+ *
+ * Imports of pages of real length. The 1M benchmark's pages hold about 850 characters; web pages
+ * hold tens of thousands, and what an import makes of each page (its language's guess, its passage
+ * index, its near-duplicate fingerprint) grows with its length. Writes a JSONL file of `--pages`
+ * markdown pages of about `--chars` characters each (paragraphs of five SciFact sentences drawn at
+ * random, the same every run) to a temporary folder, then:
+ * - `websearch import` of it, the real CLI in a fresh process and a fresh data directory, `--runs`
+ *   times: the seconds the CLI reports for the file (its start not counted) and the milliseconds a
+ *   page, the median run last;
+ * - what each page costs on one thread, each part alone over all the pages (the median of three
+ *   passes): the language's guess (`detectLanguage`), the passage index (`buildPassages`), the
+ *   near-duplicate fingerprint (`nearFingerprint`).
+ */
+import { spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { detectLanguage } from '../src/core/language.js';
+import { nearFingerprint } from '../src/core/near-duplicate.js';
+import { buildPassages } from '../src/core/passages.js';
+import { loadCorpus, median, picker, rng, sentencesOf } from './scifact.js';
+
+const { values } = parseArgs({
+  options: {
+    pages: { type: 'string', default: '500' },
+    chars: { type: 'string', default: '20000' },
+    runs: { type: 'string', default: '3' },
+  },
+});
+const count = Number(values.pages);
+const chars = Number(values.chars);
+const runs = Number(values.runs);
+for (const [name, v] of [['--pages', count], ['--chars', chars], ['--runs', runs]] as const) {
+  if (!(Number.isInteger(v) && v >= 1)) throw new Error(`${name} takes a count, not ${String(v)}`);
+}
+
+const sentences = sentencesOf(loadCorpus());
+const pick = picker(rng(7));
+const pages: string[] = [];
+for (let i = 0; i < count; i++) {
+  let markdown = '';
+  while (markdown.length < chars) markdown += `${Array.from({ length: 5 }, () => pick(sentences)).join(' ')}\n\n`;
+  pages.push(markdown);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-import-'));
+try {
+  const file = join(dir, 'pages.jsonl');
+  const out = createWriteStream(file);
+  for (const [i, markdown] of pages.entries()) {
+    const line = { url: `https://site${i % 100}.example/doc/${i}`, title: pick(sentences).slice(0, 80), markdown, published_at: '2024-01-01' };
+    if (!out.write(`${JSON.stringify(line)}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  const mb = pages.reduce((n, p) => n + p.length, 0) / 1e6;
+  console.log(`${count} pages of about ${chars.toLocaleString('en-US')} characters (${mb.toFixed(1)} MB of markdown):`);
+
+  const main = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
+  const seconds: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const data = join(dir, `data-${run}`);
+    const child = spawnSync(process.execPath, ['--import', 'tsx', main, '--data-dir', data, 'import', file], { encoding: 'utf8' });
+    const summary = /imported (\d+), .*\(([\d.]+) s\)\s*$/m.exec(child.stderr);
+    if (child.status !== 0 || summary === null || Number(summary[1]) !== count) throw new Error(`websearch import failed (exit ${child.status}):\n${child.stderr}`);
+    seconds.push(Number(summary[2]));
+    rmSync(data, { recursive: true, force: true });
+  }
+  const perPage = (s: number) => `${((1000 * s) / count).toFixed(1)} ms a page`;
+  console.log(`websearch import: ${seconds.map((s) => `${s.toFixed(1)} s`).join(', ')}; median ${median(seconds).toFixed(1)} s, ${perPage(median(seconds))}`);
+
+  const part = (name: string, f: (page: string) => unknown) => {
+    const times: number[] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      const t = performance.now();
+      for (const page of pages) f(page);
+      times.push(performance.now() - t);
+    }
+    console.log(`  ${name}: ${((1000 * median(times)) / count).toFixed(0)} us a page`);
+  };
+  console.log('Each part alone, on one thread:');
+  part('the language (detectLanguage)', detectLanguage);
+  part('the passage index (buildPassages)', buildPassages);
+  part('the near-duplicate fingerprint (nearFingerprint)', nearFingerprint);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
