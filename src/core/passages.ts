@@ -352,13 +352,27 @@ export function buildPassages(markdown: string, minLength = PASSAGE_INDEX_MIN): 
   if (markdown.length < minLength) return undefined;
   const seg = segment(markdown);
   const { text, bounds } = seg;
-  // The sentences of each folded word, then of each stem's hash: a word is stemmed and a stem hashed once per page.
+  // The sentences of each stem's hash, in sentence order, in `lists` by the hash's first word's
+  // order: a word's list is its hash's, so a word is stemmed and hashed once per page, and the
+  // words of one stem (or hash) fill one list in order.
   const byWord = new Map<string, number[]>();
+  const byHash = new Map<number, number[]>();
+  const hashOf: number[] = [];
+  const lists: number[][] = [];
   let sentence = 0;
   const add = (word: string) => {
-    const list = byWord.get(word);
-    if (list === undefined) byWord.set(word, [sentence]);
-    else list.push(sentence);
+    let list = byWord.get(word);
+    if (list === undefined) {
+      const h = stemHash(cachedStem(word));
+      list = byHash.get(h);
+      if (list === undefined) {
+        byHash.set(h, (list = []));
+        hashOf.push(h);
+        lists.push(list);
+      }
+      byWord.set(word, list);
+    }
+    list.push(sentence);
   };
   // Lowercased once (when that keeps every offset, as it does unless the text holds one of the few
   // characters whose lowercase is longer), an ASCII word is a slice of it.
@@ -371,18 +385,12 @@ export function buildPassages(markdown: string, minLength = PASSAGE_INDEX_MIN): 
   // A compound's joined word is one of its sentence's words too (text.ts `compoundWord`).
   const compound = (i: number, j: number) => add(compoundWord(text, i, j));
   for (; sentence < bounds.length / 2; sentence++) scanWords(text, visit, bounds[2 * sentence], bounds[2 * sentence + 1], compound);
-  const occurrences = new Map<number, number[]>();
-  const hashOf = new Map<string, number>();
-  for (const [word, list] of byWord) {
-    const stem = cachedStem(word);
-    let h = hashOf.get(stem);
-    if (h === undefined) hashOf.set(stem, (h = stemHash(stem)));
-    const merged = occurrences.get(h);
-    if (merged === undefined) occurrences.set(h, list);
-    else occurrences.set(h, merged.concat(list).sort((a, b) => a - b)); // words of one stem (or hash), in sentence order
-  }
+  // The hashes in ascending order, each with its list's place below 2^21 (a page's markdown is far
+  // shorter than 2^21 words), sorted as one exact number each.
+  const order = new Float64Array(hashOf.length);
+  for (let k = 0; k < order.length; k++) order[k] = hashOf[k]! * 2 ** 21 + k;
+  order.sort();
 
-  const hashes = [...occurrences.keys()].sort((a, b) => a - b);
   const sentences = new Bytes();
   let previousLine = 0;
   for (let s = 0; s < bounds.length / 2; s++) {
@@ -393,23 +401,23 @@ export function buildPassages(markdown: string, minLength = PASSAGE_INDEX_MIN): 
   }
   const lengths = new Bytes();
   const postings = new Bytes();
-  for (const h of hashes) {
+  for (const key of order) {
     const before = postings.length;
     let previous = 0;
-    for (const s of occurrences.get(h)!) {
+    for (const s of lists[key % 2 ** 21]!) {
       postings.varint(s - previous);
       previous = s;
     }
     lengths.varint(postings.length - before);
   }
 
-  const lengthsAt = HEADER_BYTES + 4 * hashes.length + sentences.length;
+  const lengthsAt = HEADER_BYTES + 4 * order.length + sentences.length;
   const postingsAt = lengthsAt + lengths.length;
   const out = new Uint8Array(postingsAt + postings.length);
   const view = new DataView(out.buffer);
-  [PASSAGES_FORMAT, text.length, bounds.length / 2, hashes.length, lengthsAt, postingsAt].forEach((v, k) => view.setUint32(4 * k, v, true));
-  hashes.forEach((h, k) => view.setUint32(HEADER_BYTES + 4 * k, h, true));
-  out.set(sentences.bytes.subarray(0, sentences.length), HEADER_BYTES + 4 * hashes.length);
+  [PASSAGES_FORMAT, text.length, bounds.length / 2, order.length, lengthsAt, postingsAt].forEach((v, k) => view.setUint32(4 * k, v, true));
+  order.forEach((key, k) => view.setUint32(HEADER_BYTES + 4 * k, Math.floor(key / 2 ** 21), true));
+  out.set(sentences.bytes.subarray(0, sentences.length), HEADER_BYTES + 4 * order.length);
   out.set(lengths.bytes.subarray(0, lengths.length), lengthsAt);
   out.set(postings.bytes.subarray(0, postings.length), postingsAt);
   return out;
