@@ -13,19 +13,20 @@ import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { withoutControls } from '../core/controls.js';
-import { normalizeLangTag, pageLanguage } from '../core/language.js';
+import { normalizeLangTag } from '../core/language.js';
 import { normalizeMediaType } from '../core/media-type.js';
 import { lineText } from '../core/passages.js';
 import { acquiredTooLate, isStorableTime, publishedTooLate } from '../core/time.js';
 import { AUTHOR_MAX, cutAtWord, TITLE_MAX } from '../core/text.js';
 import { normalizeUrl } from '../core/url.js';
+import type { LivePage } from '../ports/live-fetcher.js';
 import type { NewVersion, PageStore } from '../ports/page-store.js';
 import { looksBlocked } from './challenge.js';
 import { extractHtml } from './extract/index.js';
 import type { PageMetadata } from './extract/metadata.js';
 import { parseLooseTime } from './html-time.js';
 import { InOrder } from './in-order.js';
-import type { ReadPage } from './live-fetch.js';
+import { languageOf, type ReadPage } from './live-fetch.js';
 
 export interface ImportSummary {
   imported: number;
@@ -158,7 +159,7 @@ function parseLine(line: string, now: number): Line {
 }
 
 /** The version of a line and its extracted page: the line's own fields win over the page's. */
-function toVersion(l: Line, extracted: Partial<PageMetadata> & { content: string; passages?: Uint8Array; near?: Uint8Array }): NewVersion {
+function toVersion(l: Line, extracted: Partial<PageMetadata> & Pick<LivePage, 'content' | 'passages' | 'near' | 'language'>): NewVersion {
   if (!extracted.content.trim()) throw new Error('the page has no text content');
   const version: NewVersion = { url: l.url, content: extracted.content, acquiredAt: l.acquiredAt, searchable: true };
   const title = l.title ?? extracted.title;
@@ -171,7 +172,8 @@ function toVersion(l: Line, extracted: Partial<PageMetadata> & { content: string
   if (description !== undefined) version.description = description;
   if (author !== undefined) version.author = author;
   if (publishedAt !== undefined) version.publishedAt = publishedAt;
-  const lang = pageLanguage(l.lang ?? extracted.lang, extracted.content);
+  // The line's own language (checked to be a tag), else the page's (made on the reader thread that read it, if one did).
+  const lang = l.lang !== undefined ? normalizeLangTag(l.lang) : languageOf(extracted);
   if (lang !== undefined) version.lang = lang;
   if (l.mediaType !== undefined) version.mediaType = l.mediaType;
   if (extracted.passages) version.passages = extracted.passages;

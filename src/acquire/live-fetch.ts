@@ -112,6 +112,11 @@ export const mediaType = (r: RawResponse) => (r.headers['content-type'] ?? '').s
 const robotsHeader = (r: RawResponse) => (r.headers['x-robots-tag'] ?? '').toLowerCase();
 const headerNoindex = (r: RawResponse) => /\b(noindex|none)\b/.test(robotsHeader(r));
 
+/** The language a page is stored with: made on the reader thread that read it (`LivePage.language`), else here. */
+export function languageOf(page: Pick<LivePage, 'lang' | 'content' | 'language'>): string | undefined {
+  return page.language !== undefined ? (page.language ?? undefined) : pageLanguage(page.lang, page.content);
+}
+
 /** The version to store for a fetched page (live fetch, crawl and WARC import all store it this way). */
 export function versionOf(page: LivePage, o: { url?: string; acquiredAt?: number; searchable: boolean }): NewVersion {
   return {
@@ -122,7 +127,7 @@ export function versionOf(page: LivePage, o: { url?: string; acquiredAt?: number
     publishedAt: page.publishedAt,
     content: page.content,
     acquiredAt: o.acquiredAt ?? page.fetchedAt,
-    lang: pageLanguage(page.lang, page.content),
+    lang: languageOf(page),
     searchable: o.searchable,
     ...(page.mediaType ? { mediaType: page.mediaType } : {}),
     ...(page.passages ? { passages: page.passages } : {}),

@@ -24,6 +24,12 @@ export interface LivePage {
   passages?: Uint8Array;
   /** The content's near-duplicate fingerprint, made there too (empty: the text is too short for one). */
   near?: Uint8Array;
+  /**
+   * The language stored with the page (`lang` when it is a language tag, else the guess from the
+   * content: core/language.ts `pageLanguage`), null for none, made there too; absent, it is made
+   * where the page is stored (acquire/live-fetch.ts `languageOf`).
+   */
+  language?: string | null;
 }
 
 export interface LiveFetcher {

@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { RawResponse } from '../../src/acquire/http-client.js';
-import { pageFromResponse } from '../../src/acquire/live-fetch.js';
+import { languageOf, pageFromResponse } from '../../src/acquire/live-fetch.js';
 import { ReaderPool } from '../../src/adapters/reader/reader-pool.js';
 import { ServiceError } from '../../src/core/errors.js';
+import { pageLanguage } from '../../src/core/language.js';
 import { nearFingerprint } from '../../src/core/near-duplicate.js';
 import { buildPassages } from '../../src/core/passages.js';
 
@@ -48,13 +49,14 @@ const rejectsWith = async (p: Promise<unknown>, code: string, message?: RegExp) 
   return e;
 };
 
-test('a page read on a thread is the page read here, with its passage index and fingerprint', async () => {
+test('a page read on a thread is the page read here, with its passage index, fingerprint and language', async () => {
   const readers = pool({ threads: 2 });
   const res = response(ARTICLE);
   const here = await pageFromResponse(res);
   const [there, again] = await Promise.all([readers.read(res), readers.read(res)]);
-  const { passages, near, ...page } = there;
+  const { passages, near, language, ...page } = there;
   assert.deepEqual(page, here);
+  assert.equal(language, 'en', 'the language it declares');
   assert.ok(passages && passages.length > 0, 'a long page comes with its passage index');
   assert.deepEqual(Buffer.from(passages), Buffer.from(buildPassages(here.content)!));
   const print = nearFingerprint(here.content);
@@ -62,6 +64,13 @@ test('a page read on a thread is the page read here, with its passage index and 
   assert.deepEqual(Buffer.from(near!), Buffer.from(print));
   const short = await readers.read(response('<p>A short page.</p>'));
   assert.deepEqual(short.near && [...short.near], [], 'a text too short for one: an empty one, not none');
+  assert.equal(short.language, null, 'too short for a guess: none, not left to be made');
+  // A page that declares none: the guess from its text, as the thread that stores it would make it.
+  const undeclared = await readers.read(response(ARTICLE.replace(' lang="en"', '').replace('<title>', '<title>Loutres ').replace(/is a semiaquatic mammal that eats fish and crabs, and/g, 'est un animal qui mange les poissons dans les rivières et')));
+  assert.equal(undeclared.lang, undefined);
+  assert.equal(undeclared.language, 'fr');
+  assert.equal(languageOf(undeclared), 'fr');
+  assert.equal(languageOf({ ...undeclared, language: undefined }), pageLanguage(undefined, undeclared.content));
   assert.deepEqual(again, there);
   assert.deepEqual(readers.load, { reading: 0, waiting: 0 });
 });

@@ -241,7 +241,8 @@ describe('JSONL import on the reader threads', () => {
             ? { url: `https://r.test/${i}`, markdown: `# Note ${i}\n\nA note about the ${i}th heron.` }
             : {
                 url: `https://r.test/${i}`,
-                html: `<html lang="de"><head><title>Seite ${i}</title><meta name="description" content="Reiher ${i}"></head><body><article><p>Der Reiher ${i} steht still im flachen Wasser und wartet auf Fische.</p></article></body></html>`,
+                // (Every fifth declares no language: the reader thread's guess is the one stored.)
+                html: `<html${i % 5 === 1 ? '' : ' lang="de"'}><head><title>Seite ${i}</title><meta name="description" content="Reiher ${i}"></head><body><article><p>Der Reiher ${i} steht still im flachen Wasser und wartet auf Fische.</p></article></body></html>`,
                 ...(i === 4 ? { title: 'The line names its own title', lang: 'en' } : {}),
               },
         );
@@ -283,6 +284,7 @@ describe('JSONL import on the reader threads', () => {
       assert.deepEqual(fields(await threadPages.latest('https://r.test/4'))!.slice(0, 1), ['The line names its own title']);
       assert.equal((await threadPages.latest('https://r.test/4'))!.lang, 'en');
       assert.equal((await threadPages.latest('https://r.test/5'))!.lang, 'de');
+      assert.equal((await threadPages.latest('https://r.test/11'))!.lang, 'de', 'guessed from its words');
     } finally {
       await reader.close();
       for (const db of dbs) db.close();

@@ -1,13 +1,14 @@
 /**
  * A worker thread of the reader pool: turns one fetched response at a time into a page
  * (acquire's pageFromResponse: charset, HTML or PDF to markdown, metadata, bot-challenge check;
- * then the content's passage index and near-duplicate fingerprint) and answers with the page or the error, as plain data, and
+ * then the content's passage index, near-duplicate fingerprint and language) and answers with the page or the error, as plain data, and
  * the size of its heap. It says 'ready' once its modules are loaded.
  */
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { pageFromResponse } from '../../acquire/live-fetch.js';
 import { ServiceError } from '../../core/errors.js';
+import { pageLanguage } from '../../core/language.js';
 import { nearFingerprint } from '../../core/near-duplicate.js';
 import { buildPassages } from '../../core/passages.js';
 import type { ReaderAnswer, ReaderJob, ReaderOutcome } from './reader-pool.js';
@@ -18,10 +19,12 @@ parentPort!.on('message', async ({ id, res }: ReaderJob) => {
     // A Buffer arrives as a Uint8Array; the readers need a Buffer over the same bytes.
     const body = Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength);
     const page = await pageFromResponse({ ...res, body });
-    // The passage index and fingerprint the store would make on the serving thread (tens of ms for a long page).
+    // The passage index, fingerprint and language the store would make on the serving thread (tens of ms for a long page).
     const passages = buildPassages(page.content);
     if (passages) page.passages = passages;
     page.near = nearFingerprint(page.content) ?? new Uint8Array(0);
+    // And its language, guessed when it declares none (up to a millisecond for a long page).
+    page.language = pageLanguage(page.lang, page.content) ?? null;
     outcome = { page };
   } catch (e) {
     outcome =
