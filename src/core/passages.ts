@@ -352,13 +352,11 @@ export function buildPassages(markdown: string, minLength = PASSAGE_INDEX_MIN): 
   if (markdown.length < minLength) return undefined;
   const seg = segment(markdown);
   const { text, bounds } = seg;
-  // The sentences of each stem's hash, in sentence order, in `lists` by the hash's first word's
-  // order: a word's list is its hash's, so a word is stemmed and hashed once per page, and the
-  // words of one stem (or hash) fill one list in order.
+  // The sentences of each stem's hash, in sentence order: a word's list is its hash's, so a word is
+  // stemmed and hashed once per page, and the words of one stem (or hash) fill one list in order.
   const byWord = new Map<string, number[]>();
   const byHash = new Map<number, number[]>();
-  const hashOf: number[] = [];
-  const lists: number[][] = [];
+  const hashes: number[] = [];
   let sentence = 0;
   const add = (word: string) => {
     let list = byWord.get(word);
@@ -367,8 +365,7 @@ export function buildPassages(markdown: string, minLength = PASSAGE_INDEX_MIN): 
       list = byHash.get(h);
       if (list === undefined) {
         byHash.set(h, (list = []));
-        hashOf.push(h);
-        lists.push(list);
+        hashes.push(h);
       }
       byWord.set(word, list);
     }
@@ -385,11 +382,9 @@ export function buildPassages(markdown: string, minLength = PASSAGE_INDEX_MIN): 
   // A compound's joined word is one of its sentence's words too (text.ts `compoundWord`).
   const compound = (i: number, j: number) => add(compoundWord(text, i, j));
   for (; sentence < bounds.length / 2; sentence++) scanWords(text, visit, bounds[2 * sentence], bounds[2 * sentence + 1], compound);
-  // The hashes in ascending order, each with its list's place below 2^21 (a page's markdown is far
-  // shorter than 2^21 words), sorted as one exact number each.
-  const order = new Float64Array(hashOf.length);
-  for (let k = 0; k < order.length; k++) order[k] = hashOf[k]! * 2 ** 21 + k;
-  order.sort();
+  // The hashes in ascending order (sorted as a Uint32Array: a quarter of the time a Float64Array of
+  // as many takes, or a comparison function).
+  const order = Uint32Array.from(hashes).sort();
 
   const sentences = new Bytes();
   let previousLine = 0;
@@ -401,10 +396,10 @@ export function buildPassages(markdown: string, minLength = PASSAGE_INDEX_MIN): 
   }
   const lengths = new Bytes();
   const postings = new Bytes();
-  for (const key of order) {
+  for (const h of order) {
     const before = postings.length;
     let previous = 0;
-    for (const s of lists[key % 2 ** 21]!) {
+    for (const s of byHash.get(h)!) {
       postings.varint(s - previous);
       previous = s;
     }
@@ -416,7 +411,7 @@ export function buildPassages(markdown: string, minLength = PASSAGE_INDEX_MIN): 
   const out = new Uint8Array(postingsAt + postings.length);
   const view = new DataView(out.buffer);
   [PASSAGES_FORMAT, text.length, bounds.length / 2, order.length, lengthsAt, postingsAt].forEach((v, k) => view.setUint32(4 * k, v, true));
-  order.forEach((key, k) => view.setUint32(HEADER_BYTES + 4 * k, Math.floor(key / 2 ** 21), true));
+  order.forEach((h, k) => view.setUint32(HEADER_BYTES + 4 * k, h, true));
   out.set(sentences.bytes.subarray(0, sentences.length), HEADER_BYTES + 4 * order.length);
   out.set(lengths.bytes.subarray(0, lengths.length), lengthsAt);
   out.set(postings.bytes.subarray(0, postings.length), postingsAt);
