@@ -71,6 +71,10 @@ test('a page read on a thread is the page read here, with its passage index, fin
   assert.equal(undeclared.language, 'fr');
   assert.equal(languageOf(undeclared), 'fr');
   assert.equal(languageOf({ ...undeclared, language: undefined }), pageLanguage(undefined, undeclared.content));
+  // A crawl's or an import's page leaves it to the thread that stores it, which mostly waits for the readers.
+  const { language: queued, ...queuedPage } = await readers.readQueued(res);
+  assert.equal(queued, undefined);
+  assert.deepEqual(queuedPage, { ...page, passages, near });
   assert.deepEqual(again, there);
   assert.deepEqual(readers.load, { reading: 0, waiting: 0 });
 });

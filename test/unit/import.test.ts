@@ -241,7 +241,7 @@ describe('JSONL import on the reader threads', () => {
             ? { url: `https://r.test/${i}`, markdown: `# Note ${i}\n\nA note about the ${i}th heron.` }
             : {
                 url: `https://r.test/${i}`,
-                // (Every fifth declares no language: the reader thread's guess is the one stored.)
+                // (Every fifth declares no language: the guess from its words is stored, as on this thread.)
                 html: `<html${i % 5 === 1 ? '' : ' lang="de"'}><head><title>Seite ${i}</title><meta name="description" content="Reiher ${i}"></head><body><article><p>Der Reiher ${i} steht still im flachen Wasser und wartet auf Fische.</p></article></body></html>`,
                 ...(i === 4 ? { title: 'The line names its own title', lang: 'en' } : {}),
               },

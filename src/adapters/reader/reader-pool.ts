@@ -21,6 +21,8 @@ import { startWorker } from '../worker.js';
 export interface ReaderJob {
   id: number;
   res: RawResponse;
+  /** Make the page's language there too (`LivePage.language`): for a request, whose thread serves others meanwhile. */
+  language: boolean;
 }
 
 export type ReaderOutcome = { page: LivePage } | { error: { code?: ErrorCode; message: string; extra?: Record<string, unknown>; stack?: string } };
@@ -44,6 +46,7 @@ export interface ReaderPoolOptions {
 interface Job {
   id: number;
   res: RawResponse;
+  language: boolean;
   resolve: (page: LivePage) => void;
   reject: (e: Error) => void;
   signal?: AbortSignal;
@@ -75,11 +78,18 @@ export class ReaderPool {
     this.recycleHeapBytes = o.recycleHeapBytes ?? 256 * 2 ** 20;
   }
 
-  /** For requests: refused with 503 server_busy when `maxWaiting` pages already wait. */
-  readonly read: ReadPage = (res, signal) => this.submit(res, signal, this.o.maxWaiting);
+  /**
+   * For requests: refused with 503 server_busy when `maxWaiting` pages already wait. The page's
+   * language is made on the thread too (up to a millisecond of the serving thread's otherwise).
+   */
+  readonly read: ReadPage = (res, signal) => this.submit(res, signal, this.o.maxWaiting, true);
 
-  /** For a crawl, whose own concurrency bounds how many pages wait. */
-  readonly readQueued: ReadPage = (res, signal) => this.submit(res, signal, Infinity);
+  /**
+   * For a crawl or an import, whose own concurrency bounds how many pages wait. The page's
+   * language is left to the thread that stores it: that thread mostly waits for these, which
+   * are what bound an import's pace (`npm run bench:warc`).
+   */
+  readonly readQueued: ReadPage = (res, signal) => this.submit(res, signal, Infinity, false);
 
   /**
    * Starts the threads not yet running and waits until each has loaded its modules (about 0.2 s),
@@ -106,11 +116,11 @@ export class ReaderPool {
     return { reading: this.slots.filter((s) => s.job).length, waiting: this.waiting.length };
   }
 
-  private submit(res: RawResponse, signal: AbortSignal | undefined, maxWaiting: number): Promise<LivePage> {
+  private submit(res: RawResponse, signal: AbortSignal | undefined, maxWaiting: number, language: boolean): Promise<LivePage> {
     return new Promise<LivePage>((resolve, reject) => {
       if (this.closed) return reject(new ServiceError('service_unavailable'));
       if (signal?.aborted) return reject(signal.reason);
-      const job: Job = { id: this.nextId++, res, resolve, reject };
+      const job: Job = { id: this.nextId++, res, language, resolve, reject };
       const free = this.slots.find((s) => !s.job);
       if (free) return this.run(free, job);
       if (this.waiting.length >= maxWaiting) {
@@ -139,7 +149,7 @@ export class ReaderPool {
     const worker = (slot.worker ??= this.spawn(slot));
     worker.ref();
     if (slot.ready) this.startClock(slot);
-    worker.postMessage({ id: job.id, res: job.res } satisfies ReaderJob);
+    worker.postMessage({ id: job.id, res: job.res, language: job.language } satisfies ReaderJob);
   }
 
   private startClock(slot: Slot): void {

@@ -1,7 +1,7 @@
 /**
  * A worker thread of the reader pool: turns one fetched response at a time into a page
  * (acquire's pageFromResponse: charset, HTML or PDF to markdown, metadata, bot-challenge check;
- * then the content's passage index, near-duplicate fingerprint and language) and answers with the page or the error, as plain data, and
+ * then the content's passage index, near-duplicate fingerprint and, for a request, language) and answers with the page or the error, as plain data, and
  * the size of its heap. It says 'ready' once its modules are loaded.
  */
 import { getHeapStatistics } from 'node:v8';
@@ -13,7 +13,7 @@ import { nearFingerprint } from '../../core/near-duplicate.js';
 import { buildPassages } from '../../core/passages.js';
 import type { ReaderAnswer, ReaderJob, ReaderOutcome } from './reader-pool.js';
 
-parentPort!.on('message', async ({ id, res }: ReaderJob) => {
+parentPort!.on('message', async ({ id, res, language }: ReaderJob) => {
   let outcome: ReaderOutcome;
   try {
     // A Buffer arrives as a Uint8Array; the readers need a Buffer over the same bytes.
@@ -23,8 +23,8 @@ parentPort!.on('message', async ({ id, res }: ReaderJob) => {
     const passages = buildPassages(page.content);
     if (passages) page.passages = passages;
     page.near = nearFingerprint(page.content) ?? new Uint8Array(0);
-    // And its language, guessed when it declares none (up to a millisecond for a long page).
-    page.language = pageLanguage(page.lang, page.content) ?? null;
+    // And its language when asked, guessed when it declares none (up to a millisecond for a long page).
+    if (language) page.language = pageLanguage(page.lang, page.content) ?? null;
     outcome = { page };
   } catch (e) {
     outcome =
