@@ -19,14 +19,14 @@ export function normalizeLangTag(tag: string | undefined): string | undefined {
 
 /** Function words that are frequent in each language and rare in the others (no word is in two lists once folded). */
 const PROFILES: [string, ReadonlySet<string>][] = Object.entries({
-    en: 'the and of to is that was for with are this have from which were been has their would there what',
-    de: 'der die und das ist nicht mit sich auf dem den ein eine auch wird sind werden noch nach bei',
-    fr: 'le les des est une dans pour qui sur pas par avec sont mais nous cette ont aux leur',
-    es: 'el los las del con sus esta fue muy cuando tiene pero ella hay sobre todo fueron estos',
-    it: 'il della che sono non gli delle nel anche alla questo dei essere stato sulla degli',
-    nl: 'het een van niet zijn voor wordt ook maar bij aan deze naar worden dat werd hebben',
-    pt: 'os não uma com foi pelo pela são seu sua também ele ao muito já seus nos',
-    sv: 'och att det som inte har till av ett om var kan sig från eller också efter',
+  en: 'the and of to is that was for with are this have from which were been has their would there what',
+  de: 'der die und das ist nicht mit sich auf dem den ein eine auch wird sind werden noch nach bei',
+  fr: 'le les des est une dans pour qui sur pas par avec sont mais nous cette ont aux leur',
+  es: 'el los las del con sus esta fue muy cuando tiene pero ella hay sobre todo fueron estos',
+  it: 'il della che sono non gli delle nel anche alla questo dei essere stato sulla degli',
+  nl: 'het een van niet zijn voor wordt ook maar bij aan deze naar worden dat werd hebben',
+  pt: 'os não uma com foi pelo pela são seu sua também ele ao muito já seus nos',
+  sv: 'och att det som inte har till av ett om var kan sig från eller också efter',
 }).map(([lang, list]) => [lang, new Set(list.split(' ').flatMap((w) => words(w)))]);
 
 /** Each function word's language, as its place in PROFILES: a word of the sample is looked up once, not once per language. */

@@ -26,8 +26,9 @@ export interface LivePage {
   near?: Uint8Array;
   /**
    * The language stored with the page (`lang` when it is a language tag, else the guess from the
-   * content: core/language.ts `pageLanguage`), null for none, made there too; absent, it is made
-   * where the page is stored (acquire/live-fetch.ts `languageOf`).
+   * content: core/language.ts `pageLanguage`), null for none: made on the reader thread for a
+   * request's page (`ReaderPool.read`); absent, it is made where the page is stored
+   * (acquire/live-fetch.ts `languageOf`).
    */
   language?: string | null;
 }
