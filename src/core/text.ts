@@ -165,10 +165,15 @@ function pushWords(out: string[], match: string, pairsOnly: boolean): void {
 }
 
 /** The end of Latin Extended-B: a word of the characters below it (but the soft hyphen) is folded a character at a time (`latinFold`). */
-const LATIN_END = 0x250;
-const SOFT_HYPHEN = 0xad;
+export const LATIN_END = 0x250;
+export const SOFT_HYPHEN = 0xad;
 /** `fold` of each character below LATIN_END, made as first asked for. */
 const latinFolds: (string | undefined)[] = new Array(LATIN_END);
+
+/** `fold` of the character `c`, below LATIN_END and not the soft hyphen: how a word of such characters begins once folded (`latinFold`). */
+export function latinCharFold(c: number): string {
+  return (latinFolds[c] ??= fold(String.fromCharCode(c)));
+}
 
 /**
  * `fold(word)` for a word of ASCII and Latin letters (every character below LATIN_END but the soft
@@ -190,7 +195,7 @@ function latinFold(word: string): string | undefined {
   let out = '';
   for (let i = 0; i < word.length; i++) {
     const c = word.charCodeAt(i);
-    out += latinFolds[c] ??= fold(word[i]!);
+    out += latinCharFold(c);
   }
   return out;
 }
