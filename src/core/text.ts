@@ -170,6 +170,9 @@ export const SOFT_HYPHEN = 0xad;
 /** `fold` of each character below LATIN_END, made as first asked for. */
 const latinFolds: (string | undefined)[] = new Array(LATIN_END);
 
+/** 1 for each letter or digit below LATIN_END (a word's character, which `latinFold` folds alone), 0 for the rest. */
+const LATIN_LETTER = Uint8Array.from({ length: LATIN_END }, (_, c) => (/[\p{L}\p{N}]/u.test(String.fromCharCode(c)) ? 1 : 0));
+
 /** `fold` of the character `c`, below LATIN_END and not the soft hyphen: how a word of such characters begins once folded (`latinFold`). */
 export function latinCharFold(c: number): string {
   return (latinFolds[c] ??= fold(String.fromCharCode(c)));
@@ -529,6 +532,17 @@ const WORD_CHAR_RE = /^[\p{L}\p{N}\p{M}]/u;
  * (`cell's\u00a0...`, the no-break space making the run not ASCII).
  */
 export function unicodeWords(text: string, start = 0, end = text.length): string[] {
+  // A run of letters and digits below LATIN_END alone, one outside ASCII among them (a word of a
+  // language written in Latin letters: été, Straße), is one match of the pattern: folded a
+  // character at a time without running it.
+  let latin = start < end;
+  let wide = false;
+  for (let k = start; latin && k < end; k++) {
+    const c = text.charCodeAt(k);
+    latin = c < LATIN_END && LATIN_LETTER[c] === 1;
+    wide ||= c >= 128;
+  }
+  if (latin && wide) return [latinFold(text.slice(start, end))!];
   const out: string[] = [];
   pushMatches(out, text, false, start, end);
   return out;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compoundTerms, fold, indexTerms, markdownToText, queryTerms, scanWords, STOP_WORDS, stem, words } from '../../src/core/text.js';
+import { compoundTerms, fold, indexTerms, markdownToText, queryTerms, scanWords, STOP_WORDS, stem, unicodeWords, words } from '../../src/core/text.js';
 import { benchQuerySets, loadCorpus, picker, rng } from '../../bench/scifact.js';
 import { sentenceBounds } from '../../src/core/passages.js';
 import { bestSentence, buildSnippet, fallbackDescription, SnippetQuery } from '../../src/ops/snippet.js';
@@ -231,6 +231,18 @@ describe('words of scripts other than Latin', () => {
     const cases = [...latin, ...latin.flatMap((c) => ['a', 'Z', 'i', 's'].map((a) => a + c + a))];
     for (let t = 0; t < 20_000; t++) cases.push(Array.from({ length: 1 + Math.floor(random() * 12) }, () => pick(latin)).join(''));
     for (const w of cases) assert.deepEqual(words(w), [fold(w)], JSON.stringify(w));
+    // The scan's words of a run outside ASCII (unicodeWords: one made alone when the run is Latin
+    // letters and digits only) are words()'s, in texts of them between what parts words or not:
+    // Latin-1's signs, a no-break space, a soft hyphen, an apostrophe, a point between digits.
+    const separators = [' ', ' ', '\u00a0', '\u00d7', '\u00f7', '\u00ab', '\u00bb', '\u00bf', '\u00b7', '\u00ad', '\u2019', "'", '-', '.', ',', ''];
+    for (let t = 0; t < 5_000; t++) {
+      let text = pick(cases);
+      for (let k = Math.floor(random() * 6); k > 0; k--) text += pick(separators) + pick(cases);
+      assert.deepEqual(indexTerms(text, false), reference(text), JSON.stringify(text));
+    }
+    // A run of ASCII alone is read by the pattern, as words() reads it: a possessive's s is none.
+    assert.deepEqual(unicodeWords("cell's", 5, 6), []);
+    assert.deepEqual(unicodeWords('Straße', 0, 6), ['strasse']);
   });
 
   test('an invisible character inside a word keeps it whole and is left out of it; a zero-width space parts words', () => {
