@@ -1,11 +1,13 @@
 /**
- * npm run bench:import [-- --pages 500 --chars 20000 --runs 3]
+ * npm run bench:import [-- --pages 500 --chars 20000 --runs 3 --text scifact|french]
  *
  * Imports of pages of real length. The 1M benchmark's pages hold about 850 characters; web pages
  * hold tens of thousands, and what an import makes of each page (its language's guess, its passage
  * index, its near-duplicate fingerprint) grows with its length. Writes a JSONL file of `--pages`
  * markdown pages of about `--chars` characters each (paragraphs of five SciFact sentences drawn at
- * random, the same every run) to a temporary folder, then:
+ * random, the same every run; with `--text french`, about 130 common French words drawn at random,
+ * a fifth of them accented, as a page in a language of Latin letters with accents is written:
+ * made-up text, as no French corpus is at hand) to a temporary folder, then:
  * - `websearch import` of it, the real CLI in a fresh process and a fresh data directory, `--runs`
  *   times: the seconds the CLI reports for the file (its start not counted) and the milliseconds a
  *   page, the median run last;
@@ -30,6 +32,7 @@ const { values } = parseArgs({
     pages: { type: 'string', default: '500' },
     chars: { type: 'string', default: '20000' },
     runs: { type: 'string', default: '3' },
+    text: { type: 'string', default: 'scifact' },
   },
 });
 const count = Number(values.pages);
@@ -39,12 +42,26 @@ for (const [name, v] of [['--pages', count], ['--chars', chars], ['--runs', runs
   if (!(Number.isInteger(v) && v >= 1)) throw new Error(`${name} takes a count, not ${String(v)}`);
 }
 
-const sentences = sentencesOf(loadCorpus());
+if (values.text !== 'scifact' && values.text !== 'french') throw new Error(`--text takes scifact or french, not ${values.text}`);
+const FRENCH = (
+  'le la les un une des de du et à en est sont pour dans sur par avec plus que qui ne pas ce cette ces il elle ils nous vous on son sa ses leur été être avoir fait ' +
+  'très où même après déjà aussi comme mais donc car entre sous depuis pendant avant toujours jamais souvent année années ville pays monde état général première ' +
+  'premier dernière période économie société politique système santé développement élèves étudient littérature française français Paris longtemps maison école ' +
+  'enfant travail vie temps histoire région médecin hôpital étude études résultat résultats problème réponse côté là qualité intérêt préférence théâtre musée église siècle rôle'
+).split(' ');
+const sentences = values.text === 'french' ? [] : sentencesOf(loadCorpus());
 const pick = picker(rng(7));
+const random = rng(11);
+/** A French sentence of 8 to 20 words, its first capitalized. */
+const frenchSentence = () => {
+  const words = Array.from({ length: 8 + Math.floor(random() * 13) }, () => pick(FRENCH));
+  return `${words.join(' ').replace(/^./, (c) => c.toUpperCase())}.`;
+};
+const sentence = values.text === 'french' ? frenchSentence : () => pick(sentences);
 const pages: string[] = [];
 for (let i = 0; i < count; i++) {
   let markdown = '';
-  while (markdown.length < chars) markdown += `${Array.from({ length: 5 }, () => pick(sentences)).join(' ')}\n\n`;
+  while (markdown.length < chars) markdown += `${Array.from({ length: 5 }, sentence).join(' ')}\n\n`;
   pages.push(markdown);
 }
 
@@ -53,13 +70,13 @@ try {
   const file = join(dir, 'pages.jsonl');
   const out = createWriteStream(file);
   for (const [i, markdown] of pages.entries()) {
-    const line = { url: `https://site${i % 100}.example/doc/${i}`, title: pick(sentences).slice(0, 80), markdown, published_at: '2024-01-01' };
+    const line = { url: `https://site${i % 100}.example/doc/${i}`, title: sentence().slice(0, 80), markdown, published_at: '2024-01-01' };
     if (!out.write(`${JSON.stringify(line)}\n`)) await once(out, 'drain');
   }
   out.end();
   await once(out, 'finish');
   const mb = pages.reduce((n, p) => n + p.length, 0) / 1e6;
-  console.log(`${count} pages of about ${chars.toLocaleString('en-US')} characters (${mb.toFixed(1)} MB of markdown):`);
+  console.log(`${count} pages of about ${chars.toLocaleString('en-US')} characters of ${values.text === 'french' ? 'French' : 'SciFact sentences'} (${mb.toFixed(1)} MB of markdown):`);
 
   const main = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
   const seconds: number[] = [];
