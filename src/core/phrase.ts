@@ -3,7 +3,7 @@
  * them (stemmed, stop words kept as themselves). webql's phrases and `title:` items, and a standard
  * query's `-"phrase"`, are checked with it against a stored version.
  */
-import { ASCII_WORD, cachedStem, LATIN_END, latinCharFold, scanWords, SOFT_HYPHEN, STOP_WORDS, termPrefix, unicodeWords, words } from './text.js';
+import { ASCII_WORD, cachedStem, LATIN_END, LATIN_LETTER, latinCharFold, scanWords, SOFT_HYPHEN, STOP_WORDS, termPrefix, unicodeWords, words } from './text.js';
 
 /**
  * What a word of a phrase must equal: a stop word itself (marked by a leading space), any other
@@ -234,8 +234,6 @@ function runAround(text: string, at: number): [number, number] {
 
 /** What a word holds or leaves out besides letters and digits: marks, a soft hyphen, invisible joiners (text.ts's word pattern). */
 const IN_WORD = /[\p{L}\p{N}\p{M}\u00ad\u200c-\u200f\u2060-\u2064\ufeff]/u;
-/** For each character below LATIN_END: 1 for a letter or digit (folded alone: `latinFold`), 0 for one no word holds, 2 for the soft hyphen. */
-const LATIN_KIND = Uint8Array.from({ length: LATIN_END }, (_, c) => (c === SOFT_HYPHEN ? 2 : IN_WORD.test(String.fromCharCode(c)) ? 1 : 0));
 /** Characters past LATIN_END that no word holds and pages of Latin script hold often: spaces, dashes, quotes (’ in l’été), an ellipsis. */
 const SEPARATORS = new Set(
   [...'\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u200b\u2010\u2011\u2012\u2013\u2014\u2015\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2026\u202f\u205f\u3000']
@@ -243,8 +241,11 @@ const SEPARATORS = new Set(
     .map((c) => c.charCodeAt(0)),
 );
 
-/** 1: a letter or digit folded alone; 0: no word holds it; 2: anything else (a mark, a soft hyphen, a letter past Latin Extended-B). */
-const kindOf = (c: number) => (c < LATIN_END ? LATIN_KIND[c]! : SEPARATORS.has(c) ? 0 : 2);
+/**
+ * 1: a letter or digit folded alone (below LATIN_END: `latinFold`); 0: no word holds it; 2: anything
+ * else (the soft hyphen, which a word holds and leaves out, a mark, a letter past Latin Extended-B).
+ */
+const kindOf = (c: number) => (c < LATIN_END ? (c === SOFT_HYPHEN ? 2 : LATIN_LETTER[c]!) : SEPARATORS.has(c) ? 0 : 2);
 
 /**
  * Whether a word of text[start, end), a run (`runAround`), may be one of the phrase's: its fold

@@ -171,7 +171,7 @@ export const SOFT_HYPHEN = 0xad;
 const latinFolds: (string | undefined)[] = new Array(LATIN_END);
 
 /** 1 for each letter or digit below LATIN_END (a word's character, which `latinFold` folds alone), 0 for the rest. */
-const LATIN_LETTER = Uint8Array.from({ length: LATIN_END }, (_, c) => (/[\p{L}\p{N}]/u.test(String.fromCharCode(c)) ? 1 : 0));
+export const LATIN_LETTER = Uint8Array.from({ length: LATIN_END }, (_, c) => (/[\p{L}\p{N}]/u.test(String.fromCharCode(c)) ? 1 : 0));
 
 /** `fold` of the character `c`, below LATIN_END and not the soft hyphen: how a word of such characters begins once folded (`latinFold`). */
 export function latinCharFold(c: number): string {
