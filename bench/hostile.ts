@@ -220,7 +220,8 @@ await withStore(async (db, store) => {
       n += sentence.length + 1;
     }
     // And a word with an accent, as many real pages hold one (a name, a café): the phrase's sieve
-    // (core/phrase.ts) then no longer rules the page out alone.
+    // (core/phrase.ts) then no longer rules the page out alone, and the page is looked through
+    // around it (here passed over: no word of its run may be the phrase's).
     sentences[i % sentences.length] = `At the café, ${sentences[i % sentences.length]}`;
     return { url: `https://p${i % 100}.test/${i}`, host: `p${i % 100}.test`, title: `Page ${i}`, content: sentences.join(' '), acquiredAt: 1_700_000_000_000 + i, searchable: true };
   };

@@ -13,7 +13,9 @@
  *   page, the median run last;
  * - what each page costs on one thread, each part alone over all the pages (the median of three
  *   passes): the language's guess (`detectLanguage`), the passage index (`buildPassages`), the
- *   near-duplicate fingerprint (`nearFingerprint`).
+ *   near-duplicate fingerprint (`nearFingerprint`), and a webql phrase's check of a page for a
+ *   phrase it lacks (`hasPhrase`, "heron otter": the pattern rules the page out, and it is read
+ *   only around its accented words that may be the phrase's, of which French pages hold many).
  */
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { parseArgs } from 'node:util';
 import { detectLanguage } from '../src/core/language.js';
 import { nearFingerprint } from '../src/core/near-duplicate.js';
 import { buildPassages } from '../src/core/passages.js';
+import { hasPhrase, wordKey } from '../src/core/phrase.js';
 import { loadCorpus, median, picker, rng, sentencesOf } from './scifact.js';
 
 const { values } = parseArgs({
@@ -104,6 +107,8 @@ try {
   part('the language (detectLanguage)', detectLanguage);
   part('the passage index (buildPassages)', buildPassages);
   part('the near-duplicate fingerprint (nearFingerprint)', nearFingerprint);
+  const lacked = ['heron', 'otter'].map(wordKey);
+  part('a phrase the page lacks, "heron otter" (hasPhrase)', (page) => hasPhrase(page, lacked));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -3,7 +3,7 @@
  * them (stemmed, stop words kept as themselves). webql's phrases and `title:` items, and a standard
  * query's `-"phrase"`, are checked with it against a stored version.
  */
-import { ASCII_WORD, cachedStem, LATIN_END, LATIN_LETTER, latinCharFold, scanWords, SOFT_HYPHEN, STOP_WORDS, termPrefix, unicodeWords, words } from './text.js';
+import { ASCII_WORD, cachedStem, LATIN_END, LATIN_LETTER, latinCharFold, scanWords, SOFT_HYPHEN, STOP_WORDS, termPrefix, unicodeWords, wordHolds, words } from './text.js';
 
 /**
  * What a word of a phrase must equal: a stop word itself (marked by a leading space), any other
@@ -232,20 +232,21 @@ function runAround(text: string, at: number): [number, number] {
   return [start, end];
 }
 
-/** What a word holds or leaves out besides letters and digits: marks, a soft hyphen, invisible joiners (text.ts's word pattern). */
-const IN_WORD = /[\p{L}\p{N}\p{M}\u00ad\u200c-\u200f\u2060-\u2064\ufeff]/u;
-/** Characters past LATIN_END that no word holds and pages of Latin script hold often: spaces, dashes, quotes (’ in l’été), an ellipsis. */
-const SEPARATORS = new Set(
-  [...'\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u200b\u2010\u2011\u2012\u2013\u2014\u2015\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2026\u202f\u205f\u3000']
-    .filter((c) => !IN_WORD.test(c))
-    .map((c) => c.charCodeAt(0)),
-);
+/** For each UTF-16 code unit past LATIN_END, its `kindOf`, made as first asked for (255: not yet). */
+const WIDE_KINDS = new Uint8Array(0x10000).fill(255);
 
 /**
- * 1: a letter or digit folded alone (below LATIN_END: `latinFold`); 0: no word holds it; 2: anything
- * else (the soft hyphen, which a word holds and leaves out, a mark, a letter past Latin Extended-B).
+ * 1: a letter or digit folded alone (below LATIN_END: `latinFold`); 0: no word holds it (text.ts
+ * `wordHolds`: a space, a dash, a quote such as the ’ of l’été); 2: anything else (the soft
+ * hyphen, which a word holds and leaves out, a mark, a letter past Latin Extended-B, and a
+ * surrogate: what lies beyond the first plane is not looked at here, as in ASCII_MAKERS).
  */
-const kindOf = (c: number) => (c < LATIN_END ? (c === SOFT_HYPHEN ? 2 : LATIN_LETTER[c]!) : SEPARATORS.has(c) ? 0 : 2);
+function kindOf(c: number): number {
+  if (c < LATIN_END) return c === SOFT_HYPHEN ? 2 : LATIN_LETTER[c]!;
+  let kind = WIDE_KINDS[c]!;
+  if (kind === 255) WIDE_KINDS[c] = kind = wordHolds(String.fromCharCode(c)) ? 2 : 0;
+  return kind;
+}
 
 /**
  * Whether a word of text[start, end), a run (`runAround`), may be one of the phrase's: its fold
@@ -264,15 +265,9 @@ function mayHoldWord(text: string, start: number, end: number, prefixes: readonl
       continue;
     }
     inWord = true;
-    // A word starts here: its fold, as far as the longest prefix.
+    // A word starts here: its fold, as far as the longest prefix (the rest of the run is read on by the loop above).
     let folded = '';
-    for (let q = p; q < end && folded.length < longest; q++) {
-      const d = text.charCodeAt(q);
-      const k = kindOf(d);
-      if (k === 2) return true;
-      if (k === 0) break;
-      folded += d < 128 ? String.fromCharCode(d >= 65 && d <= 90 ? d | 0x20 : d) : latinCharFold(d);
-    }
+    for (let q = p; q < end && folded.length < longest && kindOf(text.charCodeAt(q)) === 1; q++) folded += latinCharFold(text.charCodeAt(q));
     for (const prefix of prefixes) if (folded.startsWith(prefix)) return true;
   }
   return false;

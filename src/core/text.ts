@@ -526,6 +526,11 @@ function isWordCharAt(text: string, i: number, before = false): boolean {
 }
 const WORD_CHAR_RE = /^[\p{L}\p{N}\p{M}]/u;
 
+/** Whether a word holds the character `c` (one code point): a letter, digit or mark, or an invisible character it leaves out (`WORD_RE`). */
+export function wordHolds(c: string): boolean {
+  return WORD_CHAR_RE.test(c) || INVISIBLE_RE.test(c);
+}
+
 /**
  * The folded words of the run text[start, end) that `scanWords` reported as not ASCII. A
  * possessive's s is told from `text`: the run may start with it, after an ASCII apostrophe

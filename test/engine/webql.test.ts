@@ -236,11 +236,28 @@ function hasByEveryStem(text: string, phrase: readonly string[]): boolean {
   return stems.some((_, i) => phrase.every((p, k) => stems[i + k] === p));
 }
 
+/** `hasPhrase` against stemming every word, phrase after phrase, counting those present. */
+class PhraseChecks {
+  private present = 0;
+  private checked = 0;
+
+  check(text: string, phrase: readonly string[], label: string): void {
+    const expected = hasByEveryStem(text, phrase);
+    assert.equal(hasPhrase(text, phrase), expected, label);
+    if (expected) this.present++;
+    this.checked++;
+  }
+
+  /** Both answers were exercised: between 30% and 90% of the phrases were present. */
+  bothAnswered(): void {
+    assert.ok(this.present > this.checked * 0.3 && this.present < this.checked * 0.9, `${this.present} of ${this.checked} present: both answers are exercised`);
+  }
+}
+
 describe('hasPhrase (stems only words that start as the stem they must equal)', () => {
   test('the same answer as stemming every word, on SciFact abstracts with phrases found in them and made up', () => {
     const random = rng(11);
-    let present = 0;
-    let checked = 0;
+    const checks = new PhraseChecks();
     for (const d of loadCorpus().slice(0, 400)) {
       const ws = words(d.text);
       if (ws.length < 4) continue;
@@ -249,13 +266,10 @@ describe('hasPhrase (stems only words that start as the stem they must equal)', 
         const at = Math.floor(random() * (ws.length - n));
         // Half the phrases are the text's own words in order; the others mix in words from anywhere in it.
         const phrase = Array.from({ length: n }, (_, k) => wordKey(random() < 0.5 ? ws[at + k]! : ws[Math.floor(random() * ws.length)]!));
-        const expected = hasByEveryStem(d.text, phrase);
-        assert.equal(hasPhrase(d.text, phrase), expected, `${d.id}: ${phrase.join(' ')}`);
-        if (expected) present++;
-        checked++;
+        checks.check(d.text, phrase, `${d.id}: ${phrase.join(' ')}`);
       }
     }
-    assert.ok(present > checked * 0.3 && present < checked * 0.9, `${present} of ${checked} present: both answers are exercised`);
+    checks.bothAnswered();
   });
 
   test('the same answer on made-up texts of what analysis treats apart: possessives, signs, numbers, accents, marks, other scripts', () => {
@@ -269,8 +283,7 @@ describe('hasPhrase (stems only words that start as the stem they must equal)', 
     ];
     const separators = [' ', ' ', ' ', ', ', '. ', ' - ', '-', '\u2014', '\u00a0', ' (', ') ', '\n\n', "'", '\u2019', ' \u00e9 '];
     const pick = picker(random);
-    let present = 0;
-    let checked = 0;
+    const checks = new PhraseChecks();
     for (let t = 0; t < 4000; t++) {
       const length = 3 + Math.floor(random() * 10);
       let text = pick(vocabulary);
@@ -282,12 +295,9 @@ describe('hasPhrase (stems only words that start as the stem they must equal)', 
       // Most phrases are the text's own words in order; the others any words of the vocabulary.
       const own = random() < 0.6;
       const phrase = Array.from({ length: n }, (_, k) => wordKey(own ? (ws[at + k] ?? ws[0]!) : (words(pick(vocabulary))[0] ?? 'cell')));
-      const expected = hasByEveryStem(text, phrase);
-      assert.equal(hasPhrase(text, phrase), expected, `${JSON.stringify(text)}: ${JSON.stringify(phrase)}`);
-      if (expected) present++;
-      checked++;
+      checks.check(text, phrase, `${JSON.stringify(text)}: ${JSON.stringify(phrase)}`);
     }
-    assert.ok(present > checked * 0.3 && present < checked * 0.9, `${present} of ${checked} present: both answers are exercised`);
+    checks.bothAnswered();
   });
 
   test('the same answer on long texts where a few words hold what makes ASCII words, read only around them', () => {
@@ -298,8 +308,7 @@ describe('hasPhrase (stems only words that start as the stem they must equal)', 
     // Separators, some long without a break (a run of dashes), some with a line break.
     const separators = [' ', ' ', ' ', ' ', ', ', '. ', '\n\n', ' - ', '-'.repeat(40), ' '.repeat(30), '\n'.repeat(50), '\u2014', '\u00a0', ' ('];
     const pick = picker(random);
-    let present = 0;
-    let checked = 0;
+    const checks = new PhraseChecks();
     for (let t = 0; t < 600; t++) {
       const length = 50 + Math.floor(random() * 1500);
       const makerShare = [0.002, 0.01, 0.1][t % 3]!;
@@ -324,12 +333,9 @@ describe('hasPhrase (stems only words that start as the stem they must equal)', 
         // Any words of both lists.
         phrase = Array.from({ length: n }, () => wordKey(words(pick(random() < 0.5 ? plain : makers))[0] ?? 'cell'));
       }
-      const expected = hasByEveryStem(text, phrase);
-      assert.equal(hasPhrase(text, phrase), expected, `${JSON.stringify(phrase)} in text ${t}: ${JSON.stringify(text.slice(0, 300))}...`);
-      if (expected) present++;
-      checked++;
+      checks.check(text, phrase, `${JSON.stringify(phrase)} in text ${t}: ${JSON.stringify(text.slice(0, 300))}...`);
     }
-    assert.ok(present > checked * 0.3 && present < checked * 0.9, `${present} of ${checked} present: both answers are exercised`);
+    checks.bothAnswered();
   });
 
   test('the same answer on long texts where most words hold an accent: a run is read around only if one of its words may start as a phrase word', () => {
@@ -342,8 +348,7 @@ describe('hasPhrase (stems only words that start as the stem they must equal)', 
     const plain = ['heron', 'otter', 'the', 'early', 'cell', 'oeuvre', 'ete', 'eleve', 'ij', 'ijssel', 'aegir', 'strasse', 'dzemal', 'a', 'x2', '2x', 'economie', 'uber', 'ca', '3.5'];
     const separators = [' ', ' ', ' ', ', ', '. ', '\n\n', ' - ', '\u00a0', ' ('];
     const pick = picker(random);
-    let present = 0;
-    let checked = 0;
+    const checks = new PhraseChecks();
     for (let t = 0; t < 600; t++) {
       const length = 50 + Math.floor(random() * 1000);
       const tokens: string[] = [];
@@ -362,12 +367,9 @@ describe('hasPhrase (stems only words that start as the stem they must equal)', 
         random() < 0.6
           ? ws.slice(at, at + n).map(wordKey)
           : Array.from({ length: n }, () => wordKey(words(pick(random() < 0.5 ? plain : random() < 0.5 ? latin : runs))[0] ?? 'cell'));
-      const expected = hasByEveryStem(text, phrase);
-      assert.equal(hasPhrase(text, phrase), expected, `${JSON.stringify(phrase)} in text ${t}: ${JSON.stringify(text.slice(0, 300))}...`);
-      if (expected) present++;
-      checked++;
+      checks.check(text, phrase, `${JSON.stringify(phrase)} in text ${t}: ${JSON.stringify(text.slice(0, 300))}...`);
     }
-    assert.ok(present > checked * 0.3 && present < checked * 0.9, `${present} of ${checked} present: both answers are exercised`);
+    checks.bothAnswered();
   });
 
   test('read around the words that hold what makes ASCII words: a phrase before, across the end of a part read, or after one', () => {
