@@ -4,6 +4,7 @@
  * after writes change columns in place, after new segments arrive, and after the helper is gone.
  */
 import assert from 'node:assert/strict';
+import { renameSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { after, before, describe, test } from 'node:test';
@@ -13,7 +14,8 @@ import { isShared, type SegmentData } from '../../src/adapters/engine/segment.js
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { cachedStem, queryReadings, queryTerms } from '../../src/core/text.js';
-import type { IndexQuery } from '../../src/ports/index-store.js';
+import { parseWebql } from '../../src/core/webql.js';
+import type { IndexHit, IndexQuery } from '../../src/ports/index-store.js';
 import { loadCorpus, loadQueries } from '../../bench/scifact.js';
 import { scifactVersion } from '../fixtures/scifact-pages.js';
 import { tempDir } from '../helpers.js';
@@ -244,5 +246,51 @@ describe('a search split between two threads', () => {
     assert.equal(logged.length, 1);
     assert.equal(logged[0]!.level, 'error');
     assert.match(String(logged[0]!.msg), /search helper thread failed/);
+  });
+});
+
+describe('a webql query\'s candidates checked on the helper thread', () => {
+  test('read over its own connection, the same answers; when it cannot open the file, the serving thread checks them all, said once as an error', async () => {
+    const dir = tempDir();
+    const path = `${dir.path}/aside.db`;
+    const db = openDatabase({ path });
+    const logged: Record<string, unknown>[] = [];
+    const stores: EngineIndexStore[] = [];
+    const opened = async (store: EngineIndexStore) => {
+      stores.push(store);
+      return store.open();
+    };
+    try {
+      await new SqlitePageStore(db).putVersions(loadCorpus().slice(0, 600).map(scifactVersion));
+      const one = await opened(new EngineIndexStore(db));
+      const checking = await opened(new EngineIndexStore(db, { searchThreads: 2, asideMin: 1 }));
+      const failing = await opened(new EngineIndexStore(db, { searchThreads: 2, asideMin: 1, log: (level, msg, fields) => logged.push({ level, msg, ...fields }) }));
+      const queries = ['"gene expression"', 'title:cell', '"t cells" OR "cell death"', 'protein -"gene expression"'].map(parseWebql);
+      const answers = async (store: EngineIndexStore) => {
+        const out: IndexHit[][] = [];
+        for (const webql of queries) out.push(await store.search({ terms: [], webql, limit: 20 }));
+        return out;
+      };
+      const expected = await answers(one);
+      assert.ok(expected.every((hits) => hits.length > 0));
+      assert.deepEqual(await answers(checking), expected);
+      assert.ok(checking.asideChecks > 100, `${checking.asideChecks} checked on the helper`);
+      // The helper opens its connection at its first check: by then the file is no longer under
+      // its name (the serving thread's connection holds it open).
+      renameSync(path, `${path}.moved`);
+      assert.deepEqual(await answers(failing), expected);
+      assert.equal(failing.asideChecks, 0);
+      assert.equal(logged.length, 1);
+      assert.equal(logged[0]!.level, 'error');
+      assert.match(String(logged[0]!.msg), /search helper failed a check of webql candidates/);
+      assert.match(String(logged[0]!.err), /unable to open/i);
+      // Not asked again.
+      assert.deepEqual(await answers(failing), expected);
+      assert.equal(logged.length, 1);
+    } finally {
+      for (const store of stores) await store.close();
+      db.close();
+      dir.remove();
+    }
   });
 });

@@ -48,6 +48,9 @@ describe('webql on the engine, against the FTS5 reference', () => {
   // Ones that read the best candidates first whenever they can (with a phrase or a field, when
   // ranked by at most 2 words), the best 3 or 40, or 2 then 7 (then the rest).
   const bestFirst = [[{ from: 0, k: 3 }], [{ from: 0, k: 40 }], [{ from: 0, k: 2 }, { from: 0, k: 7 }]].map((tiers) => new EngineIndexStore(db, { webqlBestFirst: { tiers, words: 2 } }));
+  // One on two search threads that hands the helper the later half of every batch of candidates
+  // it reads (of two or more), which the helper reads over its own connection and checks.
+  const twoThreads = new EngineIndexStore(db, { searchThreads: 2, splitFrom: 1, splitWork: 0, asideMin: 1 });
   const random = rng(7);
   const pick = picker(random);
   const sentence = (n: number) => Array.from({ length: n }, () => pick(VOCAB)).join(' ');
@@ -81,6 +84,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
     }
     await engine.open();
     await unkept.open();
+    await twoThreads.open();
     for (const e of bestFirst) await e.open();
     await stepped.search({ terms: ['collector'], limit: 1 }); // takes in the second half
     assert.equal(stepped.segmentCount, 2);
@@ -89,6 +93,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
     await engine.close();
     await stepped.close();
     await unkept.close();
+    await twoThreads.close();
     for (const e of bestFirst) await e.close();
     db.close();
     dir.remove();
@@ -164,6 +169,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
       assert.deepEqual(first, ours.slice(0, 5), text);
       assert.deepEqual(await stepped.search(q), ours, `${text}, in steps`);
       assert.deepEqual(await unkept.search(q), ours, `${text}, no lookup kept`);
+      assert.deepEqual(await twoThreads.search(q), ours, `${text}, checked on two threads`);
       for (const e of bestFirst) {
         assert.deepEqual(await e.search(q), ours, `${text}, the best first`);
         assert.deepEqual(await e.search({ ...q, limit: 5 }), ours.slice(0, 5), `${text}, the best first, 5`);
@@ -191,6 +197,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
     assert.ok(nonEmpty > 300, `${nonEmpty} with matches`);
     assert.ok(led > 50, `${led} led by the words every match holds one of`);
     assert.ok(contradictions > 0, `${contradictions} contradicting themselves`);
+    assert.ok(twoThreads.asideChecks > 10_000, `${twoThreads.asideChecks} candidates checked on the helper thread`);
   });
 
   test('gathering the candidates lets the event loop turn: what waits for it runs before the query ends', async () => {

@@ -10,7 +10,8 @@
  * their deleted documents in a worker thread while searches go on over them. `rebuild()` builds everything
  * again. Each process (worker) keeps its own copy and follows the same log, so several workers
  * serve one database consistently. Within a process, with two search threads, a helper thread
- * searches half of each segment over the same memory (search-helper.ts).
+ * searches half of each segment over the same memory (search-helper.ts), and reads and checks
+ * part of a large batch of a webql query's candidates over its own connection to the file.
  *
  * webql queries are answered by the same segments: the engine finds the candidates, and the
  * stored versions decide phrases and fields (webql-search.ts).
@@ -32,7 +33,8 @@ import { editsAllowed, nearestTerms, oneEditAway } from './spelling.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from '../worker.js';
 import { PageUrls } from './page-urls.js';
-import { narrowerSite, searchWebql, topItems, urlMask, urlPrefixes, urlText, type BestFirst, WEBQL_BEST_FIRST, WEBQL_READ_CHARS_MAX, WEBQL_READS_MAX, type WebqlDeps, type WebqlVersion } from './webql-search.js';
+import { webqlReader } from './webql-rows.js';
+import { narrowerSite, searchWebql, topItems, urlMask, urlPrefixes, urlText, type BestFirst, type Checked, type CheckJob, WEBQL_BEST_FIRST, WEBQL_READ_CHARS_MAX, WEBQL_READS_MAX, type WebqlDeps } from './webql-search.js';
 import { compacted, concatSegments, docOf, inIdOrder, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termAt, termCount, termNumber } from './segment.js';
 
 export interface EngineWeights {
@@ -242,26 +244,6 @@ export function analyse(row: Row, w: EngineWeights): SegmentDoc {
   return { ...metaOf(row), terms, length };
 }
 
-type WebqlRow = [number, string, string, string | null, string | null, string, string, string];
-const webqlVersion = ([id, url, revHost, mediaType, lang, title, description, content]: WebqlRow): WebqlVersion => ({
-  id,
-  url,
-  revHost,
-  mediaType,
-  lang,
-  title,
-  description,
-  content,
-});
-
-/**
- * webql's read of a batch of candidates (a JSON array of version ids), with their texts or with
- * them empty, and with the page's URL and the version's media type or without them (then empty:
- * no lookup in `pages`, a third of a read with the texts at 1M).
- */
-const webqlRows = (withText: boolean, withUrl: boolean) =>
-  `SELECT v.id, ${withUrl ? 'p.url, p.rev_host, v.media_type' : "'', '', NULL"}, v.lang, ${withText ? "coalesce(v.title, ''), coalesce(v.description, ''), v.content" : "'', '', ''"}
-   FROM versions v ${withUrl ? 'JOIN pages p ON p.id = v.page_id ' : ''}WHERE v.id IN (SELECT value FROM json_each(?))`;
 /**
  * A turn of the event loop that rejects with `client_closed_request` once `stopped` says the
  * query's caller has gone: a webql query that reads for a second stops at its next turn, where it
@@ -396,6 +378,14 @@ const BUILDERS = 2;
  */
 const SPLIT_WORK = 200_000;
 const SPLIT_FROM = 50_000;
+/**
+ * With two search threads, a batch of a webql query's candidates to read and check (webql-search.ts
+ * `checkCandidates`) is cut in two when its later half, which the helper checks over its own
+ * connection, would hold at least this many: the batches of 64, 128 and 256 candidates, not the
+ * first of 32. A candidate read with its text and checked costs about 11 us at 1M, so the message
+ * to the helper and back (tens of microseconds) is a small part of half a batch.
+ */
+const ASIDE_MIN = 32;
 
 /**
  * What the build reserves for each other part's postings, in multiples of the first part's
@@ -565,6 +555,8 @@ export interface EngineOptions {
   searchThreads?: 1 | 2;
   splitFrom?: number;
   splitWork?: number;
+  /** The fewest candidates of a webql read the helper thread checks (ASIDE_MIN; 1 in tests). */
+  asideMin?: number;
   /** Tier 0 of the merges, and the largest merge done by joining (MERGE_BASE, JOIN_MERGE; smaller in tests, so worker merges and saves come often). */
   mergeBase?: number;
   joinMerge?: number;
@@ -680,13 +672,18 @@ export class EngineIndexStore implements IndexStore {
   /** The log sequence the folder's index was last saved (or loaded) at, by this process. */
   private savedAt = 0;
   private readonly log: LogFn;
-  /** The helper thread, started when the engine opens (or by the first search that splits); none once closed. */
+  /** The helper thread, started when the engine opens or by the first search that splits, or by the first webql read it checks part of; none once closed. */
   private helper: SearchHelper | undefined;
   private closed = false;
   /** Documents in the largest segment: where a split search cuts each segment is half of it. */
   private largest = 0;
   /** Searches split between this thread and the helper (for tests and the benchmark). */
   splitSearches = 0;
+  /** webql candidates checked on the helper thread (for tests and the benchmark). */
+  asideChecks = 0;
+  private readonly asideMin: number;
+  /** Set once the helper failed a check (`checkAside`): the serving thread checks every candidate since. */
+  private checksFailed = false;
 
   constructor(
     private readonly db: Db,
@@ -700,6 +697,7 @@ export class EngineIndexStore implements IndexStore {
     this.searchThreads = options.searchThreads ?? 1;
     this.splitFrom = options.splitFrom ?? SPLIT_FROM;
     this.splitWork = options.splitWork ?? SPLIT_WORK;
+    this.asideMin = options.asideMin ?? ASIDE_MIN;
     this.mergeBase = options.mergeBase ?? MERGE_BASE;
     this.joinMerge = options.joinMerge ?? JOIN_MERGE;
     this.freshSync = options.freshSync ?? FRESH_SYNC;
@@ -727,9 +725,7 @@ export class EngineIndexStore implements IndexStore {
       byId: db.prepare<[number], Row>(BY_ID_SQL),
       stateById: db.prepare<[number], VersionState>('SELECT searchable, acquired_at, superseded_at FROM versions WHERE id = ?'),
       // A batch of webql candidates, with their texts or without (webql-search.ts reads them only when its check needs them).
-      webqlText: db.prepare<[string], WebqlRow>(webqlRows(true, true)).raw(true),
-      webqlFields: db.prepare<[string], WebqlRow>(webqlRows(false, true)).raw(true),
-      webqlTexts: db.prepare<[string], WebqlRow>(webqlRows(true, false)).raw(true),
+      webqlRead: webqlReader(db),
       // Served by versions_lang (migration 11): the tag itself, then the tags under it (from `en-` up to its `prefixEnd`, `en.`).
       inLanguage: db
         .prepare<[string, string, string, number], number>('SELECT id FROM versions WHERE lang IS NOT NULL AND (lang = ? OR (lang > ? AND lang < ?)) LIMIT ?')
@@ -1547,10 +1543,8 @@ export class EngineIndexStore implements IndexStore {
       df: (stem) => stats.df(stem),
       heldAtLeast: (stem, floor) => heldAtLeast(segments, stem, floor),
       titleWeight: Math.floor(this.weights.title),
-      read: (ids, withText, withUrl) => {
-        const statement = !withText ? this.stmts.webqlFields : withUrl ? this.stmts.webqlText : this.stmts.webqlTexts;
-        return statement.all(JSON.stringify(ids)).map(webqlVersion);
-      },
+      read: this.stmts.webqlRead,
+      checkAside: (job) => this.checkAside(job),
       // Those the filter already keeps the candidates to are not looked up again.
       inLanguage: (tag, max) => (tag === lang && langVersions ? undefined : this.languageLookup(tag, max)),
       underUrl: (prefix, max) => (prefix === under && urlVersions ? undefined : this.urlLookup(prefix, max)),
@@ -1632,9 +1626,40 @@ export class EngineIndexStore implements IndexStore {
     return postings + this.largest / 10;
   }
 
+  /**
+   * webql's candidates of `job` read and checked on the helper thread, over its own read-only
+   * connection to this store's file; undefined when there is no helper or file, or the job is
+   * too small to pay for the messages. A check the helper fails is said here and refused.
+   */
+  private checkAside(job: CheckJob): Promise<Checked> | undefined {
+    if (job.ids.length < this.asideMin || !this.onDisk || this.checksFailed) return undefined;
+    const helper = this.helperThread();
+    if (!helper) return undefined;
+    return helper.check(this.db.name, job).then(
+      (checked) => {
+        this.asideChecks += job.ids.length;
+        return checked;
+      },
+      (e: unknown) => {
+        // One it answered with an error (its connection to the file failed, say): not asked again.
+        // A helper that is gone is said once as such (`helperThread`).
+        if (!helper.broken && !this.checksFailed) {
+          this.checksFailed = true;
+          this.log('error', 'search helper failed a check of webql candidates; they are checked on the serving thread from now on', { err: String(e) });
+        }
+        throw e;
+      },
+    );
+  }
+
   /** The helper thread when a search may be split (starting it the first time), else undefined. */
   private helperForSplit(): SearchHelper | undefined {
-    if (this.searchThreads < 2 || this.largest < this.splitFrom || this.closed) return undefined;
+    return this.largest < this.splitFrom ? undefined : this.helperThread();
+  }
+
+  /** The helper thread with two search threads (starting it the first time), else undefined. */
+  private helperThread(): SearchHelper | undefined {
+    if (this.searchThreads < 2 || this.closed) return undefined;
     if (!this.helper) {
       this.helper = new SearchHelper((e) => this.log('error', 'search helper thread failed; searches now run on one thread', { err: String(e) }));
       this.helper.publish(this.segments, this.docCount > 0 ? this.totalLength / this.docCount : 0);

@@ -15,6 +15,7 @@ import type { Worker } from 'node:worker_threads';
 import type { DocRange, EngineFilter, EngineHit, SearchableSegment, SharedFloor, Statistics } from './engine.js';
 import type { FromHelper, ToHelper } from './search-worker.js';
 import type { SegmentData } from './segment.js';
+import type { CheckJob, Checked } from './webql-search.js';
 import { startWorker } from '../worker.js';
 
 export class SearchHelper {
@@ -22,7 +23,7 @@ export class SearchHelper {
   private readonly ids = new WeakMap<SegmentData, number>();
   private nextId = 1;
   private nextAsk = 1;
-  private readonly pending = new Map<number, { resolve: (hits: EngineHit[]) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (answer: FromHelper) => void; reject: (e: Error) => void }>();
   /** Set once the thread failed or exited: the caller searches alone from then on. */
   broken = false;
   private closing = false;
@@ -36,7 +37,7 @@ export class SearchHelper {
       if (!p) return;
       this.settled(m.ask);
       if ('error' in m) p.reject(new Error(`search helper: ${m.error}`));
-      else p.resolve(m.hits);
+      else p.resolve(m);
     });
     const fail = (e: Error) => {
       if (!this.broken && !this.closing) onFailure(e);
@@ -84,10 +85,7 @@ export class SearchHelper {
   ): Promise<EngineHit[]> {
     const distinct = [...new Set(terms)];
     const ask = this.nextAsk++;
-    const answer = new Promise<EngineHit[]>((resolve, reject) => {
-      if (this.pending.size === 0) this.worker.ref();
-      this.pending.set(ask, { resolve, reject });
-    });
+    const answer = this.answer(ask);
     this.post({
       type: 'search',
       ask,
@@ -101,7 +99,29 @@ export class SearchHelper {
       floor: floor.bits.buffer as SharedArrayBuffer,
       required,
     });
-    return answer;
+    return answer.then((m) => {
+      if (!('hits' in m)) throw new Error('search helper: no hits');
+      return m.hits;
+    });
+  }
+
+  /** webql-search.ts `checkCandidates` of `job` on the helper thread, over its own read-only connection to the SQLite file at `path`. */
+  check(path: string, job: CheckJob): Promise<Checked> {
+    const ask = this.nextAsk++;
+    const answer = this.answer(ask);
+    this.post({ type: 'check', ask, path, job });
+    return answer.then((m) => {
+      if (!('checked' in m)) throw new Error('search helper: no verdicts');
+      return m.checked;
+    });
+  }
+
+  /** The helper's answer to `ask`, kept alive meanwhile. */
+  private answer(ask: number): Promise<FromHelper> {
+    return new Promise<FromHelper>((resolve, reject) => {
+      if (this.pending.size === 0) this.worker.ref();
+      this.pending.set(ask, { resolve, reject });
+    });
   }
 
   async close(): Promise<void> {

@@ -2,13 +2,18 @@
  * The search helper thread (search-helper.ts starts it): it searches the upper part of each
  * segment's documents while the main thread searches the lower part. It holds no copy of the
  * index: the segments' arrays (their term dictionaries included) are in shared memory, and each
- * search brings the query terms' document frequencies over all segments.
+ * search brings the query terms' document frequencies over all segments. It also reads and checks
+ * part of a large batch of a webql query's candidates (webql-search.ts `checkCandidates`) over a
+ * read-only connection of its own to the page store's file.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
+import { type Db, openDatabase } from '../sqlite/database.js';
 import { type DocRange, type EngineFilter, type EngineHit, type Members, type SearchableSegment, SharedFloor, searchable, searchTopK } from './engine.js';
 import type { SegmentData } from './segment.js';
+import { webqlReader } from './webql-rows.js';
+import { type CheckJob, type Checked, checkCandidates, type WebqlDeps } from './webql-search.js';
 
 export type ToHelper =
   | { type: 'segment'; id: number; data: SegmentData; members: Members }
@@ -27,9 +32,22 @@ export type ToHelper =
       floor: SharedArrayBuffer;
       /** searchTopK's `required`. */
       required: number;
-    };
+    }
+  /** `checkCandidates` of `job` over the SQLite file at `path`. */
+  | { type: 'check'; ask: number; path: string; job: CheckJob };
 
-export type FromHelper = { ask: number; hits: EngineHit[] } | { ask: number; error: string };
+export type FromHelper = { ask: number; hits: EngineHit[] } | { ask: number; checked: Checked } | { ask: number; error: string };
+
+/** The connection to the page store's file, opened at the first check (one file per store). */
+let reading: { path: string; db: Db; read: WebqlDeps['read'] } | undefined;
+function readerOf(path: string): WebqlDeps['read'] {
+  if (reading?.path !== path) {
+    reading?.db.close();
+    const db = openDatabase({ path, readonly: true });
+    reading = { path, db, read: webqlReader(db) };
+  }
+  return reading.read;
+}
 
 /**
  * A full collection of this thread's heap, soon after a publish lets segments go, at most once a
@@ -79,6 +97,13 @@ if (parentPort) {
         return searchable(data, m.avgLength, gone, members);
       });
       if (dropped) collectSoon();
+    } else if (m.type === 'check') {
+      try {
+        const checked = checkCandidates(readerOf(m.path), m.job);
+        port.postMessage({ ask: m.ask, checked } satisfies FromHelper);
+      } catch (e) {
+        port.postMessage({ ask: m.ask, error: String(e) } satisfies FromHelper);
+      }
     } else {
       try {
         const df = new Map(m.terms.map((t, j) => [t, m.df[j]!]));

@@ -110,6 +110,75 @@ export interface WebqlDeps {
   readCharsMax: number;
   /** When the best candidates are read first (WEBQL_BEST_FIRST). */
   bestFirst: BestFirst;
+  /**
+   * `checkCandidates` of a job on another thread (the search helper, over its own connection to
+   * the same file), or undefined when none can take it now. A large batch's later part is checked
+   * there while this thread checks the rest (`ASIDE_FROM`).
+   */
+  checkAside?(job: CheckJob): Promise<Checked> | undefined;
+}
+
+/**
+ * Candidates to read and check (`checkCandidates`), as plain data, so that another thread can
+ * take them (`WebqlDeps.checkAside`).
+ */
+export interface CheckJob {
+  node: WebqlNode;
+  /** The terms the engine was asked for, which the bits of `held` are (`planTexts`). */
+  terms: readonly string[];
+  /** Whether the reads look up the page's URL (`WebqlDeps.read`). */
+  withUrl: boolean;
+  ids: number[];
+  /** Each candidate's terms held, and its URL filter's low and high words (`urlMaskOf`). */
+  held: number[];
+  lo: number[];
+  hi: number[];
+}
+
+/** What `checkCandidates` found: each candidate's 1 (a match), 0 (no match) or -1 (gone since the segments were built), and the characters of text read. */
+export interface Checked {
+  verdicts: Int8Array;
+  chars: number;
+}
+
+/**
+ * Reads the candidates of `job` and decides each, as a batch of webql's reads does: first read with
+ * their texts when most items will need them (`textItems`), else without, and decided from their
+ * URL and language where that tells; then the texts of those left, and the whole check.
+ */
+export function checkCandidates(read: WebqlDeps['read'], job: CheckJob, plans: Plans = planTexts(job.node, job.terms)): Checked {
+  const { node, ids, held, lo, hi, withUrl } = job;
+  const text = textItems(node);
+  const rows = new Map<number, VersionWords>();
+  let chars = 0;
+  const readRows = (ks: number[], withText: boolean) => {
+    if (ks.length === 0) return;
+    for (const v of read(ks.map((k) => ids[k]!), withText, withUrl)) {
+      rows.set(v.id, new VersionWords(v));
+      if (withText) chars += v.title.length + v.description.length + v.content.length;
+    }
+  };
+  const all = ids.map((_, k) => k);
+  readRows(all, text.undecidable);
+  const decided = ids.map((id, k) => {
+    const w = rows.get(id);
+    return w && decide(node, w, held[k]!, lo[k]!, hi[k]!, plans);
+  });
+  if (text.any && !text.undecidable) readRows(all.filter((k) => decided[k] === undefined && rows.has(ids[k]!)), true);
+  const verdicts = new Int8Array(ids.length);
+  for (let k = 0; k < ids.length; k++) {
+    let d = decided[k];
+    if (d === undefined) {
+      const w = rows.get(ids[k]!);
+      if (!w) {
+        verdicts[k] = -1;
+        continue;
+      }
+      d = matches(node, w, plans, held[k]!);
+    }
+    verdicts[k] = d ? 1 : 0;
+  }
+  return { verdicts, chars };
 }
 
 /** The filter of a candidate when no item uses one: `decide` reads it only for one-word items. */
@@ -749,6 +818,43 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     for (let i = 0; i < found.count; i++) if (take(i) && lookedUp.every((within) => within.has(ids[i]!))) candidates[count++] = i;
     // By score, ties to the lower id; with no ranking words, the newest first, ties to the higher id.
     const ranked = ranking.length > 0 ? new Ranked(candidates.subarray(0, count), scores, ids, 1) : new Ranked(candidates.subarray(0, count), acquiredAt, ids, -1);
+    /**
+     * The verdicts (`Checked`) of the candidates `is` (best first) with URL filters `ms`: the later
+     * half on another thread when one takes it, the rest here meanwhile. A check there that fails
+     * is done here.
+     */
+    const check = async (is: number[], ms: [number, number][]): Promise<Int8Array> => {
+      const job = (from: number, to: number): CheckJob => ({
+        node,
+        terms,
+        withUrl,
+        ids: is.slice(from, to).map((i) => ids[i]!),
+        held: is.slice(from, to).map((i) => held[i]!),
+        lo: ms.slice(from, to).map((m) => m[0]),
+        hi: ms.slice(from, to).map((m) => m[1]),
+      });
+      const cut = is.length >> 1;
+      const asideJob = cut > 0 && deps.checkAside ? job(cut, is.length) : undefined;
+      const aside = asideJob && deps.checkAside!(asideJob);
+      if (!aside) {
+        const all = checkCandidates(deps.read, job(0, is.length), plans);
+        chars += all.chars;
+        return all.verdicts;
+      }
+      aside.catch(() => {}); // awaited below, once this thread's part is checked
+      const here = checkCandidates(deps.read, job(0, cut), plans);
+      let there: Checked;
+      try {
+        there = await aside;
+      } catch {
+        there = checkCandidates(deps.read, asideJob!, plans);
+      }
+      chars += here.chars + there.chars;
+      const verdicts = new Int8Array(is.length);
+      verdicts.set(here.verdicts);
+      verdicts.set(there.verdicts, cut);
+      return verdicts;
+    };
     let looked = false;
     for (let size = FIRST_READ; ranked.size > 0 && hits.length < limit && !readOut(); size = Math.min(size * 2, LARGEST_READ)) {
       if (size > FIRST_READ) await deps.turn();
@@ -788,32 +894,13 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
         masks.push(mask);
         decided.push(d);
       }
-      const rows = new Map<number, VersionWords>();
-      const readRows = (ks: number[], withText: boolean) => {
-        if (ks.length === 0) return;
-        for (const v of deps.read(ks.map((k) => ids[batch[k]!]!), withText, withUrl)) {
-          rows.set(v.id, new VersionWords(v));
-          if (withText) chars += v.title.length + v.description.length + v.content.length;
-        }
-      };
       readBeforeScan -= unread.length;
       reads += unread.length;
-      readRows(unread, text.undecidable);
-      for (const k of unread) {
-        const w = rows.get(ids[batch[k]!]!);
-        if (w) decided[k] = decide(node, w, held[batch[k]!]!, masks[k]![0], masks[k]![1], plans);
-      }
-      if (text.any && !text.undecidable) readRows(unread.filter((k) => decided[k] === undefined && rows.has(ids[batch[k]!]!)), true);
+      const verdicts = await check(unread.map((k) => batch[k]!), unread.map((k) => masks[k]!));
+      for (const [n, k] of unread.entries()) decided[k] = verdicts[n]! < 0 ? undefined : verdicts[n] === 1;
       for (const [k, i] of batch.entries()) {
-        const id = ids[i]!;
-        let d = decided[k];
-        if (d === undefined) {
-          const w = rows.get(id);
-          if (!w) continue; // gone since the segments were built
-          d = matches(node, w, plans, held[i]!);
-        }
-        if (!d) continue;
-        hits.push({ versionId: id, score: scores[i]! });
+        if (!decided[k]) continue; // no match, or gone since the segments were built
+        hits.push({ versionId: ids[i]!, score: scores[i]! });
         if (hits.length === limit) break;
       }
     }
