@@ -382,8 +382,10 @@ const SPLIT_FROM = 50_000;
  * With two search threads, a batch of a webql query's candidates to read and check (webql-search.ts
  * `checkCandidates`) is cut in two when its later half, which the helper checks over its own
  * connection, would hold at least this many: the batches of 64, 128 and 256 candidates, not the
- * first of 32. A candidate read with its text and checked costs about 11 us at 1M, so the message
- * to the helper and back (tens of microseconds) is a small part of half a batch.
+ * first of 32. A candidate read with its text and checked costs 9-11 us at 1M, so half of a batch
+ * of 256 is about 1.2 ms, against which the serving thread waited 0.3-0.6 ms a batch for the
+ * helper's half (its message, the other core woken, and its reads: timed ad hoc on `"primary
+ * early"`). The quoted phrases of bench:webql-tiers took 0.80-0.83x the time so (docs/BENCHMARKS.md).
  */
 const ASIDE_MIN = 32;
 
