@@ -112,8 +112,9 @@ export interface WebqlDeps {
   bestFirst: BestFirst;
   /**
    * `checkCandidates` of a job on another thread (the search helper, over its own connection to
-   * the same file), or undefined when none can take it now. A large batch's later part is checked
-   * there while this thread checks the rest (`ASIDE_FROM`).
+   * the same file), or undefined when none can take it now (none, or a job too small to pay for
+   * the messages: engine-index-store.ts ASIDE_MIN). A batch's later half is offered there while
+   * this thread checks the rest.
    */
   checkAside?(job: CheckJob): Promise<Checked> | undefined;
 }
@@ -143,8 +144,9 @@ export interface Checked {
 
 /**
  * Reads the candidates of `job` and decides each, as a batch of webql's reads does: first read with
- * their texts when most items will need them (`textItems`), else without, and decided from their
- * URL and language where that tells; then the texts of those left, and the whole check.
+ * their texts when some item cannot be decided without them (`textItems`), else without, and
+ * decided from their URL and language where that tells; then the texts of those left, and the
+ * whole check.
  */
 export function checkCandidates(read: WebqlDeps['read'], job: CheckJob, plans: Plans = planTexts(job.node, job.terms)): Checked {
   const { node, ids, held, lo, hi, withUrl } = job;
