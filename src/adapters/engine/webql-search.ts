@@ -129,11 +129,12 @@ export interface CheckJob {
   terms: readonly string[];
   /** Whether the reads look up the page's URL (`WebqlDeps.read`). */
   withUrl: boolean;
-  ids: number[];
-  /** Each candidate's terms held, and its URL filter's low and high words (`urlMaskOf`). */
-  held: number[];
-  lo: number[];
-  hi: number[];
+  /** Typed arrays: posted to the helper in a quarter of the time arrays of numbers took (15 against 40-60 us a batch, ad hoc). */
+  ids: Float64Array;
+  /** Each candidate's terms held (`Matches.held`), and its URL filter's low and high words (`urlMaskOf`). */
+  held: Int32Array;
+  lo: Uint32Array;
+  hi: Uint32Array;
 }
 
 /** What `checkCandidates` found: each candidate's 1 (a match), 0 (no match) or -1 (gone since the segments were built), and the characters of text read. */
@@ -160,10 +161,10 @@ export function checkCandidates(read: WebqlDeps['read'], job: CheckJob, plans: P
       if (withText) chars += v.title.length + v.description.length + v.content.length;
     }
   };
-  const all = ids.map((_, k) => k);
+  const all = Array.from(ids, (_, k) => k);
   readRows(all, text.undecidable);
-  const decided = ids.map((id, k) => {
-    const w = rows.get(id);
+  const decided = all.map((k) => {
+    const w = rows.get(ids[k]!);
     return w && decide(node, w, held[k]!, lo[k]!, hi[k]!, plans);
   });
   if (text.any && !text.undecidable) readRows(all.filter((k) => decided[k] === undefined && rows.has(ids[k]!)), true);
@@ -830,10 +831,10 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
         node,
         terms,
         withUrl,
-        ids: is.slice(from, to).map((i) => ids[i]!),
-        held: is.slice(from, to).map((i) => held[i]!),
-        lo: ms.slice(from, to).map((m) => m[0]),
-        hi: ms.slice(from, to).map((m) => m[1]),
+        ids: Float64Array.from(is.slice(from, to), (i) => ids[i]!),
+        held: Int32Array.from(is.slice(from, to), (i) => held[i]!),
+        lo: Uint32Array.from(ms.slice(from, to), (m) => m[0]),
+        hi: Uint32Array.from(ms.slice(from, to), (m) => m[1]),
       });
       const cut = is.length >> 1;
       const asideJob = cut > 0 && deps.checkAside ? job(cut, is.length) : undefined;
