@@ -10,7 +10,7 @@ import { loadCorpus, picker, rng } from '../../bench/scifact.js';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { Matches, type MatchRequest } from '../../src/adapters/engine/engine.js';
 import { prefixEnd, type SegmentData } from '../../src/adapters/engine/segment.js';
-import { searchWebql, type WebqlDeps } from '../../src/adapters/engine/webql-search.js';
+import { checkClaimed, searchWebql, type WebqlDeps } from '../../src/adapters/engine/webql-search.js';
 import { ASCII_MAKERS, hasPhrase, wordKey } from '../../src/core/phrase.js';
 import { type Db, openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteIndexStore } from '../../src/adapters/sqlite/index-store.js';
@@ -48,9 +48,11 @@ describe('webql on the engine, against the FTS5 reference', () => {
   // Ones that read the best candidates first whenever they can (with a phrase or a field, when
   // ranked by at most 2 words), the best 3 or 40, or 2 then 7 (then the rest).
   const bestFirst = [[{ from: 0, k: 3 }], [{ from: 0, k: 40 }], [{ from: 0, k: 2 }, { from: 0, k: 7 }]].map((tiers) => new EngineIndexStore(db, { webqlBestFirst: { tiers, words: 2 } }));
-  // One on two search threads that hands the helper the later half of every batch of candidates
-  // it reads (of two or more), which the helper reads over its own connection and checks.
+  // Ones on two search threads that share every batch of candidates they read with the helper,
+  // which reads them over its own connection and checks them: both claiming groups of them in
+  // turn, and the helper alone.
   const twoThreads = new EngineIndexStore(db, { searchThreads: 2, splitFrom: 1, splitWork: 0, asideMin: 1 });
+  const helperAlone = new EngineIndexStore(db, { searchThreads: 2, splitFrom: 1, splitWork: 0, asideMin: 1, asideOnly: true });
   const random = rng(7);
   const pick = picker(random);
   const sentence = (n: number) => Array.from({ length: n }, () => pick(VOCAB)).join(' ');
@@ -85,6 +87,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
     await engine.open();
     await unkept.open();
     await twoThreads.open();
+    await helperAlone.open();
     for (const e of bestFirst) await e.open();
     await stepped.search({ terms: ['collector'], limit: 1 }); // takes in the second half
     assert.equal(stepped.segmentCount, 2);
@@ -94,6 +97,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
     await stepped.close();
     await unkept.close();
     await twoThreads.close();
+    await helperAlone.close();
     for (const e of bestFirst) await e.close();
     db.close();
     dir.remove();
@@ -170,6 +174,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
       assert.deepEqual(await stepped.search(q), ours, `${text}, in steps`);
       assert.deepEqual(await unkept.search(q), ours, `${text}, no lookup kept`);
       assert.deepEqual(await twoThreads.search(q), ours, `${text}, checked on two threads`);
+      assert.deepEqual(await helperAlone.search(q), ours, `${text}, checked on the helper thread`);
       for (const e of bestFirst) {
         assert.deepEqual(await e.search(q), ours, `${text}, the best first`);
         assert.deepEqual(await e.search({ ...q, limit: 5 }), ours.slice(0, 5), `${text}, the best first, 5`);
@@ -197,7 +202,37 @@ describe('webql on the engine, against the FTS5 reference', () => {
     assert.ok(nonEmpty > 300, `${nonEmpty} with matches`);
     assert.ok(led > 50, `${led} led by the words every match holds one of`);
     assert.ok(contradictions > 0, `${contradictions} contradicting themselves`);
-    assert.ok(twoThreads.asideChecks > 10_000, `${twoThreads.asideChecks} candidates checked on the helper thread`);
+    await helperAlone.checksSettled();
+    assert.ok(helperAlone.asideChecks > 10_000, `${helperAlone.asideChecks} candidates checked on the helper thread`);
+  });
+
+  test('a batch shared with another thread that fails after claiming some candidates: those are checked here, the same answers', async () => {
+    let failed = 0;
+    let asked = 0;
+    for (const text of ['"garbage collector"', 'collector OR memory', 'title:heap', 'memory -"heap tuning"', 'go -site:go.test']) {
+      const webql = parseWebql(text);
+      const q: IndexQuery = { terms: [], webql, limit: 10_000 };
+      const deps = (Reflect.get(engine, 'webqlDeps') as (q: IndexQuery, node: WebqlNode) => WebqlDeps).call(engine, q, webql);
+      const alone = await searchWebql({ ...deps, checkAside: undefined }, webql, q.limit);
+      // As the helper thread does when its reads fail: its first claim counted done, left unchecked.
+      const failing: WebqlDeps = {
+        ...deps,
+        checkAside: (job) => {
+          asked++;
+          try {
+            checkClaimed(() => {
+              throw new Error('no reads here');
+            }, job, undefined, true);
+          } catch {
+            failed += Math.min(16, job.ids.length);
+          }
+          return Promise.reject(new Error('failed'));
+        },
+      };
+      assert.deepEqual(await searchWebql(failing, webql, q.limit), alone, text);
+      assert.ok(alone.length > 0, text);
+    }
+    assert.ok(asked > 5 && failed > 50, `${asked} shared, ${failed} left unchecked`);
   });
 
   test('gathering the candidates lets the event loop turn: what waits for it runs before the query ends', async () => {

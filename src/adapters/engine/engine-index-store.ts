@@ -34,7 +34,7 @@ import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from '../worker.js';
 import { PageUrls } from './page-urls.js';
 import { webqlReader } from './webql-rows.js';
-import { narrowerSite, searchWebql, topItems, urlMask, urlPrefixes, urlText, type BestFirst, type Checked, type CheckJob, WEBQL_BEST_FIRST, WEBQL_READ_CHARS_MAX, WEBQL_READS_MAX, type WebqlDeps } from './webql-search.js';
+import { narrowerSite, searchWebql, topItems, urlMask, urlPrefixes, urlText, type BestFirst, type CheckJob, WEBQL_BEST_FIRST, WEBQL_READ_CHARS_MAX, WEBQL_READS_MAX, type WebqlDeps } from './webql-search.js';
 import { compacted, concatSegments, docOf, inIdOrder, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termAt, termCount, termNumber } from './segment.js';
 
 export interface EngineWeights {
@@ -379,15 +379,14 @@ const BUILDERS = 2;
 const SPLIT_WORK = 200_000;
 const SPLIT_FROM = 50_000;
 /**
- * With two search threads, a batch of a webql query's candidates to read and check (webql-search.ts
- * `checkCandidates`) is cut in two when its later half, which the helper checks over its own
- * connection, would hold at least this many: the batches of 64, 128 and 256 candidates, not the
- * first of 32. A candidate read with its text and checked costs 9-11 us at 1M, so half of a batch
- * of 256 is about 1.2 ms, against which the serving thread waited 0.3-0.6 ms a batch for the
- * helper's half (its message, the other core woken, and its reads: timed ad hoc on `"primary
- * early"`). The quoted phrases of bench:webql-tiers took 0.80-0.83x the time so (docs/BENCHMARKS.md).
+ * With two search threads, a batch of a webql query's candidates to read and check of at least
+ * this many is shared with the helper, each thread claiming 16 at a time over its own connection
+ * (webql-search.ts `checkClaimed`): the batches of 64, 128 and 256 candidates, not the first of
+ * 32. A candidate read with its text and checked costs 9-11 us at 1M; the message and the other
+ * core waking took 35-200 us on this host (ad hoc), so the helper's part of a batch of 32 would be
+ * small.
  */
-const ASIDE_MIN = 32;
+const ASIDE_MIN = 64;
 
 /**
  * What the build reserves for each other part's postings, in multiples of the first part's
@@ -557,8 +556,10 @@ export interface EngineOptions {
   searchThreads?: 1 | 2;
   splitFrom?: number;
   splitWork?: number;
-  /** The fewest candidates of a webql read the helper thread checks (ASIDE_MIN; 1 in tests). */
+  /** The fewest candidates of a webql read shared with the helper thread (ASIDE_MIN; 1 in tests). */
   asideMin?: number;
+  /** Tests: the serving thread leaves every candidate of a shared read to the helper (webql-search.ts `claimsHere`). */
+  asideOnly?: boolean;
   /** Tier 0 of the merges, and the largest merge done by joining (MERGE_BASE, JOIN_MERGE; smaller in tests, so worker merges and saves come often). */
   mergeBase?: number;
   joinMerge?: number;
@@ -684,8 +685,11 @@ export class EngineIndexStore implements IndexStore {
   /** webql candidates checked on the helper thread (for tests and the benchmark). */
   asideChecks = 0;
   private readonly asideMin: number;
+  private readonly asideOnly: boolean;
   /** Set once the helper failed a check (`checkAside`): the serving thread checks every candidate since. */
   private checksFailed = false;
+  /** The helper's answers to checks not yet had (`checksSettled`). */
+  private readonly pendingChecks = new Set<Promise<void>>();
 
   constructor(
     private readonly db: Db,
@@ -700,6 +704,7 @@ export class EngineIndexStore implements IndexStore {
     this.splitFrom = options.splitFrom ?? SPLIT_FROM;
     this.splitWork = options.splitWork ?? SPLIT_WORK;
     this.asideMin = options.asideMin ?? ASIDE_MIN;
+    this.asideOnly = options.asideOnly ?? false;
     this.mergeBase = options.mergeBase ?? MERGE_BASE;
     this.joinMerge = options.joinMerge ?? JOIN_MERGE;
     this.freshSync = options.freshSync ?? FRESH_SYNC;
@@ -1547,6 +1552,7 @@ export class EngineIndexStore implements IndexStore {
       titleWeight: Math.floor(this.weights.title),
       read: this.stmts.webqlRead,
       checkAside: (job) => this.checkAside(job),
+      claimsHere: !this.asideOnly,
       // Those the filter already keeps the candidates to are not looked up again.
       inLanguage: (tag, max) => (tag === lang && langVersions ? undefined : this.languageLookup(tag, max)),
       underUrl: (prefix, max) => (prefix === under && urlVersions ? undefined : this.urlLookup(prefix, max)),
@@ -1633,14 +1639,13 @@ export class EngineIndexStore implements IndexStore {
    * connection to this store's file; undefined when there is no helper or file, or the job is
    * too small to pay for the messages. A check the helper fails is said here and refused.
    */
-  private checkAside(job: CheckJob): Promise<Checked> | undefined {
+  private checkAside(job: CheckJob): Promise<void> | undefined {
     if (job.ids.length < this.asideMin || !this.onDisk || this.checksFailed) return undefined;
     const helper = this.helperThread();
     if (!helper) return undefined;
-    return helper.check(this.db.name, job).then(
+    const reply = helper.check(this.db.name, job).then(
       (checked) => {
-        this.asideChecks += job.ids.length;
-        return checked;
+        this.asideChecks += checked;
       },
       (e: unknown) => {
         // One it answered with an error (its connection to the file failed, say): not asked again.
@@ -1652,6 +1657,15 @@ export class EngineIndexStore implements IndexStore {
         throw e;
       },
     );
+    this.pendingChecks.add(reply);
+    const settled = () => this.pendingChecks.delete(reply);
+    reply.then(settled, settled);
+    return reply;
+  }
+
+  /** Once the helper has answered every check asked of it so far (for tests and the benchmark: `asideChecks` counts them as they answer). */
+  async checksSettled(): Promise<void> {
+    await Promise.allSettled([...this.pendingChecks]);
   }
 
   /** The helper thread when a search may be split (starting it the first time), else undefined. */

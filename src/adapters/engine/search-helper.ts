@@ -15,7 +15,7 @@ import type { Worker } from 'node:worker_threads';
 import type { DocRange, EngineFilter, EngineHit, SearchableSegment, SharedFloor, Statistics } from './engine.js';
 import type { FromHelper, ToHelper } from './search-worker.js';
 import type { SegmentData } from './segment.js';
-import type { CheckJob, Checked } from './webql-search.js';
+import type { CheckJob } from './webql-search.js';
 import { startWorker } from '../worker.js';
 
 export class SearchHelper {
@@ -105,13 +105,16 @@ export class SearchHelper {
     });
   }
 
-  /** webql-search.ts `checkCandidates` of `job` on the helper thread, over its own read-only connection to the SQLite file at `path`. */
-  check(path: string, job: CheckJob): Promise<Checked> {
+  /**
+   * webql-search.ts `checkClaimed` of `job` on the helper thread, with the caller, over its own
+   * read-only connection to the SQLite file at `path`: how many candidates it checked, once it is done.
+   */
+  check(path: string, job: CheckJob): Promise<number> {
     const ask = this.nextAsk++;
     const answer = this.answer(ask);
     this.post({ type: 'check', ask, path, job });
     return answer.then((m) => {
-      if (!('checked' in m)) throw new Error('search helper: no verdicts');
+      if (!('checked' in m)) throw new Error('search helper: no count of checks');
       return m.checked;
     });
   }

@@ -3,8 +3,8 @@
  * segment's documents while the main thread searches the lower part. It holds no copy of the
  * index: the segments' arrays (their term dictionaries included) are in shared memory, and each
  * search brings the query terms' document frequencies over all segments. It also reads and checks
- * part of a large batch of a webql query's candidates (webql-search.ts `checkCandidates`) over a
- * read-only connection of its own to the page store's file.
+ * a large batch of a webql query's candidates with the main thread, each claiming groups of them in
+ * turn (webql-search.ts `checkClaimed`), over a read-only connection of its own to the page store's file.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -13,7 +13,7 @@ import { type Db, openDatabase } from '../sqlite/database.js';
 import { type DocRange, type EngineFilter, type EngineHit, type Members, type SearchableSegment, SharedFloor, searchable, searchTopK } from './engine.js';
 import type { SegmentData } from './segment.js';
 import { webqlReader } from './webql-rows.js';
-import { type CheckJob, type Checked, checkCandidates, type WebqlDeps } from './webql-search.js';
+import { type CheckJob, checkClaimed, checkedThere, type WebqlDeps } from './webql-search.js';
 
 export type ToHelper =
   | { type: 'segment'; id: number; data: SegmentData; members: Members }
@@ -33,10 +33,11 @@ export type ToHelper =
       /** searchTopK's `required`. */
       required: number;
     }
-  /** `checkCandidates` of `job` over the SQLite file at `path`. */
+  /** `checkClaimed` of `job` over the SQLite file at `path`, with the thread that asks. */
   | { type: 'check'; ask: number; path: string; job: CheckJob };
 
-export type FromHelper = { ask: number; hits: EngineHit[] } | { ask: number; checked: Checked } | { ask: number; error: string };
+/** `checked`: how many of a job's candidates this thread checked. */
+export type FromHelper = { ask: number; hits: EngineHit[] } | { ask: number; checked: number } | { ask: number; error: string };
 
 /** The connection to the page store's file, opened at the first check (one file per store). */
 let reading: { path: string; db: Db; read: WebqlDeps['read'] } | undefined;
@@ -99,8 +100,8 @@ if (parentPort) {
       if (dropped) collectSoon();
     } else if (m.type === 'check') {
       try {
-        const checked = checkCandidates(readerOf(m.path), m.job);
-        port.postMessage({ ask: m.ask, checked } satisfies FromHelper);
+        checkClaimed(readerOf(m.path), m.job, undefined, true);
+        port.postMessage({ ask: m.ask, checked: checkedThere(m.job) } satisfies FromHelper);
       } catch (e) {
         port.postMessage({ ask: m.ask, error: String(e) } satisfies FromHelper);
       }

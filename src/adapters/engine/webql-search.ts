@@ -37,6 +37,7 @@
  * (a standard query's beside its quoted phrases); an expression without such words lists the
  * newest versions first.
  */
+import { performance } from 'node:perf_hooks';
 import { domainToUnicode } from 'node:url';
 import { stemHash } from '../../core/passages.js';
 import { hasPhrase, wordKey } from '../../core/phrase.js';
@@ -111,17 +112,24 @@ export interface WebqlDeps {
   /** When the best candidates are read first (WEBQL_BEST_FIRST). */
   bestFirst: BestFirst;
   /**
-   * `checkCandidates` of a job on another thread (the search helper, over its own connection to
-   * the same file), or undefined when none can take it now (none, or a job too small to pay for
-   * the messages: engine-index-store.ts ASIDE_MIN). A batch's later half is offered there while
-   * this thread checks the rest.
+   * Asks another thread (the search helper, over its own connection to the same file) to check
+   * `job`'s candidates with this one, each thread claiming groups of them in turn (`checkClaimed`);
+   * undefined when none can take it now (none, or a batch too small to pay for the message:
+   * engine-index-store.ts ASIDE_MIN). The promise settles when that thread is done with the job;
+   * it rejects when that thread failed, and the candidates it left are checked here.
    */
-  checkAside?(job: CheckJob): Promise<Checked> | undefined;
+  checkAside?(job: CheckJob): Promise<void> | undefined;
+  /**
+   * False (for tests): this thread claims none of a job `checkAside` took, and waits for the other
+   * thread to check them all (up to a minute), so that thread's checks are what a test compares.
+   */
+  claimsHere?: boolean;
 }
 
 /**
- * Candidates to read and check (`checkCandidates`), as plain data, so that another thread can
- * take them (`WebqlDeps.checkAside`).
+ * Candidates to read and check (`checkCandidates`), as data another thread can take
+ * (`WebqlDeps.checkAside`): typed arrays, posted to the helper in a quarter of the time arrays of
+ * numbers took (15 against 40-60 us a batch, ad hoc), and the claims and verdicts in shared memory.
  */
 export interface CheckJob {
   node: WebqlNode;
@@ -129,12 +137,17 @@ export interface CheckJob {
   terms: readonly string[];
   /** Whether the reads look up the page's URL (`WebqlDeps.read`). */
   withUrl: boolean;
-  /** Typed arrays: posted to the helper in a quarter of the time arrays of numbers took (15 against 40-60 us a batch, ad hoc). */
   ids: Float64Array;
   /** Each candidate's terms held (`Matches.held`), and its URL filter's low and high words (`urlMaskOf`). */
   held: Int32Array;
   lo: Uint32Array;
   hi: Uint32Array;
+  /** Shared: the next candidate to claim, the candidates done (checked, or left UNCHECKED by a failure), those the other thread checked. */
+  state: Int32Array;
+  /** Shared: each candidate's verdict (`Checked`), UNCHECKED until one is made. */
+  verdicts: Int8Array;
+  /** Shared: the characters of text the other thread read. */
+  chars: Float64Array;
 }
 
 /** What `checkCandidates` found: each candidate's 1 (a match), 0 (no match) or -1 (gone since the segments were built), and the characters of text read. */
@@ -143,13 +156,47 @@ export interface Checked {
   chars: number;
 }
 
+/** A candidate of a shared job no thread has checked. */
+const UNCHECKED = 2;
+const NEXT = 0;
+const DONE = 1;
+const THERE = 2;
 /**
- * Reads the candidates of `job` and decides each, as a batch of webql's reads does: first read with
- * their texts when some item cannot be decided without them (`textItems`), else without, and
- * decided from their URL and language where that tells; then the texts of those left, and the
- * whole check.
+ * The candidates a thread claims at a time from a shared job: a read of 16 rows (about 0.15 ms),
+ * so the serving thread, done with its claims, waits at most that long for the helper's last.
  */
-export function checkCandidates(read: WebqlDeps['read'], job: CheckJob, plans: Plans = planTexts(job.node, job.terms)): Checked {
+const CLAIM = 16;
+/** The longest the serving thread waits for the helper's last claim before checking it itself (WebqlDeps `claimsHere` false: a minute). */
+const CLAIM_WAIT_MS = 20;
+
+/** How many of a shared job's candidates the other thread (`checkClaimed`'s `there`) checked. */
+export function checkedThere(job: CheckJob): number {
+  return Atomics.load(job.state, THERE);
+}
+
+/** A job of the candidates `is` (best first) of `found`-like arrays, with URL filters `masks`, its shared parts new. */
+function checkJob(node: WebqlNode, terms: readonly string[], withUrl: boolean, ids: Float64Array, held: Int32Array, is: readonly number[], masks: readonly [number, number][]): CheckJob {
+  return {
+    node,
+    terms,
+    withUrl,
+    ids: Float64Array.from(is, (i) => ids[i]!),
+    held: Int32Array.from(is, (i) => held[i]!),
+    lo: Uint32Array.from(masks, (m) => m[0]),
+    hi: Uint32Array.from(masks, (m) => m[1]),
+    state: new Int32Array(new SharedArrayBuffer(12)),
+    verdicts: new Int8Array(new SharedArrayBuffer(is.length)).fill(UNCHECKED),
+    chars: new Float64Array(new SharedArrayBuffer(8)),
+  };
+}
+
+/**
+ * Reads the candidates [from, to) of `job` and decides each, as a batch of webql's reads does:
+ * first read with their texts when some item cannot be decided without them (`textItems`), else
+ * without, and decided from their URL and language where that tells; then the texts of those
+ * left, and the whole check.
+ */
+export function checkCandidates(read: WebqlDeps['read'], job: CheckJob, plans: Plans = planTexts(job.node, job.terms), from = 0, to = job.ids.length): Checked {
   const { node, ids, held, lo, hi, withUrl } = job;
   const text = textItems(node);
   const rows = new Map<number, VersionWords>();
@@ -161,27 +208,57 @@ export function checkCandidates(read: WebqlDeps['read'], job: CheckJob, plans: P
       if (withText) chars += v.title.length + v.description.length + v.content.length;
     }
   };
-  const all = Array.from(ids, (_, k) => k);
+  const all = Array.from({ length: to - from }, (_, k) => from + k);
   readRows(all, text.undecidable);
   const decided = all.map((k) => {
     const w = rows.get(ids[k]!);
     return w && decide(node, w, held[k]!, lo[k]!, hi[k]!, plans);
   });
-  if (text.any && !text.undecidable) readRows(all.filter((k) => decided[k] === undefined && rows.has(ids[k]!)), true);
-  const verdicts = new Int8Array(ids.length);
-  for (let k = 0; k < ids.length; k++) {
-    let d = decided[k];
+  if (text.any && !text.undecidable) readRows(all.filter((k, n) => decided[n] === undefined && rows.has(ids[k]!)), true);
+  const verdicts = new Int8Array(all.length);
+  for (const [n, k] of all.entries()) {
+    let d = decided[n];
     if (d === undefined) {
       const w = rows.get(ids[k]!);
       if (!w) {
-        verdicts[k] = -1;
+        verdicts[n] = -1;
         continue;
       }
       d = matches(node, w, plans, held[k]!);
     }
-    verdicts[k] = d ? 1 : 0;
+    verdicts[n] = d ? 1 : 0;
   }
   return { verdicts, chars };
+}
+
+/**
+ * Checks `job`'s candidates a group at a time (CLAIM), each group claimed from the shared state,
+ * which the other thread claims from too, until none is left; each verdict goes to the shared
+ * verdicts and each group done is counted (and waited-for threads woken). `there`: this is the
+ * other thread (its candidates and characters counted in the job). Returns the characters read
+ * here. A group whose check throws is counted done but left UNCHECKED, and the error thrown.
+ */
+export function checkClaimed(read: WebqlDeps['read'], job: CheckJob, plans: Plans = planTexts(job.node, job.terms), there = false): number {
+  const n = job.ids.length;
+  const { state } = job;
+  let chars = 0;
+  for (;;) {
+    const from = Atomics.add(state, NEXT, CLAIM);
+    if (from >= n) return chars;
+    const to = Math.min(n, from + CLAIM);
+    try {
+      const part = checkCandidates(read, job, plans, from, to);
+      job.verdicts.set(part.verdicts, from);
+      chars += part.chars;
+      if (there) {
+        job.chars[0] = job.chars[0]! + part.chars;
+        Atomics.add(state, THERE, to - from);
+      }
+    } finally {
+      Atomics.add(state, DONE, to - from);
+      Atomics.notify(state, DONE);
+    }
+  }
 }
 
 /** The filter of a candidate when no item uses one: `decide` reads it only for one-word items. */
@@ -822,40 +899,44 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     // By score, ties to the lower id; with no ranking words, the newest first, ties to the higher id.
     const ranked = ranking.length > 0 ? new Ranked(candidates.subarray(0, count), scores, ids, 1) : new Ranked(candidates.subarray(0, count), acquiredAt, ids, -1);
     /**
-     * The verdicts (`Checked`) of the candidates `is` (best first) with URL filters `ms`: the later
-     * half on another thread when one takes it, the rest here meanwhile. A check there that fails
-     * is done here.
+     * The verdicts (`Checked`) of the candidates `is` (best first) with URL filters `ms`, with
+     * another thread when one takes them: both claim groups of them in turn until none is left,
+     * then this one waits for the other's last group (CLAIM_WAIT_MS at most) and checks what it
+     * left. So a helper that is slow, busy or gone never makes a batch take longer than this
+     * thread alone would, but for the wait.
      */
-    const check = async (is: number[], ms: [number, number][]): Promise<Int8Array> => {
-      const job = (from: number, to: number): CheckJob => ({
-        node,
-        terms,
-        withUrl,
-        ids: Float64Array.from(is.slice(from, to), (i) => ids[i]!),
-        held: Int32Array.from(is.slice(from, to), (i) => held[i]!),
-        lo: Uint32Array.from(ms.slice(from, to), (m) => m[0]),
-        hi: Uint32Array.from(ms.slice(from, to), (m) => m[1]),
-      });
-      const cut = is.length >> 1;
-      const asideJob = cut > 0 && deps.checkAside ? job(cut, is.length) : undefined;
-      const aside = asideJob && deps.checkAside!(asideJob);
+    const check = (is: number[], ms: [number, number][]): Int8Array => {
+      const job = checkJob(node, terms, withUrl, ids, held, is, ms);
+      const aside = deps.checkAside?.(job);
       if (!aside) {
-        const all = checkCandidates(deps.read, job(0, is.length), plans);
+        const all = checkCandidates(deps.read, job, plans);
         chars += all.chars;
         return all.verdicts;
       }
-      aside.catch(() => {}); // awaited below, once this thread's part is checked
-      const here = checkCandidates(deps.read, job(0, cut), plans);
-      let there: Checked;
+      aside.catch(() => {}); // the helper's failure: what it left is checked below
+      const n = is.length;
+      const claims = deps.claimsHere ?? true;
       try {
-        there = await aside;
-      } catch {
-        there = checkCandidates(deps.read, asideJob!, plans);
+        if (claims) chars += checkClaimed(deps.read, job, plans);
+      } catch (e) {
+        Atomics.store(job.state, NEXT, n); // none left for the helper to claim
+        throw e;
       }
-      chars += here.chars + there.chars;
-      const verdicts = new Int8Array(is.length);
-      verdicts.set(here.verdicts);
-      verdicts.set(there.verdicts, cut);
+      const until = performance.now() + (claims ? CLAIM_WAIT_MS : 60_000);
+      for (let done = Atomics.load(job.state, DONE); done < n; done = Atomics.load(job.state, DONE)) {
+        const left = until - performance.now();
+        if (left <= 0) break;
+        Atomics.wait(job.state, DONE, done, left);
+      }
+      const verdicts = Int8Array.from(job.verdicts);
+      chars += job.chars[0]!;
+      const missing = Array.from(verdicts.keys()).filter((k) => verdicts[k] === UNCHECKED);
+      if (missing.length > 0) {
+        const rest = checkJob(node, terms, withUrl, ids, held, missing.map((k) => is[k]!), missing.map((k) => ms[k]!));
+        const left = checkCandidates(deps.read, rest, plans);
+        chars += left.chars;
+        for (const [m, k] of missing.entries()) verdicts[k] = left.verdicts[m]!;
+      }
       return verdicts;
     };
     let looked = false;
@@ -899,7 +980,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       }
       readBeforeScan -= unread.length;
       reads += unread.length;
-      const verdicts = await check(unread.map((k) => batch[k]!), unread.map((k) => masks[k]!));
+      const verdicts = check(unread.map((k) => batch[k]!), unread.map((k) => masks[k]!));
       for (const [n, k] of unread.entries()) decided[k] = verdicts[n]! < 0 ? undefined : verdicts[n] === 1;
       for (const [k, i] of batch.entries()) {
         if (!decided[k]) continue; // no match, or gone since the segments were built
