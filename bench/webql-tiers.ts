@@ -10,8 +10,8 @@
  * medians, then each config's three slowest queries. The same queries as bench:webql's shapes.
  * `--search-threads 2` runs them as `serve` does by default (a search split with the helper thread
  * where it pays); with `--aside`, each config runs twice in turn: with the serving thread checking
- * every candidate it reads (`here`), and with the helper checking the later half of each large
- * batch (`aside`, engine-index-store.ts ASIDE_MIN), as `serve` does.
+ * every candidate it reads (`here`), and with each large batch shared with the helper (`aside`,
+ * engine-index-store.ts ASIDE_MIN), as `serve` does.
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -100,6 +100,7 @@ for (const [name, make, mode] of SHAPES.filter(([n]) => !wanted || wanted.includ
     const ms = medians[i]!.map(([m]) => m);
     return `${label} ${at(ms, 0.5).toFixed(1)} / ${at(ms, 0.99).toFixed(1)} ms, ${ms.reduce((a, b) => a + b, 0).toFixed(0)} in all`;
   });
+  await engine.checksSettled(); // the helper's counts come with its answers
   const checked = engine.asideChecks - checkedBefore;
   console.log(`${name} (${queries.length}): ${cells.join(' | ')}${searchThreads === 2 ? ` (candidates checked on the helper: ${checked.toLocaleString('en-US')})` : ''}`);
   for (const [i, { label }] of runs.entries()) {

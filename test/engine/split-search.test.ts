@@ -276,6 +276,13 @@ describe('a webql query\'s candidates checked on the helper thread', () => {
       assert.deepEqual(await answers(checking), expected);
       await checking.checksSettled();
       assert.ok(checking.asideChecks > 100, `${checking.asideChecks} checked on the helper`);
+      // Closed while the helper's answer to the last check is still to come (no one awaits it):
+      // the close ends, and the process goes on to what follows it.
+      const closing = await opened(new EngineIndexStore(db, { searchThreads: 2, asideMin: 1, asideOnly: true }));
+      await closing.search({ terms: [], webql: queries[0]!, limit: 20 });
+      const helper = Reflect.get(closing, 'helper') as object;
+      assert.ok((Reflect.get(helper, 'pending') as Map<number, unknown>).size > 0, 'an answer to come');
+      await closing.close();
       // The helper opens its connection at its first check: by then the file is no longer under
       // its name (the serving thread's connection holds it open).
       renameSync(path, `${path}.moved`);

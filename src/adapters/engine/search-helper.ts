@@ -57,7 +57,7 @@ export class SearchHelper {
 
   private settled(ask: number): void {
     this.pending.delete(ask);
-    if (this.pending.size === 0) this.worker.unref();
+    if (this.pending.size === 0 && !this.closing) this.worker.unref();
   }
 
   /** The parts now in use (their arrays shared: `shareSegment`), under the collection's average length. */
@@ -129,6 +129,10 @@ export class SearchHelper {
 
   async close(): Promise<void> {
     this.closing = true; // not a failure: the exit that follows is not reported (searches waiting are refused)
+    // Kept alive until it has stopped: else, with nothing else to do, the process would end
+    // before the rest of a shutdown (a check's answer, which no one awaits, arriving meanwhile
+    // had let it go).
+    this.worker.ref();
     await this.worker.terminate();
   }
 }
