@@ -384,7 +384,7 @@ const SPLIT_FROM = 50_000;
  * (webql-search.ts `checkClaimed`): the batches of 64, 128 and 256 candidates, not the first of
  * 32. A candidate read with its text and checked costs 9-11 us at 1M; the message and the other
  * core waking took 35-200 us on this host (ad hoc), so the helper's part of a batch of 32 would be
- * small.
+ * small. bench:webql-tiers' quoted phrases took 0.86-0.93x the time so (docs/BENCHMARKS.md).
  */
 const ASIDE_MIN = 64;
 
@@ -1635,9 +1635,11 @@ export class EngineIndexStore implements IndexStore {
   }
 
   /**
-   * webql's candidates of `job` read and checked on the helper thread, over its own read-only
-   * connection to this store's file; undefined when there is no helper or file, or the job is
-   * too small to pay for the messages. A check the helper fails is said here and refused.
+   * Shares webql's candidates of `job` with the helper thread, which claims and checks some of
+   * them over its own read-only connection to this store's file (webql-search.ts `checkClaimed`);
+   * undefined when there is no helper or file, or the job is too small to pay for the message.
+   * Settles when the helper is done with the job (its count added to `asideChecks`); a check it
+   * fails is said once, and the helper is not asked again.
    */
   private checkAside(job: CheckJob): Promise<void> | undefined {
     if (job.ids.length < this.asideMin || !this.onDisk || this.checksFailed) return undefined;
