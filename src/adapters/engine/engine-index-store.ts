@@ -1551,7 +1551,8 @@ export class EngineIndexStore implements IndexStore {
       heldAtLeast: (stem, floor) => heldAtLeast(segments, stem, floor),
       titleWeight: Math.floor(this.weights.title),
       read: this.stmts.webqlRead,
-      checkAside: (job) => this.checkAside(job),
+      // (Only where there can be a helper and a file: each job it may take has shared arrays of its own.)
+      ...(this.searchThreads >= 2 && this.onDisk && { checkAside: (job: CheckJob) => this.checkAside(job) }),
       claimsHere: !this.asideOnly,
       // Those the filter already keeps the candidates to are not looked up again.
       inLanguage: (tag, max) => (tag === lang && langVersions ? undefined : this.languageLookup(tag, max)),

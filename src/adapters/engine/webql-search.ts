@@ -174,8 +174,21 @@ export function checkedThere(job: CheckJob): number {
   return Atomics.load(job.state, THERE);
 }
 
-/** A job of the candidates `is` (best first) of `found`-like arrays, with URL filters `masks`, its shared parts new. */
-function checkJob(node: WebqlNode, terms: readonly string[], withUrl: boolean, ids: Float64Array, held: Int32Array, is: readonly number[], masks: readonly [number, number][]): CheckJob {
+/**
+ * A job of the candidates `is` (best first) of `found`-like arrays, with URL filters `masks`; its
+ * state, verdicts and characters in shared memory when another thread may take it (`shared`).
+ */
+function checkJob(
+  node: WebqlNode,
+  terms: readonly string[],
+  withUrl: boolean,
+  ids: Float64Array,
+  held: Int32Array,
+  is: readonly number[],
+  masks: readonly [number, number][],
+  shared: boolean,
+): CheckJob {
+  const buffer = (bytes: number) => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
   return {
     node,
     terms,
@@ -184,9 +197,9 @@ function checkJob(node: WebqlNode, terms: readonly string[], withUrl: boolean, i
     held: Int32Array.from(is, (i) => held[i]!),
     lo: Uint32Array.from(masks, (m) => m[0]),
     hi: Uint32Array.from(masks, (m) => m[1]),
-    state: new Int32Array(new SharedArrayBuffer(12)),
-    verdicts: new Int8Array(new SharedArrayBuffer(is.length)).fill(UNCHECKED),
-    chars: new Float64Array(new SharedArrayBuffer(8)),
+    state: new Int32Array(buffer(12)),
+    verdicts: new Int8Array(buffer(is.length)).fill(UNCHECKED),
+    chars: new Float64Array(buffer(8)),
   };
 }
 
@@ -906,7 +919,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
      * thread alone would, but for the wait.
      */
     const check = (is: number[], ms: [number, number][]): Int8Array => {
-      const job = checkJob(node, terms, withUrl, ids, held, is, ms);
+      const job = checkJob(node, terms, withUrl, ids, held, is, ms, deps.checkAside !== undefined);
       const aside = deps.checkAside?.(job);
       if (!aside) {
         const all = checkCandidates(deps.read, job, plans);
@@ -932,7 +945,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       chars += job.chars[0]!;
       const missing = Array.from(verdicts.keys()).filter((k) => verdicts[k] === UNCHECKED);
       if (missing.length > 0) {
-        const rest = checkJob(node, terms, withUrl, ids, held, missing.map((k) => is[k]!), missing.map((k) => ms[k]!));
+        const rest = checkJob(node, terms, withUrl, ids, held, missing.map((k) => is[k]!), missing.map((k) => ms[k]!), false);
         const left = checkCandidates(deps.read, rest, plans);
         chars += left.chars;
         for (const [m, k] of missing.entries()) verdicts[k] = left.verdicts[m]!;
