@@ -1637,16 +1637,17 @@ export class EngineIndexStore implements IndexStore {
 
   /**
    * Shares webql's candidates of `job` with the helper thread, which claims and checks some of
-   * them over its own read-only connection to this store's file (webql-search.ts `checkClaimed`);
-   * undefined when there is no helper or file, or the job is too small to pay for the message.
+   * them over its own read-only connection to this store's file (webql-search.ts `checkClaimed`;
+   * offered only with two search threads and a file); undefined when there is no helper, or the
+   * job is too small to pay for the message.
    * Settles when the helper is done with the job (its count added to `asideChecks`); a check it
    * fails is said once, and the helper is not asked again.
    */
   private checkAside(job: CheckJob): Promise<void> | undefined {
-    if (job.ids.length < this.asideMin || !this.onDisk || this.checksFailed) return undefined;
+    if (job.ids.length < this.asideMin || this.checksFailed) return undefined;
     const helper = this.helperThread();
     if (!helper) return undefined;
-    const reply = helper.check(this.db.name, job).then(
+    const reply = helper.check(job).then(
       (checked) => {
         this.asideChecks += checked;
       },
@@ -1680,7 +1681,10 @@ export class EngineIndexStore implements IndexStore {
   private helperThread(): SearchHelper | undefined {
     if (this.searchThreads < 2 || this.closed) return undefined;
     if (!this.helper) {
-      this.helper = new SearchHelper((e) => this.log('error', 'search helper thread failed; searches now run on one thread', { err: String(e) }));
+      this.helper = new SearchHelper(
+        (e) => this.log('error', 'search helper thread failed; searches now run on one thread', { err: String(e) }),
+        this.onDisk ? this.db.name : undefined,
+      );
       this.helper.publish(this.segments, this.docCount > 0 ? this.totalLength / this.docCount : 0);
     }
     return this.helper.broken ? undefined : this.helper;

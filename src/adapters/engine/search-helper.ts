@@ -13,7 +13,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { DocRange, EngineFilter, EngineHit, SearchableSegment, SharedFloor, Statistics } from './engine.js';
-import type { FromHelper, ToHelper } from './search-worker.js';
+import type { FromHelper, HelperData, ToHelper } from './search-worker.js';
 import type { SegmentData } from './segment.js';
 import type { CheckJob } from './webql-search.js';
 import { startWorker } from '../worker.js';
@@ -28,9 +28,12 @@ export class SearchHelper {
   broken = false;
   private closing = false;
 
-  /** `onFailure` hears once why the thread is gone (it is not restarted). */
-  constructor(onFailure: (e: Error) => void = () => {}) {
-    this.worker = startWorker(import.meta.url, 'search-worker', undefined);
+  /**
+   * `onFailure` hears once why the thread is gone (it is not restarted). `path`: the store's SQLite
+   * file, which the thread opens read-only at its first check (none: it is asked none).
+   */
+  constructor(onFailure: (e: Error) => void = () => {}, path?: string) {
+    this.worker = startWorker(import.meta.url, 'search-worker', { path } satisfies HelperData);
     this.worker.unref(); // kept alive only while a search waits on it
     this.worker.on('message', (m: FromHelper) => {
       const p = this.pending.get(m.ask);
@@ -107,12 +110,12 @@ export class SearchHelper {
 
   /**
    * webql-search.ts `checkClaimed` of `job` on the helper thread, with the caller, over its own
-   * read-only connection to the SQLite file at `path`: how many candidates it checked, once it is done.
+   * read-only connection to the store's file: how many candidates it checked, once it is done.
    */
-  check(path: string, job: CheckJob): Promise<number> {
+  check(job: CheckJob): Promise<number> {
     const ask = this.nextAsk++;
     const answer = this.answer(ask);
-    this.post({ type: 'check', ask, path, job });
+    this.post({ type: 'check', ask, job });
     return answer.then((m) => {
       if (!('checked' in m)) throw new Error('search helper: no count of checks');
       return m.checked;

@@ -8,12 +8,12 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { parentPort } from 'node:worker_threads';
-import { type Db, openDatabase } from '../sqlite/database.js';
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../sqlite/database.js';
 import { type DocRange, type EngineFilter, type EngineHit, type Members, type SearchableSegment, SharedFloor, searchable, searchTopK } from './engine.js';
 import type { SegmentData } from './segment.js';
 import { webqlReader } from './webql-rows.js';
-import { type CheckJob, checkClaimed, checkedThere, type WebqlDeps } from './webql-search.js';
+import { type CheckJob, checkClaimed, type WebqlDeps } from './webql-search.js';
 
 export type ToHelper =
   | { type: 'segment'; id: number; data: SegmentData; members: Members }
@@ -33,21 +33,23 @@ export type ToHelper =
       /** searchTopK's `required`. */
       required: number;
     }
-  /** `checkClaimed` of `job` over the SQLite file at `path`, with the thread that asks. */
-  | { type: 'check'; ask: number; path: string; job: CheckJob };
+  /** `checkClaimed` of `job` over the store's file, with the thread that asks. */
+  | { type: 'check'; ask: number; job: CheckJob };
 
 /** `checked`: how many of a job's candidates this thread checked. */
 export type FromHelper = { ask: number; hits: EngineHit[] } | { ask: number; checked: number } | { ask: number; error: string };
 
-/** The connection to the page store's file, opened at the first check (one file per store). */
-let reading: { path: string; db: Db; read: WebqlDeps['read'] } | undefined;
-function readerOf(path: string): WebqlDeps['read'] {
-  if (reading?.path !== path) {
-    reading?.db.close();
-    const db = openDatabase({ path, readonly: true });
-    reading = { path, db, read: webqlReader(db) };
-  }
-  return reading.read;
+/** What the thread is started with: the store's SQLite file, when it has one. */
+export interface HelperData {
+  path: string | undefined;
+}
+
+/** The read of the store's file, over a connection opened at the first check. */
+let read: WebqlDeps['read'] | undefined;
+function reader(): WebqlDeps['read'] {
+  const { path } = workerData as HelperData;
+  if (path === undefined) throw new Error('no file to read');
+  return (read ??= webqlReader(openDatabase({ path, readonly: true })));
 }
 
 /**
@@ -100,8 +102,8 @@ if (parentPort) {
       if (dropped) collectSoon();
     } else if (m.type === 'check') {
       try {
-        checkClaimed(readerOf(m.path), m.job, undefined, true);
-        port.postMessage({ ask: m.ask, checked: checkedThere(m.job) } satisfies FromHelper);
+        const { checked } = checkClaimed(reader(), m.job, undefined, true);
+        port.postMessage({ ask: m.ask, checked } satisfies FromHelper);
       } catch (e) {
         port.postMessage({ ask: m.ask, error: String(e) } satisfies FromHelper);
       }

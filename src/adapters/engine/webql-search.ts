@@ -142,7 +142,7 @@ export interface CheckJob {
   held: Int32Array;
   lo: Uint32Array;
   hi: Uint32Array;
-  /** Shared: the next candidate to claim, the candidates done (checked, or left UNCHECKED by a failure), those the other thread checked. */
+  /** Shared: the next candidate to claim, and the candidates done (checked, or left UNCHECKED by a failure). */
   state: Int32Array;
   /** Shared: each candidate's verdict (`Checked`), UNCHECKED until one is made. */
   verdicts: Int8Array;
@@ -160,7 +160,6 @@ export interface Checked {
 const UNCHECKED = 2;
 const NEXT = 0;
 const DONE = 1;
-const THERE = 2;
 /**
  * The candidates a thread claims at a time from a shared job: a read of 16 rows (about 0.15 ms),
  * so the serving thread, done with its claims, waits at most that long for the helper's last.
@@ -168,11 +167,6 @@ const THERE = 2;
 const CLAIM = 16;
 /** The longest the serving thread waits for the helper's last claim before checking it itself (WebqlDeps `claimsHere` false: a minute). */
 const CLAIM_WAIT_MS = 20;
-
-/** How many of a shared job's candidates the other thread (`checkClaimed`'s `there`) checked. */
-export function checkedThere(job: CheckJob): number {
-  return Atomics.load(job.state, THERE);
-}
 
 /**
  * A job of the candidates `is` (best first) of `found`-like arrays, with URL filters `masks`; its
@@ -197,7 +191,7 @@ function checkJob(
     held: Int32Array.from(is, (i) => held[i]!),
     lo: Uint32Array.from(masks, (m) => m[0]),
     hi: Uint32Array.from(masks, (m) => m[1]),
-    state: new Int32Array(buffer(12)),
+    state: new Int32Array(buffer(8)),
     verdicts: new Int8Array(buffer(is.length)).fill(UNCHECKED),
     chars: new Float64Array(buffer(8)),
   };
@@ -248,25 +242,25 @@ export function checkCandidates(read: WebqlDeps['read'], job: CheckJob, plans: P
  * Checks `job`'s candidates a group at a time (CLAIM), each group claimed from the shared state,
  * which the other thread claims from too, until none is left; each verdict goes to the shared
  * verdicts and each group done is counted (and waited-for threads woken). `there`: this is the
- * other thread (its candidates and characters counted in the job). Returns the characters read
- * here. A group whose check throws is counted done but left UNCHECKED, and the error thrown.
+ * other thread, whose characters read the job keeps. Returns how many candidates were checked
+ * here and the characters read. A group whose check throws is counted done but left UNCHECKED,
+ * and the error thrown.
  */
-export function checkClaimed(read: WebqlDeps['read'], job: CheckJob, plans: Plans = planTexts(job.node, job.terms), there = false): number {
+export function checkClaimed(read: WebqlDeps['read'], job: CheckJob, plans: Plans = planTexts(job.node, job.terms), there = false): { checked: number; chars: number } {
   const n = job.ids.length;
   const { state } = job;
+  let checked = 0;
   let chars = 0;
   for (;;) {
     const from = Atomics.add(state, NEXT, CLAIM);
-    if (from >= n) return chars;
+    if (from >= n) return { checked, chars };
     const to = Math.min(n, from + CLAIM);
     try {
       const part = checkCandidates(read, job, plans, from, to);
       job.verdicts.set(part.verdicts, from);
+      checked += to - from;
       chars += part.chars;
-      if (there) {
-        job.chars[0] = job.chars[0]! + part.chars;
-        Atomics.add(state, THERE, to - from);
-      }
+      if (there) job.chars[0] = chars;
     } finally {
       Atomics.add(state, DONE, to - from);
       Atomics.notify(state, DONE);
@@ -930,7 +924,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       const n = is.length;
       const claims = deps.claimsHere ?? true;
       try {
-        if (claims) chars += checkClaimed(deps.read, job, plans);
+        if (claims) chars += checkClaimed(deps.read, job, plans).chars;
       } catch (e) {
         Atomics.store(job.state, NEXT, n); // none left for the helper to claim
         throw e;
@@ -943,12 +937,14 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       }
       const verdicts = Int8Array.from(job.verdicts);
       chars += job.chars[0]!;
-      const missing = Array.from(verdicts.keys()).filter((k) => verdicts[k] === UNCHECKED);
-      if (missing.length > 0) {
-        const rest = checkJob(node, terms, withUrl, ids, held, missing.map((k) => is[k]!), missing.map((k) => ms[k]!), false);
-        const left = checkCandidates(deps.read, rest, plans);
+      // The runs the other thread left (whole groups: it failed, or was still on them), checked here.
+      for (let k = verdicts.indexOf(UNCHECKED); k >= 0; k = verdicts.indexOf(UNCHECKED, k)) {
+        let end = k + 1;
+        while (end < n && verdicts[end] === UNCHECKED) end++;
+        const left = checkCandidates(deps.read, job, plans, k, end);
+        verdicts.set(left.verdicts, k);
         chars += left.chars;
-        for (const [m, k] of missing.entries()) verdicts[k] = left.verdicts[m]!;
+        k = end;
       }
       return verdicts;
     };
