@@ -60,6 +60,18 @@ describe('webql parser', () => {
     assert.deepEqual(parseWebql('a -well-known'), { kind: 'and', children: [t('a'), { kind: 'not', child: { kind: 'or', children: [t('well', 'known'), t('wellknown')] } }] });
   });
 
+  test("a group's AND in an AND, and a group's OR in an OR, are their items", () => {
+    // What the engine reads of the top level (a lang:, a site:, the words every match holds) is all there.
+    assert.deepEqual(parseWebql('(rate lang:en) regulates'), { kind: 'and', children: [t('rate'), { kind: 'lang', tag: 'en' }, t('regulates')] });
+    assert.deepEqual(parseWebql('((a b) (c (d e)))'), parseWebql('a b c d e'));
+    assert.deepEqual(parseWebql('(a OR b) OR (c OR (d OR e))'), { kind: 'or', children: ['a', 'b', 'c', 'd', 'e'].map((w) => t(w)) });
+    // A compound's OR in an OR too; a group of another kind stays one item.
+    assert.deepEqual(parseWebql('a OR e-mail'), { kind: 'or', children: [t('a'), t('e', 'mail'), t('email')] });
+    assert.deepEqual(parseWebql('(a OR b) (c d)'), { kind: 'and', children: [{ kind: 'or', children: [t('a'), t('b')] }, t('c'), t('d')] });
+    assert.deepEqual(parseWebql('(a b) OR c'), { kind: 'or', children: [{ kind: 'and', children: [t('a'), t('b')] }, t('c')] });
+    assert.deepEqual(parseWebql('a -(b c)'), { kind: 'and', children: [t('a'), { kind: 'not', child: { kind: 'and', children: [t('b'), t('c')] } }] });
+  });
+
   test('fields: site, title (or intitle), url, inurl, filetype (or ext), lang; names are case-insensitive', () => {
     assert.deepEqual(parseWebql('Site:Docs.Example.com'), { kind: 'site', host: 'docs.example.com' });
     assert.deepEqual(parseWebql('title:"memory safety"'), { kind: 'text', words: ['memory', 'safety'], field: 'title' });
