@@ -1,5 +1,5 @@
 /**
- * npm run bench:engine-ab -- <commit> [--size 1000000] [--queries 300] [--passes 3]
+ * npm run bench:engine-ab -- <commit> [--size 1000000] [--queries 300] [--passes 3] [--windows published|acquired]
  *
  * Our engine's traversal at <commit> against the working tree's, on the same segments of the
  * cached generated corpus (`npm run bench:search` builds it), query by query in alternating order in
@@ -8,7 +8,8 @@
  * ratios, and how many top 10s differ. The commit's src is compiled with tsc into a temporary
  * directory (a git worktree); its own `searchable` and `searchTopK` run on the segment data that
  * the working tree loaded (the segment format must be the same at both). p99s are of all the
- * passes' latencies pooled, as bench:search pools its rounds'.
+ * passes' latencies pooled, as bench:search pools its rounds'. `--windows acquired` times the
+ * acquired windows and `query_time`s of ACQUIRED_WINDOWS instead of bench:search's published ones.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -22,14 +23,21 @@ import type { SearchableSegment } from '../src/adapters/engine/engine.js';
 import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { cachedStem, queryTerms } from '../src/core/text.js';
-import { BENCH_WINDOWS, benchQuerySets, cachedCorpus, median, percentile } from './scifact.js';
+import { ACQUIRED_WINDOWS, BENCH_WINDOWS, benchQuerySets, cachedCorpus, median, percentile } from './scifact.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { size: { type: 'string', default: '1000000' }, queries: { type: 'string', default: '300' }, passes: { type: 'string', default: '3' } },
+  options: {
+    size: { type: 'string', default: '1000000' },
+    queries: { type: 'string', default: '300' },
+    passes: { type: 'string', default: '3' },
+    windows: { type: 'string', default: 'published' },
+  },
 });
+if (values.windows !== 'published' && values.windows !== 'acquired') throw new Error(`--windows takes published or acquired, not ${values.windows}`);
+const windows = values.windows === 'acquired' ? ACQUIRED_WINDOWS : BENCH_WINDOWS;
 const commit = positionals[0];
-if (!commit) throw new Error('usage: npm run bench:engine-ab -- <commit> [--size N] [--queries N] [--passes N]');
+if (!commit) throw new Error('usage: npm run bench:engine-ab -- <commit> [--size N] [--queries N] [--passes N] [--windows published|acquired]');
 const root = join(import.meta.dirname, '..');
 
 // The commit's engine, compiled.
@@ -66,7 +74,7 @@ console.log(`Engine at ${commit} (old) against the working tree (new), ${values.
 console.log('| queries | old p50 ms | new p50 ms | p50 new/old | median per-query new/old | old p99 ms | new p99 ms | p99 new/old | top 10s that differ |');
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const [set, qs] of benchQuerySets(Number(values.queries))) {
-  for (const [w, f] of BENCH_WINDOWS) {
+  for (const [w, f] of windows) {
     const terms = qs.map((q) => queryTerms(q).map(cachedStem));
     const run = (k: number, t: string[]) => sides[k]![0].searchTopK(sides[k]![1], stats, t, f, 10);
     let differ = 0;

@@ -186,6 +186,20 @@ export function benchQuerySets(count: number): [string, string[]][] {
   ];
 }
 
+/**
+ * Time bounds of the acquired kind (bench:engine-ab `--windows acquired`) over the generated
+ * corpus, whose pages were acquired uniformly over 2025-01..2026-10 (`generateDocs`): a year (about
+ * half of them), a month (about 1 in 22), a day, a `query_time` two weeks after the first
+ * (about 1 in 44 alive then), and one before any page was acquired (none).
+ */
+export const ACQUIRED_WINDOWS: [string, { acquiredAfter?: number; acquiredBefore?: number; queryTime?: number }][] = [
+  ['acquired one-year window', { acquiredAfter: Date.parse('2025-06-01T00:00:00Z'), acquiredBefore: Date.parse('2026-05-31T23:59:59.999Z') }],
+  ['acquired one-month window', { acquiredAfter: Date.parse('2026-06-01T00:00:00Z'), acquiredBefore: Date.parse('2026-06-30T23:59:59.999Z') }],
+  ['acquired one-day window', { acquiredAfter: Date.parse('2026-06-15T00:00:00Z'), acquiredBefore: Date.parse('2026-06-15T23:59:59.999Z') }],
+  ['query_time 2025-01-15', { queryTime: Date.parse('2025-01-15T00:00:00Z') }],
+  ['query_time 2024-06-01 (none)', { queryTime: Date.parse('2024-06-01T00:00:00Z') }],
+];
+
 /** The latency benchmark's published windows. */
 export const BENCH_WINDOWS: [string, { publishedAfter?: number; publishedBefore?: number }][] = [
   ['no filter', {}],

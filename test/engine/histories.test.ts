@@ -31,10 +31,17 @@ const INSTANTS = Array.from({ length: 12 }, (_, k) => T0 + k * HOUR);
 /** Publication times: few, so that the same content is captured again (the hash holds them). */
 const PUBLISHED = [T0 - 48 * HOUR, T0 - 24 * HOUR, T0 + 5 * HOUR];
 
-/** Engines the histories run on: one that saves, builds in threads and merges often, one split over two threads. */
+/**
+ * Engines the histories run on: one that saves, builds in threads and merges often, one split over
+ * two threads; and both again with an acquired order for every segment (engine.ts `AcquiredOrder`:
+ * otherwise only segments of 4,096 documents or more have one), so that time bounds are read from
+ * it, and captures moving a version's start back after it was made are looked at as moved.
+ */
 const ENGINES: Record<string, EngineOptions> = {
   'saved, threads and merges': { mergeBase: 2, joinMerge: 6, freshSync: 3, saveEvery: 10 },
   'split over two threads': { searchThreads: 2, splitFrom: 1, splitWork: 0, freshSync: 3, mergeBase: 2, joinMerge: 6 },
+  'saved, threads and merges, acquired orders': { mergeBase: 2, joinMerge: 6, freshSync: 3, saveEvery: 10, orderFrom: 1 },
+  'split over two threads, acquired orders': { searchThreads: 2, splitFrom: 1, splitWork: 0, freshSync: 3, mergeBase: 2, joinMerge: 6, orderFrom: 1 },
 };
 
 function history(seed: number, name: string, options: EngineOptions): void {

@@ -27,7 +27,7 @@ import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { WebqlNode } from '../../core/webql.js';
 import { type Db, openDatabase } from '../sqlite/database.js';
-import { allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, heldAtLeast, idf, membersBytes, mergeHits, NO_MORE, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
+import { acquiredOrderOf, allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, heldAtLeast, idf, membersBytes, mergeHits, NO_MORE, ORDER_FROM, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { SearchHelper } from './search-helper.js';
 import { editsAllowed, nearestTerms, oneEditAway } from './spelling.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
@@ -558,6 +558,8 @@ export interface EngineOptions {
   splitWork?: number;
   /** The fewest candidates of a webql read shared with the helper thread (ASIDE_MIN; 1 in tests). */
   asideMin?: number;
+  /** The fewest documents of a segment with an acquired order for time-bounded queries (engine.ts ORDER_FROM; 1 in tests). */
+  orderFrom?: number;
   /** Tests: the serving thread leaves every candidate of a shared read to the helper (webql-search.ts `claimsHere`). */
   asideOnly?: boolean;
   /** Tier 0 of the merges, and the largest merge done by joining (MERGE_BASE, JOIN_MERGE; smaller in tests, so worker merges and saves come often). */
@@ -685,6 +687,7 @@ export class EngineIndexStore implements IndexStore {
   /** webql candidates checked on the helper thread (for tests and the benchmark). */
   asideChecks = 0;
   private readonly asideMin: number;
+  private readonly orderFrom: number;
   private readonly asideOnly: boolean;
   /** Set once the helper failed a check (`checkAside`): the serving thread checks every candidate since. */
   private checksFailed = false;
@@ -704,6 +707,7 @@ export class EngineIndexStore implements IndexStore {
     this.splitFrom = options.splitFrom ?? SPLIT_FROM;
     this.splitWork = options.splitWork ?? SPLIT_WORK;
     this.asideMin = options.asideMin ?? ASIDE_MIN;
+    this.orderFrom = options.orderFrom ?? ORDER_FROM;
     this.asideOnly = options.asideOnly ?? false;
     this.mergeBase = options.mergeBase ?? MERGE_BASE;
     this.joinMerge = options.joinMerge ?? JOIN_MERGE;
@@ -841,7 +845,7 @@ export class EngineIndexStore implements IndexStore {
     const avg = this.docCount > 0 ? this.totalLength / this.docCount : 0;
     // A segment published before keeps its `gone` bits (kept up to date in place by `refresh`).
     const gone = new Map(this.segments.map((s) => [s.data, s.gone]));
-    this.segments = datas.map((data) => searchable(data, avg, gone.get(data)));
+    this.segments = datas.map((data) => searchable(data, avg, gone.get(data), undefined, acquiredOrderOf(data, this.orderFrom)));
     this.helper?.publish(this.segments, avg);
     // File names of segments no longer in use would keep them in memory.
     for (const d of this.names.keys()) if (!datas.includes(d)) this.names.delete(d);

@@ -66,11 +66,11 @@ export class SearchHelper {
   /** The parts now in use (their arrays shared: `shareSegment`), under the collection's average length. */
   publish(segments: readonly SearchableSegment[], avgLength: number): void {
     if (this.broken) return;
-    for (const { data, members } of segments) {
+    for (const { data, members, times } of segments) {
       if (this.ids.has(data)) continue;
       const id = this.nextId++;
       this.ids.set(data, id);
-      this.post({ type: 'segment', id, data, members });
+      this.post({ type: 'segment', id, data, members, times });
     }
     this.post({ type: 'publish', parts: segments.map((s) => ({ id: this.ids.get(s.data)!, gone: s.gone })), avgLength });
   }

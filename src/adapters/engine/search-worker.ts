@@ -10,13 +10,13 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../sqlite/database.js';
-import { type DocRange, type EngineFilter, type EngineHit, type Members, type SearchableSegment, SharedFloor, searchable, searchTopK } from './engine.js';
+import { type AcquiredOrder, type DocRange, type EngineFilter, type EngineHit, type Members, type SearchableSegment, SharedFloor, searchable, searchTopK } from './engine.js';
 import type { SegmentData } from './segment.js';
 import { webqlReader } from './webql-rows.js';
 import { type CheckJob, checkClaimed, type WebqlDeps } from './webql-search.js';
 
 export type ToHelper =
-  | { type: 'segment'; id: number; data: SegmentData; members: Members }
+  | { type: 'segment'; id: number; data: SegmentData; members: Members; times: AcquiredOrder }
   | { type: 'publish'; parts: { id: number; gone: Int32Array }[]; avgLength: number }
   | {
       type: 'search';
@@ -81,11 +81,11 @@ function collectSoon(): void {
 
 if (parentPort) {
   const port = parentPort;
-  const held = new Map<number, { data: SegmentData; members: Members }>();
+  const held = new Map<number, { data: SegmentData; members: Members; times: AcquiredOrder }>();
   let parts: SearchableSegment[] = [];
   port.on('message', (m: ToHelper) => {
     if (m.type === 'segment') {
-      held.set(m.id, { data: m.data, members: m.members });
+      held.set(m.id, { data: m.data, members: m.members, times: m.times });
     } else if (m.type === 'publish') {
       // As the main thread's publish: each part ready under the new average length; segments no part uses are let go.
       const ids = new Set(m.parts.map((p) => p.id));
@@ -96,8 +96,8 @@ if (parentPort) {
         dropped = true;
       }
       parts = m.parts.map(({ id, gone }) => {
-        const { data, members } = held.get(id)!;
-        return searchable(data, m.avgLength, gone, members);
+        const { data, members, times } = held.get(id)!;
+        return searchable(data, m.avgLength, gone, members, times);
       });
       if (dropped) collectSoon();
     } else if (m.type === 'check') {
