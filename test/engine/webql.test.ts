@@ -40,8 +40,9 @@ describe('webql on the engine, against the FTS5 reference', () => {
   const reference = new SqliteIndexStore(db);
   const engine = new EngineIndexStore(db);
   // The same engine gathering its candidates 7 documents at a time, letting the event loop turn
-  // between; opened halfway through the writes, so it holds two segments (gathered one after the other).
-  const stepped = new EngineIndexStore(db, { matchStep: 7 });
+  // between; opened halfway through the writes, so it holds two segments (gathered one after the
+  // other), each with an acquired order (engine.ts `AcquiredOrder`) for the time bounds.
+  const stepped = new EngineIndexStore(db, { matchStep: 7, orderFrom: 1 });
   // One that keeps no lookup (a filetype:'s, inurl:'s, lang:'s or url:'s versions are always
   // too many): every page of the words is a candidate, and the lookups come while reading.
   const unkept = new EngineIndexStore(db, { fileTypeMax: 0 });
@@ -171,7 +172,9 @@ describe('webql on the engine, against the FTS5 reference', () => {
       assert.deepEqual(ids(ours), ids(theirs), `${text} ${JSON.stringify({ ...q, webql: undefined })}`);
       const first = await engine.search({ ...q, limit: 5 });
       assert.deepEqual(first, ours.slice(0, 5), text);
-      assert.deepEqual(await stepped.search(q), ours, `${text}, in steps`);
+      // With a search of other time bounds between its steps, which takes its own documents of them.
+      const [inSteps] = await Promise.all([stepped.search(q), stepped.search({ terms: [pick(VOCAB)], limit: 20, queryTime: T0 + Math.floor(random() * 100) * DAY })]);
+      assert.deepEqual(inSteps, ours, `${text}, in steps`);
       assert.deepEqual(await unkept.search(q), ours, `${text}, no lookup kept`);
       assert.deepEqual(await twoThreads.search(q), ours, `${text}, checked on two threads`);
       assert.deepEqual(await helperAlone.search(q), ours, `${text}, checked on the helper thread`);
