@@ -551,6 +551,42 @@ describe('webql title: words', () => {
     }));
 });
 
+describe('webql phrases holding a word twice', () => {
+  test('a page holding the word fewer times than the phrase does is no candidate; the phrase in the title, the description or the text still matches', () =>
+    withPages(async (db, pages) => {
+      const stored = await pages.putVersions([
+        ...Array.from({ length: 30 }, (_, i) => page(`https://d.test/once/${i}`, { title: 'Notes', content: 'one side of the deletion only' })),
+        page('https://d.test/text', { title: 'Notes', content: 'they stood side by side after the deletion deleting it' }),
+        page('https://d.test/title', { title: 'Side by side', content: 'a film' }),
+        page('https://d.test/description', { title: 'Notes', description: 'Deletion, deleting: a study', content: 'nothing' }),
+        // Twice, but apart: a candidate, read, and no match.
+        page('https://d.test/apart', { title: 'Notes', content: 'one side; the other side. A deletion; then deleting.' }),
+      ]);
+      const [text, title, description] = stored.slice(30, 33).map((o) => idOf(o));
+      const engine = await new EngineIndexStore(db).open();
+      const cases: [string, number[], number][] = [
+        ['"side by side"', [text!, title!].sort(), 3],
+        ['"deletion deleting"', [text!, description!].sort(), 3],
+        ['"side by side" "deletion deleting"', [text!], 2],
+        // Not every match holds `side` twice, nor `delet`: no floor, every page of the words is a candidate.
+        ['"side by side" OR "deletion deleting"', [text!, title!, description!].sort(), 34],
+        ['"side by side" OR side', [...stored.slice(0, 32), stored[33]!].map((o) => idOf(o)).sort(), 33],
+      ];
+      for (const [query, expected, candidates] of cases) {
+        const node = parseWebql(query);
+        const deps = depsOf(engine, node);
+        assert.equal(deps.textWeight, 1);
+        const floored = counting(deps);
+        const found = await searchWebql(floored.deps, node, 50);
+        assert.deepEqual(found.map((h) => h.versionId).sort(), expected, query);
+        assert.equal(floored.listed(), candidates, query);
+        // With no floor (a word weighing nothing), the same answer from every page of the words.
+        const unfloored = counting({ ...deps, textWeight: 0 });
+        assert.deepEqual(await searchWebql(unfloored.deps, node, 50), found, query);
+      }
+    }));
+});
+
 describe('webql reads', () => {
   test('a query reads at most webqlReadsMax candidates, and ends with the matches among them: the best (here the newest) first', () =>
     withPages(async (db, pages) => {

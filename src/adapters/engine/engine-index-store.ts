@@ -1544,6 +1544,8 @@ export class EngineIndexStore implements IndexStore {
     const urlVersions = under !== undefined ? this.versionsUnderUrl(under) : undefined;
     for (const only of [langVersions, urlVersions]) if (only) filter.onlyVersions = bothOf(filter.onlyVersions, only);
     const turned = turnUnless(q.stopped);
+    // The weights of the fields a phrase is looked for in, those indexed.
+    const textWeights = [this.weights.title, this.weights.description, this.weights.content].filter((w) => w > 0);
     return {
       matches: (request, only) =>
         allMatches(segments, stats, only ? { ...filter, onlyVersions: bothOf(filter.onlyVersions, only) } : filter, request, turned, this.matchStep),
@@ -1554,6 +1556,7 @@ export class EngineIndexStore implements IndexStore {
       df: (stem) => stats.df(stem),
       heldAtLeast: (stem, floor) => heldAtLeast(segments, stem, floor),
       titleWeight: Math.floor(this.weights.title),
+      textWeight: textWeights.length > 0 ? Math.min(...textWeights) : 0,
       read: this.stmts.webqlRead,
       // (Only where there can be a helper and a file: each job it may take has shared arrays of its own.)
       ...(this.searchThreads >= 2 && this.onDisk && { checkAside: (job: CheckJob) => this.checkAside(job) }),
