@@ -83,7 +83,7 @@ export interface WebqlDeps {
   /**
    * The least that a word in a version's title, description or content adds to the weighted
    * frequency of its term (the smallest of those fields' weights above 0): a version holding a
-   * phrase with a word twice holds its term at least twice that, rounded down (`repeatFloors`).
+   * phrase with a word twice holds its term at least twice that, rounded down (`floorsOf`).
    */
   textWeight: number;
   /**
@@ -481,35 +481,42 @@ function titleTerms(node: WebqlNode): string[] {
 }
 
 /**
- * The floors of the stems that every match holds more than once, side by side or nearly, as a
- * phrase's repeated words (`"side by side"`, `"deletion deleting"`: both words stem to `delet`):
- * a phrase held in one field, each of its words adds at least `weight` to its term's frequency, so
- * a word the phrase holds k times is held at least k x `weight` times, rounded down as the postings
- * keep frequencies. Of an AND the highest of its items', of an OR the lowest of those every item
- * has; none of an exclusion or a field but `title:`. Most pages of a common word hold it once:
- * `"deletion deleting"` read every page holding `delet` (400 ms at 1M).
+ * The floors of the terms every match holds (MatchRequest `floors`): how often at least, in the
+ * weighted frequency the postings keep. A text item is held in one field, each of its words adding
+ * that field's weight to its term: a `title:` item's (its stop words as a title's terms,
+ * `stopTerm`) the title's weight, another's at least the smallest text weight. So a term the item
+ * holds k times has a floor of k times that weight, rounded down, kept when above 1: a common
+ * word's pages mostly hold it once, in their text alone, and are no candidates (`title:rate`,
+ * `"side by side"`, `"deletion deleting"` whose words stem alike: it read every page holding
+ * `delet`, 400 ms at 1M). Of an AND the highest of its items', of an OR the lowest of those every
+ * item has; none of an exclusion or another field.
  */
-function repeatFloors(node: WebqlNode, weight: number): Map<string, number> {
+function floorsOf(node: WebqlNode, titleWeight: number, textWeight: number): Map<string, number> {
   switch (node.kind) {
     case 'text': {
+      const title = node.field === 'title';
       const counts = new Map<string, number>();
-      for (const s of indexedStems(node)) counts.set(s, (counts.get(s) ?? 0) + 1);
+      const held = title ? node.words.map((w) => (STOP_WORDS.has(w) ? stopTerm(w) : cachedStem(w))) : indexedStems(node);
+      for (const t of held) counts.set(t, (counts.get(t) ?? 0) + 1);
       const out = new Map<string, number>();
-      for (const [s, k] of counts) if (Math.floor(k * weight) > 1) out.set(s, Math.floor(k * weight));
+      for (const [t, k] of counts) {
+        const floor = Math.floor(k * (title ? titleWeight : textWeight));
+        if (floor > 1) out.set(t, floor);
+      }
       return out;
     }
     case 'and': {
       const out = new Map<string, number>();
-      for (const c of node.children) for (const [s, f] of repeatFloors(c, weight)) out.set(s, Math.max(f, out.get(s) ?? 0));
+      for (const c of node.children) for (const [t, f] of floorsOf(c, titleWeight, textWeight)) out.set(t, Math.max(f, out.get(t) ?? 0));
       return out;
     }
     case 'or': {
-      const [first, ...rest] = node.children.map((c) => repeatFloors(c, weight));
+      const [first, ...rest] = node.children.map((c) => floorsOf(c, titleWeight, textWeight));
       const out = new Map<string, number>();
-      for (const [s, f] of first!) {
+      for (const [t, f] of first!) {
         let least = f;
-        for (const r of rest) least = Math.min(least, r.get(s) ?? 0);
-        if (least > 1) out.set(s, least);
+        for (const r of rest) least = Math.min(least, r.get(t) ?? 0);
+        if (least > 1) out.set(t, least);
       }
       return out;
     }
@@ -907,11 +914,9 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // The stems every match holds one of: where they have fewer postings than the usual way, an OR
   // of items of several words (a bare compound read both ways) walks one word of each item.
   const leads = everyDoc ? undefined : leadStems(node, deps.df)?.stems;
-  // A word every match holds in its title is held there at least the title's weight of times:
-  // most pages of a common word hold it in their text alone, fewer times, and are no candidates.
-  // And a word a phrase holds more than once, as often as that (`repeatFloors`).
-  const floorOf = new Map(deps.titleWeight > 1 ? titled.map((s) => [s, deps.titleWeight]) : []);
-  for (const [s, f] of repeatFloors(node, deps.textWeight)) floorOf.set(s, Math.max(f, floorOf.get(s) ?? 0));
+  // A word every match holds in its title, or that a phrase holds more than once, is held at
+  // least that many times its field's weight (`floorsOf`).
+  const floorOf = floorsOf(node, deps.titleWeight, deps.textWeight);
   const floors = floorOf.size > 0 ? floorOf : undefined;
   const required = [...requiredStems(node), ...titleStops];
   const request: MatchRequest = { terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc, required, keep, ...(leads && { leads }), ...(floors && { floors }) };
