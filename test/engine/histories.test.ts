@@ -31,17 +31,21 @@ const INSTANTS = Array.from({ length: 12 }, (_, k) => T0 + k * HOUR);
 /** Publication times: few, so that the same content is captured again (the hash holds them). */
 const PUBLISHED = [T0 - 48 * HOUR, T0 - 24 * HOUR, T0 + 5 * HOUR];
 
+/** webql's best or newest candidates read first in tiers of 2 and 5 (engine-index-store.ts `webqlBestFirst`), so that a history's few pages are more than a tier. */
+const FEW_FIRST = { tiers: [{ from: 0, k: 2 }, { from: 0, k: 5 }], words: 4 };
+
 /**
  * Engines the histories run on: one that saves, builds in threads and merges often, one split over
  * two threads; and both again with an acquired order for every segment (engine.ts `AcquiredOrder`:
  * otherwise only segments of 4,096 documents or more have one), so that time bounds are read from
- * it, and captures moving a version's start back after it was made are looked at as moved.
+ * it, and captures moving a version's start back after it was made are looked at as moved (and
+ * webql's candidates read first in small tiers, `FEW_FIRST`).
  */
 const ENGINES: Record<string, EngineOptions> = {
   'saved, threads and merges': { mergeBase: 2, joinMerge: 6, freshSync: 3, saveEvery: 10 },
   'split over two threads': { searchThreads: 2, splitFrom: 1, splitWork: 0, freshSync: 3, mergeBase: 2, joinMerge: 6 },
-  'saved, threads and merges, acquired orders': { mergeBase: 2, joinMerge: 6, freshSync: 3, saveEvery: 10, orderFrom: 1 },
-  'split over two threads, acquired orders': { searchThreads: 2, splitFrom: 1, splitWork: 0, freshSync: 3, mergeBase: 2, joinMerge: 6, orderFrom: 1 },
+  'saved, threads and merges, acquired orders': { mergeBase: 2, joinMerge: 6, freshSync: 3, saveEvery: 10, orderFrom: 1, webqlBestFirst: FEW_FIRST },
+  'split over two threads, acquired orders': { searchThreads: 2, splitFrom: 1, splitWork: 0, freshSync: 3, mergeBase: 2, joinMerge: 6, orderFrom: 1, webqlBestFirst: FEW_FIRST },
 };
 
 function history(seed: number, name: string, options: EngineOptions): void {
@@ -78,7 +82,8 @@ function history(seed: number, name: string, options: EngineOptions): void {
       const r = random();
       if (r < 0.2) {
         const [a, b, c] = [pick(WORDS), pick(WORDS), pick(WORDS)];
-        expression = pick([`${a} -${b}`, `${a} ${b}`, `(${a} OR quince) site:${pick(SITES)}`, `"${a} ${b}"`, `"${a} ${b}" -${c}`, `title:${a} ${b}`]);
+        // (The last two rank by no word, and every page is a candidate: the newest are read first.)
+        expression = pick([`${a} -${b}`, `${a} ${b}`, `(${a} OR quince) site:${pick(SITES)}`, `"${a} ${b}"`, `"${a} ${b}" -${c}`, `title:${a} ${b}`, `(${a} OR site:${pick(SITES)})`, `inurl:p1 -${a}`]);
         q.webql = parseWebql(expression);
       } else {
         q.terms = some(1 + Math.floor(random() * 2)).split(' ');

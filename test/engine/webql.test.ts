@@ -47,8 +47,12 @@ describe('webql on the engine, against the FTS5 reference', () => {
   // too many): every page of the words is a candidate, and the lookups come while reading.
   const unkept = new EngineIndexStore(db, { fileTypeMax: 0 });
   // Ones that read the best candidates first whenever they can (with a phrase or a field, when
-  // ranked by at most 2 words), the best 3 or 40, or 2 then 7 (then the rest).
-  const bestFirst = [[{ from: 0, k: 3 }], [{ from: 0, k: 40 }], [{ from: 0, k: 2 }, { from: 0, k: 7 }]].map((tiers) => new EngineIndexStore(db, { webqlBestFirst: { tiers, words: 2 } }));
+  // ranked by at most 2 words), the best 3 or 40, or 2 then 7 (then the rest); with no ranking
+  // word and every page a candidate, the newest so many first (those of 3 and of 2 then 7 taken
+  // from an acquired order, the others from every document).
+  const bestFirst = [[{ from: 0, k: 3 }], [{ from: 0, k: 40 }], [{ from: 0, k: 2 }, { from: 0, k: 7 }]].map(
+    (tiers) => new EngineIndexStore(db, { webqlBestFirst: { tiers, words: 2 }, ...(tiers[0]!.k < 40 && { orderFrom: 1 }) }),
+  );
   // Ones on two search threads that share every batch of candidates they read with the helper,
   // which reads them over its own connection and checks them: both claiming groups of them in
   // turn, and the helper alone.
@@ -646,8 +650,11 @@ describe('webql reads', () => {
       assert.deepEqual(bounded.found, [newest]);
       assert.equal(bounded.read, 32);
       assert.ok(bounded.chars >= 20_000, `${bounded.chars} characters`);
-      // Past the first read, the next one: 96 read.
-      assert.equal((await run({ webqlReadCharsMax: 40_000 })).read, 32 + 64);
+      // Past the first read, the next one: the rest of the 64 newest pages (the first tier,
+      // WEBQL_BEST_FIRST: no word ranks, every page is a candidate), 64 read; without the tiers,
+      // the next 64 of all of them, 96 read.
+      assert.equal((await run({ webqlReadCharsMax: 40_000 })).read, 32 + 32);
+      assert.equal((await run({ webqlReadCharsMax: 40_000, webqlBestFirst: { tiers: [], words: 4 } })).read, 32 + 64);
       // With the default bounds every page is read and both are found.
       const whole = await run({});
       assert.deepEqual(whole.found, [newest, oldest]);

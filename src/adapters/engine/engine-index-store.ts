@@ -27,7 +27,7 @@ import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { WebqlNode } from '../../core/webql.js';
 import { type Db, openDatabase } from '../sqlite/database.js';
-import { acquiredOrderOf, allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, heldAtLeast, idf, membersBytes, mergeHits, NO_MORE, ORDER_FROM, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
+import { acquiredOrderOf, allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, heldAtLeast, idf, membersBytes, mergeHits, newestAccepted, NO_MORE, ORDER_FROM, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
 import { SearchHelper } from './search-helper.js';
 import { editsAllowed, nearestTerms, oneEditAway } from './spelling.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
@@ -1552,6 +1552,8 @@ export class EngineIndexStore implements IndexStore {
       // Not under a filter that keeps to few pages: a top k there finds its k late, and so prunes
       // little (bench:webql's `a b site:` p99 8 -> 37 ms), where the listing is short anyway.
       best: async (terms, k) => (keepsToFew(filter) ? undefined : this.searchTerms(segments, stats, [...terms], filter, k)),
+      // (Likewise: the newest a filter that keeps to few pages accepts may be far apart.)
+      newest: async (k) => (keepsToFew(filter) ? undefined : newestAccepted(segments, filter, k)),
       turn: turned,
       df: (stem) => stats.df(stem),
       heldAtLeast: (stem, floor) => heldAtLeast(segments, stem, floor),

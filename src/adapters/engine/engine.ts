@@ -916,6 +916,92 @@ function acquiredKeys(o: AcquiredOrder, seg: SegmentData): Float64Array | undefi
   return keys;
 }
 
+/** The newest documents the filter accepts (`newestAccepted`). */
+export interface Newest {
+  /** Their versions, ascending. */
+  ids: Float64Array;
+  /**
+   * The k-th newest's acquired time: every document the filter accepts that was acquired at or
+   * after it is among them. -Infinity when fewer than k are accepted: then they are all.
+   */
+  bar: number;
+}
+
+/**
+ * The versions of the `k` newest documents the filter accepts (acquired time descending) and of
+ * every other document acquired as late as the k-th, for queries that read their candidates newest
+ * first (webql with no ranking word: `be`, `-cell the`, `title:cell`). They are taken from each
+ * segment's acquired order, from the end of the filter's acquired window back, minute by minute,
+ * until k are accepted and their last minute is done; the documents whose columns changed since the
+ * order was made (`moved`) are looked at one by one. So each segment gives every accepted document
+ * of its last minutes, at least k (or all it has), and the k-th newest of all of them lies in those
+ * minutes of every segment. A segment under ORDER_FROM documents is gone through whole.
+ *
+ * Undefined when a segment's order is being made by the other thread, or when a segment's walk
+ * looks at more than `look` documents before it is done (a filter that accepts few of the newest,
+ * or many documents acquired in one minute): the caller lists every candidate instead.
+ */
+export function newestAccepted(segments: readonly SearchableSegment[], filter: EngineFilter, k: number, look = 64 * k): Newest | undefined {
+  const times: number[] = [];
+  const versions: number[] = [];
+  const acqLo = filter.acquiredAfter ?? -Infinity;
+  const acqHi = Math.min(filter.acquiredBefore ?? Infinity, filter.queryTime ?? Infinity);
+  // Whether some segment's walk ended before its first minute (it has more accepted than it gave).
+  let cut = false;
+  for (const sseg of segments) {
+    const accept = compileFilter(sseg, filter);
+    if (!accept) continue;
+    const seg = sseg.data;
+    const { acquiredAt, versionIds } = seg;
+    const add = (doc: number) => {
+      times.push(acquiredAt[doc]!);
+      versions.push(versionIds[doc]!);
+    };
+    const keys = acquiredKeys(sseg.times, seg);
+    if (keys === undefined) {
+      if (sseg.times.keys.length > 0) return undefined; // the other thread is making it
+      for (let doc = 0; doc < seg.docCount; doc++) if (accept(doc)) add(doc);
+      continue;
+    }
+    const { moved } = sseg.times;
+    const anyMoved = Atomics.load(sseg.times.anyMoved, 0) === 1;
+    const first = lowerBound(keys, minuteOf(acqLo) * KEY_MINUTE);
+    const inv = 1 / KEY_MINUTE;
+    let found = 0;
+    let looked = 0;
+    // The minute of the k-th accepted: the walk ends past it (none below it when fewer are accepted).
+    let last = -1;
+    for (let at = lowerBound(keys, (minuteOf(acqHi) + 1) * KEY_MINUTE) - 1; at >= first; at--) {
+      const key = keys[at]!;
+      const minute = Math.floor(key * inv);
+      if (minute < last) {
+        cut = true;
+        break;
+      }
+      const doc = key - minute * KEY_MINUTE;
+      if (anyMoved && (moved[doc >>> 5]! & (1 << doc)) !== 0) continue;
+      if (++looked > look) return undefined;
+      if (!accept(doc)) continue;
+      add(doc);
+      if (++found === k) last = minute;
+    }
+    if (anyMoved) {
+      for (let w = 0; w < moved.length; w++) {
+        for (let word = moved[w]!; word !== 0; word &= word - 1) {
+          const doc = (w << 5) | (31 - Math.clz32(word & -word));
+          if (minuteOf(acquiredAt[doc]!) >= last && accept(doc)) add(doc);
+        }
+      }
+    }
+  }
+  if (!cut && times.length <= k) return { ids: Float64Array.from(versions).sort(), bar: -Infinity };
+  // The k-th newest's time: the k-th largest (ties keep every document acquired then).
+  const bar = Float64Array.from(times).sort()[times.length - k]!;
+  const ids: number[] = [];
+  for (let i = 0; i < times.length; i++) if (times[i]! >= bar) ids.push(versions[i]!);
+  return { ids: Float64Array.from(ids).sort(), bar };
+}
+
 /** BM25 length normalisation of each length code under the current average length. */
 export function normsOfCodes(avgLength: number): Float32Array {
   const out = new Float32Array(256);

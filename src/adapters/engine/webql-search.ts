@@ -45,7 +45,7 @@ import { cachedStem, indexTerms, STOP_WORDS, stopTerm, termPrefix, termWord } fr
 import { reverseHost } from '../../core/url.js';
 import { pageMatches, type WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
-import { type Matches, type MatchRequest, urlMaskOf } from './engine.js';
+import { type Matches, type MatchRequest, type Newest, urlMaskOf } from './engine.js';
 
 /** What the check of a version reads: `title`, `description` and `content` empty unless read with them (`read(ids, true)`). */
 export interface WebqlVersion {
@@ -68,6 +68,12 @@ export interface WebqlDeps {
    * best first; undefined where the store would rather list every candidate.
    */
   best(terms: readonly string[], k: number): Promise<IndexHit[] | undefined>;
+  /**
+   * The versions of the `k` newest documents the filters accept, and of any other acquired as late
+   * as the k-th (`newestAccepted`), for a query with no ranking word; undefined where the store
+   * would rather list every candidate.
+   */
+  newest(k: number): Promise<Newest | undefined>;
   /** Lets the event loop turn between reads; rejects once the query's caller has gone (IndexQuery `stopped`), and the query ends there. */
   turn(): Promise<void>;
   /** The documents that hold a stem. */
@@ -1080,7 +1086,22 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     // Every candidate with a ranking word was among them: only those without are left.
     if (bar === 0) break;
   }
+  // No ranking word, and every page a candidate (`be`, `-cell the`): the newest of them first, in
+  // the same tiers, the k newest pages the filters accept (`newest`) listed as the whole listing
+  // would list them. Every candidate acquired at or after the k-th's time is among them; the next
+  // tier's are read on from before it, and last the whole listing's.
+  let before = Infinity;
+  for (const { k } of ranking.length === 0 && everyDoc ? tiers : []) {
+    const newest = await deps.newest(k);
+    if (!newest) break;
+    const first = await deps.matches(request, newest.ids);
+    const after = before;
+    await readOn(first, (i) => first.acquiredAt[i]! >= newest.bar && first.acquiredAt[i]! < after);
+    before = newest.bar;
+    // (With every page the filters accept among them, none is left.)
+    if (hits.length >= limit || readOut() || newest.bar === -Infinity) return hits;
+  }
   const all = await deps.matches(request);
-  await readOn(all, (i) => all.scores[i]! <= below);
+  await readOn(all, (i) => all.scores[i]! <= below && all.acquiredAt[i]! < before);
   return hits;
 }
