@@ -23,7 +23,8 @@
  * (which checks the phrase on the stored pages), a quoted phrase, an `intitle:` (a word, a phrase),
  * an `inurl:` (a text a tenth of the URLs hold, one a few do, one none does), a `filetype:pdf`, a `-filetype:pdf` or a `-filetype:html`, or a word misspelt (asked for as its
  * correction), against the same claims without; phrases of stop words alone, in the text and in a
- * title, items of stop words alone and an OR with a `site:` (webql, ranked by no word); and what the misspelt words were corrected to, and what finding a correction costs.
+ * title, items of stop words alone, an OR with a `site:` and a `title:` word alone (webql, ranked
+ * by no word), and a word OR stop words; and what the misspelt words were corrected to, and what finding a correction costs.
  *
  * The generator gives its pages no media type: the first run sets one in the cached corpus, one
  * page in a hundred served as a PDF, the others as web pages (so `filetype:pdf` holds for 1% of
@@ -327,12 +328,13 @@ console.log(`The slowest of these queries (median over the rounds): \`${slowestP
 
 // Phrases of stop words alone, which the index holds only in titles: in the text every page is a
 // candidate (the reads bounded by WEBQL_READS_MAX), in a title the pages so titled are. Then items
-// of stop words alone and an OR with a site:, which rank by no word: every page is a candidate,
-// read newest first (the newest 64 listed first, engine.ts `newestAccepted`).
+// of stop words alone, an OR with a site: and a title: word alone, which rank by no word: every
+// page is a candidate, or every page holding the word, read newest first (the newest 64 listed
+// first, engine.ts `newestAccepted`); and an OR of a word and stop words alone, ranked by the word.
 {
   const lines: string[] = [];
   const alone = ['"to be or not to be"', 'cells "to be or not to be"', '"the who"', 'title:"to be or not to be"', 'title:"the who"'];
-  for (const text of [...alone, 'be', '"to be"', 'the -cells', '(cells OR site:host7.bench.example)']) {
+  for (const text of [...alone, 'be', '"to be"', 'the -cells', '(cells OR site:host7.bench.example)', 'title:cells', 'cells OR "to be"']) {
     const q: IndexQuery = { terms: [], webql: parseWebql(text), limit: 10 };
     const ms: number[] = [];
     let hits = 0;

@@ -82,8 +82,9 @@ function history(seed: number, name: string, options: EngineOptions): void {
       const r = random();
       if (r < 0.2) {
         const [a, b, c] = [pick(WORDS), pick(WORDS), pick(WORDS)];
-        // (The last two rank by no word, and every page is a candidate: the newest are read first.)
-        expression = pick([`${a} -${b}`, `${a} ${b}`, `(${a} OR quince) site:${pick(SITES)}`, `"${a} ${b}"`, `"${a} ${b}" -${c}`, `title:${a} ${b}`, `(${a} OR site:${pick(SITES)})`, `inurl:p1 -${a}`]);
+        // (The last three rank by no word: every page is a candidate, or every page holding a, and
+        // the newest are read first.)
+        expression = pick([`${a} -${b}`, `${a} ${b}`, `(${a} OR quince) site:${pick(SITES)}`, `"${a} ${b}"`, `"${a} ${b}" -${c}`, `title:${a} ${b}`, `(${a} OR site:${pick(SITES)})`, `inurl:p1 -${a}`, `title:${a}`]);
         q.webql = parseWebql(expression);
       } else {
         q.terms = some(1 + Math.floor(random() * 2)).split(' ');

@@ -1553,7 +1553,7 @@ export class EngineIndexStore implements IndexStore {
       // little (bench:webql's `a b site:` p99 8 -> 37 ms), where the listing is short anyway.
       best: async (terms, k) => (keepsToFew(filter) ? undefined : this.searchTerms(segments, stats, [...terms], filter, k)),
       // (Likewise: the newest a filter that keeps to few pages accepts may be far apart.)
-      newest: async (k) => (keepsToFew(filter) ? undefined : newestAccepted(segments, filter, k)),
+      newest: async (k, held) => (keepsToFew(filter) ? undefined : newestAccepted(segments, filter, k, held)),
       turn: turned,
       df: (stem) => stats.df(stem),
       heldAtLeast: (stem, floor) => heldAtLeast(segments, stem, floor),

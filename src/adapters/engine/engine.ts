@@ -928,9 +928,10 @@ export interface Newest {
 }
 
 /**
- * The versions of the `k` newest documents the filter accepts (acquired time descending) and of
- * every other document acquired as late as the k-th, for queries that read their candidates newest
- * first (webql with no ranking word: `be`, `-cell the`, `title:cell`). They are taken from each
+ * The versions of the `k` newest documents the filter accepts that hold the stemmed term `held`
+ * (any, without it), acquired time descending, and of every other such document acquired as late
+ * as the k-th, for queries that read their candidates newest first (webql with no ranking word:
+ * `be`, `-cell the`, `title:cell`, which holds `cell`). They are taken from each
  * segment's acquired order, from the end of the filter's acquired window back, minute by minute,
  * until k are accepted and their last minute is done; the documents whose columns changed since the
  * order was made (`moved`) are looked at one by one. So each segment gives every accepted document
@@ -941,7 +942,7 @@ export interface Newest {
  * looks at more than `look` documents before it is done (a filter that accepts few of the newest,
  * or many documents acquired in one minute): the caller lists every candidate instead.
  */
-export function newestAccepted(segments: readonly SearchableSegment[], filter: EngineFilter, k: number, look = 64 * k): Newest | undefined {
+export function newestAccepted(segments: readonly SearchableSegment[], filter: EngineFilter, k: number, held?: string, look = 64 * k): Newest | undefined {
   const times: number[] = [];
   const versions: number[] = [];
   const acqLo = filter.acquiredAfter ?? -Infinity;
@@ -952,6 +953,15 @@ export function newestAccepted(segments: readonly SearchableSegment[], filter: E
     const accept = compileFilter(sseg, filter);
     if (!accept) continue;
     const seg = sseg.data;
+    // The documents holding `held`: its list's bitset where it is dense, else made for this call.
+    let holding: Int32Array | undefined;
+    if (held !== undefined) {
+      const t = termNumber(seg, held);
+      if (t === undefined) continue;
+      holding = memberBits(sseg.members, seg, t);
+      if (holding === undefined) setListBits(seg, t, (holding = new Int32Array(bitsetWords(seg.docCount))));
+    }
+    const accepts = holding === undefined ? accept : (doc: number) => (holding[doc >>> 5]! & (1 << doc)) !== 0 && accept(doc);
     const { acquiredAt, versionIds } = seg;
     const add = (doc: number) => {
       times.push(acquiredAt[doc]!);
@@ -960,7 +970,7 @@ export function newestAccepted(segments: readonly SearchableSegment[], filter: E
     const keys = acquiredKeys(sseg.times, seg);
     if (keys === undefined) {
       if (sseg.times.keys.length > 0) return undefined; // the other thread is making it
-      for (let doc = 0; doc < seg.docCount; doc++) if (accept(doc)) add(doc);
+      for (let doc = 0; doc < seg.docCount; doc++) if (accepts(doc)) add(doc);
       continue;
     }
     const { moved } = sseg.times;
@@ -981,7 +991,7 @@ export function newestAccepted(segments: readonly SearchableSegment[], filter: E
       const doc = key - minute * KEY_MINUTE;
       if (anyMoved && (moved[doc >>> 5]! & (1 << doc)) !== 0) continue;
       if (++looked > look) return undefined;
-      if (!accept(doc)) continue;
+      if (!accepts(doc)) continue;
       add(doc);
       if (++found === k) last = minute;
     }
@@ -989,7 +999,7 @@ export function newestAccepted(segments: readonly SearchableSegment[], filter: E
       for (let w = 0; w < moved.length; w++) {
         for (let word = moved[w]!; word !== 0; word &= word - 1) {
           const doc = (w << 5) | (31 - Math.clz32(word & -word));
-          if (minuteOf(acquiredAt[doc]!) >= last && accept(doc)) add(doc);
+          if (minuteOf(acquiredAt[doc]!) >= last && accepts(doc)) add(doc);
         }
       }
     }

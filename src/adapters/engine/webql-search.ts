@@ -69,11 +69,11 @@ export interface WebqlDeps {
    */
   best(terms: readonly string[], k: number): Promise<IndexHit[] | undefined>;
   /**
-   * The versions of the `k` newest documents the filters accept, and of any other acquired as late
-   * as the k-th (`newestAccepted`), for a query with no ranking word; undefined where the store
-   * would rather list every candidate.
+   * The versions of the `k` newest documents the filters accept that hold the stem `held` (any,
+   * without it), and of any other such acquired as late as the k-th (`newestAccepted`), for a query
+   * with no ranking word; undefined where the store would rather list every candidate.
    */
-  newest(k: number): Promise<Newest | undefined>;
+  newest(k: number, held?: string): Promise<Newest | undefined>;
   /** Lets the event loop turn between reads; rejects once the query's caller has gone (IndexQuery `stopped`), and the query ends there. */
   turn(): Promise<void>;
   /** The documents that hold a stem. */
@@ -1068,7 +1068,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const { tiers, words } = deps.bestFirst;
   // With a phrase or a field, only when few words rank, or one word (as often as its floor) is all
   // a match must hold, so the listing is about that long: with more, their common pages may be few.
-  const tiered = ranking.length > 0 && !everyDoc && (!text.undecidable || ranking.length <= words || required.length === 1);
+  const tiered = ranking.length > 0 && (!text.undecidable || ranking.length <= words || required.length === 1);
   // The score at and under which the candidates are still to be read.
   let below = Infinity;
   for (const { from, k } of tiered ? tiers : []) {
@@ -1086,13 +1086,16 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     // Every candidate with a ranking word was among them: only those without are left.
     if (bar === 0) break;
   }
-  // No ranking word, and every page a candidate (`be`, `-cell the`): the newest of them first, in
-  // the same tiers, the k newest pages the filters accept (`newest`) listed as the whole listing
-  // would list them. Every candidate acquired at or after the k-th's time is among them; the next
-  // tier's are read on from before it, and last the whole listing's.
+  // No ranking word, and every page a candidate (`be`, `-cell the`), or many holding a word every
+  // match holds (`title:cell`): the newest of them first, in the same tiers, the k newest pages the
+  // filters accept (`newest`) that hold the rarest such word listed as the whole listing would list
+  // them. Every candidate acquired at or after the k-th's time is among them; the next tier's are
+  // read on from before it, and last the whole listing's.
+  const rarest = required.length > 0 ? required.reduce((a, b) => (deps.df(b) < deps.df(a) ? b : a)) : undefined;
   let before = Infinity;
-  for (const { k } of ranking.length === 0 && everyDoc ? tiers : []) {
-    const newest = await deps.newest(k);
+  for (const { from, k } of ranking.length === 0 && (everyDoc || rarest !== undefined) ? tiers : []) {
+    if (!everyDoc && listing <= from) break;
+    const newest = await deps.newest(k, everyDoc ? undefined : rarest);
     if (!newest) break;
     const first = await deps.matches(request, newest.ids);
     const after = before;
