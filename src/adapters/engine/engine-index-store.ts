@@ -257,12 +257,15 @@ function turnUnless(stopped: (() => boolean) | undefined): () => Promise<void> {
   };
 }
 
+/** Whether a filter keeps a search to a site or some versions (most pages may be outside them). */
+function keepsToPages(f: EngineFilter): boolean {
+  return f.revSite !== undefined || f.anyRevSites !== undefined || f.onlyVersions !== undefined;
+}
+
 /** Whether a filter keeps a search to a site, some versions, or a window (most pages may be outside it). */
 function keepsToFew(f: EngineFilter): boolean {
   return (
-    f.revSite !== undefined ||
-    f.anyRevSites !== undefined ||
-    f.onlyVersions !== undefined ||
+    keepsToPages(f) ||
     f.publishedAfter !== undefined ||
     f.publishedBefore !== undefined ||
     f.acquiredAfter !== undefined ||
@@ -1552,8 +1555,10 @@ export class EngineIndexStore implements IndexStore {
       // Not under a filter that keeps to few pages: a top k there finds its k late, and so prunes
       // little (bench:webql's `a b site:` p99 8 -> 37 ms), where the listing is short anyway.
       best: async (terms, k) => (keepsToFew(filter) ? undefined : this.searchTerms(segments, stats, [...terms], filter, k)),
-      // (Likewise: the newest a filter that keeps to few pages accepts may be far apart.)
-      newest: async (k, held) => (keepsToFew(filter) ? undefined : newestAccepted(segments, filter, k, held)),
+      // Not under a site or some versions either: their pages are few (the listing is short), and
+      // the newest of them may lie far apart. A window's are walked inside its acquired bounds, or
+      // accepted as often as the window holds pages (a walk looks at most 64 times k).
+      newest: async (k, held) => (keepsToPages(filter) ? undefined : newestAccepted(segments, filter, k, held)),
       turn: turned,
       df: (stem) => stats.df(stem),
       heldAtLeast: (stem, floor) => heldAtLeast(segments, stem, floor),
