@@ -1716,10 +1716,10 @@ export async function allMatches(
   for (const sseg of segments) {
     const accept = compileFilter(sseg, filter);
     if (!accept) continue;
-    // Time bounds few documents fall in: those documents, as `searchTopK` takes them (`timedSet`),
-    // are the filter's few (copied: the listing turns the event loop, and the set is this
-    // thread's kept bitset); none, and the segment is passed over.
-    const timed = timedSet(sseg, filter, accept.only);
+    // Time bounds few documents fall in, published or acquired: those documents, as `searchTopK`
+    // takes them (`restrictedSet`, `timedSet`), are the filter's few (copied: the listing turns the
+    // event loop, and the sets are this thread's kept bitsets); none, and the segment is passed over.
+    const timed = timedSet(sseg, filter, restrictedSet(sseg.data, filter, accept.only));
     if (timed?.count === 0) continue;
     if (timed?.bits !== undefined && timed !== accept.only) accept.only = { bits: timed.bits.slice(), count: timed.count };
     out.runs.push({ start: out.count, seg: sseg.data });
