@@ -793,6 +793,50 @@ describe("the engine's matches (allMatches' arrays)", () => {
   });
 });
 
+describe('webql site: and url: items told from the segments\' hosts', () => {
+  test('inside an OR they are decided without a read where the host tells; a top-level OR of sites keeps the traversal to them; the same answers as FTS5', () =>
+    withPages(async (db, pages) => {
+      // 40 pages of `kiwi` on each of four hosts (plain.test and its subdomain docs.plain.test, a
+      // host whose name starts as plain.test's, and go.test), the newest on go.test; a few hold `lime` too.
+      const hosts = ['plain.test', 'docs.plain.test', 'plain.testing', 'go.test'];
+      await pages.putVersions(
+        hosts.flatMap((host, h) =>
+          Array.from({ length: 40 }, (_, i) => page(`https://${host}/docs/${i}`, { title: 'T', content: `kiwi ${i % 10 === 0 ? 'lime' : 'fig'}`, acquiredAt: T0 + (h * 40 + i) * DAY })),
+        ),
+      );
+      const reference = new SqliteIndexStore(db);
+      const engine = await new EngineIndexStore(db).open();
+      const cases: [string, number][] = [
+        // [expression, the most versions read to answer it (limit 10)]
+        ['kiwi (site:plain.test OR lime)', 5],
+        ['kiwi (site:docs.plain.test OR site:go.test)', 5],
+        ['(site:plain.test OR site:plain.testing) -lime', 5],
+        ['kiwi (url:https://plain.test/docs OR lime)', 40],
+        ['kiwi (url:plain.test/ OR lime)', 40],
+        ['kiwi (url:https://docs.plain.test:8080/ OR lime)', 40],
+        // Not a whole host: read.
+        ['kiwi (url:plain.test OR lime)', 1_000],
+      ];
+      for (const [text, most] of cases) {
+        const node = parseWebql(text);
+        const deps = depsOf(engine, node);
+        let read = 0;
+        const found = await searchWebql({ ...deps, read: (ids, withText, withUrl) => ((read += ids.length), deps.read(ids, withText, withUrl)) }, node, 10_000);
+        const ids = (hits: { versionId: number }[]) => hits.map((h) => h.versionId).sort((a, b) => a - b);
+        assert.deepEqual(ids(found), ids(await reference.search({ terms: [], webql: node, limit: 10_000 })), text);
+        assert.ok(found.length > 0, text);
+        assert.deepEqual(await engine.search({ terms: [], webql: node, limit: 10_000 }), found, text);
+        assert.ok(read <= most, `${text}: ${read} read`);
+      }
+      // The OR of sites is the filter's (`anyRevSites`): only their pages are listed.
+      const node = parseWebql('(site:docs.plain.test OR site:go.test) kiwi');
+      const { deps, listed } = counting(depsOf(engine, node));
+      assert.equal((await searchWebql(deps, node, 10_000)).length, 80);
+      assert.equal(listed(), 80);
+      await engine.close();
+    }));
+});
+
 describe('webql ties', () => {
   test('equal scores go to the lower version id; with no ranking words, equal times to the higher (the newest stored)', () =>
     withPages(async (db, pages) => {

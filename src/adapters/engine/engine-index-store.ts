@@ -34,7 +34,7 @@ import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
 import { startWorker } from '../worker.js';
 import { PageUrls } from './page-urls.js';
 import { webqlReader } from './webql-rows.js';
-import { narrowerSite, searchWebql, topItems, urlMask, urlPrefixes, urlText, type BestFirst, type CheckJob, WEBQL_BEST_FIRST, WEBQL_READ_CHARS_MAX, WEBQL_READS_MAX, type WebqlDeps } from './webql-search.js';
+import { eitherSites, narrowerSite, searchWebql, topItems, urlMask, urlPrefixes, urlText, type BestFirst, type CheckJob, WEBQL_BEST_FIRST, WEBQL_READ_CHARS_MAX, WEBQL_READS_MAX, type WebqlDeps } from './webql-search.js';
 import { compacted, concatSegments, docOf, inIdOrder, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termAt, termCount, termNumber } from './segment.js';
 
 export interface EngineWeights {
@@ -1538,6 +1538,9 @@ export class EngineIndexStore implements IndexStore {
     const filter = this.filter({ ...q, fileType: q.fileType ?? fileType, notFileType: q.notFileType ?? notFileType, inUrl: q.inUrl ?? inUrl });
     const site = narrowerSite(node, filter.revSite);
     if (site !== undefined) filter.revSite = site;
+    // A top-level OR of sites, likewise, unless the request asks for some of its own.
+    const either = filter.anyRevSites === undefined ? eitherSites(node) : undefined;
+    if (either !== undefined) filter.anyRevSites = either;
     // A top-level lang: or url: whose versions are few keeps the listing to them, as a filetype:
     // does: alone, or with a common word, every page of the words was listed and scored first
     // (`url:` a site's prefix alone 76-120 ms at 1M, against 16 for its `site:`).

@@ -1668,6 +1668,14 @@ export function urlMaskOf(m: Matches, i: number): [number, number] {
   return [seg.urlMask[2 * doc]!, seg.urlMask[2 * doc + 1]!];
 }
 
+/** The reversed host (`reverseHost`) of match `i`, from its segment's columns (`urlMaskOf`). */
+export function hostOfMatch(m: Matches, i: number): string {
+  let r = m.runs.length - 1;
+  while (m.runs[r]!.start > i) r--;
+  const { seg } = m.runs[r]!;
+  return seg.hosts[seg.hostRank[m.docs[i]!]!]!;
+}
+
 const SEEN = 1 << 31;
 
 /**

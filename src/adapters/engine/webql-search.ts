@@ -45,7 +45,7 @@ import { cachedStem, indexTerms, STOP_WORDS, stopTerm, termPrefix, termWord } fr
 import { reverseHost } from '../../core/url.js';
 import { pageMatches, type WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
-import { type Matches, type MatchRequest, type Newest, urlMaskOf } from './engine.js';
+import { hostOfMatch, type Matches, type MatchRequest, type Newest, urlMaskOf } from './engine.js';
 
 /** What the check of a version reads: `title`, `description` and `content` empty unless read with them (`read(ids, true)`). */
 export interface WebqlVersion {
@@ -586,6 +586,18 @@ export function narrowerSite(node: WebqlNode, requested: string | undefined): st
   return undefined;
 }
 
+/**
+ * The reversed hosts of an OR of `site:` items alone at the expression's top level (`(site:a.test
+ * OR site:b.test) cells`): every match is under one of them, which the engine's filter can take
+ * (EngineFilter `anyRevSites`), as it takes a request's sites.
+ */
+export function eitherSites(node: WebqlNode): string[] | undefined {
+  for (const c of topItems(node)) {
+    if (c.kind === 'or' && c.children.every((s) => s.kind === 'site')) return c.children.map((s) => itemHost(s)!);
+  }
+  return undefined;
+}
+
 /** The items of an expression (text, site, url, inurl, filetype, lang), under its groups and exclusions. */
 function leaves(node: WebqlNode): Exclude<WebqlNode, { kind: 'and' | 'or' | 'not' }>[] {
   switch (node.kind) {
@@ -800,12 +812,12 @@ function matches(node: WebqlNode, w: VersionWords, plans: Plans, held: number): 
  * title, description, content and URL words, all of them, with the analysis `hasPhrase` and
  * `VersionWords.urlHas` use.
  */
-function decide(node: WebqlNode, w: VersionWords | undefined, held: number, lo: number, hi: number, plans: Plans): boolean | undefined {
+function decide(node: WebqlNode, w: VersionWords | undefined, held: number, lo: number, hi: number, plans: Plans, host?: string): boolean | undefined {
   switch (node.kind) {
     case 'and': {
       let all: boolean | undefined = true;
       for (const c of node.children) {
-        const d = decide(c, w, held, lo, hi, plans);
+        const d = decide(c, w, held, lo, hi, plans, host);
         if (d === false) return false;
         if (d === undefined) all = undefined;
       }
@@ -814,14 +826,14 @@ function decide(node: WebqlNode, w: VersionWords | undefined, held: number, lo: 
     case 'or': {
       let any: boolean | undefined = false;
       for (const c of node.children) {
-        const d = decide(c, w, held, lo, hi, plans);
+        const d = decide(c, w, held, lo, hi, plans, host);
         if (d === true) return true;
         if (d === undefined) any = undefined;
       }
       return any;
     }
     case 'not': {
-      const d = decide(node.child, w, held, lo, hi, plans);
+      const d = decide(node.child, w, held, lo, hi, plans, host);
       return d === undefined ? undefined : !d;
     }
     case 'text': {
@@ -831,9 +843,38 @@ function decide(node: WebqlNode, w: VersionWords | undefined, held: number, lo: 
       if ((lo & bits[0]) !== bits[0] || (hi & bits[1]) !== bits[1]) return true;
       return w !== undefined && !w.urlHas(word) ? true : undefined;
     }
-    default:
-      return w === undefined ? undefined : matches(node, w, plans, held);
+    // A site: is its host alone, and a url: with a whole host holds no page of another host:
+    // both told from the segment's host of the version (`host`), without a read.
+    case 'site':
+      if (w === undefined && host !== undefined) return host.startsWith(itemHost(node)!);
+      break;
+    case 'url': {
+      const whole = w === undefined && host !== undefined ? itemHost(node) : undefined;
+      if (whole !== undefined && host !== whole) return false;
+      break;
+    }
   }
+  return w === undefined ? undefined : matches(node, w, plans, held);
+}
+
+const itemHosts = new WeakMap<WebqlNode, string | undefined>();
+
+/**
+ * The reversed host (`reverseHost`) of a `site:` item, which its pages' hosts start with; of a
+ * `url:` item, the host every page under it has (`urlPrefixes`) when the prefix names it whole:
+ * lower-case ASCII letters, digits, dots and hyphens up to a `/`, `:`, `?` or `#`, else undefined
+ * (`url:host9`, which `host95.example` is under too; a host in another form). Made once per item.
+ */
+function itemHost(node: WebqlNode): string | undefined {
+  if (itemHosts.has(node)) return itemHosts.get(node);
+  let out: string | undefined;
+  if (node.kind === 'site') out = reverseHost(node.host);
+  else if (node.kind === 'url') {
+    const m = /^(?:https?:\/\/)?([a-z0-9.-]+)[/:?#]/.exec(node.prefix);
+    out = m ? reverseHost(m[1]!) : undefined;
+  }
+  itemHosts.set(node, out);
+  return out;
 }
 
 /**
@@ -950,6 +991,8 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // URLs are read only then or for a site:, url: or inurl: (a third of a read with the texts).
   const filtered = [...plans.values()].some((p) => p.word !== undefined);
   const withUrl = filtered || looksAtUrl(node);
+  // The segments' hosts decide a site: or url: item, where the expression has one (`decide`).
+  const hosted = leaves(node).some((item) => item.kind === 'site' || item.kind === 'url');
   const hits: IndexHit[] = [];
   let reads = 0;
   let chars = 0;
@@ -1038,7 +1081,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       for (let sure = 0; ranked.size > 0 && unread.length < room && batch.length < DECIDED_MAX && hits.length + sure < limit; ) {
         const i = ranked.take();
         const mask = filtered ? urlMaskOf(found, i) : NO_MASK;
-        const d = decide(node, undefined, held[i]!, mask[0], mask[1], plans);
+        const d = decide(node, undefined, held[i]!, mask[0], mask[1], plans, hosted ? hostOfMatch(found, i) : undefined);
         if (d === undefined) unread.push(batch.length);
         else if (d) sure++;
         batch.push(i);
