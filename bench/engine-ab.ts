@@ -1,5 +1,5 @@
 /**
- * npm run bench:engine-ab -- <commit> [--size 1000000] [--queries 300] [--passes 3] [--windows published|acquired]
+ * npm run bench:engine-ab -- <commit> [--size 1000000] [--queries 300] [--passes 3] [--windows published|acquired|sites]
  *
  * Our engine's traversal at <commit> against the working tree's, on the same segments of the
  * cached generated corpus (`npm run bench:search` builds it), query by query in alternating order in
@@ -9,7 +9,9 @@
  * directory (a git worktree); its own `searchable` and `searchTopK` run on the segment data that
  * the working tree loaded (the segment format must be the same at both). p99s are of all the
  * passes' latencies pooled, as bench:search pools its rounds'. `--windows acquired` times the
- * acquired windows and `query_time`s of ACQUIRED_WINDOWS instead of bench:search's published ones.
+ * acquired windows and `query_time`s of ACQUIRED_WINDOWS instead of bench:search's published ones;
+ * `--windows sites` the sites of SITES (the generated pages' hosts are host0 to host999.bench.example,
+ * a thousandth of the pages each).
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -19,10 +21,11 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { EngineIndexStore } from '../src/adapters/engine/engine-index-store.js';
 import * as current from '../src/adapters/engine/engine.js';
-import type { SearchableSegment } from '../src/adapters/engine/engine.js';
+import type { EngineFilter, SearchableSegment } from '../src/adapters/engine/engine.js';
 import { createServices } from '../src/config/services.js';
 import { loadSettings } from '../src/config/settings.js';
 import { cachedStem, queryTerms } from '../src/core/text.js';
+import { reverseHost } from '../src/core/url.js';
 import { ACQUIRED_WINDOWS, BENCH_WINDOWS, benchQuerySets, cachedCorpus, median, percentile } from './scifact.js';
 
 const { values, positionals } = parseArgs({
@@ -34,10 +37,17 @@ const { values, positionals } = parseArgs({
     windows: { type: 'string', default: 'published' },
   },
 });
-if (values.windows !== 'published' && values.windows !== 'acquired') throw new Error(`--windows takes published or acquired, not ${values.windows}`);
-const windows = values.windows === 'acquired' ? ACQUIRED_WINDOWS : BENCH_WINDOWS;
+/** Sites (reversed hosts, as the engine's filter takes them) for `--windows sites`. */
+const SITES: [string, EngineFilter][] = [
+  ['site of one host', { revSite: reverseHost('host7.bench.example') }],
+  ['one of ten hosts', { anyRevSites: Array.from({ length: 10 }, (_, i) => reverseHost(`host${100 * i + 3}.bench.example`)) }],
+  ['site of one host, one-year window', { revSite: reverseHost('host7.bench.example'), ...BENCH_WINDOWS[1]![1] }],
+  ['site of every host (bench.example)', { revSite: reverseHost('bench.example') }],
+];
+if (!['published', 'acquired', 'sites'].includes(values.windows)) throw new Error(`--windows takes published, acquired or sites, not ${values.windows}`);
+const windows: [string, EngineFilter][] = values.windows === 'acquired' ? ACQUIRED_WINDOWS : values.windows === 'sites' ? SITES : BENCH_WINDOWS;
 const commit = positionals[0];
-if (!commit) throw new Error('usage: npm run bench:engine-ab -- <commit> [--size N] [--queries N] [--passes N] [--windows published|acquired]');
+if (!commit) throw new Error('usage: npm run bench:engine-ab -- <commit> [--size N] [--queries N] [--passes N] [--windows published|acquired|sites]');
 const root = join(import.meta.dirname, '..');
 
 // The commit's engine, compiled.

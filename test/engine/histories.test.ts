@@ -4,7 +4,7 @@
  * same instant, the same content captured again (nothing stored, or a version moved earlier), versions
  * stored unsearchable and made searchable later, batches built in worker threads, merges, saves,
  * a restart from the saved segments, a rebuild, and a search split over two threads. After each
- * step, random queries under random combinations of every filter (site, both windows, point in
+ * step, random queries under random combinations of every filter (site, sites, both windows, point in
  * time) find exactly the versions the reference finds, and the first k are the exhaustive top k
  * (or, for webql, the start of the whole list).
  */
@@ -92,6 +92,8 @@ function history(seed: number, name: string, options: EngineOptions): void {
         if (random() < 0.1) q.alternative = [pick(WORDS)];
       }
       if (random() < 0.3) q.site = pick(SITES);
+      // (Sites a page must be under one of: a standard query's `site:a OR site:b`; none matches nothing.)
+      if (random() < 0.15) q.anySites = Array.from({ length: Math.floor(random() * 3) }, () => pick(SITES));
       if (random() < 0.3) q.acquiredAfter = instant();
       if (random() < 0.3) q.acquiredBefore = instant();
       if (random() < 0.25) q.publishedAfter = pick(PUBLISHED) + pick([-1, 0, 1]);

@@ -561,7 +561,7 @@ export interface EngineOptions {
   splitWork?: number;
   /** The fewest candidates of a webql read shared with the helper thread (ASIDE_MIN; 1 in tests). */
   asideMin?: number;
-  /** The fewest documents of a segment with an acquired order for time-bounded queries (engine.ts ORDER_FROM; 1 in tests). */
+  /** The fewest documents of a segment with an acquired order for time-bounded queries, and a host order for sites (engine.ts ORDER_FROM; 1 in tests). */
   orderFrom?: number;
   /** Tests: the serving thread leaves every candidate of a shared read to the helper (webql-search.ts `claimsHere`). */
   asideOnly?: boolean;
