@@ -540,6 +540,8 @@ function siteSet(s: SearchableSegment, f: EngineFilter): { bits: Int32Array; cou
     }
     ranges = both;
   }
+  // (Every host of the segment: no fewer documents.)
+  if (ranges.length === 2 && ranges[0] === 0 && ranges[1] === seg.hosts.length) return undefined;
   const { start, docs } = hostOrderOf(seg);
   let count = 0;
   for (let k = 0; k < ranges.length; k += 2) if (ranges[k]! < ranges[k + 1]!) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
