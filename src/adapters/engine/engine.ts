@@ -529,13 +529,15 @@ function siteSet(s: SearchableSegment, f: EngineFilter): { bits: Int32Array; cou
   // (The segments with an acquired order: ORDER_FROM documents or more, or as the engine's option says.)
   if ((f.revSite === undefined && f.anyRevSites === undefined) || s.times.keys.length === 0) return undefined;
   const seg = s.data;
-  let ranges: number[] = f.revSite !== undefined ? [...hostRange(seg.hosts, f.revSite)] : [0, seg.hosts.length];
+  // Non-empty [lo, hi) pairs of host ranks.
+  const [a, b] = f.revSite !== undefined ? hostRange(seg.hosts, f.revSite) : [0, seg.hosts.length];
+  let ranges: number[] = a < b ? [a, b] : [];
   if (f.anyRevSites !== undefined) {
     const any = hostRanges(seg.hosts, f.anyRevSites);
     const both: number[] = [];
-    for (let k = 0; k < any.length; k += 2) {
-      const lo = Math.max(ranges[0]!, any[k]!);
-      const hi = Math.min(ranges[1]!, any[k + 1]!);
+    for (let k = 0; k < any.length && ranges.length > 0; k += 2) {
+      const lo = Math.max(a, any[k]!);
+      const hi = Math.min(b, any[k + 1]!);
       if (lo < hi) both.push(lo, hi);
     }
     ranges = both;
@@ -544,13 +546,12 @@ function siteSet(s: SearchableSegment, f: EngineFilter): { bits: Int32Array; cou
   if (ranges.length === 2 && ranges[0] === 0 && ranges[1] === seg.hosts.length) return undefined;
   const { start, docs } = hostOrderOf(seg);
   let count = 0;
-  for (let k = 0; k < ranges.length; k += 2) if (ranges[k]! < ranges[k + 1]!) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
+  for (let k = 0; k < ranges.length; k += 2) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
   if (count * 2 > seg.docCount) return undefined;
   const words = bitsetWords(seg.docCount);
   if (siteBits.length < words) siteBits = new Int32Array(words);
   const bits = siteBits.subarray(0, words).fill(0);
   for (let k = 0; k < ranges.length; k += 2) {
-    if (ranges[k]! >= ranges[k + 1]!) continue;
     for (let at = start[ranges[k]!]!, end = start[ranges[k + 1]!]!; at < end; at++) bits[docs[at]! >>> 5]! |= 1 << docs[at]!;
   }
   return { bits, count };
@@ -1089,12 +1090,9 @@ export function newestAccepted(segments: readonly SearchableSegment[], filter: E
       if (++found === k) last = minute;
     }
     if (anyMoved) {
-      for (let w = 0; w < moved.length; w++) {
-        for (let word = moved[w]!; word !== 0; word &= word - 1) {
-          const doc = (w << 5) | (31 - Math.clz32(word & -word));
-          if (minuteOf(acquiredAt[doc]!) >= last && accepts(doc)) add(doc);
-        }
-      }
+      eachMember(moved, 0, seg.docCount, (doc) => {
+        if (minuteOf(acquiredAt[doc]!) >= last && accepts(doc)) add(doc);
+      });
     }
   }
   if (!cut && times.length <= k) return { ids: Float64Array.from(versions).sort(), bar: -Infinity };
@@ -1754,19 +1752,22 @@ class MatchScratch {
  * cost 20-40 ms on such a listing.
  */
 export function urlMaskOf(m: Matches, i: number): [number, number] {
-  let r = m.runs.length - 1;
-  while (m.runs[r]!.start > i) r--;
-  const { seg } = m.runs[r]!;
+  const seg = segmentOfMatch(m, i);
   const doc = m.docs[i]!;
   return [seg.urlMask[2 * doc]!, seg.urlMask[2 * doc + 1]!];
 }
 
 /** The reversed host (`reverseHost`) of match `i`, from its segment's columns (`urlMaskOf`). */
 export function hostOfMatch(m: Matches, i: number): string {
+  const seg = segmentOfMatch(m, i);
+  return seg.hosts[seg.hostRank[m.docs[i]!]!]!;
+}
+
+/** The segment of match `i`: that of its run. */
+function segmentOfMatch(m: Matches, i: number): SegmentData {
   let r = m.runs.length - 1;
   while (m.runs[r]!.start > i) r--;
-  const { seg } = m.runs[r]!;
-  return seg.hosts[seg.hostRank[m.docs[i]!]!]!;
+  return m.runs[r]!.seg;
 }
 
 const SEEN = 1 << 31;
