@@ -3,8 +3,9 @@
  *
  * How webql's reading of its best candidates first (`WEBQL_BEST_FIRST`: tiers of the engine's top k
  * before the whole listing) pays, shape by shape, on the corpus bench:search built and cached in
- * bench/.cache. Each CONFIG is `from:k,from:k,.../words`: the tiers, ascending, and the most ranking
- * words a query with a phrase or a field is taken for (`none` for no tiers, `default` for
+ * bench/.cache. Each CONFIG is `from:k,from:k,.../words/few`: the tiers, ascending, the most ranking
+ * words a query with a phrase or a field is taken for, and at most how many pages holding every
+ * required word leave the tiers out (`BestFirst.few`; `none` for no tiers, `default` for
  * WEBQL_BEST_FIRST; default: `none default`). Every query of a shape runs under each config in turn,
  * three times, and its median counts: the line gives each config's p50 / p99 and the total of the
  * medians, then each config's three slowest queries. The same queries as bench:webql's shapes.
@@ -48,11 +49,11 @@ const SHAPES: [string, (claim: string, n: number) => string | undefined, 'standa
   ['intitle:"a b" the claim', (c) => { const p = firstPair(c); return p && `intitle:${p} ${c}`; }, 'standard'],
 ];
 
-/** A config from the command line: `none`, `default`, or `from:k,from:k/words`. */
+/** A config from the command line: `none`, `default`, or `from:k,from:k/words/few`. */
 function configOf(text: string): BestFirst {
-  if (text === 'none') return { tiers: [], words: 0 };
+  if (text === 'none') return { tiers: [], words: 0, few: 0 };
   if (text === 'default') return WEBQL_BEST_FIRST;
-  const [tiers, words] = text.split('/');
+  const [tiers, words, few] = text.split('/');
   return {
     tiers: tiers!.split(',').map((t) => {
       const [from, k] = t.split(':').map(Number);
@@ -60,6 +61,7 @@ function configOf(text: string): BestFirst {
       return { from: from!, k: k! };
     }),
     words: Number(words ?? WEBQL_BEST_FIRST.words),
+    few: Number(few ?? WEBQL_BEST_FIRST.few),
   };
 }
 

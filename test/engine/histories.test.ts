@@ -32,7 +32,7 @@ const INSTANTS = Array.from({ length: 12 }, (_, k) => T0 + k * HOUR);
 const PUBLISHED = [T0 - 48 * HOUR, T0 - 24 * HOUR, T0 + 5 * HOUR];
 
 /** webql's best or newest candidates read first in tiers of 2 and 5 (engine-index-store.ts `webqlBestFirst`), so that a history's few pages are more than a tier. */
-const FEW_FIRST = { tiers: [{ from: 0, k: 2 }, { from: 0, k: 5 }], words: 4 };
+const FEW_FIRST = { tiers: [{ from: 0, k: 2 }, { from: 0, k: 5 }], words: 4, few: 1 };
 
 /**
  * Engines the histories run on: one that saves, builds in threads and merges often, one split over

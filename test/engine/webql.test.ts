@@ -51,7 +51,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
   // word and every page a candidate, the newest so many first (those of 3 and of 2 then 7 taken
   // from an acquired order, the others from every document).
   const bestFirst = [[{ from: 0, k: 3 }], [{ from: 0, k: 40 }], [{ from: 0, k: 2 }, { from: 0, k: 7 }]].map(
-    (tiers) => new EngineIndexStore(db, { webqlBestFirst: { tiers, words: 2 }, ...(tiers[0]!.k < 40 && { orderFrom: 1 }) }),
+    (tiers) => new EngineIndexStore(db, { webqlBestFirst: { tiers, words: 2, few: 3 }, ...(tiers[0]!.k < 40 && { orderFrom: 1 }) }),
   );
   // Ones on two search threads that share every batch of candidates they read with the helper,
   // which reads them over its own connection and checks them: both claiming groups of them in
@@ -654,7 +654,7 @@ describe('webql reads', () => {
       // WEBQL_BEST_FIRST: no word ranks, every page is a candidate), 64 read; without the tiers,
       // the next 64 of all of them, 96 read.
       assert.equal((await run({ webqlReadCharsMax: 40_000 })).read, 32 + 32);
-      assert.equal((await run({ webqlReadCharsMax: 40_000, webqlBestFirst: { tiers: [], words: 4 } })).read, 32 + 64);
+      assert.equal((await run({ webqlReadCharsMax: 40_000, webqlBestFirst: { tiers: [], words: 4, few: 0 } })).read, 32 + 64);
       // With the default bounds every page is read and both are found.
       const whole = await run({});
       assert.deepEqual(whole.found, [newest, oldest]);
@@ -691,7 +691,7 @@ describe('webql lang: and url: of few versions', () => {
       // Read in tiers of the best (here the best 34, then all): the lookup's turn comes after 32
       // reads, one short of the tier's 33 above its bar, where the German pages are more than the
       // candidate left; so it is asked again for the whole listing, which is not read through.
-      const tiered = await new EngineIndexStore(db, { fileTypeMax: 0, webqlBestFirst: { tiers: [{ from: 0, k: 34 }], words: 4 } }).open();
+      const tiered = await new EngineIndexStore(db, { fileTypeMax: 0, webqlBestFirst: { tiers: [{ from: 0, k: 34 }], words: 4, few: 0 } }).open();
       const node = parseWebql('glycolysis lang:de');
       const deps = depsOf(tiered, node);
       let read = 0;
@@ -834,6 +834,66 @@ describe('webql site: and url: items told from the segments\' hosts', () => {
       assert.equal((await searchWebql(deps, node, 10_000)).length, 80);
       assert.equal(listed(), 80);
       await engine.close();
+    }));
+});
+
+describe('webql tiers of the best first and the pages holding every required word', () => {
+  test('`together` counts the pages holding every word, up to a bound, from dense lists\' bitsets and the lists themselves; the tiers are skipped where those are few though each word\'s are many', () =>
+    withPages(async (db, pages) => {
+      // Page i holds alpha when i % 3 is 0, beta when i % 5 is, side by side when i % 30 is (else
+      // zeta between), gamma when i % 97 is, delta when i % 50 is, epsilon when i is even.
+      const content = (i: number) =>
+        [
+          i % 3 === 0 && 'alpha',
+          i % 3 === 0 && i % 5 === 0 && i % 30 !== 0 && 'zeta',
+          i % 5 === 0 && 'beta',
+          i % 97 === 0 && 'gamma',
+          i % 50 === 0 && 'delta',
+          i % 2 === 0 && 'epsilon',
+          'filler',
+        ]
+          .filter(Boolean)
+          .join(' ');
+      const put = (from: number, to: number) =>
+        pages.putVersions(Array.from({ length: to - from }, (_, k) => page(`https://t.test/p/${from + k}`, { title: 'T', content: content(from + k), acquiredAt: T0 + (from + k) * 60_000 })));
+      const count = (holds: (i: number) => boolean) => Array.from({ length: 1_400 }, (_, i) => i).filter(holds).length;
+      // A segment of 1,100 pages (its common words' lists are dense: bitsets kept) and one of 300 (none are).
+      await put(0, 1_100);
+      const tiers = [{ from: 100, k: 5 }];
+      const engine = await new EngineIndexStore(db).open();
+      const tiered = await new EngineIndexStore(db, { webqlBestFirst: { tiers, words: 4, few: 100 } }).open();
+      await put(1_100, 1_400);
+      for (const e of [engine, tiered]) await e.search({ terms: ['filler'], limit: 1 }); // takes them in
+      assert.equal(engine.segmentCount, 2);
+      const deps = depsOf(engine, parseWebql('alpha'));
+      const together = (...ws: string[]) => deps.together(ws.map(cachedStem), Infinity);
+      assert.equal(together('alpha', 'beta'), count((i) => i % 15 === 0));
+      assert.equal(together('alpha', 'beta', 'epsilon'), count((i) => i % 30 === 0));
+      assert.equal(together('gamma', 'alpha'), count((i) => i % 291 === 0), 'the rarest not dense');
+      assert.equal(together('delta', 'gamma'), count((i) => i % 4_850 === 0), 'neither dense');
+      assert.equal(together('alpha', 'nosuchword'), 0);
+      // Counted up to a bound: past it, Infinity (the tiers then go as each word's pages say).
+      const both = ['alpha', 'beta'].map(cachedStem);
+      assert.deepEqual([93, 94].map((max) => deps.together(both, max)), [Infinity, 94]);
+      // `"alpha beta"`: each word on more pages than the tier's 100, both on 94; `alpha epsilon`, both on 234.
+      const reference = new SqliteIndexStore(db);
+      for (const [text, tiersRead] of [
+        ['"alpha beta"', false],
+        ['alpha epsilon', true],
+      ] as const) {
+        const node = parseWebql(text);
+        const ds = depsOf(tiered, node);
+        let best = 0;
+        const found = await searchWebql({ ...ds, best: (terms, k) => (best++, ds.best(terms, k)) }, node, 10);
+        assert.equal(best > 0, tiersRead, `${text}: ${best} tiers`);
+        assert.deepEqual(found, await engine.search({ terms: [], webql: node, limit: 10 }), text);
+        const all = await tiered.search({ terms: [], webql: node, limit: 10_000 });
+        const ids = (hits: { versionId: number }[]) => hits.map((h) => h.versionId).sort((a, b) => a - b);
+        assert.deepEqual(ids(all), ids(await reference.search({ terms: [], webql: node, limit: 10_000 })), text);
+        assert.equal(all.length, text.startsWith('"') ? count((i) => i % 30 === 0) : count((i) => i % 6 === 0), text);
+      }
+      await engine.close();
+      await tiered.close();
     }));
 });
 

@@ -371,6 +371,65 @@ export function heldAtLeast(segments: readonly SearchableSegment[], term: string
 }
 
 /**
+ * How many documents hold every one of the stemmed `terms`, the deleted and superseded counted: at
+ * least as many as any listing of candidates that must hold them all; once past `max`, or on
+ * course to pass twice it (so many held in the documents gone through that the same rate over all
+ * would), some number above it. The rarest list leads, the others are advanced to its documents
+ * (skipping whole blocks), and the dense lists' bitsets are looked at where they are made.
+ */
+export function heldByAll(segments: readonly SearchableSegment[], terms: readonly string[], max = Infinity): number {
+  let n = 0;
+  const span = segments.reduce((sum, s) => sum + s.data.docCount, 0);
+  // The documents of the segments gone through.
+  let before = 0;
+  for (const sseg of segments) {
+    const seg = sseg.data;
+    const ts: number[] = [];
+    for (const term of terms) {
+      const t = termNumber(seg, term);
+      if (t === undefined) break;
+      ts.push(t);
+    }
+    if (ts.length < terms.length) {
+      before += seg.docCount;
+      continue; // a term the segment lacks: none holds them all
+    }
+    ts.sort((a, b) => seg.termDf[a]! - seg.termDf[b]!);
+    const bits: Int32Array[] = [];
+    const walked: Cursor[] = [];
+    for (const t of ts.slice(1)) {
+      const dense = memberBits(sseg.members, seg, t);
+      if (dense !== undefined) bits.push(dense);
+      else {
+        const c = termCursor(seg, t)!;
+        c.start();
+        walked.push(c);
+      }
+    }
+    const lead = termCursor(seg, ts[0])!;
+    lead.start();
+    while (lead.doc !== NO_MORE) {
+      const doc = lead.doc;
+      let next = doc;
+      for (const c of walked) {
+        c.advance(doc);
+        if (c.doc > next) next = c.doc;
+      }
+      if (next > doc) {
+        lead.advance(next);
+        continue;
+      }
+      let all = true;
+      for (let o = 0; all && o < bits.length; o++) all = (bits[o]![doc >>> 5]! & (1 << doc)) !== 0;
+      if (all && (++n > max || ((n & 63) === 0 && n * span > 2 * max * (before + doc + 1)))) return max + 1;
+      lead.next();
+    }
+    before += seg.docCount;
+  }
+  return n;
+}
+
+/**
  * The first block in [from, end) whose last document is at least `target` (`end` when none): a few
  * blocks one by one (the next one usually holds it), then binary search.
  */

@@ -78,6 +78,11 @@ export interface WebqlDeps {
   turn(): Promise<void>;
   /** The documents that hold a stem. */
   df(stem: string): number;
+  /**
+   * How many documents hold every one of these stems (the deleted and superseded counted); once
+   * past `max`, or on course to pass twice it (`heldByAll`), Infinity.
+   */
+  together(stems: readonly string[], max: number): number;
   /** About how many documents hold a stem at least `floor` times (a sample of its postings). */
   heldAtLeast(stem: string, floor: number): number;
   /**
@@ -329,6 +334,7 @@ export const WEBQL_BEST_FIRST: BestFirst = {
     { from: 131_072, k: 2_048 },
   ],
   words: 4,
+  few: 1_024,
 };
 
 /** When a webql query reads its best candidates first, and how many (WEBQL_BEST_FIRST). */
@@ -340,6 +346,20 @@ export interface BestFirst {
   tiers: readonly { from: number; k: number }[];
   /** With a phrase or a field, the most ranking words it does for. */
   words: number;
+  /**
+   * With several words every match holds, each on more pages than the first tier's `from`: none
+   * of the tiers when at most this many pages hold them all (`WebqlDeps.together`, counted up to
+   * it). Reading them all costs at most about this many reads, where the tiers' top k of the
+   * ranking words, over pages that mostly hold one of them, rarely fill the page: at 1M,
+   * `"presence appearance" sites` lists 756 of the 68,447 pages of its rarest word, and took
+   * 18-24 ms instead of 67-118 asked once among other queries (`npm run bench:random-queries --
+   * --seed 4`; warm, asked again and again, 17-26 ms either way). Counting costs about a pass over
+   * the rarest word's list (0.6 ms a query on average there). Much higher, the tiers were left out
+   * for phrases of two words side by side on some of the few thousand pages holding both, which
+   * the first tier's pages fill (bench:webql-tiers' `phrase "a b"`, p50 4.7 ms with 1,024 and 6.9
+   * with 16,384, 4.8 with 0).
+   */
+  few: number;
 }
 
 /**
@@ -1107,11 +1127,19 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // the whole listing's.
   // (A `title:` word's pages are those holding it as often as its floor: a common word's are many, most words' few.)
   const listed = (t: string) => (floors?.has(t) ? deps.heldAtLeast(t, floors.get(t)!) : deps.df(t));
-  const listing = required.length > 0 ? Math.min(...required.map(listed)) : positive.reduce((n, t) => n + deps.df(t), 0);
-  const { tiers, words } = deps.bestFirst;
+  const { tiers, words, few } = deps.bestFirst;
   // With a phrase or a field, only when few words rank, or one word (as often as its floor) is all
   // a match must hold, so the listing is about that long: with more, their common pages may be few.
   const tiered = ranking.length > 0 && (!text.undecidable || ranking.length <= words || required.length === 1);
+  // With no ranking word, the newest first (below).
+  const newestFirst = ranking.length === 0 && (everyDoc || required.length > 0);
+  const each = required.length > 0 ? Math.min(...required.map(listed)) : positive.reduce((n, t) => n + deps.df(t), 0);
+  // Several words every match holds, each on many pages, but few pages holding them all: those
+  // few are the listing, and no tier is read (`BestFirst.few`).
+  const distinct = [...new Set(required)];
+  const counted = (tiered || (newestFirst && !everyDoc)) && distinct.length > 1 && tiers.length > 0 && each > tiers[0]!.from;
+  const together = counted ? deps.together(distinct, few) : Infinity;
+  const listing = together <= few ? together : each;
   // The score at and under which the candidates are still to be read.
   let below = Infinity;
   for (const { from, k } of tiered ? tiers : []) {
@@ -1136,7 +1164,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // read on from before it, and last the whole listing's.
   const rarest = required.length > 0 ? required.reduce((a, b) => (deps.df(b) < deps.df(a) ? b : a)) : undefined;
   let before = Infinity;
-  for (const { from, k } of ranking.length === 0 && (everyDoc || rarest !== undefined) ? tiers : []) {
+  for (const { from, k } of newestFirst ? tiers : []) {
     if (!everyDoc && listing <= from) break;
     const newest = await deps.newest(k, everyDoc ? undefined : rarest);
     if (!newest) break;
