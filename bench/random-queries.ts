@@ -1,5 +1,5 @@
 /**
- * npm run bench:random-queries [-- --size 1000000 --queries 3000 --seed 1 --warm 300 --search-threads 1|2]
+ * npm run bench:random-queries [-- --size 1000000 --queries 3000 --seed 1 --warm 300 --search-threads 1|2 --out FILE]
  *
  * Queries of random shapes through the search operation (what POST /v1/search does after the
  * tier), on the corpus bench:search built and cached in bench/.cache, to find the slowest shapes
@@ -13,7 +13,10 @@
  * types and languages, the acquired orders, the lists' bitsets are made as searches ask), then the
  * timed ones, one at a time: p50, p99, the slowest, and the 25 slowest with their answers' sizes.
  * The same seed gives the same queries. A query webql refuses (only exclusions) is skipped.
+ * `--out` writes every timed query's line (ms, results, request, in the order run) to FILE, so
+ * two runs of one seed (two commits, in two worktrees) can be compared query by query.
  */
+import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { parseSearchRequest, type SearchRequest } from '../src/core/requests.js';
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     warm: { type: 'string', default: '300' },
     'search-threads': { type: 'string', default: '2' },
+    out: { type: 'string' },
   },
 });
 const threads = Number(values['search-threads']);
@@ -125,10 +129,12 @@ for (let i = 0; i < warm + Number(values.queries); i++) {
   }
   if (i >= warm) rows.push({ ms: performance.now() - started, body, results });
 }
+const line = (r: (typeof rows)[number]) => `${r.ms.toFixed(1)}\t${r.results}\t${JSON.stringify(r.body)}`;
+if (values.out) writeFileSync(values.out, rows.map((r) => `${line(r)}\n`).join(''));
 const sorted = rows.map((r) => r.ms).sort((a, b) => a - b);
 console.log(
   `${rows.length} random queries after ${warm} to warm up (seed ${values.seed}, ${threads} search thread${threads === 2 ? 's' : ''}; ${refused} refused as only exclusions): p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, the slowest ${sorted.at(-1)!.toFixed(1)} ms`,
 );
 console.log('The 25 slowest (ms, results, request):');
-for (const r of rows.sort((a, b) => b.ms - a.ms).slice(0, 25)) console.log(`${r.ms.toFixed(1)}\t${r.results}\t${JSON.stringify(r.body)}`);
+for (const r of rows.sort((a, b) => b.ms - a.ms).slice(0, 25)) console.log(line(r));
 await services.close();
