@@ -10,8 +10,8 @@
  * the working tree loaded (the segment format must be the same at both). p99s are of all the
  * passes' latencies pooled, as bench:search pools its rounds'. `--windows acquired` times the
  * acquired windows and `query_time`s of ACQUIRED_WINDOWS instead of bench:search's published ones;
- * `--windows sites` the sites of SITES (the generated pages' hosts are host0 to host999.bench.example,
- * a thousandth of the pages each).
+ * `--windows sites` the sites of SITES, asked for and left out (the generated pages' hosts are
+ * host0 to host999.bench.example, a thousandth of the pages each).
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -48,6 +48,8 @@ const SITES: [string, EngineFilter][] = [
   ['site of one host', { revSite: reverseHost('host7.bench.example') }],
   ['one of ten hosts', { anyRevSites: Array.from({ length: 10 }, (_, i) => reverseHost(`host${100 * i + 3}.bench.example`)) }],
   ['site of one host, one-year window', { revSite: reverseHost('host7.bench.example'), ...BENCH_WINDOWS[1]![1] }],
+  ['one host left out', { notRevSites: [reverseHost('host7.bench.example')] }],
+  ['ten hosts left out', { notRevSites: Array.from({ length: 10 }, (_, i) => reverseHost(`host${100 * i + 3}.bench.example`)) }],
 ];
 if (!['published', 'acquired', 'sites'].includes(values.windows)) throw new Error(`--windows takes published, acquired or sites, not ${values.windows}`);
 const windows: [string, EngineFilter][] = values.windows === 'acquired' ? ACQUIRED_WINDOWS : values.windows === 'sites' ? SITES : BENCH_WINDOWS;

@@ -94,6 +94,8 @@ function history(seed: number, name: string, options: EngineOptions): void {
       if (random() < 0.3) q.site = pick(SITES);
       // (Sites a page must be under one of: a standard query's `site:a OR site:b`; none matches nothing.)
       if (random() < 0.15) q.anySites = Array.from({ length: Math.floor(random() * 3) }, () => pick(SITES));
+      // (Sites left out: a standard query's `-site:`s.)
+      if (random() < 0.2) q.excludeSites = Array.from({ length: 1 + Math.floor(random() * 2) }, () => pick(SITES));
       if (random() < 0.3) q.acquiredAfter = instant();
       if (random() < 0.3) q.acquiredBefore = instant();
       if (random() < 0.25) q.publishedAfter = pick(PUBLISHED) + pick([-1, 0, 1]);

@@ -509,12 +509,29 @@ class TopK {
   }
 }
 
-/** A bit per document of a segment that holds one of `terms` (EngineFilter `notTerms`), or undefined when none does. */
-function heldDocs(seg: SegmentData, terms: readonly string[] | undefined): Int32Array | undefined {
+/**
+ * A bit per document of a segment that the filter leaves out by what it holds or where it is: one of
+ * its terms left out (`notTerms`), or under one of its sites left out (`notRevSites`: their hosts'
+ * documents are runs of the segment's `HostOrder` where it has an acquired order, else looked for
+ * one by one); undefined when none is.
+ */
+function leftOutDocs(s: SearchableSegment, f: EngineFilter): Int32Array | undefined {
+  const seg = s.data;
   let held: Int32Array | undefined;
-  for (const term of terms ?? []) {
+  for (const term of f.notTerms ?? []) {
     const t = termNumber(seg, term);
     if (t !== undefined) setListBits(seg, t, (held ??= new Int32Array(bitsetWords(seg.docCount))));
+  }
+  const out = f.notRevSites === undefined ? [] : hostRanges(seg.hosts, f.notRevSites);
+  if (out.length === 0) return held;
+  held ??= new Int32Array(bitsetWords(seg.docCount));
+  if (s.times.keys.length > 0) {
+    const { start, docs } = hostOrderOf(seg);
+    for (let k = 0; k < out.length; k += 2) {
+      for (let at = start[out[k]!]!, end = start[out[k + 1]!]!; at < end; at++) held[docs[at]! >>> 5]! |= 1 << docs[at]!;
+    }
+  } else {
+    for (let doc = 0; doc < seg.docCount; doc++) if (inRanges(out, seg.hostRank[doc]!)) held[doc >>> 5]! |= 1 << doc;
   }
   return held;
 }
@@ -739,13 +756,13 @@ function eachMember(bits: Int32Array, lo: number, hi: number, visit: (doc: numbe
 
 /**
  * The compiled filter of one segment: a document passes when `accept(doc)`. `held`: the documents
- * of its terms left out (`heldDocs`), and `only` those of its versions (`versionSet`), when the
- * caller made them already.
+ * of its terms and sites left out (`leftOutDocs`), and `only` those of its versions (`versionSet`),
+ * when the caller made them already.
  */
 function compileFilter(
   s: SearchableSegment,
   f: EngineFilter,
-  held = heldDocs(s.data, f.notTerms),
+  held = leftOutDocs(s, f),
   only = versionSet(s.data, f.onlyVersions),
 ): Accept | undefined {
   const seg = s.data;
@@ -764,14 +781,13 @@ function compileFilter(
     [hostLo, hostHi] = hostRange(seg.hosts, f.revSite);
     if (hostLo >= hostHi) return undefined; // no host of this segment is under the site
   }
-  // The host ranks of the sites asked for and of those left out, as [lo, hi) pairs: a host and its
-  // subdomains are one run of ranks.
+  // The host ranks of the sites asked for, as [lo, hi) pairs: a host and its subdomains are one run
+  // of ranks (those left out are in `held`).
   let any: number[] | undefined;
   if (f.anyRevSites !== undefined) {
     any = hostRanges(seg.hosts, f.anyRevSites);
     if (any.length === 0) return undefined; // no host of this segment is under one of the sites
   }
-  const out = f.notRevSites === undefined ? undefined : hostRanges(seg.hosts, f.notRevSites);
   const now = f.queryTime === undefined;
   const hasPub = pubLo !== undefined || pubHi !== undefined;
   const lo = pubLo ?? -Infinity;
@@ -789,7 +805,6 @@ function compileFilter(
     }
     if (held !== undefined && (held[doc >>> 5]! & (1 << (doc & 31))) !== 0) return false;
     const h = hostRank[doc]!;
-    if (out !== undefined && inRanges(out, h)) return false;
     if (any !== undefined && !inRanges(any, h)) return false;
     return h >= hostLo && h < hostHi;
   };
@@ -1280,7 +1295,7 @@ export function searchTopK(
   const requiredFrom = required > 0 ? m - required : m;
   for (const sseg of segments) {
     const { data: seg, normOf, lengthCode: code, ub: ubCache } = sseg;
-    const held = heldDocs(seg, filter.notTerms);
+    const held = leftOutDocs(sseg, filter);
     const only = versionSet(seg, filter.onlyVersions);
     const accept = compileFilter(sseg, filter, held, only);
     if (!accept) continue;
@@ -1356,7 +1371,7 @@ export function searchTopK(
     // published window alone is the `gone` bit, not `accept` (four reads from 8 MB columns per
     // candidate: a quarter of a short, one-year query's time).
     const trivial = isTrivial(filter, pub?.bits !== undefined);
-    // So is a filter of terms left out: their documents' bits set in a copy of it.
+    // So is a filter of terms or sites left out: their documents' bits set in a copy of it.
     const gone = held === undefined || !trivial ? sseg.gone : orBits(sseg.gone, held);
     if (pub?.bits && pub.count * n * 64 <= postingCount) {
       const only = members(pub.bits, pub.count);
@@ -1638,14 +1653,14 @@ function windowScratch(lists: number): WindowScratch {
 /**
  * No filter but the default one (versions alive now and not deleted), or that and a published
  * window and the versions kept to when `windowed` (every candidate is in their bitset,
- * `restrictedSet`); terms left out (`notTerms`) aside, whose bits the caller adds to `gone`.
+ * `restrictedSet`); terms and sites left out (`notTerms`, `notRevSites`) aside, whose bits the
+ * caller adds to `gone` (`leftOutDocs`).
  */
 function isTrivial(f: EngineFilter, windowed = false): boolean {
   return (
     (windowed || f.onlyVersions === undefined) &&
     f.revSite === undefined &&
     f.anyRevSites === undefined &&
-    f.notRevSites === undefined &&
     f.acquiredAfter === undefined &&
     f.acquiredBefore === undefined &&
     (windowed || (f.publishedAfter === undefined && f.publishedBefore === undefined)) &&
