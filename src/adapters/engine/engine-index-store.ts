@@ -1564,10 +1564,7 @@ export class EngineIndexStore implements IndexStore {
       newest: async (k, held) => (keepsToPages(filter) ? undefined : newestAccepted(segments, filter, k, held)),
       turn: turned,
       df: (stem) => stats.df(stem),
-      together: (stems, max) => {
-        const n = heldByAll(segments, stems, max);
-        return n > max ? Infinity : n;
-      },
+      together: (stems, max) => heldByAll(segments, stems, max),
       heldAtLeast: (stem, floor) => heldAtLeast(segments, stem, floor),
       titleWeight: Math.floor(this.weights.title),
       textWeight: textWeights.length > 0 ? Math.min(...textWeights) : 0,

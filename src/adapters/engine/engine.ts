@@ -374,7 +374,7 @@ export function heldAtLeast(segments: readonly SearchableSegment[], term: string
  * How many documents hold every one of the stemmed `terms`, the deleted and superseded counted: at
  * least as many as any listing of candidates that must hold them all; once past `max`, or on
  * course to pass twice it (so many held in the documents gone through that the same rate over all
- * would), some number above it. The rarest list leads, the others are advanced to its documents
+ * would), Infinity. The rarest list leads, the others are advanced to its documents
  * (skipping whole blocks), and the dense lists' bitsets are looked at where they are made.
  */
 export function heldByAll(segments: readonly SearchableSegment[], terms: readonly string[], max = Infinity): number {
@@ -421,7 +421,7 @@ export function heldByAll(segments: readonly SearchableSegment[], terms: readonl
       }
       let all = true;
       for (let o = 0; all && o < bits.length; o++) all = (bits[o]![doc >>> 5]! & (1 << doc)) !== 0;
-      if (all && (++n > max || ((n & 63) === 0 && n * span > 2 * max * (before + doc + 1)))) return max + 1;
+      if (all && (++n > max || ((n & 63) === 0 && n * span > 2 * max * (before + doc + 1)))) return Infinity;
       lead.next();
     }
     before += seg.docCount;
@@ -525,12 +525,8 @@ function leftOutDocs(s: SearchableSegment, f: EngineFilter): Int32Array | undefi
   const out = f.notRevSites === undefined ? [] : hostRanges(seg.hosts, f.notRevSites);
   if (out.length === 0) return held;
   held ??= new Int32Array(bitsetWords(seg.docCount));
-  if (s.times.keys.length > 0) {
-    const { start, docs } = hostOrderOf(seg);
-    for (let k = 0; k < out.length; k += 2) {
-      for (let at = start[out[k]!]!, end = start[out[k + 1]!]!; at < end; at++) held[docs[at]! >>> 5]! |= 1 << docs[at]!;
-    }
-  } else {
+  if (s.times.keys.length > 0) setHostDocs(hostOrderOf(seg), out, held);
+  else {
     for (let doc = 0; doc < seg.docCount; doc++) if (inRanges(out, seg.hostRank[doc]!)) held[doc >>> 5]! |= 1 << doc;
   }
   return held;
@@ -620,17 +616,23 @@ function siteSet(s: SearchableSegment, f: EngineFilter): { bits: Int32Array; cou
   }
   // (Every host of the segment: no fewer documents.)
   if (ranges.length === 2 && ranges[0] === 0 && ranges[1] === seg.hosts.length) return undefined;
-  const { start, docs } = hostOrderOf(seg);
+  const order = hostOrderOf(seg);
+  const { start } = order;
   let count = 0;
   for (let k = 0; k < ranges.length; k += 2) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
   if (count * 2 > seg.docCount) return undefined;
   const words = bitsetWords(seg.docCount);
   if (siteBits.length < words) siteBits = new Int32Array(words);
   const bits = siteBits.subarray(0, words).fill(0);
+  setHostDocs(order, ranges, bits);
+  return { bits, count };
+}
+
+/** Sets in `bits` the documents of the hosts whose ranks are in the [lo, hi) pairs `ranges`, from the segment's host order. */
+function setHostDocs({ start, docs }: HostOrder, ranges: readonly number[], bits: Int32Array): void {
   for (let k = 0; k < ranges.length; k += 2) {
     for (let at = start[ranges[k]!]!, end = start[ranges[k + 1]!]!; at < end; at++) bits[docs[at]! >>> 5]! |= 1 << docs[at]!;
   }
-  return { bits, count };
 }
 
 /** A new bitset of the bits set in both, and how many. */

@@ -353,8 +353,8 @@ export interface BestFirst {
    * ranking words, over pages that mostly hold one of them, rarely fill the page: at 1M,
    * `"presence appearance" sites` lists 756 of the 68,447 pages of its rarest word, and took
    * 18-24 ms instead of 67-118 asked once among other queries (`npm run bench:random-queries --
-   * --seed 4`; warm, asked again and again, 17-26 ms either way). Counting costs about a pass over
-   * the rarest word's list (0.6 ms a query on average there). Much higher, the tiers were left out
+   * --seed 4`; warm, asked again and again, 17-26 ms either way, ad hoc). Counting costs about a
+   * pass over the rarest word's list (0.6 ms a query on average there, by a timer, ad hoc). Much higher, the tiers were left out
    * for phrases of two words side by side on some of the few thousand pages holding both, which
    * the first tier's pages fill (bench:webql-tiers' `phrase "a b"`, p50 4.7 ms with 1,024 and 6.9
    * with 16,384, 4.8 with 0).
