@@ -52,7 +52,8 @@ const SITES: [string, EngineFilter][] = [
   ['ten hosts left out', { notRevSites: Array.from({ length: 10 }, (_, i) => reverseHost(`host${100 * i + 3}.bench.example`)) }],
 ];
 if (!['published', 'acquired', 'sites'].includes(values.windows)) throw new Error(`--windows takes published, acquired or sites, not ${values.windows}`);
-const windows: [string, EngineFilter][] = values.windows === 'acquired' ? ACQUIRED_WINDOWS : values.windows === 'sites' ? SITES : BENCH_WINDOWS;
+/** Each cell's filter, or its filter of each query (by the query's place in the set). */
+const windows: [string, EngineFilter | ((query: number) => EngineFilter)][] = values.windows === 'acquired' ? ACQUIRED_WINDOWS : values.windows === 'sites' ? SITES : BENCH_WINDOWS;
 const commit = positionals[0];
 if (!commit) throw new Error('usage: npm run bench:engine-ab -- <commit> [--size N] [--queries N] [--passes N] [--windows published|acquired|sites]');
 const root = join(import.meta.dirname, '..');
@@ -93,15 +94,15 @@ console.log('|---|---|---|---|---|---|---|---|---|');
 for (const [set, qs] of benchQuerySets(Number(values.queries))) {
   for (const [w, f] of windows) {
     const terms = qs.map((q) => queryTerms(q).map(cachedStem));
-    const run = (k: number, t: string[]) => sides[k]![0].searchTopK(sides[k]![1], stats, t, f, 10);
+    const run = (k: number, t: string[], i: number) => sides[k]![0].searchTopK(sides[k]![1], stats, t, typeof f === 'function' ? f(i) : f, 10);
     let differ = 0;
-    for (const t of terms) if (JSON.stringify(run(0, t)) !== JSON.stringify(run(1, t))) differ++; // also the warm-up
+    for (const [i, t] of terms.entries()) if (JSON.stringify(run(0, t, i)) !== JSON.stringify(run(1, t, i))) differ++; // also the warm-up
     const lat: [number[], number[]] = [[], []];
     for (let p = 0; p < Number(values.passes); p++) {
       for (const [i, t] of terms.entries()) {
         for (const k of (i + p) % 2 === 0 ? [0, 1] : [1, 0]) {
           const started = performance.now();
-          run(k, t);
+          run(k, t, i);
           lat[k]!.push(performance.now() - started);
         }
       }

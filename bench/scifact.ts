@@ -186,14 +186,22 @@ export function benchQuerySets(count: number): [string, string[]][] {
   ];
 }
 
+type AcquiredWindow = { acquiredAfter?: number; acquiredBefore?: number; queryTime?: number };
+const MINUTE = 60_000;
+
 /**
  * Time bounds of the acquired kind (bench:engine-ab `--windows acquired`) over the generated
  * corpus, whose pages were acquired uniformly over 2025-01..2026-10 (`generateDocs`): a year (about
- * half of them), a month (about 1 in 22), a day, a `query_time` two weeks after the first
- * (about 1 in 44 alive then), and one before any page was acquired (none).
+ * half of them; also moved a minute on for each query, and two years in turn), a month (about 1
+ * in 22), a day, a `query_time` two weeks after the first (about 1 in 44 alive then), and one
+ * before any page was acquired (none).
  */
-export const ACQUIRED_WINDOWS: [string, { acquiredAfter?: number; acquiredBefore?: number; queryTime?: number }][] = [
+export const ACQUIRED_WINDOWS: [string, AcquiredWindow | ((query: number) => AcquiredWindow)][] = [
   ['acquired one-year window', { acquiredAfter: Date.parse('2025-06-01T00:00:00Z'), acquiredBefore: Date.parse('2026-05-31T23:59:59.999Z') }],
+  // A year before each query's time, a minute later for each (a relative window as the clock goes on).
+  ['acquired one-year window, a minute later each query', (i) => ({ acquiredAfter: Date.parse('2025-06-01T00:00:00Z') + i * MINUTE, acquiredBefore: Date.parse('2026-05-31T23:59:59.999Z') + i * MINUTE })],
+  // Two years, half a year apart, in turn: each query's window is far from the last one's.
+  ['acquired one-year windows, two in turn', (i) => ({ acquiredAfter: Date.parse(i % 2 === 0 ? '2025-03-01T00:00:00Z' : '2025-09-01T00:00:00Z'), acquiredBefore: Date.parse(i % 2 === 0 ? '2026-02-28T23:59:59.999Z' : '2026-08-31T23:59:59.999Z') })],
   ['acquired one-month window', { acquiredAfter: Date.parse('2026-06-01T00:00:00Z'), acquiredBefore: Date.parse('2026-06-30T23:59:59.999Z') }],
   ['acquired one-day window', { acquiredAfter: Date.parse('2026-06-15T00:00:00Z'), acquiredBefore: Date.parse('2026-06-15T23:59:59.999Z') }],
   ['query_time 2025-01-15', { queryTime: Date.parse('2025-01-15T00:00:00Z') }],

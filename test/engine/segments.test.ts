@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, statfsSync, statSync, truncateSy
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyse, EngineIndexStore, fieldsOf } from '../../src/adapters/engine/engine-index-store.js';
-import { exhaustive, searchable, searchTopK, type Statistics } from '../../src/adapters/engine/engine.js';
+import { exhaustive, searchable, searchTopK, type Statistics, updateGone } from '../../src/adapters/engine/engine.js';
 import { loadIndex, saveIndex, withLock } from '../../src/adapters/engine/segment-files.js';
 import { compacted, concatSegments, decodeBlock, dictionaryOf, members, publishedSet, SegmentBuilder, type SegmentData, termAt, termCount, termNumber } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
@@ -187,6 +187,60 @@ describe('segments', () => {
       if (inside.length * 2 > seg.docCount) assert.equal(set!.bits, undefined, `[${from}, ${to}]`);
       else assert.deepEqual([...members(set!.bits!, set!.count)], inside, `[${from}, ${to}]`);
     }
+  });
+
+  test('wide acquired windows: the documents outside them left out by their bits, those of the first and last minutes and those moved by their times', () => {
+    // 6,000 documents (an acquired order is made from 4,096 on), acquired at 20-second steps over
+    // 1,000 minutes, so a bound inside a minute splits its documents. Windows holding more than
+    // half of them leave the others out by a bitset joined to `gone` (engine.ts
+    // `acquiredOutside`), kept from one window to the next; the answer must be exactly the
+    // exhaustive one, which tests every document's time.
+    const n = 6000;
+    const T0 = Date.parse('2026-01-01T00:00:00Z');
+    const STEP = 20_000;
+    const b = new SegmentBuilder();
+    for (let doc = 0; doc < n; doc++) {
+      const terms = new Map<string, number>([['w', 1 + (doc % 3)]]);
+      if (doc % 3 === 0) terms.set('v', 1 + (doc % 4));
+      if (doc % 7 === 0) terms.set('x', 1);
+      b.add({ versionId: doc + 1, terms, length: 3 + (doc % 9), acquiredAt: T0 + ((doc * 7919) % 3000) * STEP, supersededAt: Infinity, publishedAt: Number.NaN, revHost: 'test.h.', urlMask: [0, 0] });
+    }
+    const seg = b.finish();
+    const stats = statsOf([seg]);
+    const s = [searchable(seg, stats.avgLength)];
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    // A bound at a document's time, a millisecond either side of one, or anywhere in a minute.
+    const bound = (at: number) => T0 + Math.floor(at * 3000) * STEP + [0, -1, 1, Math.floor(random() * STEP)][Math.floor(random() * 4)]!;
+    let lo = 0.2;
+    let hi = 0.9;
+    let wide = 0;
+    const check = (label: string) => {
+      for (let k = 0; k < 40; k++) {
+        // Mostly a window moved a little (a relative window as the clock goes on), now and then another.
+        if (random() < 0.2) [lo, hi] = [random() * 0.4, 0.6 + random() * 0.4];
+        else [lo, hi] = [Math.max(0, lo + (random() - 0.5) * 0.02), Math.min(1, hi + (random() - 0.5) * 0.02)];
+        const filter: { acquiredAfter?: number; acquiredBefore?: number; notTerms?: string[] } = {};
+        if (random() < 0.9) filter.acquiredAfter = bound(lo);
+        if (random() < 0.9 || filter.acquiredAfter === undefined) filter.acquiredBefore = bound(hi);
+        if (random() < 0.2) filter.notTerms = ['x'];
+        const inside = Array.from(seg.acquiredAt).filter((t) => t >= (filter.acquiredAfter ?? -Infinity) && t <= (filter.acquiredBefore ?? Infinity)).length;
+        if (inside * 2 > n) wide++;
+        for (const q of [['w'], ['v', 'w'], ['x', 'v']]) {
+          for (const top of [10, n]) assert.deepEqual(searchTopK(s, stats, q, filter, top), exhaustive(s, stats, q, filter, top), `${label}: ${q.join(' ')} ${JSON.stringify(filter)} top ${top}`);
+        }
+      }
+    };
+    check('as built');
+    // Captures move documents' times (across the bounds, and within a minute), and versions are
+    // superseded: their keys in the order are their old times now.
+    for (let doc = 5; doc < n; doc += 97) {
+      seg.acquiredAt[doc] = doc % 2 === 0 ? T0 + Math.floor(random() * 3000) * STEP + 1 : seg.acquiredAt[doc]! - 1;
+      if (doc % 5 === 0) seg.supersededAt[doc] = seg.acquiredAt[doc]! + 1;
+      updateGone(s[0]!, doc);
+    }
+    check('after moves');
+    assert.ok(wide > 50, `wide windows: ${wide}`);
   });
 
   test('probes find exactly the postings of blocks whose documents bunch (the guess misses, binary search finds them), with and without the dense lists\' bitsets', () => {
