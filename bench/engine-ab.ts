@@ -47,6 +47,8 @@ const SITES: [string, EngineFilter][] = [
   ['site of every host (bench.example)', { revSite: reverseHost('bench.example') }],
   ['site of one host', { revSite: reverseHost('host7.bench.example') }],
   ['one of ten hosts', { anyRevSites: Array.from({ length: 10 }, (_, i) => reverseHost(`host${100 * i + 3}.bench.example`)) }],
+  // (More than half of the pages: the others are left out.)
+  ['one of six hundred hosts', { anyRevSites: Array.from({ length: 600 }, (_, i) => reverseHost(`host${i}.bench.example`)) }],
   ['site of one host, one-year window', { revSite: reverseHost('host7.bench.example'), ...BENCH_WINDOWS[1]![1] }],
   ['one host left out', { notRevSites: [reverseHost('host7.bench.example')] }],
   ['ten hosts left out', { notRevSites: Array.from({ length: 10 }, (_, i) => reverseHost(`host${100 * i + 3}.bench.example`)) }],

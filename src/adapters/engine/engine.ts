@@ -598,6 +598,29 @@ let siteBits = new Int32Array(0);
  * good until the next call.
  */
 function siteSet(s: SearchableSegment, f: EngineFilter): { bits: Int32Array; count: number } | undefined {
+  const ranges = siteRanges(s, f);
+  if (ranges === undefined) return undefined;
+  const seg = s.data;
+  // (Every host of the segment: no fewer documents.)
+  if (ranges.length === 2 && ranges[0] === 0 && ranges[1] === seg.hosts.length) return undefined;
+  const order = hostOrderOf(seg);
+  const { start } = order;
+  let count = 0;
+  for (let k = 0; k < ranges.length; k += 2) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
+  if (count * 2 > seg.docCount) return undefined;
+  const words = bitsetWords(seg.docCount);
+  if (siteBits.length < words) siteBits = new Int32Array(words);
+  const bits = siteBits.subarray(0, words).fill(0);
+  setHostDocs(order, ranges, bits);
+  return { bits, count };
+}
+
+/**
+ * The host ranks of a segment under the filter's site and under one of its sites, as non-empty
+ * [lo, hi) pairs in order, apart (a site and its subdomain both asked are one); undefined without a site, or in a segment without an acquired
+ * order (whose sites are tested document by document).
+ */
+function siteRanges(s: SearchableSegment, f: EngineFilter): number[] | undefined {
   // (The segments with an acquired order: ORDER_FROM documents or more, or as the engine's option says.)
   if ((f.revSite === undefined && f.anyRevSites === undefined) || s.times.keys.length === 0) return undefined;
   const seg = s.data;
@@ -614,18 +637,16 @@ function siteSet(s: SearchableSegment, f: EngineFilter): { bits: Int32Array; cou
     }
     ranges = both;
   }
-  // (Every host of the segment: no fewer documents.)
-  if (ranges.length === 2 && ranges[0] === 0 && ranges[1] === seg.hosts.length) return undefined;
-  const order = hostOrderOf(seg);
-  const { start } = order;
-  let count = 0;
-  for (let k = 0; k < ranges.length; k += 2) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
-  if (count * 2 > seg.docCount) return undefined;
-  const words = bitsetWords(seg.docCount);
-  if (siteBits.length < words) siteBits = new Int32Array(words);
-  const bits = siteBits.subarray(0, words).fill(0);
-  setHostDocs(order, ranges, bits);
-  return { bits, count };
+  if (ranges.length <= 2) return ranges;
+  const pairs: [number, number][] = [];
+  for (let k = 0; k < ranges.length; k += 2) pairs.push([ranges[k]!, ranges[k + 1]!]);
+  pairs.sort((x, y) => x[0] - y[0]);
+  const apart: number[] = [];
+  for (const [lo, hi] of pairs) {
+    if (apart.length > 0 && lo <= apart[apart.length - 1]!) apart[apart.length - 1] = Math.max(hi, apart[apart.length - 1]!);
+    else apart.push(lo, hi);
+  }
+  return apart;
 }
 
 /** Sets in `bits` the documents of the hosts whose ranks are in the [lo, hi) pairs `ranges`, from the segment's host order. */
@@ -759,28 +780,114 @@ interface OutsideKeys {
 
 const outsideOfSegment = new WeakMap<SegmentData, OutsideKeys>();
 
-/** The bitset `acquiredOutside` writes, kept between calls (this thread's), as `timeBits` is. */
-let outsideBits = new Int32Array(0);
 
 /**
- * The documents of a segment that a wide acquired window leaves out (more than half of the
- * segment's are inside, where `timedSet` makes no set), joined to its `gone` bits and to `held`
- * (`leftOutDocs`), for a traversal that tests only that bit: undefined without acquired bounds,
- * with a `queryTime` (alive then is not alive now), a narrow window, or no acquired order.
+ * The bitset of what a segment's traversal leaves out when its filter is folded into it: the
+ * `gone` bits, `held` (`leftOutDocs`), the documents outside the filter's sites (`siteOutside`) and
+ * those outside a wide acquired window (`acquiredOutside`), so that each candidate's test is that
+ * bit alone. Undefined when a site or the window cannot be folded: no acquired order, a
+ * `queryTime` (alive then is not alive now), a narrow window (`timedSet`'s set leads), or a move
+ * of a kept bitset that would not pay yet; the filter is then tested document by document.
  *
- * Without it, each candidate's acquired time was read and compared: a long claim in a one-year
- * acquired window took 6.3 ms at p50 at 1M, against 3.7 with no filter. The documents of the
- * minutes outside are the kept `OutsideKeys`, moved to this window; those of its first and last
- * minutes, and those whose columns changed since the order was made (`moved`), are decided by
- * their acquired time, as `compileFilter` decides them. The bitset is this thread's kept one: good
- * until the next call.
+ * Without it, each candidate's acquired time, or host, was read and compared: a long claim in a
+ * one-year acquired window took 6.3 ms at p50 at 1M, under a site of every host 5.0, against 3.7
+ * with no filter. The bitset is this thread's kept one: good until the next call.
  */
-function acquiredOutside(s: SearchableSegment, f: EngineFilter, held: Int32Array | undefined, postings: number): Int32Array | undefined {
-  if ((f.acquiredAfter === undefined && f.acquiredBefore === undefined) || f.queryTime !== undefined) return undefined;
+function foldedGone(s: SearchableSegment, f: EngineFilter, held: Int32Array | undefined, postings: number): Int32Array | undefined {
+  const words = bitsetWords(s.data.docCount);
+  const sites = siteOutside(s, f, postings, words);
+  if (sites === undefined) return undefined;
+  const acquired = acquiredOutside(s, f, postings, words);
+  if (acquired === undefined) return undefined;
+  const { gone } = s;
+  if (sites === null && acquired === null) return held === undefined ? gone : orBits(gone, held);
+  if (foldedBits.length < words) foldedBits = new Int32Array(words);
+  const out = foldedBits.subarray(0, words);
+  out.set(gone);
+  for (const bits of [held, sites, acquired?.bits]) if (bits) for (let w = 0; w < words; w++) out[w]! |= bits[w]!;
+  if (acquired) acquired.decideEdges(out, (w, bit) => (gone[w]! & bit) !== 0 || (held !== undefined && (held[w]! & bit) !== 0) || (sites !== null && (sites[w]! & bit) !== 0));
+  return out;
+}
+
+/** The bitset `foldedGone` writes, kept between calls (this thread's), as `timeBits` is. */
+let foldedBits = new Int32Array(0);
+
+/** The documents outside a segment's sites, kept per segment and thread for the last sites asked (`siteOutside`). */
+interface OutsideSites {
+  /** The host ranges, as `siteRanges` gives them, joined. */
+  key: string;
+  bits: Int32Array;
+  forgone: number;
+}
+
+const outsideSitesOfSegment = new WeakMap<SegmentData, OutsideSites>();
+
+/**
+ * The documents of a segment outside the filter's sites, when those inside are more than half of
+ * it (below, `siteSet`'s bitset holds the traversal to them): the host order's runs of the other
+ * hosts, made once for the sites a query asks (a segment's hosts never change) and kept until
+ * other sites are asked and their bitset pays (`OUTSIDE_PAYS`). null when there is nothing to
+ * leave out (no site; every document of the segment under them; few, held by `siteSet`'s set);
+ * undefined without a host order, or while a new bitset would not pay yet.
+ */
+function siteOutside(s: SearchableSegment, f: EngineFilter, postings: number, words: number): Int32Array | null | undefined {
+  if (f.revSite === undefined && f.anyRevSites === undefined) return null;
+  const seg = s.data;
+  const ranges = siteRanges(s, f);
+  if (ranges === undefined) return undefined;
+  const order = hostOrderOf(seg);
+  const { start } = order;
+  let count = 0;
+  for (let k = 0; k < ranges.length; k += 2) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
+  if (count === seg.docCount || count * 2 <= seg.docCount) return null;
+  const key = ranges.join(',');
+  let kept = outsideSitesOfSegment.get(seg);
+  if (kept?.key !== key) {
+    const forgone = kept?.forgone ?? 0;
+    if (OUTSIDE_PAYS * (seg.docCount - count) > postings + forgone) {
+      if (kept) kept.forgone += postings;
+      else outsideSitesOfSegment.set(seg, { key: '', bits: new Int32Array(0), forgone: postings });
+      return undefined;
+    }
+    // The other hosts' ranks: between and around the sites' runs.
+    const others: number[] = [];
+    let at = 0;
+    for (let k = 0; k < ranges.length; k += 2) {
+      if (ranges[k]! > at) others.push(at, ranges[k]!);
+      at = ranges[k + 1]!;
+    }
+    if (at < seg.hosts.length) others.push(at, seg.hosts.length);
+    const bits = kept?.bits.length === words ? kept.bits.fill(0) : new Int32Array(words);
+    setHostDocs(order, others, bits);
+    outsideSitesOfSegment.set(seg, (kept = { key, bits, forgone: 0 }));
+  }
+  return kept.bits;
+}
+
+/** A segment's documents outside a wide acquired window, and how those of its edges are decided (`acquiredOutside`). */
+interface OutsideWindow {
+  bits: Int32Array;
+  /**
+   * Sets or clears, in `out`, the bits of the documents that the kept keys do not decide: those of
+   * the window's first and last minutes, and those moved; `others` tells whether a document is
+   * left out for another reason.
+   */
+  decideEdges(out: Int32Array, others: (word: number, bit: number) => boolean): void;
+}
+
+/**
+ * The documents of a segment outside a wide acquired window (more than half of the segment's are
+ * inside, where `timedSet` makes no set): null without acquired bounds; undefined with a
+ * `queryTime`, a narrow window, no acquired order, or while a move would not pay yet. The
+ * documents of the minutes outside are the kept `OutsideKeys`, moved to this window; those of its
+ * first and last minutes, and those whose columns changed since the order was made (`moved`), are
+ * decided by their acquired time, as `compileFilter` decides them.
+ */
+function acquiredOutside(s: SearchableSegment, f: EngineFilter, postings: number, words: number): OutsideWindow | null | undefined {
+  if (f.acquiredAfter === undefined && f.acquiredBefore === undefined) return null;
+  if (f.queryTime !== undefined || postings < OUTSIDE_PAYS * words) return undefined; // joining the bitsets would cost more than the tests it spares
   const seg = s.data;
   const n = seg.docCount;
-  const words = bitsetWords(n);
-  if (postings < OUTSIDE_PAYS * words) return undefined; // joining the bitsets would cost more than the tests it spares
   const keys = acquiredKeys(s.times, seg);
   if (keys === undefined) return undefined;
   const acqLo = f.acquiredAfter ?? -Infinity;
@@ -801,42 +908,36 @@ function acquiredOutside(s: SearchableSegment, f: EngineFilter, held: Int32Array
   }
   kept.forgone = 0;
   moveOutside(kept, keys, from, to);
-  if (outsideBits.length < words) outsideBits = new Int32Array(words);
-  const out = outsideBits.subarray(0, words);
-  const { gone } = s;
-  const keyBits = kept.bits;
-  if (held === undefined) for (let w = 0; w < words; w++) out[w] = gone[w]! | keyBits[w]!;
-  else for (let w = 0; w < words; w++) out[w] = gone[w]! | keyBits[w]! | held[w]!;
   const { acquiredAt } = seg;
-  const inv = 1 / KEY_MINUTE;
-  // The first and last minutes inside may hold documents outside the bounds' milliseconds.
-  const firstEnd = Math.min(to, lowerBound(keys, (mLo + 1) * KEY_MINUTE, false, from));
-  const lastStart = Math.max(firstEnd, lowerBound(keys, mHi * KEY_MINUTE, false, from));
-  for (const [a, b] of [
-    [from, firstEnd],
-    [lastStart, to],
-  ] as const) {
-    for (let k = a; k < b; k++) {
-      const key = keys[k]!;
-      const doc = key - Math.floor(key * inv) * KEY_MINUTE;
-      const acq = acquiredAt[doc]!;
-      if (acq < acqLo || acq > acqHi) out[doc >>> 5]! |= 1 << doc;
+  const { times } = s;
+  const decideEdges = (out: Int32Array, others: (word: number, bit: number) => boolean) => {
+    const inv = 1 / KEY_MINUTE;
+    // The first and last minutes inside may hold documents outside the bounds' milliseconds.
+    const firstEnd = Math.min(to, lowerBound(keys, (mLo + 1) * KEY_MINUTE, false, from));
+    const lastStart = Math.max(firstEnd, lowerBound(keys, mHi * KEY_MINUTE, false, from));
+    for (const [a, b] of [
+      [from, firstEnd],
+      [lastStart, to],
+    ] as const) {
+      for (let k = a; k < b; k++) {
+        const key = keys[k]!;
+        const doc = key - Math.floor(key * inv) * KEY_MINUTE;
+        const acq = acquiredAt[doc]!;
+        if (acq < acqLo || acq > acqHi) out[doc >>> 5]! |= 1 << doc;
+      }
     }
-  }
-  if (Atomics.load(s.times.anyMoved, 0) === 1) {
+    if (Atomics.load(times.anyMoved, 0) !== 1) return;
     // A moved document's key may be its old time: its bit is its own columns' alone.
-    const { moved } = s.times;
+    const { moved } = times;
     for (let w = 0; w < words; w++) {
       for (let word = moved[w]!; word !== 0; word &= word - 1) {
         const bit = word & -word;
-        const doc = (w << 5) | (31 - Math.clz32(bit));
-        const acq = acquiredAt[doc]!;
-        const left = (gone[w]! & bit) !== 0 || (held !== undefined && (held[w]! & bit) !== 0) || acq < acqLo || acq > acqHi;
-        out[w] = left ? out[w]! | bit : out[w]! & ~bit;
+        const acq = acquiredAt[(w << 5) | (31 - Math.clz32(bit))]!;
+        out[w] = acq < acqLo || acq > acqHi || others(w, bit) ? out[w]! | bit : out[w]! & ~bit;
       }
     }
-  }
-  return out;
+  };
+  return { bits: kept.bits, decideEdges };
 }
 
 /**
@@ -1520,8 +1621,8 @@ export function searchTopK(
     // published window alone is the `gone` bit, not `accept` (four reads from 8 MB columns per
     // candidate: a quarter of a short, one-year query's time).
     // So is a filter of terms or sites left out (their documents' bits set in a copy of it), and of
-    // a wide acquired window (with those outside it: `acquiredOutside`).
-    const outside = isTrivial(filter, pub?.bits !== undefined, true) ? acquiredOutside(sseg, filter, held, postingCount) : undefined;
+    // sites and a wide acquired window (with the documents outside them: `foldedGone`).
+    const outside = isTrivial(filter, pub?.bits !== undefined, true) ? foldedGone(sseg, filter, held, postingCount) : undefined;
     const trivial = outside !== undefined || isTrivial(filter, pub?.bits !== undefined);
     const gone = outside ?? (held === undefined || !trivial ? sseg.gone : orBits(sseg.gone, held));
     if (pub?.bits && pub.count * n * 64 <= postingCount) {
@@ -1805,15 +1906,13 @@ function windowScratch(lists: number): WindowScratch {
  * No filter but the default one (versions alive now and not deleted), or that and a published
  * window and the versions kept to when `windowed` (every candidate is in their bitset,
  * `restrictedSet`); terms and sites left out (`notTerms`, `notRevSites`) aside, whose bits the
- * caller adds to `gone` (`leftOutDocs`), and acquired bounds too when `acquired` (the caller adds
- * the documents outside them: `acquiredOutside`).
+ * caller adds to `gone` (`leftOutDocs`), and sites and acquired bounds too when `folded` (the
+ * caller adds the documents outside them: `foldedGone`).
  */
-function isTrivial(f: EngineFilter, windowed = false, acquired = false): boolean {
+function isTrivial(f: EngineFilter, windowed = false, folded = false): boolean {
   return (
     (windowed || f.onlyVersions === undefined) &&
-    f.revSite === undefined &&
-    f.anyRevSites === undefined &&
-    (acquired || (f.acquiredAfter === undefined && f.acquiredBefore === undefined)) &&
+    (folded || (f.revSite === undefined && f.anyRevSites === undefined && f.acquiredAfter === undefined && f.acquiredBefore === undefined)) &&
     (windowed || (f.publishedAfter === undefined && f.publishedBefore === undefined)) &&
     f.queryTime === undefined
   );
