@@ -55,7 +55,9 @@ const SITES: [string, EngineFilter][] = [
 ];
 if (!['published', 'acquired', 'sites'].includes(values.windows)) throw new Error(`--windows takes published, acquired or sites, not ${values.windows}`);
 /** Each cell's filter, or its filter of each query (by the query's place in the set). */
-const windows: [string, EngineFilter | ((query: number) => EngineFilter)][] = values.windows === 'acquired' ? ACQUIRED_WINDOWS : values.windows === 'sites' ? SITES : BENCH_WINDOWS;
+/** bench:search's published windows, and one that holds more than half of the pages (published uniformly over 2016-2025). */
+const PUBLISHED: [string, EngineFilter][] = [...BENCH_WINDOWS, ['six-year window (since 2020)', { publishedAfter: Date.parse('2020-01-01T00:00:00Z') }]];
+const windows: [string, EngineFilter | ((query: number) => EngineFilter)][] = values.windows === 'acquired' ? ACQUIRED_WINDOWS : values.windows === 'sites' ? SITES : PUBLISHED;
 const commit = positionals[0];
 if (!commit) throw new Error('usage: npm run bench:engine-ab -- <commit> [--size N] [--queries N] [--passes N] [--windows published|acquired|sites]');
 const root = join(import.meta.dirname, '..');

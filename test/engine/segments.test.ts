@@ -190,12 +190,13 @@ describe('segments', () => {
     }
   });
 
-  test('wide acquired windows and sites: the documents outside them left out by their bits, those of the first and last minutes and those moved by their times', () => {
+  test('wide acquired and published windows and sites: the documents outside them left out by their bits, those of the first and last minutes and those moved by their times', () => {
     // 6,000 documents (an acquired order is made from 4,096 on), acquired at 20-second steps over
     // 1,000 minutes, so a bound inside a minute splits its documents, on four hosts (one a
-    // subdomain of another). Windows holding more than half of them, and sites that do, leave the
-    // others out by a bitset joined to `gone` (engine.ts `foldedGone`), kept from one query to the
-    // next; the answer must be exactly the exhaustive one, which tests every document's time and host.
+    // subdomain of another), a fifth of them undated. Acquired and published windows holding more
+    // than half of them, and sites that do, leave the others out by a bitset joined to `gone`
+    // (engine.ts `foldedGone`), kept from one query to the next; the answer must be exactly the
+    // exhaustive one, which tests every document's times and host.
     const n = 6000;
     const T0 = Date.parse('2026-01-01T00:00:00Z');
     const STEP = 20_000;
@@ -205,7 +206,9 @@ describe('segments', () => {
       if (doc % 3 === 0) terms.set('v', 1 + (doc % 4));
       if (doc % 7 === 0) terms.set('x', 1);
       const host = ['big.test', 'big.test', 'big.test', 'big.test', 'big.test', 'big.test', 'docs.big.test', 'other.test', 'other.test', 'x.test'][(doc * 31) % 10]!;
-      b.add({ versionId: doc + 1, terms, length: 3 + (doc % 9), acquiredAt: T0 + ((doc * 7919) % 3000) * STEP, supersededAt: Infinity, publishedAt: Number.NaN, revHost: reverseHost(host), urlMask: [0, 0] });
+      // A fifth undated; the others at 1,000 times, a tenth of them sharing one.
+      const publishedAt = doc % 5 === 2 ? Number.NaN : T0 - ((doc * 104_729) % 1000) * 3_600_000;
+      b.add({ versionId: doc + 1, terms, length: 3 + (doc % 9), acquiredAt: T0 + ((doc * 7919) % 3000) * STEP, supersededAt: Infinity, publishedAt, revHost: reverseHost(host), urlMask: [0, 0] });
     }
     const seg = b.finish();
     const stats = statsOf([seg]);
@@ -217,6 +220,7 @@ describe('segments', () => {
     let lo = 0.2;
     let hi = 0.9;
     let wide = 0;
+    let widePublished = 0;
     // Sites of 70% of the documents (with the subdomain), 90% (two, overlapping or not), all, 10%, 20%.
     const SITE_FILTERS = [
       { revSite: reverseHost('big.test') },
@@ -233,15 +237,23 @@ describe('segments', () => {
         // Mostly a window moved a little (a relative window as the clock goes on), now and then another.
         if (random() < 0.2) [lo, hi] = [random() * 0.4, 0.6 + random() * 0.4];
         else [lo, hi] = [Math.max(0, lo + (random() - 0.5) * 0.02), Math.min(1, hi + (random() - 0.5) * 0.02)];
-        let filter: { acquiredAfter?: number; acquiredBefore?: number; notTerms?: string[]; revSite?: string; anyRevSites?: string[] } = {};
+        let filter: { acquiredAfter?: number; acquiredBefore?: number; publishedAfter?: number; publishedBefore?: number; notTerms?: string[]; revSite?: string; anyRevSites?: string[] } = {};
         if (random() < 0.4) filter = { ...SITE_FILTERS[Math.floor(random() * SITE_FILTERS.length)]! };
         if (filter.revSite === undefined && filter.anyRevSites === undefined ? random() < 0.9 : random() < 0.5) {
           if (random() < 0.9) filter.acquiredAfter = bound(lo);
           if (random() < 0.9 || filter.acquiredAfter === undefined) filter.acquiredBefore = bound(hi);
         }
+        if (random() < 0.3) {
+          // (Published from 1,000 hours back to T0: most windows hold more than half the documents.)
+          const [a, z] = [Math.floor(random() * 200), 750 + Math.floor(random() * 300)];
+          if (random() < 0.8) filter.publishedAfter = T0 - z * 3_600_000 + [0, -1, 1][Math.floor(random() * 3)]!;
+          if (random() < 0.8) filter.publishedBefore = T0 - a * 3_600_000 + [0, -1, 1][Math.floor(random() * 3)]!;
+        }
         if (random() < 0.2) filter.notTerms = ['x'];
         const inside = Array.from(seg.acquiredAt).filter((t) => t >= (filter.acquiredAfter ?? -Infinity) && t <= (filter.acquiredBefore ?? Infinity)).length;
         if (filter.acquiredAfter !== undefined && inside * 2 > n) wide++;
+        const dated = Array.from(seg.publishedAt).filter((t) => t >= (filter.publishedAfter ?? -Infinity) && t <= (filter.publishedBefore ?? Infinity)).length;
+        if (filter.publishedAfter !== undefined && dated * 2 > n) widePublished++;
         for (const q of [['w'], ['v', 'w'], ['x', 'v']]) {
           for (const top of [10, n]) assert.deepEqual(searchTopK(s, stats, q, filter, top), exhaustive(s, stats, q, filter, top), `${label}: ${q.join(' ')} ${JSON.stringify(filter)} top ${top}`);
         }
@@ -256,7 +268,7 @@ describe('segments', () => {
       updateGone(s[0]!, doc);
     }
     check('after moves');
-    assert.ok(wide > 40, `wide windows: ${wide}`);
+    assert.ok(wide > 40 && widePublished > 20, `wide windows: ${wide} acquired, ${widePublished} published`);
   });
 
   test('probes find exactly the postings of blocks whose documents bunch (the guess misses, binary search finds them), with and without the dense lists\' bitsets', () => {

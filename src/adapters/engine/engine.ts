@@ -797,17 +797,60 @@ function foldedGone(s: SearchableSegment, f: EngineFilter, held: Int32Array | un
   const words = bitsetWords(s.data.docCount);
   const sites = siteOutside(s, f, postings, words);
   if (sites === undefined) return undefined;
+  const published = publishedOutside(s, f, postings, words);
+  if (published === undefined) return undefined;
   const acquired = acquiredOutside(s, f, postings, words);
   if (acquired === undefined) return undefined;
   const { gone } = s;
-  if (sites === null && acquired === null) return held === undefined ? gone : orBits(gone, held);
+  if (sites === null && published === null && acquired === null) return held === undefined ? gone : orBits(gone, held);
   if (foldedBits.length < words) foldedBits = new Int32Array(words);
   const out = foldedBits.subarray(0, words);
   out.set(gone);
-  for (const bits of [held, sites, acquired?.bits]) if (bits) for (let w = 0; w < words; w++) out[w]! |= bits[w]!;
-  if (acquired) acquired.decideEdges(out, (w, bit) => (gone[w]! & bit) !== 0 || (held !== undefined && (held[w]! & bit) !== 0) || (sites !== null && (sites[w]! & bit) !== 0));
+  for (const bits of [held, sites, published, acquired?.bits]) if (bits) for (let w = 0; w < words; w++) out[w]! |= bits[w]!;
+  const leftOut = (bits: Int32Array | null | undefined, w: number, bit: number) => bits !== null && bits !== undefined && (bits[w]! & bit) !== 0;
+  if (acquired) acquired.decideEdges(out, (w, bit) => (gone[w]! & bit) !== 0 || leftOut(held, w, bit) || leftOut(sites, w, bit) || leftOut(published, w, bit));
   return out;
 }
+
+const outsidePublishedOfSegment = new WeakMap<SegmentData, OutsideKeys>();
+
+/**
+ * The documents of a segment outside a published window, when those inside are more than half of
+ * it (below, `publishedSet`'s bitset holds the traversal to them): those without a published time
+ * and those of the segment's published order before and after the window, kept per segment and
+ * thread and moved to the next window asked as `acquiredOutside`'s are (published times never
+ * change, so the edges are exact). null without a published window or with few documents in it;
+ * undefined while a move would not pay yet.
+ */
+function publishedOutside(s: SearchableSegment, f: EngineFilter, postings: number, words: number): Int32Array | null | undefined {
+  if (f.publishedAfter === undefined && f.publishedBefore === undefined) return null;
+  const seg = s.data;
+  const n = seg.docCount;
+  const { pubOrder, pubSorted } = seg;
+  const from = f.publishedAfter === undefined ? 0 : lowerBound(pubSorted, f.publishedAfter);
+  const to = Math.max(from, f.publishedBefore === undefined ? pubSorted.length : lowerBound(pubSorted, f.publishedBefore, true));
+  if ((to - from) * 2 <= n) return null; // publishedSet's set holds the traversal to them
+  if (postings < OUTSIDE_PAYS * words) return undefined;
+  let kept = outsidePublishedOfSegment.get(seg);
+  if (kept === undefined) outsidePublishedOfSegment.set(seg, (kept = { from: 0, to: pubOrder.length, bits: NO_BITS, forgone: 0 }));
+  // (Its bits are made the first time: the documents without a published time, all but the published order's.)
+  const made = kept.bits.length > 0;
+  if (OUTSIDE_PAYS * ((made ? 0 : n) + keysToMove(kept, pubOrder.length, from, to, false)) > postings + kept.forgone) {
+    kept.forgone += postings;
+    return undefined;
+  }
+  if (!made) {
+    const bits = new Int32Array(words).fill(-1);
+    if (n % 32 !== 0) bits[words - 1] = (1 << n % 32) - 1;
+    for (let k = 0; k < pubOrder.length; k++) bits[pubOrder[k]! >>> 5]! &= ~(1 << pubOrder[k]!);
+    kept.bits = bits;
+  }
+  kept.forgone = 0;
+  moveOutside(kept, pubOrder.length, (k) => pubOrder[k]!, from, to, false);
+  return kept.bits;
+}
+
+const NO_BITS = new Int32Array(0);
 
 /** The bitset `foldedGone` writes, kept between calls (this thread's), as `timeBits` is. */
 let foldedBits = new Int32Array(0);
@@ -907,11 +950,11 @@ function acquiredOutside(s: SearchableSegment, f: EngineFilter, postings: number
     return undefined;
   }
   kept.forgone = 0;
-  moveOutside(kept, keys, from, to);
+  const inv = 1 / KEY_MINUTE;
+  moveOutside(kept, keys.length, (k) => keys[k]! - Math.floor(keys[k]! * inv) * KEY_MINUTE, from, to);
   const { acquiredAt } = seg;
   const { times } = s;
   const decideEdges = (out: Int32Array, others: (word: number, bit: number) => boolean) => {
-    const inv = 1 / KEY_MINUTE;
     // The first and last minutes inside may hold documents outside the bounds' milliseconds.
     const firstEnd = Math.min(to, lowerBound(keys, (mLo + 1) * KEY_MINUTE, false, from));
     const lastStart = Math.max(firstEnd, lowerBound(keys, mHi * KEY_MINUTE, false, from));
@@ -948,29 +991,31 @@ function acquiredOutside(s: SearchableSegment, f: EngineFilter, postings: number
  */
 const OUTSIDE_PAYS = 3;
 
-/** How many keys `moveOutside` goes through to move `kept` to [from, to) of `count` keys. */
-function keysToMove(kept: OutsideKeys, count: number, from: number, to: number): number {
-  return Math.min(Math.abs(kept.from - from) + Math.abs(kept.to - to), from + count - to);
+/** How many keys `moveOutside` goes through to move `kept` to [from, to) of `count` keys (`anew`: it may make it anew). */
+function keysToMove(kept: OutsideKeys, count: number, from: number, to: number, anew = true): number {
+  const changed = Math.abs(kept.from - from) + Math.abs(kept.to - to);
+  return anew ? Math.min(changed, from + count - to) : changed;
 }
 
-/** Moves `kept` to the keys outside [from, to): only the keys between its old bounds and these change. */
-function moveOutside(kept: OutsideKeys, keys: Float64Array, from: number, to: number): void {
+/**
+ * Moves `kept` to the keys outside [from, to) of `count` (key k is document `docAt(k)`'s): only the
+ * keys between its old bounds and these change. `anew`: made anew when that goes through fewer
+ * (its bits are then those keys' alone).
+ */
+function moveOutside(kept: OutsideKeys, count: number, docAt: (k: number) => number, from: number, to: number, anew = true): void {
   const { bits } = kept;
-  const changed = Math.abs(kept.from - from) + Math.abs(kept.to - to);
-  const inv = 1 / KEY_MINUTE;
   const set = (a: number, b: number, outside: boolean) => {
     for (let k = a; k < b; k++) {
-      const key = keys[k]!;
-      const doc = key - Math.floor(key * inv) * KEY_MINUTE;
+      const doc = docAt(k);
       if (outside) bits[doc >>> 5]! |= 1 << doc;
       else bits[doc >>> 5]! &= ~(1 << doc);
     }
   };
-  if (changed > from + keys.length - to) {
+  if (anew && keysToMove(kept, count, from, to, false) > from + count - to) {
     // Farther from the last window than this one's outside is large: made anew.
     bits.fill(0);
     set(0, from, true);
-    set(to, keys.length, true);
+    set(to, count, true);
   } else {
     set(Math.min(kept.from, from), Math.max(kept.from, from), false);
     set(Math.min(kept.to, to), Math.max(kept.to, to), false);
@@ -1906,14 +1951,14 @@ function windowScratch(lists: number): WindowScratch {
  * No filter but the default one (versions alive now and not deleted), or that and a published
  * window and the versions kept to when `windowed` (every candidate is in their bitset,
  * `restrictedSet`); terms and sites left out (`notTerms`, `notRevSites`) aside, whose bits the
- * caller adds to `gone` (`leftOutDocs`), and sites and acquired bounds too when `folded` (the
- * caller adds the documents outside them: `foldedGone`).
+ * caller adds to `gone` (`leftOutDocs`), and sites and published and acquired windows too when
+ * `folded` (the caller adds the documents outside them: `foldedGone`).
  */
 function isTrivial(f: EngineFilter, windowed = false, folded = false): boolean {
   return (
     (windowed || f.onlyVersions === undefined) &&
     (folded || (f.revSite === undefined && f.anyRevSites === undefined && f.acquiredAfter === undefined && f.acquiredBefore === undefined)) &&
-    (windowed || (f.publishedAfter === undefined && f.publishedBefore === undefined)) &&
+    (windowed || folded || (f.publishedAfter === undefined && f.publishedBefore === undefined)) &&
     f.queryTime === undefined
   );
 }
