@@ -765,33 +765,33 @@ function timedSet(s: SearchableSegment, f: EngineFilter, window: { bits: Int32Ar
 }
 
 /**
- * A segment's documents acquired outside a window, as key ranges of its acquired order: every
- * document whose key is before `from` or from `to` on (`outsideOf`). Kept per segment and thread
- * and moved to the next window asked, key by key: the bounds of a "last year" that moves with the
- * clock change a few keys a query, and the same window asked again changes none.
+ * A segment's documents outside a window of one of its orders (acquired or published): those of
+ * the keys before `from` and from `to` on, set in `bits`. Kept per segment and thread and moved to
+ * the next window asked, key by key (`moveOutside`): the bounds of a "last year" that moves with
+ * the clock change a few keys a query, and the same window asked again changes none.
  */
 interface OutsideKeys {
   from: number;
   to: number;
   bits: Int32Array;
-  /** The postings of the queries since the last move that did without it (`acquiredOutside`). */
+  /** The postings of the queries since the last move that did without it (`OUTSIDE_PAYS`). */
   forgone: number;
 }
 
 const outsideOfSegment = new WeakMap<SegmentData, OutsideKeys>();
 
-
 /**
  * The bitset of what a segment's traversal leaves out when its filter is folded into it: the
- * `gone` bits, `held` (`leftOutDocs`), the documents outside the filter's sites (`siteOutside`) and
- * those outside a wide acquired window (`acquiredOutside`), so that each candidate's test is that
- * bit alone. Undefined when a site or the window cannot be folded: no acquired order, a
- * `queryTime` (alive then is not alive now), a narrow window (`timedSet`'s set leads), or a move
- * of a kept bitset that would not pay yet; the filter is then tested document by document.
+ * `gone` bits, `held` (`leftOutDocs`), and the documents outside the filter's sites
+ * (`siteOutside`), its wide published window (`publishedOutside`) and its wide acquired window
+ * (`acquiredOutside`), so that each candidate's test is that bit alone. Undefined when one of them
+ * cannot be folded: no acquired order, a `queryTime` (alive then is not alive now), a narrow
+ * acquired window (`timedSet`'s set leads), too short a traversal, or a move of a kept bitset that
+ * would not pay yet; the filter is then tested document by document.
  *
- * Without it, each candidate's acquired time, or host, was read and compared: a long claim in a
- * one-year acquired window took 6.3 ms at p50 at 1M, under a site of every host 5.0, against 3.7
- * with no filter. The bitset is this thread's kept one: good until the next call.
+ * Without it, each candidate's times, or host, were read and compared: at 1M a long claim in a
+ * one-year acquired window took 6.3 ms at p50, under a site of every host 5.0, published since
+ * 2020 6.5, against 3.7 with no filter. The bitset is this thread's kept one: good until the next call.
  */
 function foldedGone(s: SearchableSegment, f: EngineFilter, held: Int32Array | undefined, postings: number): Int32Array | undefined {
   const words = bitsetWords(s.data.docCount);
@@ -830,7 +830,7 @@ function publishedOutside(s: SearchableSegment, f: EngineFilter, postings: numbe
   const from = f.publishedAfter === undefined ? 0 : lowerBound(pubSorted, f.publishedAfter);
   const to = Math.max(from, f.publishedBefore === undefined ? pubSorted.length : lowerBound(pubSorted, f.publishedBefore, true));
   if ((to - from) * 2 <= n) return null; // publishedSet's set holds the traversal to them
-  if (postings < OUTSIDE_PAYS * words) return undefined;
+  if (postings < OUTSIDE_PAYS * words) return undefined; // joining the bitsets would cost more than the tests it spares
   let kept = outsidePublishedOfSegment.get(seg);
   if (kept === undefined) outsidePublishedOfSegment.set(seg, (kept = { from: 0, to: pubOrder.length, bits: NO_BITS, forgone: 0 }));
   // (Its bits are made the first time: the documents without a published time, all but the published order's.)
@@ -883,13 +883,14 @@ function siteOutside(s: SearchableSegment, f: EngineFilter, postings: number, wo
   let count = 0;
   for (let k = 0; k < ranges.length; k += 2) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
   if (count === seg.docCount || count * 2 <= seg.docCount) return null;
+  if (postings < OUTSIDE_PAYS * words) return undefined;
   const key = ranges.join(',');
   let kept = outsideSitesOfSegment.get(seg);
   if (kept?.key !== key) {
     const forgone = kept?.forgone ?? 0;
     if (OUTSIDE_PAYS * (seg.docCount - count) > postings + forgone) {
       if (kept) kept.forgone += postings;
-      else outsideSitesOfSegment.set(seg, { key: '', bits: new Int32Array(0), forgone: postings });
+      else outsideSitesOfSegment.set(seg, { key: '', bits: NO_BITS, forgone: postings });
       return undefined;
     }
     // The other hosts' ranks: between and around the sites' runs.
@@ -1666,7 +1667,7 @@ export function searchTopK(
     // published window alone is the `gone` bit, not `accept` (four reads from 8 MB columns per
     // candidate: a quarter of a short, one-year query's time).
     // So is a filter of terms or sites left out (their documents' bits set in a copy of it), and of
-    // sites and a wide acquired window (with the documents outside them: `foldedGone`).
+    // sites and wide windows (with the documents outside them: `foldedGone`).
     const outside = isTrivial(filter, pub?.bits !== undefined, true) ? foldedGone(sseg, filter, held, postingCount) : undefined;
     const trivial = outside !== undefined || isTrivial(filter, pub?.bits !== undefined);
     const gone = outside ?? (held === undefined || !trivial ? sseg.gone : orBits(sseg.gone, held));
