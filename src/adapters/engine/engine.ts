@@ -1668,11 +1668,13 @@ export function searchTopK(
     // candidate: a quarter of a short, one-year query's time).
     // So is a filter of terms or sites left out (their documents' bits set in a copy of it), and of
     // sites and wide windows (with the documents outside them: `foldedGone`).
-    const outside = isTrivial(filter, pub?.bits !== undefined, true) ? foldedGone(sseg, filter, held, postingCount) : undefined;
+    // (Not where the window's documents lead: each of them is tested whole.)
+    const leading = pub?.bits !== undefined && pub.count * n * 64 <= postingCount ? pub.bits : undefined;
+    const outside = leading === undefined && isTrivial(filter, pub?.bits !== undefined, true) ? foldedGone(sseg, filter, held, postingCount) : undefined;
     const trivial = outside !== undefined || isTrivial(filter, pub?.bits !== undefined);
     const gone = outside ?? (held === undefined || !trivial ? sseg.gone : orBits(sseg.gone, held));
-    if (pub?.bits && pub.count * n * 64 <= postingCount) {
-      const only = members(pub.bits, pub.count);
+    if (leading !== undefined) {
+      const only = members(leading, pub!.count);
       // Few documents pass the window: they lead. For each, the lists are probed from the highest
       // bound down, and the document is dropped as soon as what it has plus the most the remaining
       // lists could add (their bounds over the segment, or the probed list's block there) cannot
