@@ -206,7 +206,7 @@ describe('segments', () => {
       if (doc % 3 === 0) terms.set('v', 1 + (doc % 4));
       if (doc % 7 === 0) terms.set('x', 1);
       const host = ['big.test', 'big.test', 'big.test', 'big.test', 'big.test', 'big.test', 'docs.big.test', 'other.test', 'other.test', 'x.test'][(doc * 31) % 10]!;
-      // A fifth undated; the others at 1,000 times, a tenth of them sharing one.
+      // A fifth undated; the others at 1,000 hourly times before T0, about five to a time.
       const publishedAt = doc % 5 === 2 ? Number.NaN : T0 - ((doc * 104_729) % 1000) * 3_600_000;
       b.add({ versionId: doc + 1, terms, length: 3 + (doc % 9), acquiredAt: T0 + ((doc * 7919) % 3000) * STEP, supersededAt: Infinity, publishedAt, revHost: reverseHost(host), urlMask: [0, 0] });
     }
