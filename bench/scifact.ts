@@ -193,8 +193,8 @@ const MINUTE = 60_000;
  * Time bounds of the acquired kind (bench:engine-ab `--windows acquired`) over the generated
  * corpus, whose pages were acquired uniformly over 2025-01..2026-10 (`generateDocs`): a year (about
  * half of them; also moved a minute on for each query, and two years in turn), a month (about 1
- * in 22), a day, a `query_time` two weeks after the first (about 1 in 44 alive then), and one
- * before any page was acquired (none).
+ * in 22), a day, a `query_time` two weeks after the first (about 1 in 44 alive then), one two
+ * months before the last (about 20 in 22), and one before any page was acquired (none).
  */
 export const ACQUIRED_WINDOWS: [string, AcquiredWindow | ((query: number) => AcquiredWindow)][] = [
   ['acquired one-year window', { acquiredAfter: Date.parse('2025-06-01T00:00:00Z'), acquiredBefore: Date.parse('2026-05-31T23:59:59.999Z') }],
@@ -205,6 +205,8 @@ export const ACQUIRED_WINDOWS: [string, AcquiredWindow | ((query: number) => Acq
   ['acquired one-month window', { acquiredAfter: Date.parse('2026-06-01T00:00:00Z'), acquiredBefore: Date.parse('2026-06-30T23:59:59.999Z') }],
   ['acquired one-day window', { acquiredAfter: Date.parse('2026-06-15T00:00:00Z'), acquiredBefore: Date.parse('2026-06-15T23:59:59.999Z') }],
   ['query_time 2025-01-15', { queryTime: Date.parse('2025-01-15T00:00:00Z') }],
+  // (About 20 in 22 acquired by then.)
+  ['query_time 2026-09-01', { queryTime: Date.parse('2026-09-01T00:00:00Z') }],
   ['query_time 2024-06-01 (none)', { queryTime: Date.parse('2024-06-01T00:00:00Z') }],
 ];
 

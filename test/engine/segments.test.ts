@@ -190,7 +190,7 @@ describe('segments', () => {
     }
   });
 
-  test('wide acquired and published windows and sites: the documents outside them left out by their bits, those of the first and last minutes and those moved by their times', () => {
+  test('wide acquired and published windows, query times and sites: the documents outside them left out by their bits, those of the first and last minutes and those moved by their times', () => {
     // 6,000 documents (an acquired order is made from 4,096 on), acquired at 20-second steps over
     // 1,000 minutes, so a bound inside a minute splits its documents, on four hosts (one a
     // subdomain of another), a fifth of them undated. Acquired and published windows holding more
@@ -208,7 +208,10 @@ describe('segments', () => {
       const host = ['big.test', 'big.test', 'big.test', 'big.test', 'big.test', 'big.test', 'docs.big.test', 'other.test', 'other.test', 'x.test'][(doc * 31) % 10]!;
       // A fifth undated; the others at 1,000 hourly times before T0, about five to a time.
       const publishedAt = doc % 5 === 2 ? Number.NaN : T0 - ((doc * 104_729) % 1000) * 3_600_000;
-      b.add({ versionId: doc + 1, terms, length: 3 + (doc % 9), acquiredAt: T0 + ((doc * 7919) % 3000) * STEP, supersededAt: Infinity, publishedAt, revHost: reverseHost(host), urlMask: [0, 0] });
+      // Every thirteenth superseded already (alive for 0 to 1,499 steps), before any order is made.
+      const acquiredAt = T0 + ((doc * 7919) % 3000) * STEP;
+      const supersededAt = doc % 13 === 0 ? acquiredAt + ((doc * 389) % 1500) * STEP : Infinity;
+      b.add({ versionId: doc + 1, terms, length: 3 + (doc % 9), acquiredAt, supersededAt, publishedAt, revHost: reverseHost(host), urlMask: [0, 0] });
     }
     const seg = b.finish();
     const stats = statsOf([seg]);
@@ -221,6 +224,7 @@ describe('segments', () => {
     let hi = 0.9;
     let wide = 0;
     let widePublished = 0;
+    let wideThen = 0;
     // Sites of 70% of the documents (with the subdomain), 90% (two, overlapping or not), all, 10%, 20%.
     const SITE_FILTERS = [
       { revSite: reverseHost('big.test') },
@@ -237,7 +241,7 @@ describe('segments', () => {
         // Mostly a window moved a little (a relative window as the clock goes on), now and then another.
         if (random() < 0.2) [lo, hi] = [random() * 0.4, 0.6 + random() * 0.4];
         else [lo, hi] = [Math.max(0, lo + (random() - 0.5) * 0.02), Math.min(1, hi + (random() - 0.5) * 0.02)];
-        let filter: { acquiredAfter?: number; acquiredBefore?: number; publishedAfter?: number; publishedBefore?: number; notTerms?: string[]; revSite?: string; anyRevSites?: string[] } = {};
+        let filter: { acquiredAfter?: number; acquiredBefore?: number; queryTime?: number; publishedAfter?: number; publishedBefore?: number; notTerms?: string[]; revSite?: string; anyRevSites?: string[] } = {};
         if (random() < 0.4) filter = { ...SITE_FILTERS[Math.floor(random() * SITE_FILTERS.length)]! };
         if (filter.revSite === undefined && filter.anyRevSites === undefined ? random() < 0.9 : random() < 0.5) {
           if (random() < 0.9) filter.acquiredAfter = bound(lo);
@@ -250,8 +254,11 @@ describe('segments', () => {
           if (random() < 0.8) filter.publishedBefore = T0 - a * 3_600_000 + [0, -1, 1][Math.floor(random() * 3)]!;
         }
         if (random() < 0.2) filter.notTerms = ['x'];
-        const inside = Array.from(seg.acquiredAt).filter((t) => t >= (filter.acquiredAfter ?? -Infinity) && t <= (filter.acquiredBefore ?? Infinity)).length;
+        // (A point in time: what was alive then, mostly after more than half was acquired.)
+        if (random() < 0.25) filter.queryTime = bound(0.3 + random() * 0.7);
+        const inside = Array.from(seg.acquiredAt).filter((t) => t >= (filter.acquiredAfter ?? -Infinity) && t <= Math.min(filter.acquiredBefore ?? Infinity, filter.queryTime ?? Infinity)).length;
         if (filter.acquiredAfter !== undefined && inside * 2 > n) wide++;
+        if (filter.queryTime !== undefined && inside * 2 > n) wideThen++;
         const dated = Array.from(seg.publishedAt).filter((t) => t >= (filter.publishedAfter ?? -Infinity) && t <= (filter.publishedBefore ?? Infinity)).length;
         if (filter.publishedAfter !== undefined && dated * 2 > n) widePublished++;
         for (const q of [['w'], ['v', 'w'], ['x', 'v']]) {
@@ -260,15 +267,16 @@ describe('segments', () => {
       }
     };
     check('as built');
-    // Captures move documents' times (across the bounds, and within a minute), and versions are
-    // superseded: their keys in the order are their old times now.
-    for (let doc = 5; doc < n; doc += 97) {
+    // Captures move documents' times (across the bounds, and within a minute): their keys in the
+    // order are their old times now. Versions are superseded (alive before, gone now) and deleted.
+    for (let doc = 5; doc < n; doc += 37) {
       seg.acquiredAt[doc] = doc % 2 === 0 ? T0 + Math.floor(random() * 3000) * STEP + 1 : seg.acquiredAt[doc]! - 1;
-      if (doc % 5 === 0) seg.supersededAt[doc] = seg.acquiredAt[doc]! + 1;
+      if (doc % 3 === 0) seg.supersededAt[doc] = seg.acquiredAt[doc]! + Math.floor(random() * 1500) * STEP;
+      if (doc % 11 === 0) seg.deleted[doc] = 1;
       updateGone(s[0]!, doc);
     }
     check('after moves');
-    assert.ok(wide > 40 && widePublished > 20, `wide windows: ${wide} acquired, ${widePublished} published`);
+    assert.ok(wide > 40 && widePublished > 20 && wideThen > 10, `wide windows: ${wide} acquired, ${widePublished} published, ${wideThen} at a queryTime`);
   });
 
   test('probes find exactly the postings of blocks whose documents bunch (the guess misses, binary search finds them), with and without the dense lists\' bitsets', () => {

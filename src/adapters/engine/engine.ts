@@ -784,10 +784,11 @@ const outsideOfSegment = new WeakMap<SegmentData, OutsideKeys>();
  * The bitset of what a segment's traversal leaves out when its filter is folded into it: the
  * `gone` bits, `held` (`leftOutDocs`), and the documents outside the filter's sites
  * (`siteOutside`), its wide published window (`publishedOutside`) and its wide acquired window
- * (`acquiredOutside`), so that each candidate's test is that bit alone. Undefined when one of them
- * cannot be folded: no acquired order, a `queryTime` (alive then is not alive now), a narrow
- * acquired window (`timedSet`'s set leads), too short a traversal, or a move of a kept bitset that
- * would not pay yet; the filter is then tested document by document.
+ * (`acquiredOutside`, with a `queryTime`'s: acquired by then), so that each candidate's test is
+ * that bit alone; at a `queryTime` the `gone` bits are those of then (deleted, or superseded by
+ * then). Undefined when one of them cannot be folded: no acquired order, a narrow acquired window
+ * (`timedSet`'s set leads), too short a traversal, or a move of a kept bitset that would not pay
+ * yet; the filter is then tested document by document.
  *
  * Without it, each candidate's times, or host, were read and compared: at 1M a long claim in a
  * one-year acquired window took 6.3 ms at p50, under a site of every host 5.0, published since
@@ -802,13 +803,27 @@ function foldedGone(s: SearchableSegment, f: EngineFilter, held: Int32Array | un
   const acquired = acquiredOutside(s, f, postings, words);
   if (acquired === undefined) return undefined;
   const { gone } = s;
-  if (sites === null && published === null && acquired === null) return held === undefined ? gone : orBits(gone, held);
+  const t = f.queryTime;
+  if (sites === null && published === null && acquired === null) return held === undefined ? gone : orBits(gone, held); // (never at a queryTime: its window is acquiredOutside's)
   if (foldedBits.length < words) foldedBits = new Int32Array(words);
   const out = foldedBits.subarray(0, words);
   out.set(gone);
+  const { deleted, supersededAt } = s.data;
+  if (t !== undefined) {
+    // Alive at t, not now: a version gone now is alive then if it was superseded only after t (and
+    // not deleted); one acquired after t is outside the window.
+    for (let w = 0; w < words; w++) {
+      for (let word = gone[w]!; word !== 0; word &= word - 1) {
+        const bit = word & -word;
+        const doc = (w << 5) | (31 - Math.clz32(bit));
+        if (deleted[doc] !== 1 && supersededAt[doc]! > t) out[w]! &= ~bit;
+      }
+    }
+  }
+  const deadThen = (w: number, bit: number, doc: number) => (t === undefined ? (gone[w]! & bit) !== 0 : deleted[doc] === 1 || supersededAt[doc]! <= t);
   for (const bits of [held, sites, published, acquired?.bits]) if (bits) for (let w = 0; w < words; w++) out[w]! |= bits[w]!;
   const leftOut = (bits: Int32Array | null | undefined, w: number, bit: number) => bits !== null && bits !== undefined && (bits[w]! & bit) !== 0;
-  if (acquired) acquired.decideEdges(out, (w, bit) => (gone[w]! & bit) !== 0 || leftOut(held, w, bit) || leftOut(sites, w, bit) || leftOut(published, w, bit));
+  if (acquired) acquired.decideEdges(out, (w, bit, doc) => deadThen(w, bit, doc) || leftOut(held, w, bit) || leftOut(sites, w, bit) || leftOut(published, w, bit));
   return out;
 }
 
@@ -916,26 +931,27 @@ interface OutsideWindow {
    * the window's first and last minutes, and those moved; `others` tells whether a document is
    * left out for another reason.
    */
-  decideEdges(out: Int32Array, others: (word: number, bit: number) => boolean): void;
+  decideEdges(out: Int32Array, others: (word: number, bit: number, doc: number) => boolean): void;
 }
 
 /**
  * The documents of a segment outside a wide acquired window (more than half of the segment's are
- * inside, where `timedSet` makes no set): null without acquired bounds; undefined with a
- * `queryTime`, a narrow window, no acquired order, or while a move would not pay yet. The
+ * inside, where `timedSet` makes no set; a `queryTime` bounds it too): null without acquired
+ * bounds or a `queryTime`; undefined with a narrow window, no acquired order, or while a move would
+ * not pay yet. The
  * documents of the minutes outside are the kept `OutsideKeys`, moved to this window; those of its
  * first and last minutes, and those whose columns changed since the order was made (`moved`), are
  * decided by their acquired time, as `compileFilter` decides them.
  */
 function acquiredOutside(s: SearchableSegment, f: EngineFilter, postings: number, words: number): OutsideWindow | null | undefined {
-  if (f.acquiredAfter === undefined && f.acquiredBefore === undefined) return null;
-  if (f.queryTime !== undefined || postings < OUTSIDE_PAYS * words) return undefined; // joining the bitsets would cost more than the tests it spares
+  if (f.acquiredAfter === undefined && f.acquiredBefore === undefined && f.queryTime === undefined) return null;
+  if (postings < OUTSIDE_PAYS * words) return undefined; // joining the bitsets would cost more than the tests it spares
   const seg = s.data;
   const n = seg.docCount;
   const keys = acquiredKeys(s.times, seg);
   if (keys === undefined) return undefined;
   const acqLo = f.acquiredAfter ?? -Infinity;
-  const acqHi = f.acquiredBefore ?? Infinity;
+  const acqHi = Math.min(f.acquiredBefore ?? Infinity, f.queryTime ?? Infinity);
   const mLo = minuteOf(acqLo);
   const mHi = minuteOf(acqHi);
   const from = lowerBound(keys, mLo * KEY_MINUTE);
@@ -955,7 +971,7 @@ function acquiredOutside(s: SearchableSegment, f: EngineFilter, postings: number
   moveOutside(kept, keys.length, (k) => keys[k]! - Math.floor(keys[k]! * inv) * KEY_MINUTE, from, to);
   const { acquiredAt } = seg;
   const { times } = s;
-  const decideEdges = (out: Int32Array, others: (word: number, bit: number) => boolean) => {
+  const decideEdges = (out: Int32Array, others: (word: number, bit: number, doc: number) => boolean) => {
     // The first and last minutes inside may hold documents outside the bounds' milliseconds.
     const firstEnd = Math.min(to, lowerBound(keys, (mLo + 1) * KEY_MINUTE, false, from));
     const lastStart = Math.max(firstEnd, lowerBound(keys, mHi * KEY_MINUTE, false, from));
@@ -976,8 +992,9 @@ function acquiredOutside(s: SearchableSegment, f: EngineFilter, postings: number
     for (let w = 0; w < words; w++) {
       for (let word = moved[w]!; word !== 0; word &= word - 1) {
         const bit = word & -word;
-        const acq = acquiredAt[(w << 5) | (31 - Math.clz32(bit))]!;
-        out[w] = acq < acqLo || acq > acqHi || others(w, bit) ? out[w]! | bit : out[w]! & ~bit;
+        const doc = (w << 5) | (31 - Math.clz32(bit));
+        const acq = acquiredAt[doc]!;
+        out[w] = acq < acqLo || acq > acqHi || others(w, bit, doc) ? out[w]! | bit : out[w]! & ~bit;
       }
     }
   };
@@ -1954,15 +1971,15 @@ function windowScratch(lists: number): WindowScratch {
  * No filter but the default one (versions alive now and not deleted), or that and a published
  * window and the versions kept to when `windowed` (every candidate is in their bitset,
  * `restrictedSet`); terms and sites left out (`notTerms`, `notRevSites`) aside, whose bits the
- * caller adds to `gone` (`leftOutDocs`), and sites and published and acquired windows too when
- * `folded` (the caller adds the documents outside them: `foldedGone`).
+ * caller adds to `gone` (`leftOutDocs`), and sites, published and acquired windows and a
+ * `queryTime` too when `folded` (the caller adds the documents outside them: `foldedGone`).
  */
 function isTrivial(f: EngineFilter, windowed = false, folded = false): boolean {
   return (
     (windowed || f.onlyVersions === undefined) &&
     (folded || (f.revSite === undefined && f.anyRevSites === undefined && f.acquiredAfter === undefined && f.acquiredBefore === undefined)) &&
     (windowed || folded || (f.publishedAfter === undefined && f.publishedBefore === undefined)) &&
-    f.queryTime === undefined
+    (folded || f.queryTime === undefined)
   );
 }
 
