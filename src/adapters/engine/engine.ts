@@ -701,6 +701,20 @@ function restrictedSet(s: SearchableSegment, f: EngineFilter, only: { bits: Int3
   return { bits, count };
 }
 
+/**
+ * A filter's acquired window (its bounds, and a `queryTime`'s: acquired by then) as the keys
+ * [from, to) of a segment's acquired order, those of the window's whole minutes; undefined while
+ * the segment has no order.
+ */
+function acquiredRange(s: SearchableSegment, f: EngineFilter): { keys: Float64Array; lo: number; hi: number; from: number; to: number } | undefined {
+  const keys = acquiredKeys(s.times, s.data);
+  if (keys === undefined) return undefined;
+  const lo = f.acquiredAfter ?? -Infinity;
+  const hi = Math.min(f.acquiredBefore ?? Infinity, f.queryTime ?? Infinity);
+  const from = lowerBound(keys, minuteOf(lo) * KEY_MINUTE);
+  return { keys, lo, hi, from, to: Math.max(from, lowerBound(keys, (minuteOf(hi) + 1) * KEY_MINUTE)) };
+}
+
 /** The bitset `timedSet` writes, kept between calls (this thread's), as `publishedSet`'s is. */
 let timeBits = new Int32Array(0);
 
@@ -724,12 +738,9 @@ function timedSet(s: SearchableSegment, f: EngineFilter, window: { bits: Int32Ar
   if (f.acquiredAfter === undefined && f.acquiredBefore === undefined && f.queryTime === undefined) return window;
   const seg = s.data;
   const n = seg.docCount;
-  const keys = acquiredKeys(s.times, seg);
-  if (keys === undefined) return window;
-  const acqLo = f.acquiredAfter ?? -Infinity;
-  const acqHi = Math.min(f.acquiredBefore ?? Infinity, f.queryTime ?? Infinity);
-  const from = lowerBound(keys, minuteOf(acqLo) * KEY_MINUTE);
-  const to = lowerBound(keys, (minuteOf(acqHi) + 1) * KEY_MINUTE);
+  const range = acquiredRange(s, f);
+  if (range === undefined) return window;
+  const { keys, lo: acqLo, hi: acqHi, from, to } = range;
   if ((to - from) * 2 > n) return window;
   const inWindow = window?.bits;
   const words = bitsetWords(n);
@@ -948,14 +959,11 @@ function acquiredOutside(s: SearchableSegment, f: EngineFilter, postings: number
   if (postings < OUTSIDE_PAYS * words) return undefined; // joining the bitsets would cost more than the tests it spares
   const seg = s.data;
   const n = seg.docCount;
-  const keys = acquiredKeys(s.times, seg);
-  if (keys === undefined) return undefined;
-  const acqLo = f.acquiredAfter ?? -Infinity;
-  const acqHi = Math.min(f.acquiredBefore ?? Infinity, f.queryTime ?? Infinity);
+  const range = acquiredRange(s, f);
+  if (range === undefined) return undefined;
+  const { keys, lo: acqLo, hi: acqHi, from, to } = range;
   const mLo = minuteOf(acqLo);
   const mHi = minuteOf(acqHi);
-  const from = lowerBound(keys, mLo * KEY_MINUTE);
-  const to = Math.max(from, lowerBound(keys, (mHi + 1) * KEY_MINUTE));
   if ((to - from) * 2 <= n) return undefined; // timedSet's set leads
   let kept = outsideOfSegment.get(seg);
   if (kept === undefined) outsideOfSegment.set(seg, (kept = { from: 0, to: n, bits: new Int32Array(words), forgone: 0 }));
