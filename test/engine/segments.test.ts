@@ -12,7 +12,7 @@ import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { ANALYSIS_VERSION, queryTerms, stem } from '../../src/core/text.js';
 import { reverseHost } from '../../src/core/url.js';
 import { parseWebql } from '../../src/core/webql.js';
-import { loadCorpus, loadQueries } from '../../bench/scifact.js';
+import { loadCorpus, loadQueries, rng } from '../../bench/scifact.js';
 import { page, tempDir } from '../helpers.js';
 
 /** A process running test/fixtures/`name` (TypeScript), its stdout piped, its stderr piped or inherited. */
@@ -216,8 +216,7 @@ describe('segments', () => {
     const seg = b.finish();
     const stats = statsOf([seg]);
     const s = [searchable(seg, stats.avgLength)];
-    let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = rng(7);
     // A bound at a document's time, a millisecond either side of one, or anywhere in a minute.
     const bound = (at: number) => T0 + Math.floor(at * 3000) * STEP + [0, -1, 1, Math.floor(random() * STEP)][Math.floor(random() * 4)]!;
     let lo = 0.2;

@@ -532,13 +532,6 @@ function leftOutDocs(s: SearchableSegment, f: EngineFilter): Int32Array | undefi
   return held;
 }
 
-/** A new bitset of the bits set in either. */
-function orBits(a: Int32Array, b: Int32Array): Int32Array {
-  const out = new Int32Array(a.length);
-  for (let w = 0; w < a.length; w++) out[w] = a[w]! | b[w]!;
-  return out;
-}
-
 /** A bit per document of a segment whose version is one of `ids` (ascending), and how many; undefined without `ids`. */
 function versionSet(seg: SegmentData, ids: Float64Array | undefined): { bits: Int32Array; count: number } | undefined {
   if (ids === undefined) return undefined;
@@ -597,22 +590,34 @@ let siteBits = new Int32Array(0);
  * site of 1,000 pages at 1M took longer than without one. The bitset is this thread's kept one:
  * good until the next call.
  */
-function siteSet(s: SearchableSegment, f: EngineFilter): { bits: Int32Array; count: number } | undefined {
-  const ranges = siteRanges(s, f);
-  if (ranges === undefined) return undefined;
+function siteSet(s: SearchableSegment, sites: SiteDocs | undefined): { bits: Int32Array; count: number } | undefined {
   const seg = s.data;
-  // (Every host of the segment: no fewer documents.)
-  if (ranges.length === 2 && ranges[0] === 0 && ranges[1] === seg.hosts.length) return undefined;
-  const order = hostOrderOf(seg);
-  const { start } = order;
-  let count = 0;
-  for (let k = 0; k < ranges.length; k += 2) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
-  if (count * 2 > seg.docCount) return undefined;
+  if (sites === undefined || sites.count * 2 > seg.docCount) return undefined;
   const words = bitsetWords(seg.docCount);
   if (siteBits.length < words) siteBits = new Int32Array(words);
   const bits = siteBits.subarray(0, words).fill(0);
-  setHostDocs(order, ranges, bits);
-  return { bits, count };
+  setHostDocs(hostOrderOf(seg), sites.ranges, bits);
+  return { bits, count: sites.count };
+}
+
+/** A segment's documents under a filter's sites (`sitesOf`): their hosts' ranks as `siteRanges` gives them, and how many. */
+interface SiteDocs {
+  ranges: number[];
+  count: number;
+}
+
+/**
+ * The documents of a segment under the filter's sites, counted from its host order; undefined
+ * without a site or without an acquired order, as `siteRanges`. Made once per segment a traversal
+ * reads, for its site set (`siteSet`) and its fold (`siteOutside`).
+ */
+function sitesOf(s: SearchableSegment, f: EngineFilter): SiteDocs | undefined {
+  const ranges = siteRanges(s, f);
+  if (ranges === undefined) return undefined;
+  const { start } = hostOrderOf(s.data);
+  let count = 0;
+  for (let k = 0; k < ranges.length; k += 2) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
+  return { ranges, count };
 }
 
 /**
@@ -681,10 +686,15 @@ function popcount(x: number): number {
  * window, or, without either, the window's when they are at most half the segment (`publishedSet`;
  * bits undefined above that, with their count).
  */
-function restrictedSet(s: SearchableSegment, f: EngineFilter, only: { bits: Int32Array; count: number } | undefined): { bits: Int32Array | undefined; count: number } | undefined {
+function restrictedSet(
+  s: SearchableSegment,
+  f: EngineFilter,
+  only: { bits: Int32Array; count: number } | undefined,
+  sites = sitesOf(s, f),
+): { bits: Int32Array | undefined; count: number } | undefined {
   const seg = s.data;
-  const sites = siteSet(s, f);
-  if (sites !== undefined) only = only === undefined ? sites : bothBits(only, sites);
+  const few = siteSet(s, sites);
+  if (few !== undefined) only = only === undefined ? few : bothBits(only, few);
   if (only === undefined) return publishedSet(seg, f.publishedAfter, f.publishedBefore);
   if (f.publishedAfter === undefined && f.publishedBefore === undefined) return only;
   const lo = f.publishedAfter ?? -Infinity;
@@ -805,9 +815,9 @@ const outsideOfSegment = new WeakMap<SegmentData, OutsideKeys>();
  * one-year acquired window took 6.3 ms at p50, under a site of every host 5.0, published since
  * 2020 6.5, against 3.7 with no filter. The bitset is this thread's kept one: good until the next call.
  */
-function foldedGone(s: SearchableSegment, f: EngineFilter, held: Int32Array | undefined, postings: number): Int32Array | undefined {
+function foldedGone(s: SearchableSegment, f: EngineFilter, siteDocs: SiteDocs | undefined, held: Int32Array | undefined, postings: number): Int32Array | undefined {
   const words = bitsetWords(s.data.docCount);
-  const sites = siteOutside(s, f, postings, words);
+  const sites = siteOutside(s, f, siteDocs, postings, words);
   if (sites === undefined) return undefined;
   const published = publishedOutside(s, f, postings, words);
   if (published === undefined) return undefined;
@@ -815,9 +825,8 @@ function foldedGone(s: SearchableSegment, f: EngineFilter, held: Int32Array | un
   if (acquired === undefined) return undefined;
   const { gone } = s;
   const t = f.queryTime;
-  if (sites === null && published === null && acquired === null) return held === undefined ? gone : orBits(gone, held); // (never at a queryTime: its window is acquiredOutside's)
-  if (foldedBits.length < words) foldedBits = new Int32Array(words);
-  const out = foldedBits.subarray(0, words);
+  if (sites === null && published === null && acquired === null) return withHeld(gone, held); // (never at a queryTime: its window is acquiredOutside's)
+  const out = keptFolded(words);
   out.set(gone);
   const { deleted, supersededAt } = s.data;
   if (t !== undefined) {
@@ -878,8 +887,24 @@ function publishedOutside(s: SearchableSegment, f: EngineFilter, postings: numbe
 
 const NO_BITS = new Int32Array(0);
 
-/** The bitset `foldedGone` writes, kept between calls (this thread's), as `timeBits` is. */
+/** The bitset `foldedGone` and `withHeld` write, kept between calls (this thread's), as `timeBits` is. */
 let foldedBits = new Int32Array(0);
+
+function keptFolded(words: number): Int32Array {
+  if (foldedBits.length < words) foldedBits = new Int32Array(words);
+  return foldedBits.subarray(0, words);
+}
+
+/**
+ * `gone` with the bits of `held` (`leftOutDocs`) set too: in this thread's kept bitset, good until
+ * the next call (a new 125 kB array per search at 1M is garbage V8 collects for: `publishedSet`).
+ */
+function withHeld(gone: Int32Array, held: Int32Array | undefined): Int32Array {
+  if (held === undefined) return gone;
+  const out = keptFolded(gone.length);
+  for (let w = 0; w < out.length; w++) out[w] = gone[w]! | held[w]!;
+  return out;
+}
 
 /** The documents outside a segment's sites, kept per segment and thread for the last sites asked (`siteOutside`). */
 interface OutsideSites {
@@ -899,15 +924,11 @@ const outsideSitesOfSegment = new WeakMap<SegmentData, OutsideSites>();
  * leave out (no site; every document of the segment under them; few, held by `siteSet`'s set);
  * undefined without a host order, or while a new bitset would not pay yet.
  */
-function siteOutside(s: SearchableSegment, f: EngineFilter, postings: number, words: number): Int32Array | null | undefined {
+function siteOutside(s: SearchableSegment, f: EngineFilter, sites: SiteDocs | undefined, postings: number, words: number): Int32Array | null | undefined {
   if (f.revSite === undefined && f.anyRevSites === undefined) return null;
   const seg = s.data;
-  const ranges = siteRanges(s, f);
-  if (ranges === undefined) return undefined;
-  const order = hostOrderOf(seg);
-  const { start } = order;
-  let count = 0;
-  for (let k = 0; k < ranges.length; k += 2) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
+  if (sites === undefined) return undefined;
+  const { ranges, count } = sites;
   if (count === seg.docCount || count * 2 <= seg.docCount) return null;
   if (postings < OUTSIDE_PAYS * words) return undefined;
   const key = ranges.join(',');
@@ -928,7 +949,7 @@ function siteOutside(s: SearchableSegment, f: EngineFilter, postings: number, wo
     }
     if (at < seg.hosts.length) others.push(at, seg.hosts.length);
     const bits = kept?.bits.length === words ? kept.bits.fill(0) : new Int32Array(words);
-    setHostDocs(order, others, bits);
+    setHostDocs(hostOrderOf(seg), others, bits);
     outsideSitesOfSegment.set(seg, (kept = { key, bits, forgone: 0 }));
   }
   return kept.bits;
@@ -1011,9 +1032,11 @@ function acquiredOutside(s: SearchableSegment, f: EngineFilter, postings: number
 
 /**
  * How many postings of a traversal a key's move costs as much as the per-document tests of, or
- * a word of the bitsets joined. Measured at 1M (bench:engine-ab `--windows acquired`): a move of
- * the 455,000 keys outside a year took about 2.2 ms, 4.8 ns a key, and the bitset spared a short
- * claim 0.5 ms of 281,000 postings and a long one 1.7 of a million, 1.7-1.8 ns a posting.
+ * a word of the bitsets joined. Measured at 1M with bench:engine-ab `--windows acquired`: a move
+ * of the 455,000 keys outside a year took about 2.2 ms, 4.8 ns a key (two years in turn, with a
+ * first form that moved on every query, not committed), and the bitset spared a short claim 0.5
+ * ms and a long one 1.7 (a year); their traversals read 281,000 and a million postings at the
+ * median (counted ad hoc), 1.7-1.8 ns a posting.
  */
 const OUTSIDE_PAYS = 3;
 
@@ -1684,7 +1707,8 @@ export function searchTopK(
     // `onlyVersions`, and of those the time bounds keep when few: `timedSet`). When visiting each of them in each list costs less than reading the lists,
     // they lead (measured on the benchmark: a visit costs about as much as reading 64 postings; a
     // one-month window over 1M documents never leads, a day does).
-    const pub = timedSet(sseg, filter, restrictedSet(sseg, filter, only));
+    const sites = sitesOf(sseg, filter);
+    const pub = timedSet(sseg, filter, restrictedSet(sseg, filter, only, sites));
     if (pub?.count === 0) continue; // no document of this segment is in the windows
     let postingCount = 0; // of the lists candidates come from
     for (let i = optional; i < n; i++) postingCount += cs[i]!.postings;
@@ -1695,9 +1719,9 @@ export function searchTopK(
     // sites and wide windows (with the documents outside them: `foldedGone`).
     // (Not where the window's documents lead: each of them is tested whole.)
     const leading = pub?.bits !== undefined && pub.count * n * 64 <= postingCount ? pub.bits : undefined;
-    const outside = leading === undefined && isTrivial(filter, pub?.bits !== undefined, true) ? foldedGone(sseg, filter, held, postingCount) : undefined;
+    const outside = leading === undefined && isTrivial(filter, pub?.bits !== undefined, true) ? foldedGone(sseg, filter, sites, held, postingCount) : undefined;
     const trivial = outside !== undefined || isTrivial(filter, pub?.bits !== undefined);
-    const gone = outside ?? (held === undefined || !trivial ? sseg.gone : orBits(sseg.gone, held));
+    const gone = outside ?? (leading === undefined && trivial ? withHeld(sseg.gone, held) : sseg.gone);
     if (leading !== undefined) {
       const only = members(leading, pub!.count);
       // Few documents pass the window: they lead. For each, the lists are probed from the highest
