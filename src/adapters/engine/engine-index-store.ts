@@ -204,15 +204,17 @@ const COLUMNS = `v.id, p.url, p.rev_host, v.title, v.description, v.content, v.a
 
 /**
  * A version's fields with their weights, in the order they are analysed, whether the field's stop
- * words are terms too (the title's: text.ts `stopTerm`), and whether its hyphenated compounds are
- * (text.ts `compoundWord`: every field's but the URL's, whose slugs would make a term of each).
+ * words are terms too (the title's: text.ts `stopTerm`), whether its hyphenated compounds are
+ * (text.ts `compoundWord`: every field's but the URL's, whose slugs would make a term of each),
+ * and whether its pairs of words go into the document's filter of pairs (pair-filter.ts: the
+ * fields webql looks for a phrase in, whatever their weight).
  */
-export function fieldsOf(row: Row, w: EngineWeights): [string | null, number, boolean, boolean][] {
+export function fieldsOf(row: Row, w: EngineWeights): [string | null, number, boolean, boolean, boolean][] {
   return [
-    [row.title, w.title, true, true],
-    [row.description, w.description, false, true],
-    [row.content, w.content, false, true],
-    [urlText(row.url), w.url, false, false],
+    [row.title, w.title, true, true, true],
+    [row.description, w.description, false, true, true],
+    [row.content, w.content, false, true, true],
+    [urlText(row.url), w.url, false, false, false],
   ];
 }
 
@@ -1564,7 +1566,7 @@ export class EngineIndexStore implements IndexStore {
       newest: async (k, held) => (keepsToPages(filter) ? undefined : newestAccepted(segments, filter, k, held)),
       turn: turned,
       df: (stem) => stats.df(stem),
-      together: (stems, max) => heldByAll(segments, stems, max),
+      together: (stems, max, pairs) => heldByAll(segments, stems, max, pairs),
       heldAtLeast: (stem, floor) => heldAtLeast(segments, stem, floor),
       titleWeight: Math.floor(this.weights.title),
       textWeight: textWeights.length > 0 ? Math.min(...textWeights) : 0,

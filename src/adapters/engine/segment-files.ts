@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import { makeDirs } from '../make-dirs.js';
 import { type ArrayCtor, newArray, type SegmentData } from './segment.js';
 
-const MAGIC = 'WSEG5';
+const MAGIC = 'WSEG6';
 const STATE_MAGIC = 'WSTA1';
 
 /** The typed arrays of a segment in file order, with their constructors. */
@@ -41,6 +41,8 @@ const ARRAYS = [
   ['urlMask', Uint32Array],
   ['pubOrder', Uint32Array],
   ['pubSorted', Float64Array],
+  ['pairStart', Uint32Array],
+  ['pairBits', Int32Array],
 ] as const;
 
 type ArrayName = (typeof ARRAYS)[number][0];
@@ -215,6 +217,8 @@ function segmentOf(meta: Record<string, unknown>, next: NextArray): SegmentData 
   if (!keyed || termStarts.length !== termDf.length + 1 || termStarts[termDf.length] !== termBytes.length || slots < 2 || (slots & (slots - 1)) !== 0) {
     throw new Error('engine file has an inconsistent term dictionary');
   }
+  const { pairStart, pairBits } = out as Pick<SegmentData, 'pairStart' | 'pairBits'>;
+  if (!ascending(pairStart, docCount + 1) || pairStart[docCount] !== pairBits.length) throw new Error('engine file has inconsistent filters of pairs');
   return {
     ...(out as Pick<SegmentData, ArrayName>),
     docCount,
@@ -227,6 +231,13 @@ function segmentOf(meta: Record<string, unknown>, next: NextArray): SegmentData 
     supersededAt: new Float64Array(0),
     deleted: new Uint8Array(0),
   };
+}
+
+/** Whether `a` holds `n` values, from 0, none less than the one before. */
+function ascending(a: Uint32Array, n: number): boolean {
+  if (a.length !== n || a[0] !== 0) return false;
+  for (let i = 1; i < n; i++) if (a[i]! < a[i - 1]!) return false;
+  return true;
 }
 
 export interface Manifest {

@@ -18,6 +18,7 @@
 
 import { randomInt } from 'node:crypto';
 import { compoundWord, scanWords, STOP_WORDS, stem, stopTerm, unicodeWords } from '../../core/text.js';
+import { addPair, filterWords, keyHash, pairHash } from './pair-filter.js';
 
 export const BLOCK = 128;
 
@@ -358,6 +359,12 @@ export interface SegmentData extends TermDictionary {
   /** Documents with a publication time, ordered by it, and those times: a published window is a range. */
   pubOrder: Uint32Array;
   pubSorted: Float64Array;
+  /**
+   * Each document's filter of the pairs of words side by side in its texts (pair-filter.ts):
+   * document d's is pairBits[pairStart[d], pairStart[d + 1]) (none: it rules out nothing).
+   */
+  pairStart: Uint32Array;
+  pairBits: Int32Array;
 }
 
 const UTF8 = new TextEncoder();
@@ -669,18 +676,31 @@ export class SegmentBuilder {
     return this.versionIds.length;
   }
 
+  /** Documents with no texts (`add`) have no filter of pairs: it rules out nothing. */
   add(d: SegmentDoc): void {
     const doc = this.versionIds.length;
     this.push(d, d.length);
     for (const [term, tf] of d.terms) this.pool.add(this.termOf(term), doc, tf);
+    this.pairStarts.push(this.pairAt);
   }
 
   /** Folded non-ASCII word (or compound's joined word) -> its term's number (-1: a stop word): each distinct word is stemmed and looked up once per build. */
   private readonly wordTerms = new Map<string, number>();
   /** The same for ASCII words, found without making a string. */
   private readonly asciiWords = new AsciiWordTable<number>();
+  /** The hash of each ASCII word's key (pair-filter.ts `keyHash` of its `wordKey`), by its entry in `asciiWords`. */
+  private readonly asciiKeys: number[] = [];
+  /** The same for non-ASCII words. */
+  private readonly wideKeys = new Map<string, number>();
   private readonly touched: number[] = [];
   private docLength = 0;
+  /** The document's pairs (pair-filter.ts `pairHash`), with repeats, `pairCount` of them. */
+  private pairs = new Int32Array(1024);
+  private pairCount = 0;
+  /** The filters of the documents so far (`pairAt` words used), and where each starts (one more than the documents). */
+  private pairBits = new Int32Array(1 << 16);
+  private pairAt = 0;
+  private readonly pairStarts: number[] = [0];
 
   /**
    * Adds a document from the text of its fields, each with its weight, whether its stop words
@@ -689,13 +709,23 @@ export class SegmentBuilder {
    * engine-index-store's `analyse` makes of it), but without a map of terms per document:
    * frequencies gather in the pool's `pending` column.
    */
-  addFields(meta: Omit<SegmentDoc, 'terms' | 'length'>, fields: readonly (readonly [string | null, number, boolean?, boolean?])[]): void {
+  addFields(meta: Omit<SegmentDoc, 'terms' | 'length'>, fields: readonly (readonly [string | null, number, boolean?, boolean?, boolean?])[]): void {
     const doc = this.versionIds.length;
     this.docLength = 0;
-    for (const [text, weight, stops, compounds] of fields) {
-      if (!text || weight === 0) continue;
+    this.pairCount = 0;
+    for (const [text, weight, stops, compounds, phrased] of fields) {
+      const indexed = weight !== 0;
+      if (!text || (!indexed && !phrased)) continue;
+      // The key of the word before, within this field (`paired`: there is one).
+      let before = 0;
+      let paired = false;
+      const next = (key: number) => {
+        if (paired) this.addPairHash(pairHash(before, key));
+        before = key;
+        paired = true;
+      };
       // A compound's joined word is a term but not part of the length (text.ts `compoundWord`).
-      const compound = compounds
+      const compound = compounds && indexed
         ? (i: number, j: number) => {
             const w = compoundWord(text, i, j);
             let t = this.wordTerms.get(w);
@@ -709,6 +739,15 @@ export class SegmentBuilder {
       scanWords(text, (i, j, ascii) => {
         if (!ascii) {
           for (const w of unicodeWords(text, i, j)) {
+            if (phrased) {
+              let key = this.wideKeys.get(w);
+              if (key === undefined) {
+                key = keyHash(keyOf(w));
+                this.wideKeys.set(w, key);
+              }
+              next(key);
+            }
+            if (!indexed) continue;
             let t = this.wordTerms.get(w);
             if (t === undefined) {
               t = this.termOfWord(w);
@@ -722,13 +761,18 @@ export class SegmentBuilder {
         let e = this.asciiWords.find(text, i, j);
         if (e < 0) {
           e = this.asciiWords.values.length;
-          this.asciiWords.add(text, i, j, this.termOfWord(text.slice(i, j).toLowerCase()));
+          const word = text.slice(i, j).toLowerCase();
+          this.asciiWords.add(text, i, j, this.termOfWord(word));
+          this.asciiKeys.push(keyHash(keyOf(word)));
         }
+        if (phrased) next(this.asciiKeys[e]!);
+        if (!indexed) return;
         const t = this.asciiWords.values[e]!;
         if (t >= 0) this.count(t, weight);
         else if (stops) this.countStop(text.slice(i, j).toLowerCase(), weight);
       }, 0, text.length, compound);
     }
+    this.addFilter();
     this.push(meta, this.docLength);
     const pool = this.pool;
     for (const t of this.touched) {
@@ -736,6 +780,20 @@ export class SegmentBuilder {
       pool.pending[t] = 0;
     }
     this.touched.length = 0;
+  }
+
+  private addPairHash(pair: number): void {
+    if (this.pairCount === this.pairs.length) this.pairs = grown(this.pairs, 0);
+    this.pairs[this.pairCount++] = pair;
+  }
+
+  /** The document's filter of its pairs, after those before. */
+  private addFilter(): void {
+    const words = filterWords(this.pairCount);
+    if (this.pairAt + words > this.pairBits.length) this.pairBits = grown(this.pairBits, this.pairAt + words);
+    for (let k = 0; k < this.pairCount; k++) addPair(this.pairBits, this.pairAt, words, this.pairs[k]!);
+    this.pairAt += words;
+    this.pairStarts.push(this.pairAt);
   }
 
   /** Called once per distinct word of the build (the word tables remember it), so not through `cachedStem`, whose 500,000 entries would only hold memory here. */
@@ -852,8 +910,15 @@ export class SegmentBuilder {
       deleted: new Uint8Array(n),
       pubOrder,
       pubSorted,
+      pairStart: Uint32Array.from(this.pairStarts),
+      pairBits: this.pairBits.slice(0, this.pairAt),
     };
   }
+}
+
+/** A word's key as a phrase's word is compared (core/phrase.ts `wordKey`), stemmed without `cachedStem` (the build meets each distinct word once). */
+function keyOf(word: string): string {
+  return STOP_WORDS.has(word) ? ` ${word}` : stem(word);
 }
 
 /**
@@ -918,6 +983,7 @@ export function compacted(parts: readonly SegmentData[], shared = false): Segmen
   const hosts = [...held].sort();
   const rankOf = new Map(hosts.map((h, rank) => [h, rank]));
   const hostRank = alloc(Uint32Array, live);
+  const pairs = joinedPairs(parts, renumbered, live, alloc);
   parts.forEach((p, k) => {
     const ranks = p.hosts.map((h) => rankOf.get(h) ?? -1);
     for (let doc = 0; doc < p.docCount; doc++) if (renumbered[k]![doc]! >= 0) hostRank[renumbered[k]![doc]!] = ranks[p.hostRank[doc]!]!;
@@ -1060,7 +1126,35 @@ export function compacted(parts: readonly SegmentData[], shared = false): Segmen
     deleted: alloc(Uint8Array, live),
     pubOrder,
     pubSorted,
+    ...pairs,
   };
+}
+
+/**
+ * The filters of pairs (`SegmentData.pairStart`, `pairBits`) of the parts' documents that
+ * `renumbered` keeps (to their new numbers, ascending with the parts'), `live` of them, as one
+ * segment's.
+ */
+function joinedPairs(parts: readonly SegmentData[], renumbered: readonly Int32Array[], live: number, alloc: <T extends ArrayCtor>(ctor: T, length: number) => InstanceType<T>): Pick<SegmentData, 'pairStart' | 'pairBits'> {
+  let words = 0;
+  parts.forEach((p, k) => {
+    for (let doc = 0; doc < p.docCount; doc++) if (renumbered[k]![doc]! >= 0) words += p.pairStart[doc + 1]! - p.pairStart[doc]!;
+  });
+  const pairStart = alloc(Uint32Array, live + 1);
+  const pairBits = alloc(Int32Array, words);
+  let at = 0;
+  parts.forEach((p, k) => {
+    for (let doc = 0; doc < p.docCount; doc++) {
+      const d = renumbered[k]![doc]!;
+      if (d < 0) continue;
+      const from = p.pairStart[doc]!;
+      const to = p.pairStart[doc + 1]!;
+      pairBits.set(p.pairBits.subarray(from, to), at);
+      at += to - from;
+      pairStart[d + 1] = at;
+    }
+  });
+  return { pairStart, pairBits };
 }
 
 /**
@@ -1304,6 +1398,15 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
     pubSorted[k] = p.pubSorted[at[best]!]!;
     at[best]!++;
   }
+  // The documents' filters of pairs, side by side, each part's starts moved past the parts' before it.
+  const pairStart = alloc(Uint32Array, n + 1);
+  const pairBits = alloc(Int32Array, parts.reduce((w, p) => w + p.pairBits.length, 0));
+  let pairAt = 0;
+  parts.forEach((p, k) => {
+    for (let i = 1; i <= p.docCount; i++) pairStart[shifts[k]! + i] = p.pairStart[i]! + pairAt;
+    pairBits.set(p.pairBits, pairAt);
+    pairAt += p.pairBits.length;
+  });
   return {
     docCount: n,
     ...words.finish(shared),
@@ -1322,6 +1425,8 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
     deleted,
     pubOrder,
     pubSorted,
+    pairStart,
+    pairBits,
   };
 }
 

@@ -45,7 +45,8 @@ import { cachedStem, indexTerms, STOP_WORDS, stopTerm, termPrefix, termWord } fr
 import { reverseHost } from '../../core/url.js';
 import { pageMatches, type WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
-import { hostOfMatch, type Matches, type MatchRequest, type Newest, urlMaskOf } from './engine.js';
+import { hostOfMatch, type Matches, type MatchRequest, type Newest, phrasesRuledOut, urlMaskOf } from './engine.js';
+import { phrasePairs } from './pair-filter.js';
 
 /** What the check of a version reads: `title`, `description` and `content` empty unless read with them (`read(ids, true)`). */
 export interface WebqlVersion {
@@ -79,10 +80,11 @@ export interface WebqlDeps {
   /** The documents that hold a stem. */
   df(stem: string): number;
   /**
-   * How many documents hold every one of these stems (the deleted and superseded counted); once
-   * past `max`, or on course to pass twice it (`heldByAll`), Infinity.
+   * How many documents hold every one of these stems (the deleted and superseded counted) and may
+   * hold every one of these pairs of words side by side (their filters of pairs); once past `max`,
+   * or on course to pass twice it (`heldByAll`), Infinity.
    */
-  together(stems: readonly string[], max: number): number;
+  together(stems: readonly string[], max: number, pairs?: readonly number[]): number;
   /** About how many documents hold a stem at least `floor` times (a sample of its postings). */
   heldAtLeast(stem: string, floor: number): number;
   /**
@@ -493,6 +495,11 @@ function everyMatchHolds(node: WebqlNode, of: (item: TextNode) => string[]): str
   }
 }
 
+/** The pairs of words side by side (`TextPlan.pairs`) every match holds: those of the phrases every way of matching needs. */
+function requiredPairs(node: WebqlNode, plans: Plans): number[] {
+  return everyMatchHolds(node, (item) => plans.get(item)!.pairs.map(String)).map(Number);
+}
+
 /** The stems every match holds: those of the positive text items every way of matching needs. */
 function requiredStems(node: WebqlNode): string[] {
   return everyMatchHolds(node, indexedStems);
@@ -660,6 +667,10 @@ interface TextPlan {
   word: string | undefined;
   /** That word's bits in a URL filter (`urlMask`), low and high word. */
   urlBits: [number, number];
+  /** Its pairs of words side by side (pair-filter.ts `phrasePairs`), when it has some and is one of the first 31 such items. */
+  pairs: number[];
+  /** Its bit among the items with pairs (`phrasesRuledOut`), 0 for none. */
+  pairBit: number;
 }
 
 type Plans = ReadonlyMap<TextNode, TextPlan>;
@@ -677,7 +688,10 @@ function planTexts(node: WebqlNode, terms: readonly string[], plans = new Map<Te
         else need |= 1 << j;
       }
       const word = known && node.field === undefined && node.words.length === 1 ? stems[0] : undefined;
-      plans.set(node, { phrase: node.words.map(wordKey), need, word, urlBits: word === undefined ? [0, 0] : urlBits(word) });
+      const phrase = node.words.map(wordKey);
+      const paired = [...plans.values()].filter((p) => p.pairBit !== 0).length;
+      const pairs = phrase.length > 1 && paired < 31 ? phrasePairs(phrase) : [];
+      plans.set(node, { phrase, need, word, urlBits: word === undefined ? [0, 0] : urlBits(word), pairs, pairBit: pairs.length > 0 ? 1 << paired : 0 });
       break;
     }
     case 'not':
@@ -733,11 +747,11 @@ function holdsRun(phrase: readonly string[], run: readonly string[]): boolean {
  * drops a match; every positive word is one of the terms); fields and exclusions are decided on
  * the stored version.
  */
-function mayMatch(node: WebqlNode, plans: Plans): (held: number) => boolean {
+function mayMatch(node: WebqlNode, plans: Plans): (held: number, ruledOut: number) => boolean {
   switch (node.kind) {
     case 'text': {
-      const { need } = plans.get(node)!;
-      return (held) => (held & need) === need;
+      const { need, pairBit } = plans.get(node)!;
+      return (held, ruledOut) => (held & need) === need && (ruledOut & pairBit) === 0;
     }
     // Loops rather than every() and some(), whose callbacks were a closure made per call: called for
     // every match (741,116 for `(cells OR promotes) cell` at 1M), they made about 140 MB a query, and
@@ -745,15 +759,15 @@ function mayMatch(node: WebqlNode, plans: Plans): (held: number) => boolean {
     // samples and timings, ad hoc).
     case 'and': {
       const parts = node.children.map((c) => mayMatch(c, plans));
-      return (held) => {
-        for (let i = 0; i < parts.length; i++) if (!parts[i]!(held)) return false;
+      return (held, ruledOut) => {
+        for (let i = 0; i < parts.length; i++) if (!parts[i]!(held, ruledOut)) return false;
         return true;
       };
     }
     case 'or': {
       const parts = node.children.map((c) => mayMatch(c, plans));
-      return (held) => {
-        for (let i = 0; i < parts.length; i++) if (parts[i]!(held)) return true;
+      return (held, ruledOut) => {
+        for (let i = 0; i < parts.length; i++) if (parts[i]!(held, ruledOut)) return true;
         return false;
       };
     }
@@ -832,12 +846,12 @@ function matches(node: WebqlNode, w: VersionWords, plans: Plans, held: number): 
  * title, description, content and URL words, all of them, with the analysis `hasPhrase` and
  * `VersionWords.urlHas` use.
  */
-function decide(node: WebqlNode, w: VersionWords | undefined, held: number, lo: number, hi: number, plans: Plans, host?: string): boolean | undefined {
+function decide(node: WebqlNode, w: VersionWords | undefined, held: number, lo: number, hi: number, plans: Plans, host?: string, ruledOut = 0): boolean | undefined {
   switch (node.kind) {
     case 'and': {
       let all: boolean | undefined = true;
       for (const c of node.children) {
-        const d = decide(c, w, held, lo, hi, plans, host);
+        const d = decide(c, w, held, lo, hi, plans, host, ruledOut);
         if (d === false) return false;
         if (d === undefined) all = undefined;
       }
@@ -846,19 +860,19 @@ function decide(node: WebqlNode, w: VersionWords | undefined, held: number, lo: 
     case 'or': {
       let any: boolean | undefined = false;
       for (const c of node.children) {
-        const d = decide(c, w, held, lo, hi, plans, host);
+        const d = decide(c, w, held, lo, hi, plans, host, ruledOut);
         if (d === true) return true;
         if (d === undefined) any = undefined;
       }
       return any;
     }
     case 'not': {
-      const d = decide(node.child, w, held, lo, hi, plans, host);
+      const d = decide(node.child, w, held, lo, hi, plans, host, ruledOut);
       return d === undefined ? undefined : !d;
     }
     case 'text': {
-      const { need, word, urlBits: bits } = plans.get(node)!;
-      if ((held & need) !== need) return false;
+      const { need, word, urlBits: bits, pairBit } = plans.get(node)!;
+      if ((held & need) !== need || (ruledOut & pairBit) !== 0) return false;
       if (word === undefined) return undefined;
       if ((lo & bits[0]) !== bits[0] || (hi & bits[1]) !== bits[1]) return true;
       return w !== undefined && !w.urlHas(word) ? true : undefined;
@@ -977,7 +991,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const titled = deps.titleWeight > 0 ? titleTerms(node) : [];
   const titleStops = titled.filter((t) => t !== termWord(t));
   terms.push(...titleStops);
-  const everyDoc = keep(0) && titleStops.length === 0;
+  const everyDoc = keep(0, 0) && titleStops.length === 0;
   // The stems every match holds one of: where they have fewer postings than the usual way, an OR
   // of items of several words (a bare compound read both ways) walks one word of each item.
   const leads = everyDoc ? undefined : leadStems(node, deps.df)?.stems;
@@ -986,7 +1000,21 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const floorOf = floorsOf(node, deps.titleWeight, deps.textWeight);
   const floors = floorOf.size > 0 ? floorOf : undefined;
   const required = [...requiredStems(node), ...titleStops];
-  const request: MatchRequest = { terms, scored: ranking.length, probed: terms.length - positive.length, everyDoc, required, keep, ...(leads && { leads }), ...(floors && { floors }) };
+  // The pairs of the phrases a candidate's filter of pairs may rule out, by their bits (`TextPlan.pairBit`):
+  // the engine keeps no candidate that lacks a pair of a phrase every match holds (`keep`), and one
+  // lacking a pair of another phrase has it decided without a read (`decide`).
+  const phrases = [...plans.values()].filter((p) => p.pairBit !== 0).map((p) => p.pairs);
+  const request: MatchRequest = {
+    terms,
+    scored: ranking.length,
+    probed: terms.length - positive.length,
+    everyDoc,
+    required,
+    keep,
+    ...(leads && { leads }),
+    ...(floors && { floors }),
+    ...(phrases.length > 0 && { phrases }),
+  };
   // A top-level inurl:, lang: or url: is looked up only when reading has gone on long
   // (PAGES_PER_READ), and always before the reads' bound (past 3.2M pages, a sixty-fourth of them
   // is more); then only the candidates it holds are read on. A lang: or url: of few versions kept
@@ -1101,7 +1129,8 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
       for (let sure = 0; ranked.size > 0 && unread.length < room && batch.length < DECIDED_MAX && hits.length + sure < limit; ) {
         const i = ranked.take();
         const mask = filtered ? urlMaskOf(found, i) : NO_MASK;
-        const d = decide(node, undefined, held[i]!, mask[0], mask[1], plans, hosted ? hostOfMatch(found, i) : undefined);
+        const out = phrases.length > 0 ? phrasesRuledOut(found, i, phrases) : 0;
+        const d = decide(node, undefined, held[i]!, mask[0], mask[1], plans, hosted ? hostOfMatch(found, i) : undefined, out);
         if (d === undefined) unread.push(batch.length);
         else if (d) sure++;
         batch.push(i);
@@ -1138,7 +1167,8 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // few are the listing, and no tier is read (`BestFirst.few`).
   const distinct = [...new Set(required)];
   const counted = (tiered || (newestFirst && !everyDoc)) && distinct.length > 1 && tiers.length > 0 && each > tiers[0]!.from;
-  const together = counted ? deps.together(distinct, few) : Infinity;
+  // (Holding them all, and the pairs of words of the phrases every match holds.)
+  const together = counted ? deps.together(distinct, few, requiredPairs(node, plans)) : Infinity;
   const listing = together <= few ? together : each;
   // The score at and under which the candidates are still to be read.
   let below = Infinity;
