@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { loadCorpus, picker, rng } from '../../bench/scifact.js';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { Matches, type MatchRequest } from '../../src/adapters/engine/engine.js';
+import { phrasePairs } from '../../src/adapters/engine/pair-filter.js';
 import { prefixEnd, type SegmentData } from '../../src/adapters/engine/segment.js';
 import { checkClaimed, searchWebql, type WebqlDeps } from '../../src/adapters/engine/webql-search.js';
 import { ASCII_MAKERS, hasPhrase, wordKey } from '../../src/core/phrase.js';
@@ -905,6 +906,10 @@ describe('webql tiers of the best first and the pages holding every required wor
       // Counted up to a bound: past it, Infinity (the tiers then go as each word's pages say).
       const both = ['alpha', 'beta'].map(cachedStem);
       assert.deepEqual([93, 94].map((max) => deps.together(both, max)), [Infinity, 94]);
+      // With the pair of `"alpha beta"`, the pages whose filters of pairs may hold it: those holding
+      // it (i % 30), and of the others (`alpha zeta beta`) the few their filters let through.
+      const sideBySide = deps.together(both, Infinity, phrasePairs(['alpha', 'beta'].map(wordKey)));
+      assert.ok(sideBySide >= count((i) => i % 30 === 0) && sideBySide <= count((i) => i % 30 === 0) + 12, `${sideBySide}`);
       // `"alpha beta"`: each word on more pages than the tier's 100, both on 94; `alpha epsilon`, both on 234.
       const reference = new SqliteIndexStore(db);
       for (const [text, tiersRead] of [

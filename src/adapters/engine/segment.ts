@@ -719,11 +719,6 @@ export class SegmentBuilder {
       // The key of the word before, within this field (`paired`: there is one).
       let before = 0;
       let paired = false;
-      const next = (key: number) => {
-        if (paired) this.addPairHash(pairHash(before, key));
-        before = key;
-        paired = true;
-      };
       // A compound's joined word is a term but not part of the length (text.ts `compoundWord`).
       const compound = compounds && indexed
         ? (i: number, j: number) => {
@@ -745,7 +740,9 @@ export class SegmentBuilder {
                 key = keyHash(keyOf(w));
                 this.wideKeys.set(w, key);
               }
-              next(key);
+              if (paired) this.addPairHash(pairHash(before, key));
+              before = key;
+              paired = true;
             }
             if (!indexed) continue;
             let t = this.wordTerms.get(w);
@@ -765,7 +762,12 @@ export class SegmentBuilder {
           this.asciiWords.add(text, i, j, this.termOfWord(word));
           this.asciiKeys.push(keyHash(keyOf(word)));
         }
-        if (phrased) next(this.asciiKeys[e]!);
+        if (phrased) {
+          const key = this.asciiKeys[e]!;
+          if (paired) this.addPairHash(pairHash(before, key));
+          before = key;
+          paired = true;
+        }
         if (!indexed) return;
         const t = this.asciiWords.values[e]!;
         if (t >= 0) this.count(t, weight);

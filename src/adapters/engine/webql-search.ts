@@ -7,7 +7,9 @@
  *    text items (every accepted document when one without any of them could match: fields only,
  *    or items made only of stop words, which the engine does not index), each with its BM25 score
  *    and which of the expression's words it holds, excluded ones included. A document that lacks
- *    a word every match must hold (`mayMatch`) is dropped there. The candidates of a top-level
+ *    a word every match must hold (`mayMatch`) is dropped there, and so is one whose filter of
+ *    pairs (pair-filter.ts) lacks a pair of words side by side of a phrase every match holds
+ *    (MatchRequest `phrases`). The candidates of a top-level
  *    `filetype:`, `lang:` or `url:` are those of its versions when the store looks them up (few
  *    enough: IndexQuery `fileType`, `inLanguage`, `underUrl`).
  *    A word every match holds in its title must be held at least the title's weight of times
@@ -15,8 +17,9 @@
  *    times, are none. So must a stop word it holds there, as a title's stop words are terms of
  *    their own (`stopTerm`): `title:"to be or not to be"` read every page before.
  * 2. In rank order, in batches, the expression is decided from the terms each candidate holds and
- *    its URL where they tell (`decide`: a lacking word fails its item; one word held but not in
- *    the URL is in the text). The segments keep a filter of each URL's words (`urlMask`), which
+ *    its URL where they tell (`decide`: a lacking word fails its item, and so does a phrase whose
+ *    pair the candidate's filter of pairs lacks; one word held but not in the URL is in the text).
+ *    The segments keep a filter of each URL's words (`urlMask`), which
  *    tells most words' absence from the URL without a read; the candidates left are read from
  *    the page store, and decided from their URL and language, else on the stored version
  *    (`matches`): a text item's words, stemmed, must stand side by side in the title, the
@@ -368,9 +371,10 @@ export interface BestFirst {
  * The most candidates a query reads the stored version of (those decided from their words and URL
  * alone are not counted); past them it ends with the matches found, the best of the candidates
  * read. The index holds a page's stop words only in its title, so `"to be or not to be"` has every
- * page as a candidate, and with no page holding it read every page: 9.2 s at 1M. A read with the
+ * page as a candidate, and with no page holding it read every page: 9.2 s at 1M (before the
+ * filters of pairs, which now leave it the pages whose filters hold its pairs). A read with the
  * texts costs 9-13 us there, so this bounds a query's reads near half a second; the slowest phrase
- * of bench:webql's shapes reads 14,000.
+ * of bench:webql's shapes read 14,000 before those filters.
  */
 export const WEBQL_READS_MAX = 50_000;
 
@@ -839,7 +843,8 @@ function matches(node: WebqlNode, w: VersionWords, plans: Plans, held: number): 
 }
 
 /**
- * `matches` from the terms the version holds (`held`), its URL's filter (`lo`, `hi`) and, when read
+ * `matches` from the terms the version holds (`held`), its URL's filter (`lo`, `hi`), the phrases
+ * its filter of pairs rules out (`ruledOut`: `TextPlan.pairBit`s) and, when read
  * (`w`), its URL and language: undefined where only more can tell. A text item lacking an indexed
  * word anywhere is false; one word, no field, held but not in the URL is true (so in its title,
  * description or content), which the filter tells without a read for most words. The engine indexes
