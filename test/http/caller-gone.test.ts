@@ -132,11 +132,12 @@ describe('a caller that hangs up', () => {
   });
 
   test('a webql query that reads on: it stops at its next turn, nothing is charged', async () => {
-    // 3,000 pages holding both words of the phrase but never side by side: each is read, in batches
-    // of 32 doubling to 256, with a turn of the event loop between two (here 20 ms longer, so the
-    // caller can hang up in the middle), and none is found.
+    // 3,000 pages holding each pair of the phrase's words side by side (so their filters of pairs
+    // let them through) but never the phrase: each is read, in batches of 32 doubling to 256, with
+    // a turn of the event loop between two (here 20 ms longer, so the caller can hang up in the
+    // middle), and none is found.
     await env.services.pages.putVersions(
-      Array.from({ length: 3000 }, (_, i) => page(`https://avocet.test/${i}`, { title: `Shore ${i}`, content: `Avocets feed while stilts wade, at shore ${i}.` })),
+      Array.from({ length: 3000 }, (_, i) => page(`https://avocet.test/${i}`, { title: `Shore ${i}`, content: `Avocets stilts feed, while stilts wade, at shore ${i}.` })),
     );
     const engine = env.services.index as EngineIndexStore;
     engine.refresh();
@@ -155,7 +156,7 @@ describe('a caller that hangs up', () => {
       };
     });
     try {
-      const body = JSON.stringify({ query: '"avocets stilts"', mode: 'webql' });
+      const body = JSON.stringify({ query: '"avocets stilts wade"', mode: 'webql' });
       const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body };
       // Staying to the end: every batch read.
       const { key } = await createFundedKey(env.services, 10 * KEYED_REQUEST_COST, 1000);
