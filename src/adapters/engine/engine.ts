@@ -382,6 +382,8 @@ export function heldAtLeast(segments: readonly SearchableSegment[], term: string
 export function heldByAll(segments: readonly SearchableSegment[], terms: readonly string[], max = Infinity, pairs: readonly number[] = []): number {
   let n = 0;
   const span = segments.reduce((sum, s) => sum + s.data.docCount, 0);
+  // The pairs as one phrase's (`ruledOutAt`), made once rather than for each document.
+  const asPhrase = [pairs];
   // The documents of the segments gone through.
   let before = 0;
   for (const sseg of segments) {
@@ -423,7 +425,7 @@ export function heldByAll(segments: readonly SearchableSegment[], terms: readonl
       }
       let all = true;
       for (let o = 0; all && o < bits.length; o++) all = (bits[o]![doc >>> 5]! & (1 << doc)) !== 0;
-      if (all && pairs.length > 0) all = ruledOutAt(seg, doc, [pairs]) === 0;
+      if (all && pairs.length > 0) all = ruledOutAt(seg, doc, asPhrase) === 0;
       if (all && (++n > max || ((n & 63) === 0 && n * span > 2 * max * (before + doc + 1)))) return Infinity;
       lead.next();
     }

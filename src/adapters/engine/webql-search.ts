@@ -745,11 +745,13 @@ function holdsRun(phrase: readonly string[], run: readonly string[]): boolean {
 }
 
 /**
- * `mayMatch` as a test of the terms a document holds (`TextPlan.need` bits): false only when a
- * document holding just those cannot match. A positive text item needs every indexed word of it
- * (the engine's terms of a version include its title, description and content, so this never
- * drops a match; every positive word is one of the terms); fields and exclusions are decided on
- * the stored version.
+ * `mayMatch` as a test of the terms a document holds (`TextPlan.need` bits) and of the phrases its
+ * filter of pairs rules out (`TextPlan.pairBit` bits): false only when a document holding just
+ * those cannot match. A positive text item needs every indexed word of it (the engine's terms of a
+ * version include its title, description and content, so this never drops a match; every positive
+ * word is one of the terms), and every pair of words side by side of it (the filters hold those of
+ * the title, description and content, whatever their weights); fields and exclusions are decided
+ * on the stored version.
  */
 function mayMatch(node: WebqlNode, plans: Plans): (held: number, ruledOut: number) => boolean {
   switch (node.kind) {
