@@ -11,7 +11,12 @@ import { ASCII_WORD, cachedStem, LATIN_END, LATIN_LETTER, latinCharFold, scanWor
  * stemming: `its` (stem `it`) matches `its`, not the stop word `it`.
  */
 export function wordKey(word: string): string {
-  return STOP_WORDS.has(word) ? ` ${word}` : cachedStem(word);
+  return keyOfWord(word, cachedStem);
+}
+
+/** `wordKey` with the stemmer given (the engine's build stems each distinct word once, without `cachedStem`'s table). */
+export function keyOfWord(word: string, stemOf: (word: string) => string): string {
+  return STOP_WORDS.has(word) ? ` ${word}` : stemOf(word);
 }
 
 /**

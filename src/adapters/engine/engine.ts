@@ -9,7 +9,7 @@
  * N, df and avglen count every document of every segment, deleted ones included (as Lucene does until
  * segments merge), so the statistics never depend on a query's filters.
  */
-import { B, BLOCK, bitsetWords, blockDocs, hostRange, K1, lowerBound, members, newArray, packedWords, publishedSet, resized, type SegmentData, termNumber } from './segment.js';
+import { B, BLOCK, bitsetWords, blockDocs, hostRange, K1, lowerBound, members, newArray, packedWords, publishedRange, publishedSet, resized, type SegmentData, termNumber } from './segment.js';
 import { mayHoldPair } from './pair-filter.js';
 
 export { B, K1 };
@@ -866,9 +866,8 @@ function publishedOutside(s: SearchableSegment, f: EngineFilter, postings: numbe
   if (f.publishedAfter === undefined && f.publishedBefore === undefined) return null;
   const seg = s.data;
   const n = seg.docCount;
-  const { pubOrder, pubSorted } = seg;
-  const from = f.publishedAfter === undefined ? 0 : lowerBound(pubSorted, f.publishedAfter);
-  const to = Math.max(from, f.publishedBefore === undefined ? pubSorted.length : lowerBound(pubSorted, f.publishedBefore, true));
+  const { pubOrder } = seg;
+  const [from, to] = publishedRange(seg, f.publishedAfter, f.publishedBefore);
   if ((to - from) * 2 <= n) return null; // publishedSet's set holds the traversal to them
   if (postings < OUTSIDE_PAYS * words) return undefined; // joining the bitsets would cost more than the tests it spares
   let kept = outsidePublishedOfSegment.get(seg);

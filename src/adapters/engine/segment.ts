@@ -17,7 +17,8 @@
  */
 
 import { randomInt } from 'node:crypto';
-import { compoundWord, scanWords, STOP_WORDS, stem, stopTerm, unicodeWords } from '../../core/text.js';
+import { compoundWord, scanWords, stem, stopTerm, unicodeWords } from '../../core/text.js';
+import { keyOfWord } from '../../core/phrase.js';
 import { addPair, filterWords, keyHash, pairHash } from './pair-filter.js';
 
 export const BLOCK = 128;
@@ -737,8 +738,10 @@ export class SegmentBuilder {
             if (phrased) {
               let key = this.wideKeys.get(w);
               if (key === undefined) {
-                key = keyHash(keyOf(w));
+                const k = keyOf(w);
+                key = keyHash(k);
                 this.wideKeys.set(w, key);
+                if (indexed && !this.wordTerms.has(w)) this.wordTerms.set(w, this.termOfKey(k));
               }
               if (paired) this.addPairHash(pairHash(before, key));
               before = key;
@@ -758,9 +761,9 @@ export class SegmentBuilder {
         let e = this.asciiWords.find(text, i, j);
         if (e < 0) {
           e = this.asciiWords.values.length;
-          const word = text.slice(i, j).toLowerCase();
-          this.asciiWords.add(text, i, j, this.termOfWord(word));
-          this.asciiKeys.push(keyHash(keyOf(word)));
+          const key = keyOf(text.slice(i, j).toLowerCase());
+          this.asciiWords.add(text, i, j, indexed ? this.termOfKey(key) : UNSEEN);
+          this.asciiKeys.push(keyHash(key));
         }
         if (phrased) {
           const key = this.asciiKeys[e]!;
@@ -769,7 +772,8 @@ export class SegmentBuilder {
           paired = true;
         }
         if (!indexed) return;
-        const t = this.asciiWords.values[e]!;
+        let t = this.asciiWords.values[e]!;
+        if (t === UNSEEN) t = this.asciiWords.values[e] = this.termOfWord(text.slice(i, j).toLowerCase());
         if (t >= 0) this.count(t, weight);
         else if (stops) this.countStop(text.slice(i, j).toLowerCase(), weight);
       }, 0, text.length, compound);
@@ -800,7 +804,12 @@ export class SegmentBuilder {
 
   /** Called once per distinct word of the build (the word tables remember it), so not through `cachedStem`, whose 500,000 entries would only hold memory here. */
   private termOfWord(word: string): number {
-    return STOP_WORDS.has(word) ? -1 : this.termOf(stem(word));
+    return this.termOfKey(keyOf(word));
+  }
+
+  /** The term of a word's key (`keyOf`): -1 for a stop word's. */
+  private termOfKey(key: string): number {
+    return key.startsWith(' ') ? -1 : this.termOf(key);
   }
 
   private count(t: number, weight: number): void {
@@ -918,10 +927,13 @@ export class SegmentBuilder {
   }
 }
 
-/** A word's key as a phrase's word is compared (core/phrase.ts `wordKey`), stemmed without `cachedStem` (the build meets each distinct word once). */
+/** A word's key as a phrase's word is compared (core/phrase.ts `wordKey`), stemmed without `cachedStem` (the build meets each distinct word once): its term, or a stop word with a leading space. */
 function keyOf(word: string): string {
-  return STOP_WORDS.has(word) ? ` ${word}` : stem(word);
+  return keyOfWord(word, stem);
 }
+
+/** An ASCII word's term not looked up yet: the word was first met in a field that is not indexed (weight 0), which registers no term. */
+const UNSEEN = -2;
 
 /**
  * Whether the parts' version ids follow each other without overlapping, in this order (empty parts
@@ -1206,6 +1218,12 @@ export function lowerBound(sorted: Float64Array | Int32Array, x: number, after =
  */
 let windowBits = new Int32Array(0);
 
+/** The published order's positions [i, j) of the documents published in [from, to] (either bound absent: open). */
+export function publishedRange(seg: SegmentData, from: number | undefined, to: number | undefined): [number, number] {
+  const i = from === undefined ? 0 : lowerBound(seg.pubSorted, from);
+  return [i, Math.max(i, to === undefined ? seg.pubSorted.length : lowerBound(seg.pubSorted, to, true))];
+}
+
 /**
  * How many documents are published inside [from, to], and, when they are at most half the segment
  * (the traversal uses them only then), a bitset of them; undefined without a window. The bitset is
@@ -1213,9 +1231,8 @@ let windowBits = new Int32Array(0);
  */
 export function publishedSet(seg: SegmentData, from: number | undefined, to: number | undefined): { bits: Int32Array | undefined; count: number } | undefined {
   if (from === undefined && to === undefined) return undefined;
-  const i = from === undefined ? 0 : lowerBound(seg.pubSorted, from);
-  const j = to === undefined ? seg.pubSorted.length : lowerBound(seg.pubSorted, to, true);
-  const count = Math.max(0, j - i);
+  const [i, j] = publishedRange(seg, from, to);
+  const count = j - i;
   if (count * 2 > seg.docCount) return { bits: undefined, count };
   const words = bitsetWords(seg.docCount);
   if (windowBits.length < words) windowBits = new Int32Array(words);
