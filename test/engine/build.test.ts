@@ -1,13 +1,14 @@
 /**
- * The build of a whole store on two threads: each half in a worker thread, their finishes taking
- * turns (a worker that has gathered its versions waits until it is told where to write its postings,
- * once the one before has exited), their postings side by side in one shared buffer.
+ * The build of a whole store on two threads: each part in a worker thread, their finishes taking
+ * turns in the parts' order (a worker that has gathered its versions waits until it is told where to
+ * write its postings and filters of pairs, once the part before has exited), their postings side by
+ * side in one shared buffer and their filters in another.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { Worker } from 'node:worker_threads';
-import { ENGINE_WEIGHTS, EngineIndexStore, Turns } from '../../src/adapters/engine/engine-index-store.js';
+import { ENGINE_WEIGHTS, EngineIndexStore, type Gathered, Turns } from '../../src/adapters/engine/engine-index-store.js';
 import type { SegmentData } from '../../src/adapters/engine/segment.js';
 import { startWorker } from '../../src/adapters/worker.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
@@ -29,17 +30,23 @@ describe('the build on two threads', () => {
   const dir = tempDir();
   after(() => dir.remove());
 
-  test('turns: one worker finishes at a time, in the order they became ready; one failing before its turn gives none up', () => {
+  test('turns: one worker finishes at a time, in the workers\' order; one failing before its turn gives none up', () => {
     const turns = new Turns();
-    assert.equal(turns.ready(1), 1);
-    assert.equal(turns.ready(0), undefined);
+    // Worker 1 is ready first, but 0's turn comes first.
+    assert.equal(turns.ready(1), undefined);
+    assert.equal(turns.ready(0), 0);
     assert.equal(turns.ready(2), undefined);
-    // Worker 2 fails while waiting: still worker 1's turn, and 2's never comes.
+    // Worker 2 fails while waiting: still worker 0's turn, and 2's never comes.
     assert.equal(turns.exited(2), undefined);
-    assert.equal(turns.exited(1), 0);
-    assert.equal(turns.exited(0), undefined);
-    // Nobody holding a turn: the next ready one has it at once.
-    assert.equal(turns.ready(3), 3);
+    assert.equal(turns.exited(0), 1);
+    assert.equal(turns.ready(3), undefined);
+    assert.equal(turns.exited(1), undefined);
+    assert.equal(turns.exited(3), undefined);
+    // In order, and nobody holding a turn: the next is had at once when ready.
+    const ordered = new Turns();
+    assert.equal(ordered.ready(0), 0);
+    assert.equal(ordered.exited(0), undefined);
+    assert.equal(ordered.ready(1), 1);
   });
 
   test('a build worker taking turns says what its postings need, and finishes only when told where to write them', async () => {
@@ -51,7 +58,7 @@ describe('the build on two threads', () => {
     const worker: Worker = startWorker(engineModule, 'build-worker', { path, lo: 1, hi: 300, weights: ENGINE_WEIGHTS, turns: true });
     const events: unknown[] = [];
     const segment = new Promise<SegmentData>((resolve, reject) => {
-      worker.on('message', (m: SegmentData | { gathered: number }) => {
+      worker.on('message', (m: SegmentData | Gathered) => {
         events.push('gathered' in m ? m : 'segment');
         if (!('gathered' in m)) resolve(m);
       });
@@ -59,18 +66,22 @@ describe('the build on two threads', () => {
     });
     try {
       while (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-      const words = (events[0] as { gathered: number }).gathered;
+      const { gathered: words, pairWords } = events[0] as Gathered;
       assert.ok(words > 300, `${words} words`);
+      // Pairs in every page's title and content: at least a 32-bit word of filter each.
+      assert.ok(pairWords >= 300, `${pairWords} filter words`);
       // Finishing 300 documents takes milliseconds: nothing comes before its turn.
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(events.length, 1);
-      // Its place: after 5 words of another's, in a buffer with 7 words to spare.
+      // Its places: after 5 words of another's, in a buffer with 7 words to spare; its filters
+      // after 3 words, with 2 to spare.
       const postings = new Int32Array(new SharedArrayBuffer((5 + words + 7) * 4)).fill(-7);
-      worker.postMessage({ postings, at: 5 });
+      const pairs = new Int32Array(new SharedArrayBuffer((3 + pairWords + 2) * 4)).fill(-7);
+      worker.postMessage({ postings: { words: postings, at: 5 }, pairs: { words: pairs, at: 3 } });
       const seg = await segment;
       assert.equal(seg.docCount, 300);
       assert.equal(events.length, 2);
-      // Its postings are those words of that buffer (the same memory), written there, and nothing around them.
+      // Its postings and filters are those words of those buffers (the same memory), written there, and nothing around them.
       assert.equal(seg.postings.length, words);
       assert.deepEqual([...seg.postings], [...postings.subarray(5, 5 + words)]);
       assert.deepEqual([...postings.subarray(0, 5), ...postings.subarray(5 + words)], Array(12).fill(-7));
@@ -79,6 +90,12 @@ describe('the build on two threads', () => {
       assert.equal(postings[5], ~first);
       seg.postings[0] = first;
       assert.equal(blockWordsOf(seg), words);
+      assert.equal(seg.pairBits.length, pairWords);
+      assert.equal(seg.pairStart[300], pairWords);
+      assert.deepEqual([...pairs.subarray(0, 3), ...pairs.subarray(3 + pairWords)], Array(5).fill(-7));
+      assert.ok(pairs.subarray(3, 3 + pairWords).every((w) => w !== -7 && w !== 0), 'every filter written in place');
+      seg.pairBits[0] = ~seg.pairBits[0]!;
+      assert.equal(pairs[3], seg.pairBits[0]);
     } finally {
       await worker.terminate();
     }
@@ -136,6 +153,13 @@ describe('the build on two threads', () => {
       assert.ok(seg!.postings.buffer instanceof SharedArrayBuffer);
       assert.equal(seg!.postings.byteOffset, 0);
       assert.equal(blockWordsOf(seg!), seg!.postings.length);
+      // So did their filters of pairs, in the parts' order, and they are the one-thread build's.
+      assert.ok(seg!.pairBits.buffer instanceof SharedArrayBuffer);
+      assert.equal(seg!.pairBits.byteOffset, 0);
+      assert.ok(seg!.pairBits.buffer.byteLength > seg!.pairBits.byteLength);
+      const [whole] = single.segmentData;
+      assert.deepEqual(seg!.pairStart, whole!.pairStart);
+      assert.deepEqual(seg!.pairBits, whole!.pairBits);
       for (const terms of [['page'], ['part', 'word5'], ['word12', 'word96', 'part'], ['h3']]) {
         const query = { terms, limit: 30 };
         assert.deepEqual(await index.search(query), await single.search(query), terms.join(' '));
@@ -151,8 +175,9 @@ describe('the build on two threads', () => {
   test('halves of very different sizes: the larger may not fit the reserve, and the build is the same either way', async () => {
     const path = join(dir.path, 'uneven.db');
     const db = openDatabase({ path });
-    // The upper half's pages are a hundred times as long: whichever half gathers first, the other
-    // fits its reserve or gets a buffer of its own, and the join copies.
+    // The upper half's pages are a hundred times as long: its postings and filters do not fit the
+    // reserve left after the lower half's (placed first, as finishes go in the parts' order), so they
+    // get buffers of their own, and the join copies.
     const long = (n: number) => Array.from({ length: 400 }, (_, k) => `word${(n * 31 + k) % 997}`).join(' ');
     await new SqlitePageStore(db).putVersions(
       Array.from({ length: 2_000 }, (_, n) => page(`https://u.uneven.test/p${n}`, { content: n < 1_000 ? `short page ${n}` : `long page ${n} ${long(n)}` })),
@@ -167,6 +192,14 @@ describe('the build on two threads', () => {
       assert.equal((await index.search({ terms: ['page'], limit: 10_000 })).length, 2_000);
       const [seg] = index.segmentData;
       assert.equal(blockWordsOf(seg!), seg!.postings.length);
+      // Copies, each in a buffer of its own; the filters are still the one-thread build's.
+      assert.equal(seg!.postings.buffer.byteLength, seg!.postings.byteLength);
+      assert.equal(seg!.pairBits.buffer.byteLength, seg!.pairBits.byteLength);
+      const single = await new EngineIndexStore(db, { parallelFrom: Number.POSITIVE_INFINITY }).open();
+      const [whole] = single.segmentData;
+      await single.close();
+      assert.deepEqual(seg!.pairStart, whole!.pairStart);
+      assert.deepEqual(seg!.pairBits, whole!.pairBits);
     } finally {
       await index.close();
       db.close();

@@ -1,13 +1,13 @@
 /**
  * A worker thread that builds the segment of one version-id range, or of the ids given in it
- * (engine-index-store.ts). Taking turns (`buildInTurns`), it says how many postings words its
- * segment will take once it has gathered its versions, and finishes when its turn comes: a message
- * with the buffer the turns' postings share and its place in it.
+ * (engine-index-store.ts). Taking turns (`buildInTurns`), it says how many words its segment's
+ * postings and filters of pairs will take once it has gathered its versions (`Gathered`), and
+ * finishes when its turn comes: a message with their places in the buffers the parts share.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../sqlite/database.js';
-import { type EngineWeights, finished, rangeBuilder } from './engine-index-store.js';
-import { transferables } from './segment.js';
+import { type EngineWeights, finished, type Gathered, rangeBuilder } from './engine-index-store.js';
+import { type Place, transferables } from './segment.js';
 
 const { path, lo, hi, weights, ids, turns } = workerData as { path: string; lo: number; hi: number; weights: EngineWeights; ids?: Float64Array; turns?: boolean };
 const db = openDatabase({ path, readonly: true, mapped: false });
@@ -17,9 +17,9 @@ try {
 } finally {
   db.close();
 }
-let into: { postings: Int32Array; at: number } | undefined;
+let into: { postings: Place; pairs: Place } | undefined;
 if (turns) {
-  parentPort!.postMessage({ gathered: builder.postingsWords() });
+  parentPort!.postMessage({ gathered: builder.postingsWords(), pairWords: builder.pairWords() } satisfies Gathered);
   into = await new Promise((resolve) => parentPort!.once('message', resolve));
 }
 const seg = finished(builder, into);

@@ -35,7 +35,7 @@ import { startWorker } from '../worker.js';
 import { PageUrls } from './page-urls.js';
 import { webqlReader } from './webql-rows.js';
 import { eitherSites, narrowerSite, searchWebql, topItems, urlMask, urlPrefixes, urlText, type BestFirst, type CheckJob, WEBQL_BEST_FIRST, WEBQL_READ_CHARS_MAX, WEBQL_READS_MAX, type WebqlDeps } from './webql-search.js';
-import { compacted, concatSegments, docOf, inIdOrder, newArray, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termAt, termCount, termNumber } from './segment.js';
+import { compacted, concatSegments, docOf, inIdOrder, newArray, type Place, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termAt, termCount, termNumber } from './segment.js';
 
 export interface EngineWeights {
   title: number;
@@ -358,7 +358,7 @@ function builderOf(rows: Iterable<Row>, weights: EngineWeights): SegmentBuilder 
 }
 
 /** The builder's segment (its postings written `into` a shared buffer when given: `SegmentBuilder.finish`); undefined when it holds no version. */
-export function finished(builder: SegmentBuilder, into?: { postings: Int32Array; at: number }): SegmentData | undefined {
+export function finished(builder: SegmentBuilder, into?: { postings: Place; pairs: Place }): SegmentData | undefined {
   return builder.size > 0 ? builder.finish(into) : undefined;
 }
 
@@ -394,17 +394,18 @@ const SPLIT_FROM = 50_000;
 const ASIDE_MIN = 64;
 
 /**
- * What the build reserves for each other part's postings, in multiples of the first part's
- * (`buildInTurns`). The parts are cut at the versions' ranks, so each has as many documents; at
- * 1M generated documents two halves' postings words differed by 0.05% (29,902,866 and 29,918,960).
+ * What the build reserves for each other part's postings and filters of pairs, in multiples of the
+ * first part's (`buildInTurns`). The parts are cut at the versions' ranks, so each has as many
+ * documents; at 1M generated documents two halves' postings words differed by 0.05% (29,902,866
+ * and 29,918,960).
  */
 const RESERVE = 2;
 
 /**
  * Builds the searchable versions with ids in [lo, hi] (and in `ids`) in a worker thread; `worker`
- * can be terminated. Taking `turns`, the worker reads its versions, sends how many postings words
- * its segment will take (`{ gathered }`), and finishes its segment only once it is sent its place
- * in a postings buffer (`buildInTurns`).
+ * can be terminated. Taking `turns`, the worker reads its versions, sends how many words its
+ * segment's postings and filters of pairs will take (`Gathered`), and finishes its segment only
+ * once it is sent their places in buffers shared with the other parts (`buildInTurns`).
  */
 function buildInWorker(
   path: string,
@@ -419,9 +420,10 @@ function buildInWorker(
   return { result: segmentFrom(worker, 'build'), worker, exited };
 }
 
-/** What a build worker taking turns says once it has gathered its versions. */
-interface Gathered {
+/** What a build worker taking turns says once it has gathered its versions: the words its postings and its filters of pairs will take. */
+export interface Gathered {
   gathered: number;
+  pairWords: number;
 }
 
 function isGathered(m: unknown): m is Gathered {
@@ -430,35 +432,39 @@ function isGathered(m: unknown): m is Gathered {
 
 /**
  * The segments of these id ranges, each built in a worker thread, BUILDERS at a time (part i
- * starts once part i - BUILDERS is done), and their finishes one at a time: a builder's finish lays out its
- * segment's arrays while it still holds everything it gathered, and two at once were the build's
- * peak memory (1.16 GiB anonymous at 1M versions in two halves). So a worker that has gathered its
- * versions waits for its turn, which comes when the one before has sent its segment and exited,
- * its memory gone with its thread.
+ * starts once part i - BUILDERS is done), and their finishes one at a time, in the parts' order: a
+ * builder's finish lays out its segment's arrays while it still holds everything it gathered, and
+ * two at once were the build's peak memory (1.16 GiB anonymous at 1M versions in two halves). So
+ * a worker that has gathered its versions waits for its turn, which comes when the part before has
+ * sent its segment and exited, its memory gone with its thread.
  *
- * Their postings go side by side into one shared buffer, so that their join uses it in place
- * instead of holding a copy (`concatSegments`; 239 MB of the 323 MB of a 1M-document segment are
- * postings). The first to gather cannot wait to learn what the others need (its finish runs while
- * they still gather), so the buffer is its words and, for each other worker, RESERVE times as many
- * again: address space, whose pages are committed only as they are written. A worker whose words
- * do not fit in what is left gets a buffer of its own, and the join copies (correct, but the old peak).
+ * Their postings and their filters of pairs go side by side into shared buffers (`SharedRun`), so
+ * that their join uses them in place instead of holding copies (`concatSegments`; at 1M documents
+ * 239 MB of postings and 143 MB of filters). Filters lie in the parts' order, which their join
+ * needs (a document's filter ends where the next one's starts): hence turns in that order.
  */
 async function buildInTurns(path: string, ranges: readonly (readonly [number, number])[], weights: EngineWeights): Promise<(SegmentData | undefined)[]> {
   const builds: ReturnType<typeof buildInWorker>[] = [];
-  const words: number[] = [];
-  const place: { postings: Int32Array; at: number }[] = [];
-  let shared: Int32Array | undefined;
-  let reserved = false;
-  let end = 0;
+  const needs: Gathered[] = [];
+  const place: { postings: Place; pairs: Place }[] = [];
+  const postings = new SharedRun(ranges.length);
+  const pairs = new SharedRun(ranges.length);
   const turns = new Turns();
   const open = (i: number | undefined) => {
-    if (i !== undefined) builds[i]!.worker.postMessage(place[i]);
+    if (i === undefined) return;
+    place[i] = { postings: postings.place(needs[i]!.gathered), pairs: pairs.place(needs[i]!.pairWords) };
+    builds[i]!.worker.postMessage(place[i]);
   };
   // A buffer sent between threads arrives as another object over the same memory: each segment's
-  // postings are made a view of this thread's own, so that the join sees them side by side.
+  // postings and filters are made views of this thread's own, so that the join sees them side by side.
   const own = (seg: SegmentData | undefined, i: number) => {
-    if (seg && seg.postings.length !== words[i]) throw new Error(`a build worker wrote ${seg.postings.length} postings words, not ${words[i]}`);
-    return seg && { ...seg, postings: place[i]!.postings.subarray(place[i]!.at, place[i]!.at + words[i]!) };
+    if (!seg) return seg;
+    const { gathered, pairWords } = needs[i]!;
+    if (seg.postings.length !== gathered || seg.pairBits.length !== pairWords) {
+      throw new Error(`a build worker wrote ${seg.postings.length} postings and ${seg.pairBits.length} filter words, not ${gathered} and ${pairWords}`);
+    }
+    const view = ({ words, at }: Place, length: number) => words.subarray(at, at + length);
+    return { ...seg, postings: view(place[i]!.postings, gathered), pairBits: view(place[i]!.pairs, pairWords) };
   };
   /** Part i built in a worker: its segment, once the worker has sent it and exited. */
   const build = async (i: number): Promise<SegmentData | undefined> => {
@@ -466,17 +472,7 @@ async function buildInTurns(path: string, ranges: readonly (readonly [number, nu
     const b = (builds[i] = buildInWorker(path, lo, hi, weights, undefined, true));
     b.worker.on('message', (m) => {
       if (!isGathered(m)) return;
-      const w = (words[i] = m.gathered);
-      if (!reserved && w > 0) {
-        reserved = true;
-        shared = sharedWords(w * (1 + RESERVE * (ranges.length - 1)));
-      }
-      if (shared && end + w <= shared.length) {
-        place[i] = { postings: shared, at: end };
-        end += w;
-      } else {
-        place[i] = { postings: newArray(Int32Array, w, true), at: 0 };
-      }
+      needs[i] = m;
       open(turns.ready(i));
     });
     void b.exited.then(() => open(turns.exited(i)));
@@ -506,9 +502,37 @@ async function buildInTurns(path: string, ranges: readonly (readonly [number, nu
 }
 
 /**
- * A postings buffer of this many words in shared memory (at most a segment's 2^32 - 1), or
- * undefined when it cannot be had: address space refused (a system that does not overcommit). Then
- * each part gets a buffer of its own and the join copies them.
+ * A buffer in shared memory into which a build's parts write one of their arrays, one after
+ * another in the order placed (`buildInTurns`). The first to be placed cannot wait to learn what
+ * the others need (its finish runs while they still gather), so the buffer is its words and, for
+ * each other part, RESERVE times as many again: address space, whose pages are committed only as
+ * they are written. A part whose words do not fit in what is left gets a buffer of its own, and
+ * the join copies (correct, but the old peak).
+ */
+class SharedRun {
+  private words: Int32Array | undefined;
+  private reserved = false;
+  private end = 0;
+
+  constructor(private readonly parts: number) {}
+
+  place(length: number): Place {
+    if (!this.reserved && length > 0) {
+      this.reserved = true;
+      this.words = sharedWords(length * (1 + RESERVE * (this.parts - 1)));
+    }
+    if (this.words && this.end + length <= this.words.length) {
+      this.end += length;
+      return { words: this.words, at: this.end - length };
+    }
+    return { words: newArray(Int32Array, length, true), at: 0 };
+  }
+}
+
+/**
+ * A buffer of this many words in shared memory (at most a segment's 2^32 - 1), or undefined when
+ * it cannot be had: address space refused (a system that does not overcommit). Then each part gets
+ * a buffer of its own and the join copies them.
  */
 function sharedWords(words: number): Int32Array | undefined {
   try {
@@ -518,27 +542,38 @@ function sharedWords(words: number): Int32Array | undefined {
   }
 }
 
-/** Whose turn it is among workers that each say when they are ready and later exit (`buildInTurns`). */
+/**
+ * Whose turn it is among workers 0, 1, 2, … that each say when they are ready and later exit
+ * (`buildInTurns`): worker i's comes once it is ready and worker i - 1 has had its turn and exited.
+ */
 export class Turns {
-  private readonly waiting: number[] = [];
-  private holder: number | undefined;
+  private readonly waiting = new Set<number>();
+  private next = 0;
+  private holding = false;
 
   /** Worker i is ready; returns it when its turn comes at once. */
   ready(i: number): number | undefined {
-    this.waiting.push(i);
-    return this.holder === undefined ? this.next() : undefined;
+    this.waiting.add(i);
+    return this.take();
   }
 
-  /** Worker i exited; returns whose turn comes now. A worker that exits before its turn (failing) gives none up. */
+  /**
+   * Worker i exited; returns whose turn comes now. A worker that exits before its turn (failing)
+   * gives none up, and those after it wait (the build fails with it).
+   */
   exited(i: number): number | undefined {
-    const w = this.waiting.indexOf(i);
-    if (w >= 0) this.waiting.splice(w, 1);
-    return this.holder === i ? this.next() : undefined;
+    this.waiting.delete(i);
+    if (!this.holding || i !== this.next) return undefined;
+    this.holding = false;
+    this.next++;
+    return this.take();
   }
 
-  private next(): number | undefined {
-    this.holder = this.waiting.shift();
-    return this.holder;
+  private take(): number | undefined {
+    if (this.holding || !this.waiting.has(this.next)) return undefined;
+    this.waiting.delete(this.next);
+    this.holding = true;
+    return this.next;
   }
 }
 

@@ -858,12 +858,17 @@ export class SegmentBuilder {
     return this.pool.closeAll().words;
   }
 
+  /** The words this builder's segment's filters of pairs take. */
+  pairWords(): number {
+    return this.pairAt;
+  }
+
   /**
-   * The segment. Its postings are a new array, or with `into`, the `postingsWords()` words of
-   * `into.postings` from word `into.at` (the build's halves write into one shared buffer, which
-   * their join then uses in place: `concatSegments`).
+   * The segment. Its postings and filters of pairs are new arrays, or with `into`, the
+   * `postingsWords()` and `pairWords()` words of the buffers there from their places (the build's
+   * parts write into shared buffers, which their join then uses in place: `concatSegments`).
    */
-  finish(into?: { postings: Int32Array; at: number }): SegmentData {
+  finish(into?: { postings: Place; pairs: Place }): SegmentData {
     const n = this.versionIds.length;
     const pool = this.pool;
     const count = pool.count;
@@ -874,8 +879,9 @@ export class SegmentBuilder {
     const blockLast = new Uint32Array(blocks);
     const blockBase = new Uint32Array(blocks);
     const blockOffset = new Uint32Array(blocks);
-    if (into && into.at + words > into.postings.length) throw new Error(`${words} postings words do not fit at word ${into.at} of ${into.postings.length}`);
-    const postings = into ? into.postings.subarray(into.at, into.at + words) : new Int32Array(words);
+    const postings = into ? placed(into.postings, words, 'postings') : new Int32Array(words);
+    const pairBits = into ? placed(into.pairs, this.pairAt, 'filter') : new Int32Array(this.pairAt);
+    pairBits.set(this.pairBits.subarray(0, this.pairAt));
     let b = 0;
     let at = 0;
     for (let t = 0; t < count; t++) {
@@ -922,9 +928,21 @@ export class SegmentBuilder {
       pubOrder,
       pubSorted,
       pairStart: Uint32Array.from(this.pairStarts),
-      pairBits: this.pairBits.slice(0, this.pairAt),
+      pairBits,
     };
   }
+}
+
+/** Where a build's part writes one of its arrays: from word `at` of `words`, a buffer it may share with the other parts (`SegmentBuilder.finish`). */
+export interface Place {
+  words: Int32Array;
+  at: number;
+}
+
+/** The `length` words at this place. */
+function placed(place: Place, length: number, what: string): Int32Array {
+  if (place.at + length > place.words.length) throw new Error(`${length} ${what} words do not fit at word ${place.at} of ${place.words.length}`);
+  return place.words.subarray(place.at, place.at + length);
 }
 
 /** A word's key as a phrase's word is compared (core/phrase.ts `wordKey`), stemmed without `cachedStem` (the build meets each distinct word once): its term, or a stop word with a leading space. */
@@ -1303,7 +1321,9 @@ export function docOf(seg: SegmentData, versionId: number): number {
  * which is shifted. When the parts' postings lie side by side in one buffer (the build's halves,
  * written so by `buildInTurns`), the joined segment's postings are that buffer, not a copy: a
  * block's words are found by its offset, not by their order, so a term's blocks from two parts may
- * lie apart. Otherwise each block is copied. Deleted documents stay, flagged. Each block's bound
+ * lie apart. Otherwise each block is copied. So are the documents' filters of pairs, but as a
+ * document's filter ends where the next one's starts, they are used in place only when the parts'
+ * lie in the parts' order (`buildInTurns` places them so). Deleted documents stay, flagged. Each block's bound
  * is computed again at the joined segment's average length by decoding it (`exactBounds`, the
  * build's halves), or carried over from its part, scaled to that average as queries scale it
  * (`blockMaxSat`): a looser bound but as safe, without decoding (the small segments joined while
@@ -1417,13 +1437,15 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
     pubSorted[k] = p.pubSorted[at[best]!]!;
     at[best]!++;
   }
-  // The documents' filters of pairs, side by side, each part's starts moved past the parts' before it.
+  // The documents' filters of pairs, side by side, each part's starts moved past the parts' before
+  // it: in place when the parts' lie so in one buffer already (a build's parts), else copied.
   const pairStart = alloc(Uint32Array, n + 1);
-  const pairBits = alloc(Int32Array, parts.reduce((w, p) => w + p.pairBits.length, 0));
+  const pairsInPlace = inSequence(parts.map((p) => p.pairBits));
+  const pairBits = pairsInPlace ?? alloc(Int32Array, parts.reduce((w, p) => w + p.pairBits.length, 0));
   let pairAt = 0;
   parts.forEach((p, k) => {
     for (let i = 1; i <= p.docCount; i++) pairStart[shifts[k]! + i] = p.pairStart[i]! + pairAt;
-    pairBits.set(p.pairBits, pairAt);
+    if (!pairsInPlace) pairBits.set(p.pairBits, pairAt);
     pairAt += p.pairBits.length;
   });
   return {
@@ -1476,6 +1498,19 @@ export function sideBySide(arrays: readonly Int32Array[]): { postings: Int32Arra
     postings: new Int32Array(buffer, start, words),
     shifts: arrays.map((a) => (a.byteOffset - start) / 4),
   };
+}
+
+/** When these arrays (the empty ones aside) lie in one buffer each right after the one before, in this order, the span of them all; else undefined. */
+export function inSequence(arrays: readonly Int32Array[]): Int32Array | undefined {
+  const held = arrays.filter((a) => a.length > 0);
+  if (held.length === 0) return undefined;
+  const first = held[0]!;
+  let end = first.byteOffset + first.byteLength;
+  for (const a of held.slice(1)) {
+    if (a.buffer !== first.buffer || a.byteOffset !== end) return undefined;
+    end += a.byteLength;
+  }
+  return new Int32Array(first.buffer, first.byteOffset, (end - first.byteOffset) / 4);
 }
 
 /** Whether every array of a segment lives in shared memory (so another thread can read it without a copy). */
