@@ -698,8 +698,15 @@ export class SegmentBuilder {
   /** The document's pairs (pair-filter.ts `pairHash`), with repeats, `pairCount` of them. */
   private pairs = new Int32Array(1024);
   private pairCount = 0;
-  /** The filters of the documents so far (`pairAt` words used), and where each starts (one more than the documents). */
-  private pairBits = new Int32Array(1 << 16);
+  /** The document's filter, made here and then appended to `pairChunks`. */
+  private filter = new Int32Array(64);
+  /**
+   * The filters of the documents so far, `pairAt` words one after another in chunks, every one
+   * full but the last (a doubling array's spare half was 29 of a 250,000-document builder's 64
+   * MB), and where each document's starts (one more than the documents).
+   */
+  private readonly pairChunks: Int32Array[] = [];
+  private chunkAt = 0;
   private pairAt = 0;
   private readonly pairStarts: number[] = [0];
 
@@ -796,8 +803,22 @@ export class SegmentBuilder {
   /** The document's filter of its pairs, after those before. */
   private addFilter(): void {
     const words = filterWords(this.pairCount);
-    if (this.pairAt + words > this.pairBits.length) this.pairBits = grown(this.pairBits, this.pairAt + words);
-    for (let k = 0; k < this.pairCount; k++) addPair(this.pairBits, this.pairAt, words, this.pairs[k]!);
+    if (words > this.filter.length) this.filter = new Int32Array(Math.max(words, 2 * this.filter.length));
+    const filter = this.filter.fill(0, 0, words);
+    for (let k = 0; k < this.pairCount; k++) addPair(filter, 0, words, this.pairs[k]!);
+    for (let from = 0; from < words; ) {
+      let chunk = this.pairChunks[this.pairChunks.length - 1];
+      if (!chunk || this.chunkAt === chunk.length) {
+        // 4 KiB first (a live page's segment), doubling to 1 MiB.
+        chunk = new Int32Array(Math.min(2 ** 18, 2 ** 10 * 2 ** this.pairChunks.length));
+        this.pairChunks.push(chunk);
+        this.chunkAt = 0;
+      }
+      const n = Math.min(words - from, chunk.length - this.chunkAt);
+      chunk.set(filter.subarray(from, from + n), this.chunkAt);
+      this.chunkAt += n;
+      from += n;
+    }
     this.pairAt += words;
     this.pairStarts.push(this.pairAt);
   }
@@ -881,7 +902,12 @@ export class SegmentBuilder {
     const blockOffset = new Uint32Array(blocks);
     const postings = into ? placed(into.postings, words, 'postings') : new Int32Array(words);
     const pairBits = into ? placed(into.pairs, this.pairAt, 'filter') : new Int32Array(this.pairAt);
-    pairBits.set(this.pairBits.subarray(0, this.pairAt));
+    let pairAt = 0;
+    for (const chunk of this.pairChunks) {
+      const n = Math.min(chunk.length, this.pairAt - pairAt);
+      pairBits.set(chunk.subarray(0, n), pairAt);
+      pairAt += n;
+    }
     let b = 0;
     let at = 0;
     for (let t = 0; t < count; t++) {
