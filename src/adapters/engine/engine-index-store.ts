@@ -368,9 +368,10 @@ const PARALLEL_FROM = 50_000;
  * A build from the page store is cut into parts of at most this many versions (two at least), and
  * at most BUILDERS of them are built at once (`buildInTurns`): what a builder holds while it
  * gathers grows with its part, so the build's peak memory is bounded by the part, not by the
- * store's size. At 1M versions, four parts instead of two halves: docs/BENCHMARKS.md.
+ * store's size. At 1M versions, eight parts: the peak, while the last two gather beside the six
+ * finished, was 0.93-0.95 GiB of RSS against 1.08 in four parts, in as long (docs/BENCHMARKS.md).
  */
-const BUILD_PART = 250_000;
+const BUILD_PART = 125_000;
 const BUILDERS = 2;
 /**
  * With two search threads, a search is split when its expected work, the postings of its terms
