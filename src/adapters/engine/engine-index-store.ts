@@ -35,7 +35,7 @@ import { startWorker } from '../worker.js';
 import { PageUrls } from './page-urls.js';
 import { webqlReader } from './webql-rows.js';
 import { eitherSites, narrowerSite, searchWebql, topItems, urlMask, urlPrefixes, urlText, type BestFirst, type CheckJob, WEBQL_BEST_FIRST, WEBQL_READ_CHARS_MAX, WEBQL_READS_MAX, type WebqlDeps } from './webql-search.js';
-import { compacted, concatSegments, docOf, inIdOrder, newArray, type Place, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termAt, termCount, termNumber } from './segment.js';
+import { compacted, concatSegments, docOf, inIdOrder, newArray, type Place, placed, prefixEnd, SegmentBuilder, type SegmentData, type SegmentDoc, shareSegment, termAt, termCount, termNumber } from './segment.js';
 
 export interface EngineWeights {
   title: number;
@@ -357,7 +357,7 @@ function builderOf(rows: Iterable<Row>, weights: EngineWeights): SegmentBuilder 
   return builder;
 }
 
-/** The builder's segment (its postings written `into` a shared buffer when given: `SegmentBuilder.finish`); undefined when it holds no version. */
+/** The builder's segment (its postings and filters of pairs written `into` shared buffers when given: `SegmentBuilder.finish`); undefined when it holds no version. */
 export function finished(builder: SegmentBuilder, into?: { postings: Place; pairs: Place }): SegmentData | undefined {
   return builder.size > 0 ? builder.finish(into) : undefined;
 }
@@ -464,8 +464,7 @@ async function buildInTurns(path: string, ranges: readonly (readonly [number, nu
     if (seg.postings.length !== gathered || seg.pairBits.length !== pairWords) {
       throw new Error(`a build worker wrote ${seg.postings.length} postings and ${seg.pairBits.length} filter words, not ${gathered} and ${pairWords}`);
     }
-    const view = ({ words, at }: Place, length: number) => words.subarray(at, at + length);
-    return { ...seg, postings: view(place[i]!.postings, gathered), pairBits: view(place[i]!.pairs, pairWords) };
+    return { ...seg, postings: placed(place[i]!.postings, gathered, 'postings'), pairBits: placed(place[i]!.pairs, pairWords, 'filter') };
   };
   /** Part i built in a worker: its segment, once the worker has sent it and exited. */
   const build = async (i: number): Promise<SegmentData | undefined> => {

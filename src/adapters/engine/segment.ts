@@ -904,9 +904,9 @@ export class SegmentBuilder {
     const pairBits = into ? placed(into.pairs, this.pairAt, 'filter') : new Int32Array(this.pairAt);
     let pairAt = 0;
     for (const chunk of this.pairChunks) {
-      const n = Math.min(chunk.length, this.pairAt - pairAt);
-      pairBits.set(chunk.subarray(0, n), pairAt);
-      pairAt += n;
+      const used = Math.min(chunk.length, this.pairAt - pairAt);
+      pairBits.set(chunk.subarray(0, used), pairAt);
+      pairAt += used;
     }
     let b = 0;
     let at = 0;
@@ -966,7 +966,7 @@ export interface Place {
 }
 
 /** The `length` words at this place. */
-function placed(place: Place, length: number, what: string): Int32Array {
+export function placed(place: Place, length: number, what: string): Int32Array {
   if (place.at + length > place.words.length) throw new Error(`${length} ${what} words do not fit at word ${place.at} of ${place.words.length}`);
   return place.words.subarray(place.at, place.at + length);
 }
