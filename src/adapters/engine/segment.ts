@@ -1071,23 +1071,9 @@ export function compacted(parts: readonly SegmentData[], shared = false): Segmen
     skipDeleted(best);
   }
 
-  // The terms of all parts, and each one's number in each part (-1: not there); one part's are its own.
-  let count = termCount(parts[0]!);
-  let inPart: Int32Array[] | undefined;
-  if (parts.length > 1) {
-    const union = new DictionaryWriter();
-    const numbers = parts.map((p) => {
-      const own = new Int32Array(termCount(p));
-      for (let t = 0; t < own.length; t++) own[t] = union.add(p.termBytes, p.termStarts[t]!, p.termStarts[t + 1]!);
-      return own;
-    });
-    count = union.count;
-    inPart = numbers.map((own) => {
-      const out = new Int32Array(count).fill(-1);
-      own.forEach((u, t) => (out[u] = t));
-      return out;
-    });
-  }
+  // The terms of all parts, and the parts holding each (`termsOfParts`); one part's are its own.
+  const holders = parts.length > 1 ? termsOfParts(parts) : undefined;
+  const count = holders ? holders.union.count : termCount(parts[0]!);
   // The postings: no more terms nor blocks than the parts' (a term's blocks are its postings over
   // BLOCK, rounded up); the words may come out a little more (a block's widths follow its
   // postings, and a posting taken out moves the blocks after it): room for 1/64 more, so that
@@ -1114,9 +1100,10 @@ export function compacted(parts: readonly SegmentData[], shared = false): Segmen
     let m = 0;
     let from: SegmentData | undefined;
     let fromTerm = 0;
-    for (let k = 0; k < parts.length; k++) {
-      const t = inPart ? inPart[k]![u]! : u;
-      if (t < 0) continue;
+    const heldTo = holders ? holders.start[u + 1]! : 1;
+    for (let e = holders ? holders.start[u]! : 0; e < heldTo; e++) {
+      const k = holders ? holders.part[e]! : 0;
+      const t = holders ? holders.term[e]! : u;
       const p = parts[k]!;
       const to = renumbered[k]!;
       const end = p.termBlockStart[t]! + p.termBlockCount[t]!;
@@ -1342,6 +1329,37 @@ export function docOf(seg: SegmentData, versionId: number): number {
 }
 
 /**
+ * The terms of all these parts, numbered as first met part by part (`union`), and for each, the
+ * parts holding it, in order, with its number in each: term u's are entries [start[u], start[u + 1])
+ * of `part` and `term`: as long as the parts' dictionaries together, where a column per part over
+ * every term (as before) grew with the parts times the terms. At 1M documents in 8 parts, 1,315,007
+ * entries for 1,037,730 terms: 19 MB against 33 (by a line printed ad hoc).
+ */
+function termsOfParts(parts: readonly SegmentData[]): { union: DictionaryWriter; start: Uint32Array; part: Uint32Array; term: Uint32Array } {
+  const union = new DictionaryWriter();
+  const numbers = parts.map((p) => {
+    const own = new Uint32Array(termCount(p));
+    for (let t = 0; t < own.length; t++) own[t] = union.add(p.termBytes, p.termStarts[t]!, p.termStarts[t + 1]!);
+    return own;
+  });
+  const start = new Uint32Array(union.count + 1);
+  for (const own of numbers) for (const u of own) start[u + 1]!++;
+  for (let u = 0; u < union.count; u++) start[u + 1]! += start[u]!;
+  const entries = start[union.count]!;
+  const part = new Uint32Array(entries);
+  const term = new Uint32Array(entries);
+  const next = start.slice(0, union.count);
+  numbers.forEach((own, k) => {
+    for (let t = 0; t < own.length; t++) {
+      const e = next[own[t]!]!++;
+      part[e] = k;
+      term[e] = t;
+    }
+  });
+  return { union, start, part, term };
+}
+
+/**
  * One segment holding the documents of `parts`, in order (each part's numbered after the one
  * before). Postings words are kept as they are: each block's distances start from its own base,
  * which is shifted. When the parts' postings lie side by side in one buffer (the build's halves,
@@ -1363,21 +1381,10 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
     shifts.push(n);
     n += p.docCount;
   }
-  // The joined dictionary, and per part, each joined term's number in that part (-1: not there).
-  const words = new DictionaryWriter();
-  const numbers: Int32Array[] = [];
-  for (const p of parts) {
-    const count = termCount(p);
-    const own = new Int32Array(count);
-    for (let t = 0; t < count; t++) own[t] = words.add(p.termBytes, p.termStarts[t]!, p.termStarts[t + 1]!);
-    numbers.push(own);
-  }
+  // The joined dictionary, and the parts holding each joined term.
+  const held = termsOfParts(parts);
+  const words = held.union;
   const count = words.count;
-  const inPart = numbers.map((own) => {
-    const out = new Int32Array(count).fill(-1);
-    own.forEach((u, t) => (out[u] = t));
-    return out;
-  });
   let blocks = 0;
   for (const p of parts) blocks += p.blockLast.length;
   const inPlace = sideBySide(parts.map((p) => p.postings));
@@ -1419,12 +1426,13 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
   for (let id = 0; id < count; id++) {
     out.termBlockStart[id] = blockAt;
     let df = 0;
-    parts.forEach((p, k) => {
-      const t = inPart[k]![id]!;
-      if (t < 0) return;
-      copy(p, t, shifts[k]!, inPlace?.shifts[k]);
-      df += p.termDf[t]!;
-    });
+    const heldTo = held.start[id + 1]!;
+    for (let e = held.start[id]!; e < heldTo; e++) {
+      const k = held.part[e]!;
+      const t = held.term[e]!;
+      copy(parts[k]!, t, shifts[k]!, inPlace?.shifts[k]);
+      df += parts[k]!.termDf[t]!;
+    }
     out.termBlockCount[id] = blockAt - out.termBlockStart[id]!;
     out.termDf[id] = df;
   }
