@@ -172,6 +172,29 @@ describe('the build on two threads', () => {
     }
   });
 
+  test('a part that cannot be built fails the build, whichever part it is, and nothing waits for its turn', { timeout: 120_000 }, async () => {
+    const path = join(dir.path, 'failing.db');
+    const db = openDatabase({ path });
+    await new SqlitePageStore(db).putVersions(Array.from({ length: 2_000 }, (_, n) => page(`https://f.failing.test/p${n}`, { content: `failing page ${n}` })));
+    // In parts of at most 400 (five): a version whose content is bytes, not text, which the
+    // analysis cannot read, in the first part, in a middle one (its turn comes after others
+    // wait for it) and in the last.
+    try {
+      for (const bad of [1, 1_000, 2_000]) {
+        db.prepare('UPDATE versions SET content = CAST(content AS BLOB) WHERE id = ?').run(bad);
+        // (The analysis's own error, from the part's worker thread.)
+        await assert.rejects(new EngineIndexStore(db, { parallelFrom: 1_000, buildPart: 400 }).open(), { name: 'TypeError' }, `version ${bad}`);
+        db.prepare('UPDATE versions SET content = CAST(content AS TEXT) WHERE id = ?').run(bad);
+      }
+      // Mended, the same store builds.
+      const index = await new EngineIndexStore(db, { parallelFrom: 1_000, buildPart: 400 }).open();
+      assert.equal((await index.search({ terms: ['failing'], limit: 10_000 })).length, 2_000);
+      await index.close();
+    } finally {
+      db.close();
+    }
+  });
+
   test('halves of very different sizes: the larger may not fit the reserve, and the build is the same either way', async () => {
     const path = join(dir.path, 'uneven.db');
     const db = openDatabase({ path });
