@@ -369,7 +369,7 @@ const PARALLEL_FROM = 50_000;
  * at most BUILDERS of them are built at once (`buildInTurns`): what a builder holds while it
  * gathers grows with its part, so the build's peak memory is bounded by the part, not by the
  * store's size. At 1M versions, eight parts: the peak, while the last two gather beside the six
- * finished, was 0.93-0.95 GiB of RSS against 1.08 in four parts, in as long (docs/BENCHMARKS.md).
+ * finished, was 917-952 MiB of RSS against 1,075-1,101 in four parts, in as long (docs/BENCHMARKS.md).
  */
 const BUILD_PART = 125_000;
 const BUILDERS = 2;
