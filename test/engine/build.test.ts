@@ -59,14 +59,14 @@ describe('the build on two threads', () => {
     const events: unknown[] = [];
     const segment = new Promise<SegmentData>((resolve, reject) => {
       worker.on('message', (m: SegmentData | Gathered) => {
-        events.push('gathered' in m ? m : 'segment');
-        if (!('gathered' in m)) resolve(m);
+        events.push('postingsWords' in m ? m : 'segment');
+        if (!('postingsWords' in m)) resolve(m);
       });
       worker.once('error', reject);
     });
     try {
       while (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-      const { gathered: words, pairWords } = events[0] as Gathered;
+      const { postingsWords: words, pairWords } = events[0] as Gathered;
       assert.ok(words > 300, `${words} words`);
       // Pairs in every page's title and content: at least a 32-bit word of filter each.
       assert.ok(pairWords >= 300, `${pairWords} filter words`);

@@ -19,7 +19,7 @@ try {
 }
 let into: { postings: Place; pairs: Place } | undefined;
 if (turns) {
-  parentPort!.postMessage({ gathered: builder.postingsWords(), pairWords: builder.pairWords() } satisfies Gathered);
+  parentPort!.postMessage({ postingsWords: builder.postingsWords(), pairWords: builder.pairWords() } satisfies Gathered);
   into = await new Promise((resolve) => parentPort!.once('message', resolve));
 }
 const seg = finished(builder, into);

@@ -423,12 +423,12 @@ function buildInWorker(
 
 /** What a build worker taking turns says once it has gathered its versions: the words its postings and its filters of pairs will take. */
 export interface Gathered {
-  gathered: number;
+  postingsWords: number;
   pairWords: number;
 }
 
 function isGathered(m: unknown): m is Gathered {
-  return typeof m === 'object' && m !== null && 'gathered' in m;
+  return typeof m === 'object' && m !== null && 'postingsWords' in m;
 }
 
 /**
@@ -453,18 +453,18 @@ async function buildInTurns(path: string, ranges: readonly (readonly [number, nu
   const turns = new Turns();
   const open = (i: number | undefined) => {
     if (i === undefined) return;
-    place[i] = { postings: postings.place(needs[i]!.gathered), pairs: pairs.place(needs[i]!.pairWords) };
+    place[i] = { postings: postings.place(needs[i]!.postingsWords), pairs: pairs.place(needs[i]!.pairWords) };
     builds[i]!.worker.postMessage(place[i]);
   };
   // A buffer sent between threads arrives as another object over the same memory: each segment's
   // postings and filters are made views of this thread's own, so that the join sees them side by side.
   const own = (seg: SegmentData | undefined, i: number) => {
     if (!seg) return seg;
-    const { gathered, pairWords } = needs[i]!;
-    if (seg.postings.length !== gathered || seg.pairBits.length !== pairWords) {
-      throw new Error(`a build worker wrote ${seg.postings.length} postings and ${seg.pairBits.length} filter words, not ${gathered} and ${pairWords}`);
+    const { postingsWords, pairWords } = needs[i]!;
+    if (seg.postings.length !== postingsWords || seg.pairBits.length !== pairWords) {
+      throw new Error(`a build worker wrote ${seg.postings.length} postings and ${seg.pairBits.length} filter words, not ${postingsWords} and ${pairWords}`);
     }
-    return { ...seg, postings: placed(place[i]!.postings, gathered, 'postings'), pairBits: placed(place[i]!.pairs, pairWords, 'filter') };
+    return { ...seg, postings: placed(place[i]!.postings, postingsWords, 'postings'), pairBits: placed(place[i]!.pairs, pairWords, 'filter') };
   };
   /** Part i built in a worker: its segment, once the worker has sent it and exited. */
   const build = async (i: number): Promise<SegmentData | undefined> => {

@@ -1382,8 +1382,8 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
     n += p.docCount;
   }
   // The joined dictionary, and the parts holding each joined term.
-  const held = termsOfParts(parts);
-  const words = held.union;
+  const holders = termsOfParts(parts);
+  const words = holders.union;
   const count = words.count;
   let blocks = 0;
   for (const p of parts) blocks += p.blockLast.length;
@@ -1426,10 +1426,10 @@ export function concatSegments(parts: readonly SegmentData[], exactBounds = true
   for (let id = 0; id < count; id++) {
     out.termBlockStart[id] = blockAt;
     let df = 0;
-    const heldTo = held.start[id + 1]!;
-    for (let e = held.start[id]!; e < heldTo; e++) {
-      const k = held.part[e]!;
-      const t = held.term[e]!;
+    const heldTo = holders.start[id + 1]!;
+    for (let e = holders.start[id]!; e < heldTo; e++) {
+      const k = holders.part[e]!;
+      const t = holders.term[e]!;
       copy(parts[k]!, t, shifts[k]!, inPlace?.shifts[k]);
       df += parts[k]!.termDf[t]!;
     }
