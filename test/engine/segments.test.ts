@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { analyse, EngineIndexStore, fieldsOf } from '../../src/adapters/engine/engine-index-store.js';
 import { exhaustive, searchable, searchTopK, type Statistics, updateGone } from '../../src/adapters/engine/engine.js';
 import { loadIndex, saveIndex, withLock } from '../../src/adapters/engine/segment-files.js';
-import { compacted, concatSegments, decodeBlock, dictionaryOf, members, publishedSet, SegmentBuilder, type SegmentData, termAt, termCount, termNumber } from '../../src/adapters/engine/segment.js';
+import { compacted, concatSegments, decodeBlock, dictionaryOf, members, PostingsPool, publishedSet, SegmentBuilder, type SegmentData, termAt, termCount, termNumber } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
 import { ANALYSIS_VERSION, queryTerms, stem } from '../../src/core/text.js';
@@ -439,6 +439,58 @@ describe('segments', () => {
         assert.equal(seg.blockBase[b], k === 0 ? 0 : want[2 * (k - 1)]! + 1, term);
         assert.equal(seg.blockLast[b], want[2 * Math.min(k + 127, want.length / 2 - 1)], term);
       }
+    }
+  });
+
+  test('the build\'s pool gives back postings too far apart or too frequent for one word each: distances about 2^24, frequencies about 256', () => {
+    // An open block keeps a posting in one word when its distance from the block's base is below
+    // 2^24 - 1 and its frequency at most 256, else in three. Term 0 sits on those edges (a block's
+    // base is 0 until it closes); 40 others take random gaps (some of millions of documents) and
+    // frequencies about the edge, and the last then 80,000 more at three words each, until its
+    // buffer is an array of its own; slices grow, are freed and are split among them.
+    const pool = new PostingsPool();
+    const want: number[][] = [];
+    const next = rng(11);
+    const edge = 2 ** 24;
+    const add = (t: number, doc: number, tf: number) => {
+      pool.add(t, doc, tf);
+      (want[t] ??= []).push(doc, tf);
+    };
+    for (let t = 0; t < 42; t++) pool.newTerm();
+    for (const [doc, tf] of [[0, 1], [edge - 2, 256], [edge - 1, 256], [edge, 257], [edge + 1, 1], [2 * edge, 255]] as const) add(0, doc, tf);
+    const frequencies = [1, 2, 255, 256, 257, 300, 70_000];
+    const last = new Array<number>(42).fill(-1);
+    for (let step = 0; step < 60_000; step++) {
+      const t = 1 + Math.floor(next() * 41);
+      const gap = next() < 0.01 ? Math.floor(next() * 3 * edge) : 1 + Math.floor(next() * 50);
+      last[t] = last[t]! + gap;
+      add(t, last[t]!, frequencies[Math.floor(next() * frequencies.length)]!);
+    }
+    for (let doc = 0; doc < 80_000; doc++) add(41, last[41]! + 1 + doc, 300 + (doc % 3));
+    // Terms of one posting side by side in the pool, each in a slice just as long as it, which its
+    // block outgrows when packed (a header and a word each for its document and its frequency).
+    for (let k = 0; k < 300; k++) add(pool.newTerm(), 1_000 + 7 * k, 2 + k);
+    const { blocks, words } = pool.closeAll();
+    const blockBase = new Uint32Array(blocks);
+    const blockLast = new Uint32Array(blocks);
+    const blockOffset = new Uint32Array(blocks);
+    const postingWords = new Int32Array(words);
+    const docs = new Int32Array(128);
+    const tfs = new Int32Array(128);
+    for (let t = 0, b = 0, at = 0; t < pool.count; t++) {
+      const first = b;
+      const from = at;
+      at = pool.emit(t, b, at, blockBase, blockLast, blockOffset, postingWords);
+      if (t === 41) assert.ok(at - from > 2 ** 15, 'the last term\'s postings outgrow a slice');
+      b += pool.blocks[t]!;
+      const got: number[] = [];
+      for (let k = first; k < b; k++) {
+        const n = decodeBlock(postingWords, blockOffset[k]!, blockBase[k]! - 1, docs, tfs);
+        for (let i = 0; i < n; i++) got.push(docs[i]!, tfs[i]!);
+        assert.equal(blockLast[k], docs[n - 1], `term ${t}, block ${k - first}`);
+      }
+      assert.equal(pool.df[t], want[t]!.length / 2);
+      if (got.length !== want[t]!.length || got.some((v, i) => v !== want[t]![i])) assert.deepEqual(got, want[t], `term ${t}`);
     }
   });
 });

@@ -98,6 +98,13 @@ function pack(values: Int32Array, n: number, bits: number, out: Uint32Array, at:
 const dists = new Int32Array(BLOCK);
 const freqs = new Int32Array(BLOCK);
 
+/** The words `packBlock` writes for `n` postings of the scratch `dists` and `freqs`, its header included. */
+function packedBlockWords(n: number): number {
+  let freqMax = 0;
+  for (let i = 0; i < n; i++) freqMax |= freqs[i]!;
+  return 1 + packedWords(n, bitWidth(dists[n - 1]!)) + packedWords(n, bitWidth(freqMax));
+}
+
 /**
  * Packs a block of `n` postings from the scratch `dists` (each document's distance from the block's
  * base, ascending) and `freqs` (frequency less one): its header at out[at] (n, the documents' and
@@ -115,29 +122,58 @@ function packBlock(n: number, out: Uint32Array, at: number): number {
 
 /**
  * Words of address space per chunk of the postings pool; a term's buffer never straddles two. The
- * first chunk holds 2^14 words and each next one twice the last, up to CHUNK, so the segment of one
+ * first chunk holds 2^15 words and each next one twice the last, up to CHUNK, so the segment of one
  * live fetch does not allocate megabytes.
  */
 const CHUNK_BITS = 20;
 const CHUNK = 2 ** CHUNK_BITS;
-const FIRST_CHUNK = 2 ** 14;
-/** Buffers of this many words or more are arrays of their own, not slices of the pool (so a slice fits in any chunk). */
-const OWN = 2 * FIRST_CHUNK;
+/** Buffers of this many words or more are arrays of their own, not slices of the pool (so a slice, smaller, fits in any chunk). */
+const OWN = 2 ** 15;
+const FIRST_CHUNK = OWN;
+
+/**
+ * The sizes of the pool's slices: 4, 5, 6 and 7 times each power of two (4, 5, 6, 7, 8, 10, 12,
+ * ...), slice class k being (4 + k % 4) << (k >> 2) words. A buffer is at most a quarter larger
+ * than the words it had to hold when it grew; with powers of two it was up to twice, and at
+ * 125,000 documents a builder's slices held 67 MB for 43 MB of words.
+ */
+const classSize = (k: number): number => (4 + (k & 3)) << (k >> 2);
+
+/** The largest slice class of at most `words` words (4 or more). */
+function floorClass(words: number): number {
+  const e = 29 - Math.clz32(words);
+  return 4 * e + Math.floor(words / 2 ** e) - 4;
+}
+
+/** The smallest slice class of at least `words` words (4 or more). */
+function sliceClass(words: number): number {
+  const e = 29 - Math.clz32(words); // 2^(e + 2) <= words < 2^(e + 3)
+  const m = Math.ceil(words / 2 ** e); // 4 to 8
+  return m === 8 ? 4 * (e + 1) : 4 * e + m - 4;
+}
 /** Words at the head of every block in a build buffer: its base, its last document, its header. */
 const HEAD = 3;
+/**
+ * An open block's posting is one word, its distance from the block's base times 256 plus its
+ * frequency less one, when the distance is below ESCAPED_FROM and the frequency at most 256; else
+ * ESCAPE and those two in a word each. Two words a posting held 17.6 MB of a builder of 125,000
+ * documents' pool, for postings that pack into 6.6.
+ */
+const ESCAPED_FROM = 2 ** 24 - 1;
+const ESCAPE = 0xffffffff;
 const EMPTY: Uint32Array = new Uint32Array(0);
 
 /**
  * The postings of every term of a segment being built, as columns indexed by the term's number
  * rather than an object per term: most terms of a large corpus occur once (99.8% of the 1M
  * generated documents' 1,025,500), and four growable arrays per term took about 1.2 KB each, most
- * of the build's memory. Each term's words are one buffer, a power-of-two slice of a shared pool of
- * chunks (freed slices are reused by size), or an array of its own once large. Blocks follow each
+ * of the build's memory. Each term's words are one buffer, a slice of a shared pool of chunks
+ * (`sliceClass`; freed slices are reused by class), or an array of its own once large. Blocks follow each
  * other in it, each as [base, last document, header, packed documents, packed frequencies]; the
- * open block's postings sit unpacked (distance from base, frequency - 1) after its head, and
- * closing it packs them in place.
+ * open block's postings sit unpacked after its head, a word each (`ESCAPED_FROM`), and closing it
+ * packs them in place.
  */
-class PostingsPool {
+export class PostingsPool {
   count = 0;
   df = new Uint32Array(1024);
   /** The weighted frequency gathered for the document being added (`SegmentBuilder.addFields`). */
@@ -154,7 +190,7 @@ class PostingsPool {
   private readonly chunks: Uint32Array[] = [];
   private used = 0;
   private readonly own: Uint32Array[] = [];
-  /** Freed slices of the pool by log2 of their size. */
+  /** Freed slices of the pool by their class (`sliceClass`). */
   private readonly free: number[][] = [];
   /** The buffer and offset of the term last located (`locate`). */
   buf: Uint32Array = EMPTY;
@@ -194,11 +230,10 @@ class PostingsPool {
   /** Gives term t a buffer of at least `need` words, its words moved there; leaves it located. */
   private grow(t: number, need: number): void {
     const cap = this.cap[t]!;
-    let size = Math.max(8, cap * 2);
-    while (size < need) size *= 2;
-    // An array of its own grows by a quarter (its copies are long memcpys), a slice by doubling
-    // (slices are powers of two, reused by size).
-    if (cap >= OWN) size = Math.max(need, Math.ceil(cap * 1.25));
+    // An array of its own grows by a quarter (its copies are long memcpys), a slice to the
+    // smallest class that holds what it needs (a class is 1.14-1.25 times the one before).
+    const k = cap >= OWN ? -1 : sliceClass(need);
+    const size = k < 0 ? Math.max(need, Math.ceil(cap * 1.25)) : classSize(k);
     let buf: Uint32Array;
     let base: number;
     let at: number;
@@ -208,8 +243,7 @@ class PostingsPool {
       base = 0;
       this.own.push(buf);
     } else {
-      const k = Math.log2(size);
-      const reuse = this.free[k]?.pop();
+      const reuse = this.reuse(k);
       if (reuse !== undefined) {
         at = reuse;
       } else {
@@ -229,7 +263,7 @@ class PostingsPool {
       this.locate(t);
       buf.set(this.buf.subarray(this.base, this.base + this.len[t]!), base);
       if (cap >= OWN) this.own[this.at[t]!] = EMPTY;
-      else (this.free[Math.log2(cap)] ??= []).push(this.at[t]!);
+      else (this.free[sliceClass(cap)] ??= []).push(this.at[t]!);
     }
     this.cap[t] = size;
     this.at[t] = at;
@@ -237,21 +271,51 @@ class PostingsPool {
     this.base = base;
   }
 
-  add(t: number, doc: number, tf: number): void {
-    let n = this.len[t]!;
-    const opening = this.inBlock[t] === 0;
-    if (n + (opening ? HEAD + 2 : 2) > this.cap[t]!) this.grow(t, n + HEAD + 2);
-    else this.locate(t);
-    const buf = this.buf;
-    const o = this.base;
-    if (opening) {
-      buf[o + n] = this.lastDoc[t]! + 1; // the document before the block, plus one: "none before" (-1) fits unsigned
-      this.open[t] = n;
-      n += HEAD;
+  /**
+   * A freed slice of class k, or the start of one of the next four classes (at most twice its
+   * size), whose rest is freed as a slice of its own (the rest of a class k + 1 to k + 4 is a class;
+   * one of fewer words than a block's head and a posting, which no term asks for, is left unused);
+   * undefined when there is none.
+   */
+  private reuse(k: number): number | undefined {
+    for (let j = k; j <= k + 4; j++) {
+      const at = this.free[j]?.pop();
+      if (at === undefined) continue;
+      const rest = classSize(j) - classSize(k);
+      if (rest >= HEAD + 1) (this.free[floorClass(rest)] ??= []).push(at + classSize(k));
+      return at;
     }
-    buf[o + n] = doc - buf[o + this.open[t]!]!;
-    buf[o + n + 1] = tf - 1;
-    this.len[t] = n + 2;
+    return undefined;
+  }
+
+  add(t: number, doc: number, tf: number): void {
+    const n = this.len[t]!;
+    const opening = this.inBlock[t] === 0;
+    this.locate(t);
+    // The document before the block, plus one ("none before", -1, fits unsigned), is the block's base.
+    const base = opening ? this.lastDoc[t]! + 1 : this.buf[this.base + this.open[t]!]!;
+    const dist = doc - base;
+    const f = tf - 1;
+    const one = dist < ESCAPED_FROM && f < 256;
+    const words = (opening ? HEAD : 0) + (one ? 1 : 3);
+    // A new term's buffer holds its posting alone (most terms have one); a buffer that grows, room for another block's.
+    if (n + words > this.cap[t]!) this.grow(t, n === 0 ? words : n + HEAD + 3);
+    const buf = this.buf;
+    let at = this.base + n;
+    if (opening) {
+      buf[at] = base;
+      this.open[t] = n;
+      at += HEAD;
+    }
+    if (one) {
+      buf[at++] = dist * 256 + f;
+    } else {
+      buf[at] = ESCAPE;
+      buf[at + 1] = dist;
+      buf[at + 2] = f;
+      at += 3;
+    }
+    this.len[t] = at - this.base;
     this.lastDoc[t] = doc;
     this.df[t]! += 1;
     const inBlock = this.inBlock[t]! + 1;
@@ -263,14 +327,25 @@ class PostingsPool {
     const n = this.inBlock[t]!;
     if (n === 0) return;
     this.locate(t);
-    const buf = this.buf;
-    const head = this.base + this.open[t]!;
+    const open = this.open[t]!;
+    let at = this.base + open + HEAD;
+    const words = this.buf;
     for (let i = 0; i < n; i++) {
-      dists[i] = buf[head + HEAD + 2 * i]!;
-      freqs[i] = buf[head + HEAD + 2 * i + 1]!;
+      const w = words[at++]!;
+      if (w !== ESCAPE) {
+        dists[i] = w >>> 8;
+        freqs[i] = w & 0xff;
+      } else {
+        dists[i] = words[at]!;
+        freqs[i] = words[at + 1]!;
+        at += 2;
+      }
     }
-    buf[head + 1] = this.lastDoc[t]!;
-    this.len[t] = packBlock(n, buf, head + 2) - this.base;
+    // Packed, the block can take two words more than its postings did (each rounded up to a word).
+    const end = open + 2 + packedBlockWords(n);
+    if (end > this.cap[t]!) this.grow(t, end);
+    this.buf[this.base + open + 1] = this.lastDoc[t]!;
+    this.len[t] = packBlock(n, this.buf, this.base + open + 2) - this.base;
     this.inBlock[t] = 0;
     this.blocks[t]! += 1;
   }
