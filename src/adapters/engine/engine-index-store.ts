@@ -403,6 +403,17 @@ const ASIDE_MIN = 64;
 const RESERVE = 2;
 
 /**
+ * The young generation of a build worker's heap, in MiB (V8's own is 48 here: two semi-spaces of
+ * 16 and room for large objects). A builder allocates short-lived strings (each version's texts)
+ * fast, so V8 grows its young generation to the largest, which each of the two builders gathering
+ * at the build's peak held: at 1M documents `npm run bench:build` peaked at 891-914 MiB of RSS
+ * with 48, 846-849 with 16 (840-873 with 8). The smaller, the more its scavenges cost: one
+ * builder of 125,000 versions spent 110 ms of about 10 s in them with semi-spaces of 16 MiB,
+ * 147 with 5 (16 here gives 5.3) and 297 with 2.
+ */
+const BUILD_YOUNG_MB = 16;
+
+/**
  * Builds the searchable versions with ids in [lo, hi] (and in `ids`) in a worker thread; `worker`
  * can be terminated. Taking `turns`, the worker reads its versions, sends how many words its
  * segment's postings and filters of pairs will take (`Gathered`), and finishes its segment only
@@ -416,7 +427,7 @@ function buildInWorker(
   ids?: Float64Array,
   turns?: boolean,
 ): { result: Promise<SegmentData | undefined>; worker: Worker; exited: Promise<void> } {
-  const worker = startWorker(import.meta.url, 'build-worker', { path, lo, hi, weights, ids, turns });
+  const worker = startWorker(import.meta.url, 'build-worker', { path, lo, hi, weights, ids, turns }, { resourceLimits: { maxYoungGenerationSizeMb: BUILD_YOUNG_MB } });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   return { result: segmentFrom(worker, 'build'), worker, exited };
 }
