@@ -98,11 +98,19 @@ function pack(values: Int32Array, n: number, bits: number, out: Uint32Array, at:
 const dists = new Int32Array(BLOCK);
 const freqs = new Int32Array(BLOCK);
 
-/** The words `packBlock` writes for `n` postings of the scratch `dists` and `freqs`, its header included. */
-function packedBlockWords(n: number): number {
+/** The bit width of the documents of `n` postings in the scratch `dists`: the largest's, the last (they ascend). */
+const docBitsOf = (n: number): number => bitWidth(dists[n - 1]!);
+
+/** The bit width of the frequencies of `n` postings in the scratch `freqs`. */
+function freqBitsOf(n: number): number {
   let freqMax = 0;
   for (let i = 0; i < n; i++) freqMax |= freqs[i]!;
-  return 1 + packedWords(n, bitWidth(dists[n - 1]!)) + packedWords(n, bitWidth(freqMax));
+  return bitWidth(freqMax);
+}
+
+/** The words `packBlock` writes for `n` postings of the scratch `dists` and `freqs`, its header included. */
+function packedBlockWords(n: number): number {
+  return 1 + packedWords(n, docBitsOf(n)) + packedWords(n, freqBitsOf(n));
 }
 
 /**
@@ -112,10 +120,8 @@ function packedBlockWords(n: number): number {
  * word. The one place a block's layout is written (`PostingsPool.closeBlock`, `compacted`).
  */
 function packBlock(n: number, out: Uint32Array, at: number): number {
-  let freqMax = 0;
-  for (let i = 0; i < n; i++) freqMax |= freqs[i]!;
-  const docBits = bitWidth(dists[n - 1]!); // the largest: documents ascend
-  const freqBits = bitWidth(freqMax);
+  const docBits = docBitsOf(n);
+  const freqBits = freqBitsOf(n);
   out[at] = n | (docBits << 8) | (freqBits << 16);
   return pack(freqs, n, freqBits, out, pack(dists, n, docBits, out, at + 1));
 }
@@ -168,10 +174,10 @@ const EMPTY: Uint32Array = new Uint32Array(0);
  * rather than an object per term: most terms of a large corpus occur once (99.8% of the 1M
  * generated documents' 1,025,500), and four growable arrays per term took about 1.2 KB each, most
  * of the build's memory. Each term's words are one buffer, a slice of a shared pool of chunks
- * (`sliceClass`; freed slices are reused by class), or an array of its own once large. Blocks follow each
- * other in it, each as [base, last document, header, packed documents, packed frequencies]; the
- * open block's postings sit unpacked after its head, a word each (`ESCAPED_FROM`), and closing it
- * packs them in place.
+ * (`sliceClass`; freed slices are reused by class), or an array of its own once large. Blocks
+ * follow each other in it, each as [base, last document, header, packed documents, packed
+ * frequencies]; the open block's postings sit unpacked after its head, a word each
+ * (`ESCAPED_FROM`), and closing it packs them in place.
  */
 export class PostingsPool {
   count = 0;
