@@ -407,7 +407,7 @@ const RESERVE = 2;
  * 16 and room for large objects). A builder allocates short-lived strings (each version's texts)
  * fast, so V8 grows its young generation to the largest, which each of the two builders gathering
  * at the build's peak held: at 1M documents `npm run bench:build` peaked at 891-914 MiB of RSS
- * with 48, 846-849 with 16 (840-873 with 8). The smaller, the more its scavenges cost: one
+ * with 48, 846-849 with 16 (840-873 with 8, in a trial). The smaller, the more its scavenges cost: one
  * builder of 125,000 versions spent 110 ms of about 10 s in them with semi-spaces of 16 MiB,
  * 147 with 5 (16 here gives 5.3) and 297 with 2.
  */

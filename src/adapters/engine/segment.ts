@@ -141,7 +141,8 @@ const FIRST_CHUNK = OWN;
  * The sizes of the pool's slices: 4, 5, 6 and 7 times each power of two (4, 5, 6, 7, 8, 10, 12,
  * ...), slice class k being (4 + k % 4) << (k >> 2) words. A buffer is at most a quarter larger
  * than the words it had to hold when it grew; with powers of two it was up to twice, and at
- * 125,000 documents a builder's slices held 67 MB for 43 MB of words.
+ * 125,000 documents a builder's slices held 67 MB for 43 MB of words (counted ad hoc:
+ * docs/BENCHMARKS.md, "The sixty-seventh session").
  */
 const classSize = (k: number): number => (4 + (k & 3)) << (k >> 2);
 
@@ -163,7 +164,7 @@ const HEAD = 3;
  * An open block's posting is one word, its distance from the block's base times 256 plus its
  * frequency less one, when the distance is below ESCAPED_FROM and the frequency at most 256; else
  * ESCAPE and those two in a word each. Two words a posting held 17.6 MB of a builder of 125,000
- * documents' pool, for postings that pack into 6.6.
+ * documents' pool, for postings that pack into 6.6 (counted ad hoc, as above).
  */
 const ESCAPED_FROM = 2 ** 24 - 1;
 const ESCAPE = 0xffffffff;
@@ -1615,17 +1616,10 @@ export function sideBySide(arrays: readonly Int32Array[]): { postings: Int32Arra
   };
 }
 
-/** When these arrays (the empty ones aside) lie in one buffer each right after the one before, in this order, the span of them all; else undefined. */
+/** When these arrays (the empty ones aside) lie side by side (`sideBySide`) in this order, the span of them all; else undefined. */
 export function inSequence(arrays: readonly Int32Array[]): Int32Array | undefined {
-  const held = arrays.filter((a) => a.length > 0);
-  if (held.length === 0) return undefined;
-  const first = held[0]!;
-  let end = first.byteOffset + first.byteLength;
-  for (const a of held.slice(1)) {
-    if (a.buffer !== first.buffer || a.byteOffset !== end) return undefined;
-    end += a.byteLength;
-  }
-  return new Int32Array(first.buffer, first.byteOffset, (end - first.byteOffset) / 4);
+  const run = sideBySide(arrays.filter((a) => a.length > 0));
+  return run && run.shifts.every((s, k) => k === 0 || s > run.shifts[k - 1]!) ? run.postings : undefined;
 }
 
 /** Whether every array of a segment lives in shared memory (so another thread can read it without a copy). */
