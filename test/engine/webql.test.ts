@@ -148,6 +148,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
     let compared = 0;
     let nonEmpty = 0;
     let led = 0;
+    let sitesLed = 0;
     let contradictions = 0;
     for (let n = 0; n < 1000; n++) {
       const text = expression();
@@ -168,6 +169,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
           request = r;
           const usual = r.required.length > 0 ? Math.min(...r.required.map((t) => deps.df(t))) : postings(r.terms.slice(0, r.terms.length - r.probed));
           if (!r.everyDoc && r.leads !== undefined && postings(r.leads) < usual) led++;
+          if (r.leadSites !== undefined && r.leadSites.length > 0) sitesLed++;
           return deps.matches(r, only);
         },
       };
@@ -209,6 +211,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
     assert.ok(compared > 800, `${compared} expressions compared`);
     assert.ok(nonEmpty > 300, `${nonEmpty} with matches`);
     assert.ok(led > 50, `${led} led by the words every match holds one of`);
+    assert.ok(sitesLed > 10, `${sitesLed} listings led by the hosts of site: and url: items too`);
     assert.ok(contradictions > 0, `${contradictions} contradicting themselves`);
     await helperAlone.checksSettled();
     assert.ok(helperAlone.asideChecks > 10_000, `${helperAlone.asideChecks} candidates checked on the helper thread`);
@@ -864,6 +867,24 @@ describe('webql site: and url: items told from the segments\' hosts', () => {
       const { deps, listed } = counting(depsOf(engine, node));
       assert.equal((await searchWebql(deps, node, 10_000)).length, 80);
       assert.equal(listed(), 80);
+      // A page holding no word may match, but only on the hosts of the site: and url: items of an
+      // OR or a word of it: those pages are listed (`leadSites`), not every page. plain.test's
+      // subdomain holds docs.plain.test's 40 pages; lime is on 4 pages of each host.
+      for (const [text, listing, found] of [
+        ['(lime OR site:go.test) (fig OR url:https://plain.test/docs)', 40 + 12, 36 + 4],
+        ['(site:docs.plain.test OR url:go.test/)', 80, 80],
+        ['site:plain.testing OR lime', 40 + 12, 40 + 12],
+        // An inurl: leads nothing: every page.
+        ['site:go.test OR inurl:docs/3', 160, 40 + 33],
+      ] as const) {
+        const node = parseWebql(text);
+        const { deps, listed } = counting(depsOf(engine, node));
+        const hits = await searchWebql(deps, node, 10_000);
+        const ids = (h: { versionId: number }[]) => h.map((x) => x.versionId).sort((a, b) => a - b);
+        assert.deepEqual(ids(hits), ids(await reference.search({ terms: [], webql: node, limit: 10_000 })), text);
+        assert.equal(hits.length, found, text);
+        assert.equal(listed(), listing, text);
+      }
       await engine.close();
     }));
 });

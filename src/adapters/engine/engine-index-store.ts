@@ -27,7 +27,7 @@ import { reverseHost } from '../../core/url.js';
 import type { IndexHit, IndexQuery, IndexStore } from '../../ports/index-store.js';
 import type { WebqlNode } from '../../core/webql.js';
 import { type Db, openDatabase } from '../sqlite/database.js';
-import { acquiredOrderOf, allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, heldAtLeast, heldByAll, idf, membersBytes, mergeHits, newestAccepted, NO_MORE, ORDER_FROM, type SearchableSegment, SharedFloor, searchable, searchTopK, type Statistics, updateGone } from './engine.js';
+import { acquiredOrderOf, allMatches, type DocRange, MATCH_STEP, type EngineFilter, exhaustive, heldAtLeast, heldByAll, idf, membersBytes, mergeHits, newestAccepted, NO_MORE, ORDER_FROM, type SearchableSegment, SharedFloor, searchable, searchTopK, siteDocCount, type Statistics, updateGone } from './engine.js';
 import { SearchHelper } from './search-helper.js';
 import { editsAllowed, nearestTerms, oneEditAway } from './spelling.js';
 import { LOCK_WAIT_MS, loadIndex, saveIndex } from './segment-files.js';
@@ -1612,6 +1612,7 @@ export class EngineIndexStore implements IndexStore {
       newest: async (k, held) => (keepsToPages(filter) ? undefined : newestAccepted(segments, filter, k, held)),
       turn: turned,
       df: (stem) => stats.df(stem),
+      siteDocs: (rev) => siteDocCount(segments, rev),
       together: (stems, max, pairs) => heldByAll(segments, stems, max, pairs),
       heldAtLeast: (stem, floor) => heldAtLeast(segments, stem, floor),
       titleWeight: Math.floor(this.weights.title),

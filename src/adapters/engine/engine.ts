@@ -2081,6 +2081,13 @@ export interface MatchRequest {
    */
   leads?: readonly string[];
   /**
+   * Reversed hosts (`reverseHost`, their subdomains too) whose documents lead as well (webql's
+   * `(lime OR site:a.test) (fig OR url:https://b.test/)`: a match may hold no term, but it is under
+   * one of these hosts or holds one of `leads`). Given with `leads`, which are then always taken:
+   * the usual way would miss a match that holds no term.
+   */
+  leadSites?: readonly string[];
+  /**
    * The least weighted frequency of a required term that a match has, where it is more than one
    * (webql's `title:` words: a version whose title holds a word has at least the title's weight of
    * its term); a document holding the term less often is no match.
@@ -2279,14 +2286,16 @@ export async function allMatches(
   const documents = segments.reduce((n, s) => n + s.data.docCount, 0);
   const postings = (terms: readonly string[]) => terms.reduce((n, t) => n + stats.df(t), 0);
   const usual = m.required.length > 0 ? Math.min(...m.required.map((t) => stats.df(t))) : postings(m.terms.slice(0, m.terms.length - m.probed));
-  const viaLeads = m.leads !== undefined ? postings(m.leads) : Infinity;
-  const leads = !m.everyDoc && viaLeads < usual ? m.leads : undefined;
-  const out = new Matches(Math.min(documents, m.everyDoc ? documents : Math.min(usual, viaLeads)));
+  // The documents of the lead sites, per segment, ascending.
+  const sited = m.leadSites !== undefined ? segments.map((s) => leadSiteDocs(s.data, m.leadSites!)) : undefined;
+  const viaLeads = m.leads !== undefined ? postings(m.leads) + (sited?.reduce((n, docs) => n + docs.length, 0) ?? 0) : Infinity;
+  const leads = !m.everyDoc && (sited !== undefined || viaLeads < usual) ? m.leads : undefined;
+  // The postings the way taken walks (every document with `everyDoc`).
+  const walks = m.everyDoc ? documents : sited !== undefined ? viaLeads : Math.min(usual, viaLeads);
+  const out = new Matches(Math.min(documents, walks));
   const scratch = new MatchScratch();
-  // The postings the usual way walks (every document with `everyDoc`).
-  const walks = m.everyDoc ? documents : Math.min(usual, viaLeads);
   let sinceTurn = 0;
-  for (const sseg of segments) {
+  for (const [at, sseg] of segments.entries()) {
     const accept = compileFilter(sseg, filter);
     if (!accept) continue;
     // Time bounds few documents fall in, published or acquired: those documents, as `searchTopK`
@@ -2299,10 +2308,11 @@ export async function allMatches(
     // The filter's few documents (`onlyVersions`) are gone through themselves, each term looked up
     // at each, when that is fewer lookups than the postings the usual way walks in this segment.
     const few = accept.only !== undefined && accept.only.count * Math.max(1, q.terms.length) < (walks * sseg.data.docCount) / documents;
+    const siteDocs = leads !== undefined ? sited?.[at] : undefined;
     const next = few
-      ? ofDocs(sseg, q, accept, m, out, leads)
+      ? ofDocs(sseg, q, accept, m, out, leads, siteDocs)
       : !m.everyDoc && (m.required.length > 0 || leads !== undefined)
-        ? allOf(sseg, q, accept, m, out, leads)
+        ? allOf(sseg, q, accept, m, out, leads, siteDocs)
         : anyOf(sseg, q, accept, m, out, scratch, step);
     if (next === undefined) continue;
     const n = sseg.data.docCount;
@@ -2432,14 +2442,15 @@ class Probe {
 
   /**
    * Adds `doc` to the matches if it holds every required term (as often as its floor), one of
-   * `brings` when given, and `keep` keeps the terms it holds; its score summed in the terms' order.
+   * `brings` when given (or is `sited`: of a lead site), and `keep` keeps the terms it holds; its
+   * score summed in the terms' order.
    */
-  at(doc: number): void {
+  at(doc: number, sited = false): void {
     const { cursors, required, floor, brings, q, m } = this;
     const { normOf, lengthCode: code } = this.sseg;
     let held = 0;
     let score = 0;
-    let brought = brings === undefined;
+    let brought = brings === undefined || sited;
     for (let j = 0; j < cursors.length; j++) {
       const c = cursors[j];
       if (c === undefined) continue;
@@ -2462,17 +2473,26 @@ class Probe {
  * required term leads, or the leads together, and the rest are advanced to their documents.
  * Undefined when a required term, or every lead, is not in the segment.
  */
-function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, accept: (doc: number) => boolean, m: MatchRequest, out: Matches, leadTerms: readonly string[] | undefined): MatchStep | undefined {
+function allOf(
+  sseg: SearchableSegment,
+  q: ReturnType<typeof queryTermsOf>,
+  accept: (doc: number) => boolean,
+  m: MatchRequest,
+  out: Matches,
+  leadTerms: readonly string[] | undefined,
+  siteDocs: Int32Array | undefined,
+): MatchStep | undefined {
   const probe = new Probe(sseg, q, m, out);
   const { cursors, required, floor } = probe;
   if (probe.lacking) return undefined;
   const need = cursors.filter((c, j) => required[j]) as Cursor[];
   for (const c of cursors) c?.start();
-  // The lists that bring candidates: `leads`' (a match holds one), else the rarest required one.
-  const leads =
+  // The lists that bring candidates: `leads`' (a match holds one) and the lead sites' documents, else the rarest required one.
+  const leads: DocWalk[] =
     leadTerms !== undefined ? cursors.filter((c, j): c is Cursor => c !== undefined && leadTerms.includes(q.terms[j]!)) : [need.reduce((a, b) => (b.postings < a.postings ? b : a))];
+  if (siteDocs !== undefined && siteDocs.length > 0) leads.push(new DocsWalk(siteDocs));
   if (leads.length === 0) return undefined;
-  const lead = leads.length === 1 ? leads[0] : undefined;
+  const lead = leads.length === 1 && leads[0] instanceof Cursor ? leads[0] : undefined;
   // A lead held less often than its floor is passed over before the others are moved to it.
   const leadFloor = lead !== undefined ? floor[cursors.indexOf(lead)]! : 0;
   return (hi) => {
@@ -2489,32 +2509,102 @@ function allOf(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, acce
  * A document is one when it holds every required term (as often as its floor), one of the `leads`
  * when taken, or else some term walked (any, with `everyDoc`).
  */
-function ofDocs(sseg: SearchableSegment, q: ReturnType<typeof queryTermsOf>, accept: Accept, m: MatchRequest, out: Matches, leadTerms: readonly string[] | undefined): MatchStep | undefined {
+function ofDocs(
+  sseg: SearchableSegment,
+  q: ReturnType<typeof queryTermsOf>,
+  accept: Accept,
+  m: MatchRequest,
+  out: Matches,
+  leadTerms: readonly string[] | undefined,
+  siteDocs: Int32Array | undefined,
+): MatchStep | undefined {
   const within = accept.only!.bits;
   const probe = new Probe(sseg, q, m, out);
   if (probe.lacking) return undefined;
-  // What brings a document in, as in `allMatches`: a lead, else holding the required terms, else a term walked.
+  // What brings a document in, as in `allMatches`: a lead (a lead site's too), else holding the required terms, else a term walked.
   const walked = m.everyDoc ? q.terms.length : q.terms.length - m.probed;
   if (!(m.everyDoc || (leadTerms === undefined && m.required.length > 0))) probe.brings = q.terms.map((term, j) => (leadTerms !== undefined ? leadTerms.includes(term) : j < walked));
   for (const c of probe.cursors) c?.start();
+  const site = siteDocs !== undefined && siteDocs.length > 0 ? new DocsWalk(siteDocs) : undefined;
   let lo = 0;
   return (hi) => {
     eachMember(within, lo, hi, (doc) => {
-      if (accept(doc)) probe.at(doc);
+      if (!accept(doc)) return;
+      if (site !== undefined && site.doc < doc) site.advance(doc);
+      probe.at(doc, site?.doc === doc);
     });
     lo = hi;
   };
 }
 
+/** What `allOf` walks for its candidates: a term's cursor, or a lead site's documents (`DocsWalk`). */
+interface DocWalk {
+  doc: number;
+  next(): void;
+}
+
+/** Ascending documents walked as a term's cursor is: at the first, then each next, NO_MORE past the last. */
+class DocsWalk implements DocWalk {
+  doc: number;
+  private at = 0;
+
+  constructor(private readonly docs: Int32Array) {
+    this.doc = docs.length > 0 ? docs[0]! : NO_MORE;
+  }
+
+  next(): void {
+    this.doc = ++this.at < this.docs.length ? this.docs[this.at]! : NO_MORE;
+  }
+
+  /** To the first document at or after `doc`. */
+  advance(doc: number): void {
+    this.at = lowerBound(this.docs, doc, false, this.at);
+    this.doc = this.at < this.docs.length ? this.docs[this.at]! : NO_MORE;
+  }
+}
+
+/** The documents of the segments under a reversed host and its subdomains (webql-search's `siteDocs`), the deleted and superseded counted. */
+export function siteDocCount(segments: readonly SearchableSegment[], rev: string): number {
+  let count = 0;
+  for (const { data: seg } of segments) {
+    const [lo, hi] = hostRange(seg.hosts, rev);
+    if (lo < hi) {
+      const { start } = hostOrderOf(seg);
+      count += start[hi]! - start[lo]!;
+    }
+  }
+  return count;
+}
+
+/**
+ * The documents of a segment under the hosts `revs` (reversed, subdomains too), ascending: those
+ * of their host ranks in the segment's host order (`hostOrderOf`), sorted.
+ */
+function leadSiteDocs(seg: SegmentData, revs: readonly string[]): Int32Array {
+  if (revs.length === 0) return new Int32Array(0);
+  const { start, docs } = hostOrderOf(seg);
+  const ranges = hostRanges(seg.hosts, revs);
+  let count = 0;
+  for (let k = 0; k < ranges.length; k += 2) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
+  const out = new Int32Array(count);
+  let n = 0;
+  for (let k = 0; k < ranges.length; k += 2) for (let at = start[ranges[k]!]!, end = start[ranges[k + 1]!]!; at < end; at++) out[n++] = docs[at]!;
+  // (A site and its subdomain both asked overlap: each document once.)
+  out.sort();
+  let kept = 0;
+  for (let i = 0; i < n; i++) if (i === 0 || out[i] !== out[i - 1]) out[kept++] = out[i]!;
+  return out.subarray(0, kept);
+}
+
 /** The lowest document any of `cursors` is at. */
-function firstDoc(cursors: readonly Cursor[]): number {
+function firstDoc(cursors: readonly DocWalk[]): number {
   let doc = NO_MORE;
   for (const c of cursors) if (c.doc < doc) doc = c.doc;
   return doc;
 }
 
 /** Moves the cursors at `doc`, the lowest, past it: the lowest document any is at then. */
-function pastDoc(cursors: readonly Cursor[], doc: number): number {
+function pastDoc(cursors: readonly DocWalk[], doc: number): number {
   for (const c of cursors) if (c.doc === doc) c.next();
   return firstDoc(cursors);
 }
