@@ -890,7 +890,7 @@ describe('webql site: and url: items told from the segments\' hosts', () => {
 });
 
 describe('webql tiers of the best first and the pages holding every required word', () => {
-  test('`together` counts the pages holding every word, up to a bound, from dense lists\' bitsets and the lists themselves; the tiers are skipped where those are few though each word\'s are many', () =>
+  test('`together` counts the pages holding every word, up to a bound, from dense lists\' bitsets and the lists themselves; the tiers are skipped where those are few though each word\'s are many; an OR ranked by no word reads the newest first', () =>
     withPages(async (db, pages) => {
       // Page i holds alpha when i % 3 is 0, beta when i % 5 is, side by side when i % 30 is (else
       // zeta between), gamma when i % 97 is, delta when i % 50 is, epsilon when i is even.
@@ -948,6 +948,17 @@ describe('webql tiers of the best first and the pages holding every required wor
         assert.deepEqual(ids(all), ids(await reference.search({ terms: [], webql: node, limit: 10_000 })), text);
         assert.equal(all.length, text.startsWith('"') ? count((i) => i % 30 === 0) : count((i) => i % 6 === 0), text);
       }
+      // No ranking word, no word every match holds, but many pages of one of an OR's: the newest
+      // pages first (a tier of 5: pages 1395-1399, of which 1396 and 1398 hold epsilon and 1395
+      // beta, not in its title), not the whole listing, and the same two as without tiers.
+      const node = parseWebql('(title:beta OR epsilon)');
+      const { deps: ds, listed } = counting(depsOf(tiered, node));
+      let newest = 0;
+      const found = await searchWebql({ ...ds, newest: (k, held) => (newest++, ds.newest(k, held)) }, node, 2);
+      assert.equal(newest, 1);
+      assert.equal(listed(), 3);
+      assert.deepEqual(found, await engine.search({ terms: [], webql: node, limit: 2 }));
+      assert.equal(found.length, 2);
       await engine.close();
       await tiered.close();
     }));

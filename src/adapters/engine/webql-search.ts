@@ -1194,8 +1194,11 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // a match must hold, so the listing is about that long: with more, their common pages may be few.
   const tiered = ranking.length > 0 && (!text.undecidable || ranking.length <= words || required.length === 1);
   // With no ranking word, the newest first (below).
-  const newestFirst = ranking.length === 0 && (wordless || required.length > 0);
-  const each = required.length > 0 ? Math.min(...required.map(listed)) : wordless && led ? led.postings : positive.reduce((n, t) => n + deps.df(t), 0);
+  const newestFirst = ranking.length === 0;
+  // The candidates' listing is about the shortest of what every match holds: its rarest required
+  // word, else the leads when taken (allMatches), else every positive word's pages.
+  const any = positive.reduce((n, t) => n + deps.df(t), 0);
+  const each = required.length > 0 ? Math.min(...required.map(listed)) : led !== undefined && (wordless || led.postings < any) ? led.postings : any;
   // Several words every match holds, each on many pages, but few pages holding them all: those
   // few are the listing, and no tier is read (`BestFirst.few`).
   const distinct = [...new Set(required)];
@@ -1221,9 +1224,10 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     if (bar === 0) break;
   }
   // No ranking word, and every page a candidate (`be`, `-cell the`), or many holding a word every
-  // match holds (`title:cell`): the newest of them first, in the same tiers, the k newest pages the
-  // filters accept (`newest`) that hold the rarest such word listed as the whole listing would list
-  // them. Every candidate acquired at or after the k-th's time is among them; the next tier's are
+  // match holds (`title:cell`) or one of its leads (`title:result OR accumulate`, which listed
+  // every page of both before the first read: 60-100 ms at 1M): the newest of them first, in the
+  // same tiers, the k newest pages the filters accept (`newest`) that hold the rarest word every
+  // match holds (any, without one) listed as the whole listing would list them. Every candidate acquired at or after the k-th's time is among them; the next tier's are
   // read on from before it, and last the whole listing's.
   const rarest = required.length > 0 ? required.reduce((a, b) => (deps.df(b) < deps.df(a) ? b : a)) : undefined;
   let before = Infinity;
