@@ -149,6 +149,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
     let nonEmpty = 0;
     let led = 0;
     let sitesLed = 0;
+    let versionsLed = 0;
     let contradictions = 0;
     for (let n = 0; n < 1000; n++) {
       const text = expression();
@@ -170,6 +171,7 @@ describe('webql on the engine, against the FTS5 reference', () => {
           const usual = r.required.length > 0 ? Math.min(...r.required.map((t) => deps.df(t))) : postings(r.terms.slice(0, r.terms.length - r.probed));
           if (!r.everyDoc && r.leads !== undefined && postings(r.leads) < usual) led++;
           if (r.leadSites !== undefined && r.leadSites.length > 0) sitesLed++;
+          if (r.leadVersions !== undefined) versionsLed++;
           return deps.matches(r, only);
         },
       };
@@ -211,7 +213,8 @@ describe('webql on the engine, against the FTS5 reference', () => {
     assert.ok(compared > 800, `${compared} expressions compared`);
     assert.ok(nonEmpty > 300, `${nonEmpty} with matches`);
     assert.ok(led > 50, `${led} led by the words every match holds one of`);
-    assert.ok(sitesLed > 10, `${sitesLed} listings led by the hosts of site: and url: items too`);
+    assert.ok(sitesLed > 30, `${sitesLed} listings led by the hosts of site: and url: items too`);
+    assert.ok(versionsLed > 20, `${versionsLed} listings led by the versions of lang:, url: and filetype: items too`);
     assert.ok(contradictions > 0, `${contradictions} contradicting themselves`);
     await helperAlone.checksSettled();
     assert.ok(helperAlone.asideChecks > 10_000, `${helperAlone.asideChecks} candidates checked on the helper thread`);
@@ -697,7 +700,7 @@ describe('webql reads', () => {
 });
 
 describe('webql lang: and url: of few versions', () => {
-  test('keep the candidates to their versions; of more than fileTypeMax, every page of the words is one, and they are looked up once reading has gone on long', () =>
+  test('keep the candidates to their versions, and lead them inside an OR; of more than fileTypeMax, every page of the words is one, and they are looked up once reading has gone on long', () =>
     withPages(async (db, pages) => {
       // 200 English pages that rank above 8 German ones (each longer than the last, so no two
       // score alike), and 8 pages under one path.
@@ -721,6 +724,17 @@ describe('webql lang: and url: of few versions', () => {
         assert.deepEqual((await searchWebql(deps, node, 10)).map((h) => h.versionId).sort(), german, `${query}, unkept`);
         assert.equal(unkeptDeps.listed(), 208, query);
         assert.ok(read <= 32 + 8, `${query}: ${read} read`);
+      }
+      // In an OR where a page holding no word may match, the versions the lookups find lead: only
+      // the German pages are listed (no page is a PDF). Of more than fileTypeMax, every page is.
+      const either = parseWebql('(lang:de OR filetype:pdf)');
+      for (const [store, listing] of [
+        [kept, 8],
+        [unkept, 208],
+      ] as const) {
+        const { deps, listed } = counting(depsOf(store, either));
+        assert.deepEqual((await searchWebql(deps, either, 10)).map((h) => h.versionId).sort(), german);
+        assert.equal(listed(), listing);
       }
       // Read in tiers of the best (here the best 34, then all): the lookup's turn comes after 32
       // reads, one short of the tier's 33 above its bar, where the German pages are more than the

@@ -1613,6 +1613,8 @@ export class EngineIndexStore implements IndexStore {
       turn: turned,
       df: (stem) => stats.df(stem),
       siteDocs: (rev) => siteDocCount(segments, rev),
+      itemVersions: (item) =>
+        item.kind === 'lang' ? this.versionsInLanguage(item.tag) : item.kind === 'url' ? this.versionsUnderUrl(item.prefix) : item.kind === 'filetype' ? this.versionsOfType(item.ext) : undefined,
       together: (stems, max, pairs) => heldByAll(segments, stems, max, pairs),
       heldAtLeast: (stem, floor) => heldAtLeast(segments, stem, floor),
       titleWeight: Math.floor(this.weights.title),

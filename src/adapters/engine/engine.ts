@@ -542,18 +542,23 @@ function versionSet(seg: SegmentData, ids: Float64Array | undefined): { bits: In
   if (ids === undefined) return undefined;
   const bits = new Int32Array(bitsetWords(seg.docCount));
   let count = 0;
+  eachVersionDoc(seg, ids, (doc) => {
+    bits[doc >>> 5]! |= 1 << doc;
+    count++;
+  });
+  return { bits, count };
+}
+
+/** Calls `fn` with the document of each of the versions `ids` (ascending) that `seg` holds, in order. */
+function eachVersionDoc(seg: SegmentData, ids: Float64Array, fn: (doc: number) => void): void {
   // Both ascend: each id is looked for after the last one found (a binary search of the rest).
   let from = 0;
   const versions = seg.versionIds;
   for (let k = lowerBound(ids, versions[0] ?? Infinity); k < ids.length && from < seg.docCount; k++) {
     const doc = lowerBound(versions, ids[k]!, false, from);
-    if (doc < seg.docCount && versions[doc] === ids[k]) {
-      bits[doc >>> 5]! |= 1 << doc;
-      count++;
-    }
+    if (doc < seg.docCount && versions[doc] === ids[k]) fn(doc);
     from = doc;
   }
-  return { bits, count };
 }
 
 /**
@@ -2087,6 +2092,8 @@ export interface MatchRequest {
    * the usual way would miss a match that holds no term.
    */
   leadSites?: readonly string[];
+  /** Versions (ascending) whose documents lead as well, given with `leadSites` (webql's `lang:en` in `(lime OR lang:en) fig`). */
+  leadVersions?: Float64Array;
   /**
    * The least weighted frequency of a required term that a match has, where it is more than one
    * (webql's `title:` words: a version whose title holds a word has at least the title's weight of
@@ -2286,8 +2293,8 @@ export async function allMatches(
   const documents = segments.reduce((n, s) => n + s.data.docCount, 0);
   const postings = (terms: readonly string[]) => terms.reduce((n, t) => n + stats.df(t), 0);
   const usual = m.required.length > 0 ? Math.min(...m.required.map((t) => stats.df(t))) : postings(m.terms.slice(0, m.terms.length - m.probed));
-  // The documents of the lead sites, per segment, ascending.
-  const sited = m.leadSites !== undefined ? segments.map((s) => leadSiteDocs(s.data, m.leadSites!)) : undefined;
+  // The documents of the lead sites and versions, per segment, ascending.
+  const sited = m.leadSites !== undefined ? segments.map((s) => leadDocsOf(s.data, m.leadSites!, m.leadVersions)) : undefined;
   const viaLeads = m.leads !== undefined ? postings(m.leads) + (sited?.reduce((n, docs) => n + docs.length, 0) ?? 0) : Infinity;
   const leads = !m.everyDoc && (sited !== undefined || viaLeads < usual) ? m.leads : undefined;
   // The postings the way taken walks (every document with `everyDoc`).
@@ -2308,11 +2315,11 @@ export async function allMatches(
     // The filter's few documents (`onlyVersions`) are gone through themselves, each term looked up
     // at each, when that is fewer lookups than the postings the usual way walks in this segment.
     const few = accept.only !== undefined && accept.only.count * Math.max(1, q.terms.length) < (walks * sseg.data.docCount) / documents;
-    const siteDocs = leads !== undefined ? sited?.[at] : undefined;
+    const leadDocs = leads !== undefined ? sited?.[at] : undefined;
     const next = few
-      ? ofDocs(sseg, q, accept, m, out, leads, siteDocs)
+      ? ofDocs(sseg, q, accept, m, out, leads, leadDocs)
       : !m.everyDoc && (m.required.length > 0 || leads !== undefined)
-        ? allOf(sseg, q, accept, m, out, leads, siteDocs)
+        ? allOf(sseg, q, accept, m, out, leads, leadDocs)
         : anyOf(sseg, q, accept, m, out, scratch, step);
     if (next === undefined) continue;
     const n = sseg.data.docCount;
@@ -2442,7 +2449,7 @@ class Probe {
 
   /**
    * Adds `doc` to the matches if it holds every required term (as often as its floor), one of
-   * `brings` when given (or is `sited`: of a lead site), and `keep` keeps the terms it holds; its
+   * `brings` when given (or is `sited`: of a lead site or version), and `keep` keeps the terms it holds; its
    * score summed in the terms' order.
    */
   at(doc: number, sited = false): void {
@@ -2480,7 +2487,7 @@ function allOf(
   m: MatchRequest,
   out: Matches,
   leadTerms: readonly string[] | undefined,
-  siteDocs: Int32Array | undefined,
+  leadDocs: Int32Array | undefined,
 ): MatchStep | undefined {
   const probe = new Probe(sseg, q, m, out);
   const { cursors, required, floor } = probe;
@@ -2490,7 +2497,7 @@ function allOf(
   // The lists that bring candidates: `leads`' (a match holds one) and the lead sites' documents, else the rarest required one.
   const leads: DocWalk[] =
     leadTerms !== undefined ? cursors.filter((c, j): c is Cursor => c !== undefined && leadTerms.includes(q.terms[j]!)) : [need.reduce((a, b) => (b.postings < a.postings ? b : a))];
-  if (siteDocs !== undefined && siteDocs.length > 0) leads.push(new DocsWalk(siteDocs));
+  if (leadDocs !== undefined && leadDocs.length > 0) leads.push(new DocsWalk(leadDocs));
   if (leads.length === 0) return undefined;
   const lead = leads.length === 1 && leads[0] instanceof Cursor ? leads[0] : undefined;
   // A lead held less often than its floor is passed over before the others are moved to it.
@@ -2516,7 +2523,7 @@ function ofDocs(
   m: MatchRequest,
   out: Matches,
   leadTerms: readonly string[] | undefined,
-  siteDocs: Int32Array | undefined,
+  leadDocs: Int32Array | undefined,
 ): MatchStep | undefined {
   const within = accept.only!.bits;
   const probe = new Probe(sseg, q, m, out);
@@ -2525,7 +2532,7 @@ function ofDocs(
   const walked = m.everyDoc ? q.terms.length : q.terms.length - m.probed;
   if (!(m.everyDoc || (leadTerms === undefined && m.required.length > 0))) probe.brings = q.terms.map((term, j) => (leadTerms !== undefined ? leadTerms.includes(term) : j < walked));
   for (const c of probe.cursors) c?.start();
-  const site = siteDocs !== undefined && siteDocs.length > 0 ? new DocsWalk(siteDocs) : undefined;
+  const site = leadDocs !== undefined && leadDocs.length > 0 ? new DocsWalk(leadDocs) : undefined;
   let lo = 0;
   return (hi) => {
     eachMember(within, lo, hi, (doc) => {
@@ -2577,23 +2584,29 @@ export function siteDocCount(segments: readonly SearchableSegment[], rev: string
 }
 
 /**
- * The documents of a segment under the hosts `revs` (reversed, subdomains too), ascending: those
- * of their host ranks in the segment's host order (`hostOrderOf`), sorted.
+ * The documents of a segment under the hosts `revs` (reversed, subdomains too), those of their
+ * host ranks in the segment's host order (`hostOrderOf`), and those of the `versions` (ascending),
+ * ascending and each once.
  */
-function leadSiteDocs(seg: SegmentData, revs: readonly string[]): Int32Array {
-  if (revs.length === 0) return new Int32Array(0);
-  const { start, docs } = hostOrderOf(seg);
-  const ranges = hostRanges(seg.hosts, revs);
-  let count = 0;
+function leadDocsOf(seg: SegmentData, revs: readonly string[], versions: Float64Array | undefined): Int32Array {
+  const ranges = revs.length > 0 ? hostRanges(seg.hosts, revs) : [];
+  const { start, docs } = ranges.length > 0 ? hostOrderOf(seg) : { start: new Int32Array(0), docs: new Int32Array(0) };
+  let count = versions?.length ?? 0;
   for (let k = 0; k < ranges.length; k += 2) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
   const out = new Int32Array(count);
   let n = 0;
   for (let k = 0; k < ranges.length; k += 2) for (let at = start[ranges[k]!]!, end = start[ranges[k + 1]!]!; at < end; at++) out[n++] = docs[at]!;
-  // (A site and its subdomain both asked overlap: each document once.)
-  out.sort();
+  if (versions !== undefined) eachVersionDoc(seg, versions, (doc) => (out[n++] = doc));
+  // (A site and its subdomain both asked, or a version of a lead site, overlap: each document once.)
+  return sortedOnce(out.subarray(0, n));
+}
+
+/** `values` sorted in place, each once: the start of it. */
+export function sortedOnce<T extends Int32Array | Float64Array>(values: T): T {
+  values.sort();
   let kept = 0;
-  for (let i = 0; i < n; i++) if (i === 0 || out[i] !== out[i - 1]) out[kept++] = out[i]!;
-  return out.subarray(0, kept);
+  for (let i = 0; i < values.length; i++) if (i === 0 || values[i] !== values[i - 1]) values[kept++] = values[i]!;
+  return values.subarray(0, kept) as T;
 }
 
 /** The lowest document any of `cursors` is at. */

@@ -48,7 +48,7 @@ import { cachedStem, indexTerms, STOP_WORDS, stopTerm, termPrefix, termWord } fr
 import { reverseHost } from '../../core/url.js';
 import { pageMatches, type WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
-import { hostOfMatch, type Matches, type MatchRequest, type Newest, phrasesRuledOut, urlMaskOf } from './engine.js';
+import { hostOfMatch, type Matches, type MatchRequest, type Newest, phrasesRuledOut, sortedOnce, urlMaskOf } from './engine.js';
 import { phrasePairs } from './pair-filter.js';
 
 /** What the check of a version reads: `title`, `description` and `content` empty unless read with them (`read(ids, true)`). */
@@ -84,6 +84,12 @@ export interface WebqlDeps {
   df(stem: string): number;
   /** The documents under a reversed host (`reverseHost`) and its subdomains, the deleted and superseded counted. */
   siteDocs(revHost: string): number;
+  /**
+   * The versions (ascending) a `lang:`, `url:` or `filetype:` item may match, when the store's
+   * lookups find few (those a top-level one keeps the candidates to: `inLanguage`); undefined when
+   * they are many, or for another item.
+   */
+  itemVersions(item: WebqlNode): Float64Array | undefined;
   /**
    * How many documents hold every one of these stems (the deleted and superseded counted) and may
    * hold every one of these pairs of words side by side (their filters of pairs); once past `max`,
@@ -564,10 +570,11 @@ function floorsOf(node: WebqlNode, titleWeight: number, textWeight: number): Map
   }
 }
 
-/** What every match holds one of (`leadsOf`): a stem, or a page under a host (reversed), and how many postings and pages those are. */
+/** What every match holds one of (`leadsOf`): a stem, a page under a host (reversed), or one of some versions, and how many postings and pages those are. */
 interface Leads {
   stems: string[];
   sites: string[];
+  versions: Float64Array[];
   postings: number;
 }
 
@@ -575,11 +582,13 @@ interface Leads {
  * Stems of which every match holds one, and their postings together: of a text item its rarest
  * word, of an AND its cheapest item's, of an OR every item's (`e-mail`, `"e mail" OR email`:
  * `mail` or `email`); undefined when a match may hold none (an exclusion, a field but `title:`, an
- * item of stop words alone). With `siteDocs`, the hosts of `site:` and `url:` items (`itemHost`)
- * lead too, their pages counted as postings (`(lime OR site:a.test) (fig OR url:https://b.test/)`:
- * a match holds `fig` or is on b.test); without, such an item is one a match may hold none for.
+ * item of stop words alone). With `more`, the hosts of `site:` and `url:` items (`itemHost`) lead
+ * too, their pages counted as postings (`(lime OR site:a.test) (fig OR url:https://b.test/)`: a
+ * match holds `fig` or is on b.test), and so do the versions of other `url:`, `lang:` and
+ * `filetype:` items when the store finds them few (`itemVersions`); without, such an item is one
+ * a match may hold none for.
  */
-function leadsOf(node: WebqlNode, df: (stem: string) => number, siteDocs?: (revHost: string) => number): Leads | undefined {
+function leadsOf(node: WebqlNode, df: (stem: string) => number, more?: Pick<WebqlDeps, 'siteDocs' | 'itemVersions'>): Leads | undefined {
   switch (node.kind) {
     case 'text': {
       let best: string | undefined;
@@ -588,17 +597,22 @@ function leadsOf(node: WebqlNode, df: (stem: string) => number, siteDocs?: (revH
         const d = df(s);
         if (d < postings) [best, postings] = [s, d];
       }
-      return best === undefined ? undefined : { stems: [best], sites: [], postings };
+      return best === undefined ? undefined : { stems: [best], sites: [], versions: [], postings };
     }
     case 'site':
-    case 'url': {
-      const host = siteDocs !== undefined ? itemHost(node) : undefined;
-      return host === undefined ? undefined : { stems: [], sites: [host], postings: siteDocs!(host) };
+    case 'url':
+    case 'lang':
+    case 'filetype': {
+      if (more === undefined) return undefined;
+      const host = itemHost(node);
+      if (host !== undefined) return { stems: [], sites: [host], versions: [], postings: more.siteDocs(host) };
+      const versions = more.itemVersions(node);
+      return versions === undefined ? undefined : { stems: [], sites: [], versions: [versions], postings: versions.length };
     }
     case 'and': {
       let best: Leads | undefined;
       for (const c of node.children) {
-        const l = leadsOf(c, df, siteDocs);
+        const l = leadsOf(c, df, more);
         if (l !== undefined && (best === undefined || l.postings < best.postings)) best = l;
       }
       return best;
@@ -606,15 +620,17 @@ function leadsOf(node: WebqlNode, df: (stem: string) => number, siteDocs?: (revH
     case 'or': {
       const stems = new Set<string>();
       const sites = new Set<string>();
+      const versions: Float64Array[] = [];
       let postings = 0;
       for (const c of node.children) {
-        const l = leadsOf(c, df, siteDocs);
+        const l = leadsOf(c, df, more);
         if (l === undefined) return undefined;
         for (const s of l.stems) stems.add(s);
         for (const h of l.sites) sites.add(h);
+        versions.push(...l.versions);
         postings += l.postings;
       }
-      return { stems: [...stems], sites: [...sites], postings };
+      return { stems: [...stems], sites: [...sites], versions, postings };
     }
     default:
       return undefined;
@@ -916,6 +932,18 @@ function decide(node: WebqlNode, w: VersionWords | undefined, held: number, lo: 
   return w === undefined ? undefined : matches(node, w, plans, held);
 }
 
+/** The ids in any of `lists` (each ascending), ascending and each once. */
+function unionOf(lists: readonly Float64Array[]): Float64Array {
+  if (lists.length === 1) return lists[0]!;
+  const all = new Float64Array(lists.reduce((n, l) => n + l.length, 0));
+  let n = 0;
+  for (const l of lists) {
+    all.set(l, n);
+    n += l.length;
+  }
+  return sortedOnce(all);
+}
+
 const itemHosts = new WeakMap<WebqlNode, string | undefined>();
 
 /**
@@ -1024,7 +1052,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // `url:` items (`leadsOf`), when there are some: `(lime OR site:a.test) (fig OR
   // url:https://b.test/)` listed every page the filters accept, and read them newest first
   // (300 ms at 1M, bench:random-queries). Otherwise every page is a candidate (`everyDoc`).
-  const led = wordless ? leadsOf(node, deps.df, deps.siteDocs) : leadsOf(node, deps.df);
+  const led = wordless ? leadsOf(node, deps.df, deps) : leadsOf(node, deps.df);
   const everyDoc = wordless && led === undefined;
   const leads = led?.stems;
   // A word every match holds in its title, or that a phrase holds more than once, is held at
@@ -1045,6 +1073,7 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
     keep,
     ...(leads && { leads }),
     ...(wordless && led && { leadSites: led.sites }),
+    ...(wordless && led && led.versions.length > 0 && { leadVersions: unionOf(led.versions) }),
     ...(floors && { floors }),
     ...(phrases.length > 0 && { phrases }),
   };
