@@ -904,7 +904,7 @@ describe('webql site: and url: items told from the segments\' hosts', () => {
 });
 
 describe('webql tiers of the best first and the pages holding every required word', () => {
-  test('`together` counts the pages holding every word, up to a bound, from dense lists\' bitsets and the lists themselves; the tiers are skipped where those are few though each word\'s are many; an OR ranked by no word reads the newest first', () =>
+  test('`together` counts the pages holding every word, up to a bound, from dense lists\' bitsets and the lists themselves; the tiers are skipped where those are few though each word\'s are many; an OR ranked by no word reads the newest first, and every page a candidate the best first', () =>
     withPages(async (db, pages) => {
       // Page i holds alpha when i % 3 is 0, beta when i % 5 is, side by side when i % 30 is (else
       // zeta between), gamma when i % 97 is, delta when i % 50 is, epsilon when i is even.
@@ -973,6 +973,16 @@ describe('webql tiers of the best first and the pages holding every required wor
       assert.equal(listed(), 3);
       assert.deepEqual(found, await engine.search({ terms: [], webql: node, limit: 2 }));
       assert.equal(found.length, 2);
+      // Every page a candidate (an item of stop words alone), ranked by more words than `words`:
+      // the best first too (page 0, the only one holding all five), not every page listed.
+      const every = parseWebql('(alpha OR beta OR gamma OR delta OR epsilon OR "to be")');
+      const ranked = counting(depsOf(tiered, every));
+      let best = 0;
+      const top = await searchWebql({ ...ranked.deps, best: (terms, k) => (best++, ranked.deps.best(terms, k)) }, every, 1);
+      assert.equal(best, 1);
+      assert.equal(ranked.listed(), 5);
+      assert.deepEqual(top, await engine.search({ terms: [], webql: every, limit: 1 }));
+      assert.equal(top.length, 1);
       await engine.close();
       await tiered.close();
     }));
