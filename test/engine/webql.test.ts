@@ -882,14 +882,17 @@ describe('webql site: and url: items told from the segments\' hosts', () => {
       assert.equal((await searchWebql(deps, node, 10_000)).length, 80);
       assert.equal(listed(), 80);
       // A page holding no word may match, but only on the hosts of the site: and url: items of an
-      // OR or a word of it: those pages are listed (`leadSites`), not every page. plain.test's
-      // subdomain holds docs.plain.test's 40 pages; lime is on 4 pages of each host.
+      // OR, among the pages of its other items or holding a word of it: those pages are listed
+      // (`leadSites`, `leadVersions`), not every page. plain.test's subdomain holds
+      // docs.plain.test's 40 pages; lime is on 4 pages of each host.
       for (const [text, listing, found] of [
         ['(lime OR site:go.test) (fig OR url:https://plain.test/docs)', 40 + 12, 36 + 4],
         ['(site:docs.plain.test OR url:go.test/)', 80, 80],
         ['site:plain.testing OR lime', 40 + 12, 40 + 12],
-        // An inurl: leads nothing: every page.
-        ['site:go.test OR inurl:docs/3', 160, 40 + 33],
+        // An inurl:'s pages looked up in the URLs in memory (docs/3 and docs/30-39 of each host).
+        ['site:go.test OR inurl:docs/3', 40 + 33, 40 + 33],
+        // Stop words alone lead nothing: every page.
+        ['site:go.test OR "of the"', 160, 40],
       ] as const) {
         const node = parseWebql(text);
         const { deps, listed } = counting(depsOf(engine, node));

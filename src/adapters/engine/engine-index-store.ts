@@ -1613,8 +1613,12 @@ export class EngineIndexStore implements IndexStore {
       turn: turned,
       df: (stem) => stats.df(stem),
       siteDocs: (rev) => siteDocCount(segments, rev),
-      itemVersions: (item) =>
-        item.kind === 'lang' ? this.versionsInLanguage(item.tag) : item.kind === 'url' ? this.versionsUnderUrl(item.prefix) : item.kind === 'filetype' ? this.versionsOfType(item.ext) : undefined,
+      itemVersions: (item) => {
+        if (item.kind === 'lang') return this.versionsInLanguage(item.tag);
+        if (item.kind === 'url') return this.versionsUnderUrl(item.prefix);
+        if (item.kind === 'inurl') return this.versionsInUrl(item.text);
+        return item.kind === 'filetype' ? this.versionsOfType(item.ext) : undefined;
+      },
       together: (stems, max, pairs) => heldByAll(segments, stems, max, pairs),
       heldAtLeast: (stem, floor) => heldAtLeast(segments, stem, floor),
       titleWeight: Math.floor(this.weights.title),

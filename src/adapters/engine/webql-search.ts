@@ -85,9 +85,10 @@ export interface WebqlDeps {
   /** The documents under a reversed host (`reverseHost`) and its subdomains, the deleted and superseded counted. */
   siteDocs(revHost: string): number;
   /**
-   * The versions (ascending) a `lang:`, `url:` or `filetype:` item may match, when the store's
-   * lookups find few (those a top-level one keeps the candidates to: `inLanguage`); undefined when
-   * they are many, or for another item.
+   * The versions (ascending) a `lang:`, `url:`, `inurl:` or `filetype:` item may match, when the
+   * store's lookups find few (those a top-level one keeps the candidates to: `inLanguage`; of
+   * `inurl:`, only while the pages' URLs are in memory); undefined when they are many, or for
+   * another item.
    */
   itemVersions(item: WebqlNode): Float64Array | undefined;
   /**
@@ -584,9 +585,9 @@ interface Leads {
  * `mail` or `email`); undefined when a match may hold none (an exclusion, a field but `title:`, an
  * item of stop words alone). With `more`, the hosts of `site:` and `url:` items (`itemHost`) lead
  * too, their pages counted as postings (`(lime OR site:a.test) (fig OR url:https://b.test/)`: a
- * match holds `fig` or is on b.test), and so do the versions of other `url:`, `lang:` and
- * `filetype:` items when the store finds them few (`itemVersions`); without, such an item is one
- * a match may hold none for.
+ * match holds `fig` or is on b.test), and so do the versions of other `url:`, and of `inurl:`,
+ * `lang:` and `filetype:` items when the store finds them few (`itemVersions`); without, such an
+ * item is one a match may hold none for.
  */
 function leadsOf(node: WebqlNode, df: (stem: string) => number, more?: Pick<WebqlDeps, 'siteDocs' | 'itemVersions'>): Leads | undefined {
   switch (node.kind) {
@@ -601,6 +602,7 @@ function leadsOf(node: WebqlNode, df: (stem: string) => number, more?: Pick<Webq
     }
     case 'site':
     case 'url':
+    case 'inurl':
     case 'lang':
     case 'filetype': {
       if (more === undefined) return undefined;
