@@ -700,7 +700,7 @@ describe('webql reads', () => {
 });
 
 describe('webql lang: and url: of few versions', () => {
-  test('keep the candidates to their versions, and lead them inside an OR; of more than fileTypeMax, every page of the words is one, and they are looked up once reading has gone on long', () =>
+  test('keep the candidates to their versions, lead them inside an OR and rule out the others without a read; of more than fileTypeMax, every page of the words is one, and they are looked up once reading has gone on long', () =>
     withPages(async (db, pages) => {
       // 200 English pages that rank above 8 German ones (each longer than the last, so no two
       // score alike), and 8 pages under one path.
@@ -735,6 +735,19 @@ describe('webql lang: and url: of few versions', () => {
         const { deps, listed } = counting(depsOf(store, either));
         assert.deepEqual((await searchWebql(deps, either, 10)).map((h) => h.versionId).sort(), german);
         assert.equal(listed(), listing);
+      }
+      // Inside a group, a candidate outside the versions looked up is decided without a read: of
+      // the 208 pages of `glycolysis`, only the German ones are read (every one, unkept).
+      const grouped = parseWebql('glycolysis (lang:de OR title:nosuchword)');
+      for (const [store, most] of [
+        [kept, 8],
+        [unkept, 208],
+      ] as const) {
+        const deps = depsOf(store, grouped);
+        let read = 0;
+        const counted = { ...deps, read: (ids: readonly number[], withText: boolean, withUrl: boolean) => ((read += ids.length), deps.read(ids, withText, withUrl)) };
+        assert.deepEqual((await searchWebql(counted, grouped, 10)).map((h) => h.versionId).sort(), german);
+        assert.equal(read, most);
       }
       // Read in tiers of the best (here the best 34, then all): the lookup's turn comes after 32
       // reads, one short of the tier's 33 above its bar, where the German pages are more than the
