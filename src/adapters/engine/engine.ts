@@ -2449,8 +2449,8 @@ class Probe {
 
   /**
    * Adds `doc` to the matches if it holds every required term (as often as its floor), one of
-   * `brings` when given (or is `sited`: of a lead site or version), and `keep` keeps the terms it holds; its
-   * score summed in the terms' order.
+   * `brings` when given (or is `sited`: of a lead site or version), and `keep` keeps the terms it
+   * holds; its score summed in the terms' order.
    */
   at(doc: number, sited = false): void {
     const { cursors, required, floor, brings, q, m } = this;
@@ -2494,7 +2494,7 @@ function allOf(
   if (probe.lacking) return undefined;
   const need = cursors.filter((c, j) => required[j]) as Cursor[];
   for (const c of cursors) c?.start();
-  // The lists that bring candidates: `leads`' (a match holds one) and the lead sites' documents, else the rarest required one.
+  // The lists that bring candidates: `leads`' (a match holds one) and the lead sites' and versions' documents, else the rarest required one.
   const leads: DocWalk[] =
     leadTerms !== undefined ? cursors.filter((c, j): c is Cursor => c !== undefined && leadTerms.includes(q.terms[j]!)) : [need.reduce((a, b) => (b.postings < a.postings ? b : a))];
   if (leadDocs !== undefined && leadDocs.length > 0) leads.push(new DocsWalk(leadDocs));
@@ -2528,23 +2528,23 @@ function ofDocs(
   const within = accept.only!.bits;
   const probe = new Probe(sseg, q, m, out);
   if (probe.lacking) return undefined;
-  // What brings a document in, as in `allMatches`: a lead (a lead site's too), else holding the required terms, else a term walked.
+  // What brings a document in, as in `allMatches`: a lead (a lead site's or version's too), else holding the required terms, else a term walked.
   const walked = m.everyDoc ? q.terms.length : q.terms.length - m.probed;
   if (!(m.everyDoc || (leadTerms === undefined && m.required.length > 0))) probe.brings = q.terms.map((term, j) => (leadTerms !== undefined ? leadTerms.includes(term) : j < walked));
   for (const c of probe.cursors) c?.start();
-  const site = leadDocs !== undefined && leadDocs.length > 0 ? new DocsWalk(leadDocs) : undefined;
+  const led = leadDocs !== undefined && leadDocs.length > 0 ? new DocsWalk(leadDocs) : undefined;
   let lo = 0;
   return (hi) => {
     eachMember(within, lo, hi, (doc) => {
       if (!accept(doc)) return;
-      if (site !== undefined && site.doc < doc) site.advance(doc);
-      probe.at(doc, site?.doc === doc);
+      if (led !== undefined && led.doc < doc) led.advance(doc);
+      probe.at(doc, led?.doc === doc);
     });
     lo = hi;
   };
 }
 
-/** What `allOf` walks for its candidates: a term's cursor, or a lead site's documents (`DocsWalk`). */
+/** What `allOf` walks for its candidates: a term's cursor, or the lead sites' and versions' documents (`DocsWalk`). */
 interface DocWalk {
   doc: number;
   next(): void;
