@@ -542,23 +542,18 @@ function versionSet(seg: SegmentData, ids: Float64Array | undefined): { bits: In
   if (ids === undefined) return undefined;
   const bits = new Int32Array(bitsetWords(seg.docCount));
   let count = 0;
-  eachVersionDoc(seg, ids, (doc) => {
-    bits[doc >>> 5]! |= 1 << doc;
-    count++;
-  });
-  return { bits, count };
-}
-
-/** Calls `fn` with the document of each of the versions `ids` (ascending) that `seg` holds, in order. */
-function eachVersionDoc(seg: SegmentData, ids: Float64Array, fn: (doc: number) => void): void {
   // Both ascend: each id is looked for after the last one found (a binary search of the rest).
   let from = 0;
   const versions = seg.versionIds;
   for (let k = lowerBound(ids, versions[0] ?? Infinity); k < ids.length && from < seg.docCount; k++) {
     const doc = lowerBound(versions, ids[k]!, false, from);
-    if (doc < seg.docCount && versions[doc] === ids[k]) fn(doc);
+    if (doc < seg.docCount && versions[doc] === ids[k]) {
+      bits[doc >>> 5]! |= 1 << doc;
+      count++;
+    }
     from = doc;
   }
+  return { bits, count };
 }
 
 /**
@@ -624,10 +619,14 @@ interface SiteDocs {
 function sitesOf(s: SearchableSegment, f: EngineFilter): SiteDocs | undefined {
   const ranges = siteRanges(s, f);
   if (ranges === undefined) return undefined;
-  const { start } = hostOrderOf(s.data);
+  return { ranges, count: hostDocCount(hostOrderOf(s.data), ranges) };
+}
+
+/** How many documents the hosts whose ranks are in the [lo, hi) pairs `ranges` have, from the segment's host order. */
+function hostDocCount({ start }: HostOrder, ranges: readonly number[]): number {
   let count = 0;
   for (let k = 0; k < ranges.length; k += 2) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
-  return { ranges, count };
+  return count;
 }
 
 /**
@@ -2574,39 +2573,24 @@ class DocsWalk implements DocWalk {
 export function siteDocCount(segments: readonly SearchableSegment[], rev: string): number {
   let count = 0;
   for (const { data: seg } of segments) {
-    const [lo, hi] = hostRange(seg.hosts, rev);
-    if (lo < hi) {
-      const { start } = hostOrderOf(seg);
-      count += start[hi]! - start[lo]!;
-    }
+    const ranges = hostRanges(seg.hosts, [rev]);
+    if (ranges.length > 0) count += hostDocCount(hostOrderOf(seg), ranges);
   }
   return count;
 }
 
 /**
- * The documents of a segment under the hosts `revs` (reversed, subdomains too), those of their
- * host ranks in the segment's host order (`hostOrderOf`), and those of the `versions` (ascending),
- * ascending and each once.
+ * The documents of a segment under the hosts `revs` (reversed, subdomains too) and of the
+ * `versions` (ascending), ascending and each once: a bitset of the versions' (`versionSet`) and the
+ * hosts' (`setHostDocs`), read in order.
  */
 function leadDocsOf(seg: SegmentData, revs: readonly string[], versions: Float64Array | undefined): Int32Array {
-  const ranges = revs.length > 0 ? hostRanges(seg.hosts, revs) : [];
-  const { start, docs } = ranges.length > 0 ? hostOrderOf(seg) : { start: new Int32Array(0), docs: new Int32Array(0) };
-  let count = versions?.length ?? 0;
-  for (let k = 0; k < ranges.length; k += 2) count += start[ranges[k + 1]!]! - start[ranges[k]!]!;
-  const out = new Int32Array(count);
-  let n = 0;
-  for (let k = 0; k < ranges.length; k += 2) for (let at = start[ranges[k]!]!, end = start[ranges[k + 1]!]!; at < end; at++) out[n++] = docs[at]!;
-  if (versions !== undefined) eachVersionDoc(seg, versions, (doc) => (out[n++] = doc));
-  // (A site and its subdomain both asked, or a version of a lead site, overlap: each document once.)
-  return sortedOnce(out.subarray(0, n));
-}
-
-/** `values` sorted in place, each once: the start of it. */
-export function sortedOnce<T extends Int32Array | Float64Array>(values: T): T {
-  values.sort();
-  let kept = 0;
-  for (let i = 0; i < values.length; i++) if (i === 0 || values[i] !== values[i - 1]) values[kept++] = values[i]!;
-  return values.subarray(0, kept) as T;
+  const bits = versionSet(seg, versions)?.bits ?? new Int32Array(bitsetWords(seg.docCount));
+  const ranges = hostRanges(seg.hosts, revs);
+  if (ranges.length > 0) setHostDocs(hostOrderOf(seg), ranges, bits);
+  const docs: number[] = [];
+  eachMember(bits, 0, seg.docCount, (doc) => docs.push(doc));
+  return Int32Array.from(docs);
 }
 
 /** The lowest document any of `cursors` is at. */

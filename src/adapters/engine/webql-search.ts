@@ -48,7 +48,7 @@ import { cachedStem, indexTerms, STOP_WORDS, stopTerm, termPrefix, termWord } fr
 import { reverseHost } from '../../core/url.js';
 import { pageMatches, type WebqlNode } from '../../core/webql.js';
 import type { IndexHit } from '../../ports/index-store.js';
-import { hostOfMatch, type Matches, type MatchRequest, type Newest, phrasesRuledOut, sortedOnce, urlMaskOf } from './engine.js';
+import { hostOfMatch, type Matches, type MatchRequest, type Newest, phrasesRuledOut, urlMaskOf } from './engine.js';
 import { phrasePairs } from './pair-filter.js';
 import { lowerBound } from './segment.js';
 
@@ -969,7 +969,10 @@ function unionOf(lists: readonly Float64Array[]): Float64Array {
     all.set(l, n);
     n += l.length;
   }
-  return sortedOnce(all);
+  all.sort();
+  let kept = 0;
+  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[kept++] = all[i]!;
+  return all.subarray(0, kept);
 }
 
 const itemHosts = new WeakMap<WebqlNode, string | undefined>();
@@ -1074,13 +1077,23 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   terms.push(...titleStops);
   // Whether a page holding none of the terms may match (`(lime OR site:a.test) fig`).
   const wordless = keep(0, 0) && titleStops.length === 0;
+  // The versions of the lang:, url:, inurl: and filetype: items inside groups and exclusions,
+  // where the store's lookups find few (those of the top level keep the candidates to them
+  // already), asked once: a candidate outside them is decided without a read (`outside`, below),
+  // and they lead where a page holding no word may match (`leadsOf`).
+  const known = new Map<WebqlNode, Float64Array | undefined>();
+  const top = new Set(topItems(node));
+  for (const item of leaves(node)) {
+    if (!top.has(item) && (item.kind === 'lang' || item.kind === 'url' || item.kind === 'inurl' || item.kind === 'filetype')) known.set(item, deps.itemVersions(item));
+  }
+  const versionsOf = (item: WebqlNode) => (known.has(item) ? known.get(item) : deps.itemVersions(item));
   // The stems every match holds one of: where they have fewer postings than the usual way, an OR
   // of items of several words (a bare compound read both ways) walks one word of each item.
   // Where a page holding none may match, those and the pages of the hosts of its `site:` and
   // `url:` items (`leadsOf`), when there are some: `(lime OR site:a.test) (fig OR
   // url:https://b.test/)` listed every page the filters accept, and read them newest first
   // (300 ms at 1M, bench:random-queries). Otherwise every page is a candidate (`everyDoc`).
-  const led = wordless ? leadsOf(node, deps.df, deps) : leadsOf(node, deps.df);
+  const led = wordless ? leadsOf(node, deps.df, { siteDocs: deps.siteDocs, itemVersions: versionsOf }) : leadsOf(node, deps.df);
   const everyDoc = wordless && led === undefined;
   const leads = led?.stems;
   // A word every match holds in its title, or that a phrase holds more than once, is held at
@@ -1131,20 +1144,10 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   const withUrl = filtered || looksAtUrl(node);
   // The segments' hosts decide a site: or url: item, where the expression has one (`decide`).
   const hosted = leaves(node).some((item) => item.kind === 'site' || item.kind === 'url');
-  // The versions of the lang:, url:, inurl: and filetype: items inside groups and exclusions that
-  // the store's lookups find few (those of the top level keep the candidates to them already):
-  // a candidate outside them is decided there without a read. `(lang:en OR title:aids) urease`
-  // read every page of `urease` for its language: 58-114 ms at 1M.
-  const known = new Map<WebqlNode, Float64Array>();
-  const top = new Set(topItems(node));
-  for (const item of leaves(node)) {
-    if (top.has(item) || !(item.kind === 'lang' || item.kind === 'url' || item.kind === 'inurl' || item.kind === 'filetype')) continue;
-    const versions = deps.itemVersions(item);
-    if (versions !== undefined) known.set(item, versions);
-  }
+  // `(lang:en OR title:aids) urease` read every page of `urease` for its language: 58-114 ms at 1M.
   let candidate = 0;
   const outside =
-    known.size > 0
+    [...known.values()].some((v) => v !== undefined)
       ? (item: WebqlNode) => {
           const versions = known.get(item);
           return versions !== undefined && !holds(versions, candidate);
