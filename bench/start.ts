@@ -8,8 +8,9 @@
  * one request at a time) posts the SciFact long claims in turn to /v1/search/public for
  * `--seconds`: the time to /healthz, each second's p50, and the p50 of the first three seconds,
  * with the ratio of the two ways' in the same run. Then, the server warm from those seconds, the
- * first search of each kind the claims do not make (an acquired window, a `query_time`, a site:
- * what the engine makes on a filter's first use) and the same search again, each timed.
+ * first search of each kind the claims do not make (an acquired window, a `query_time`, a site,
+ * a quoted phrase, an `inurl:`: what the engine makes on their first use) and the same search
+ * again, each timed, and the phrase again after the `inurl:`.
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -33,11 +34,21 @@ buildDist();
 const bodies = benchQuerySets(300)[0]![1].map((q) => JSON.stringify({ query: q.slice(0, 2000) }));
 const headers = { 'x-service-title': 'bench' };
 
-/** Searches of the kinds the claims do not make, each a claim with a filter over the generated corpus (its pages acquired 2025-01 to 2026-10, on host0 to host999). */
-const KINDS: [string, Record<string, string>][] = [
-  ['an acquired window', { acquired_after: '2025-06-01', acquired_before: '2026-05-31' }],
-  ['a query_time', { query_time: '2026-01-01' }],
-  ['a site', { site: 'host7.bench.example' }],
+/**
+ * Searches of the kinds the claims do not make, in this order, each made twice: a claim with a
+ * filter over the generated corpus (its pages acquired 2025-01 to 2026-10, on host0 to host999,
+ * under /doc/N), a quoted phrase (searched as webql searches it: keyless callers have no webql mode),
+ * then a claim with an `inurl:` (whose first reads the pages' URLs
+ * into memory, in turns of the event loop), then the phrase again while they are read.
+ */
+const PHRASE = { query: '"tumor suppressor"' };
+const KINDS: [string, (claim: string) => Record<string, string>][] = [
+  ['an acquired window', (claim) => ({ query: claim, acquired_after: '2025-06-01', acquired_before: '2026-05-31' })],
+  ['a query_time', (claim) => ({ query: claim, query_time: '2026-01-01' })],
+  ['a site', (claim) => ({ query: claim, site: 'host7.bench.example' })],
+  ['a phrase', () => PHRASE],
+  ['an inurl:', (claim) => ({ query: `${claim} inurl:/doc/5` })],
+  ['the phrase after it', () => PHRASE],
 ];
 
 /**
@@ -69,9 +80,9 @@ async function start(warmUp: boolean): Promise<{ ready: number; perSecond: numbe
       const end = performance.now();
       perSecond[Math.min(seconds - 1, Math.floor((end - ready) / 1000))]!.push(end - t);
     }
-    const claim = JSON.parse(bodies[0]!) as { query: string };
-    for (const [, filter] of KINDS) {
-      const body = JSON.stringify({ ...claim, ...filter });
+    const claim = (JSON.parse(bodies[0]!) as { query: string }).query;
+    for (const [, made] of KINDS) {
+      const body = JSON.stringify(made(claim));
       const times: number[] = [];
       for (let i = 0; i < 2; i++) {
         const t = performance.now();
@@ -113,7 +124,7 @@ console.log(
     `p50 of the first three seconds ${f(median(runs.without.firstThree))} ms without, ${f(median(runs.with.firstThree))} ms with (${ratio.toFixed(2)}x). ` +
     'Each second\'s cell is its p50 and, in brackets, the requests answered in it.',
 );
-console.log(`\nThen the first search of each kind the claims do not make, and the same again (ms), a claim in:`);
+console.log(`\nThen the first search of each kind the claims do not make, and the same again (ms), in this order:`);
 console.log(`| start | ${KINDS.map(([name]) => `${name}, first / again`).join(' | ')} |`);
 console.log(`|---|${'---|'.repeat(KINDS.length)}`);
 for (let round = 0; round < rounds; round++) for (const way of ['without', 'with'] as const) console.log(runs[way].kinds[round]);

@@ -1,9 +1,11 @@
 /**
  * The engine's `inurl:` narrowing (IndexQuery `inUrl`) over the pages' URLs it holds in memory:
- * read in turns when many are missing, read at once when a few are, and renewed as pages are stored.
+ * read in turns when many are missing (each turn bounded in time), read at once when a few are, and
+ * renewed as pages are stored.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { setImmediate as turn } from 'node:timers/promises';
 import { EngineIndexStore } from '../../src/adapters/engine/engine-index-store.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
 import { SqlitePageStore } from '../../src/adapters/sqlite/page-store.js';
@@ -40,6 +42,21 @@ test('the first inurl: of a large store is not narrowed while the URLs are read 
   const narrowed = await index.search({ terms: ['heron'], limit: 20, inUrl: '/NOTES/123' });
   const urls = await Promise.all(narrowed.map(async (h) => (await pages.getVersions([h.versionId]))[0]!.url));
   assert.deepEqual(urls.map((u) => new URL(u).pathname).sort(), ['/notes/123', '/notes/1230', '/notes/1231', '/notes/1232', '/notes/1233', '/notes/1234', '/notes/1235', '/notes/1236', '/notes/1237', '/notes/1238', '/notes/1239']);
+  await index.close();
+});
+
+test("each turn of the reading reads for a bounded time, so the searches between wait little: with none, 1,024 pages a turn", async () => {
+  const index = await new EngineIndexStore(db, { urlsAtOnce: 500, urlsTurnMs: 0 }).open();
+  const everything = await index.search({ terms: ['heron'], limit: 10 });
+  const ask = { terms: ['heron'], limit: 10, inUrl: '/NOTES/123' };
+  // This search starts the reading: 1,024 of the 3,000 pages, then a turn.
+  assert.deepEqual(await index.search(ask), everything);
+  await turn();
+  assert.deepEqual(await index.search(ask), everything, 'still reading after one turn: 2,048 read');
+  await turn();
+  await turn();
+  assert.equal((await index.search(ask)).length, 10, 'read in three turns, then narrowed');
+  assert.notDeepEqual(await index.search(ask), everything);
   await index.close();
 });
 

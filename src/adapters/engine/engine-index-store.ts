@@ -324,11 +324,15 @@ const FILE_TYPE_VERSIONS_MAX = 50_000;
 const KEPT_TYPES = 16;
 /**
  * The most pages whose URLs a search reads into memory itself (`caughtUpUrls`, about 30 ms); when
- * more are missing, they are read in turns of the event loop, URLS_STEP at a time, and the searches
- * meanwhile are not narrowed by their `inurl:`.
+ * more are missing, they are read in turns of the event loop, for URLS_TURN_MS each (URLS_STEP at
+ * a time), and the searches meanwhile are not narrowed by their `inurl:`. A search that reads in
+ * turns (webql's, a phrase's) waits for one of those at each of its own: with 16,384 pages a turn
+ * (about 28 ms at 1M), a phrase searched during the reading took 309-353 ms over HTTP, and 43-79
+ * with 2 ms a turn (`npm run bench:start`).
  */
 const URLS_AT_ONCE = 20_000;
-const URLS_STEP = 16_384;
+const URLS_TURN_MS = 2;
+const URLS_STEP = 1_024;
 
 const BY_ID_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id WHERE v.id = ?`;
 const RANGE_SQL = `SELECT ${COLUMNS} FROM versions v JOIN pages p ON p.id = v.page_id
@@ -634,6 +638,8 @@ export interface EngineOptions {
   fileTypeMax?: number;
   /** Pages whose URLs a search reads into memory itself (URLS_AT_ONCE; smaller in tests). */
   urlsAtOnce?: number;
+  /** How long each turn of the event loop reads the pages' URLs for when more are missing, in ms (URLS_TURN_MS; 0 in tests: URLS_STEP a turn). */
+  urlsTurnMs?: number;
   /** index_log rows kept behind the newest, and the fewest a prune deletes (KEEP_LOG, PRUNE_STEP; smaller in tests). */
   keepLog?: number;
   pruneStep?: number;
@@ -722,6 +728,7 @@ export class EngineIndexStore implements IndexStore {
   private readonly webqlBestFirst: BestFirst;
   private readonly fileTypeMax: number;
   private readonly urlsAtOnce: number;
+  private readonly urlsTurnMs: number;
   private readonly keepLog: number;
   private readonly pruneStep: number;
   private readonly saveEvery: number;
@@ -771,6 +778,7 @@ export class EngineIndexStore implements IndexStore {
     this.webqlBestFirst = options.webqlBestFirst ?? WEBQL_BEST_FIRST;
     this.fileTypeMax = options.fileTypeMax ?? FILE_TYPE_VERSIONS_MAX;
     this.urlsAtOnce = options.urlsAtOnce ?? URLS_AT_ONCE;
+    this.urlsTurnMs = options.urlsTurnMs ?? URLS_TURN_MS;
     this.keepLog = options.keepLog ?? KEEP_LOG;
     this.pruneStep = options.pruneStep ?? PRUNE_STEP;
     this.saveEvery = options.saveEvery ?? SAVE_EVERY;
@@ -1448,7 +1456,7 @@ export class EngineIndexStore implements IndexStore {
   /**
    * The pages' URLs in memory, up to the newest page: those stored since are read now when they
    * are at most `urlsAtOnce`. Otherwise (the first `inurl:` of a large store, or a large import
-   * since) undefined, and they are read in turns of the event loop, URLS_STEP at a time.
+   * since) undefined, and they are read in turns of the event loop, `urlsTurnMs` each.
    */
   private caughtUpUrls(): PageUrls | undefined {
     if (this.urlsFilling) return undefined;
@@ -1464,7 +1472,13 @@ export class EngineIndexStore implements IndexStore {
       const side = this.onDisk ? openDatabase({ path: this.db.name, readonly: true, mapped: false }) : this.db;
       try {
         const after = side === this.db ? this.stmts.pagesAfter : side.prepare<[number, number], [number, string]>(PAGES_AFTER_SQL).raw(true);
-        while (!this.closed && readUrls(after, urls, URLS_STEP) === URLS_STEP) await turn();
+        let more = true;
+        while (more && !this.closed) {
+          const until = performance.now() + this.urlsTurnMs;
+          do more = readUrls(after, urls, URLS_STEP) === URLS_STEP;
+          while (more && performance.now() < until);
+          if (more) await turn();
+        }
       } finally {
         if (side !== this.db) side.close();
       }
