@@ -8,7 +8,9 @@
  * and stop words) and webql expressions (words, phrases with and without a stop word, `title:`,
  * exclusions, `site:`, `inurl:`, `filetype:`, `url:`, `lang:`, groups of AND and OR three deep),
  * each with a random filter (none, a published year or month, `acquired_after: 30d`, a `query_time`
- * before any page of the corpus was acquired, `published_after: 1y`) and result count (1, 10, 50).
+ * before any page of the corpus was acquired, `published_after: 1y`, and since 2026-12-07 an
+ * acquired year and a `query_time` of 2026-01-01, which the corpus's pages, acquired 2025-01 to
+ * 2026-10, fill: the first two now find none) and result count (1, 10, 50).
  * First `--warm` other queries of the same kinds (the pages' URLs for `inurl:`, the lookups of
  * types and languages, the acquired orders, the lists' bitsets are made as searches ask), then the
  * timed ones, one at a time: p50, p99, the slowest, and the 25 slowest with their answers' sizes.
@@ -93,6 +95,8 @@ const FILTERS = [
   { acquired_after: '30d' },
   { query_time: '2024-06-01' },
   { published_after: '1y' },
+  { acquired_after: '2025-06-01', acquired_before: '2026-05-31' },
+  { query_time: '2026-01-01' },
 ];
 
 /** A random request body and the request it parses to (undefined: refused, as only exclusions). */
