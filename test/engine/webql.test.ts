@@ -1004,6 +1004,45 @@ describe('webql tiers of the best first and the pages holding every required wor
     }));
 });
 
+describe('webql tiers under time bounds', () => {
+  test('the best first under a window that keeps many of the pages, the listing under one that keeps few (a sixteenth or less), the same answers either way', () =>
+    withPages(async (db, pages) => {
+      // Page i acquired at minute i and published on day i, holding alpha when i % 3 is 0 and
+      // epsilon when i is even.
+      const content = (i: number) => [i % 3 === 0 && 'alpha', i % 2 === 0 && 'epsilon', 'filler'].filter(Boolean).join(' ');
+      await pages.putVersions(Array.from({ length: 1_400 }, (_, i) => page(`https://w.test/p/${i}`, { title: 'T', content: content(i), acquiredAt: T0 + i * 60_000, publishedAt: T0 + i * DAY })));
+      const tiered = await new EngineIndexStore(db, { webqlBestFirst: { tiers: [{ from: 100, k: 5 }], words: 4, few: 100 }, orderFrom: 1 }).open();
+      const reference = new SqliteIndexStore(db);
+      const node = parseWebql('alpha epsilon');
+      const minute = (i: number) => T0 + i * 60_000;
+      const day = (i: number) => T0 + i * DAY;
+      for (const [name, bounds, tiersRead] of [
+        ['no bounds', {}, true],
+        ['acquired, 1,000 of 1,400 pages', { acquiredAfter: minute(400) }, true],
+        ['acquired, 60 of them', { acquiredAfter: minute(1_340) }, false],
+        ['published, 700', { publishedAfter: day(700) }, true],
+        ['published, 80', { publishedAfter: day(100), publishedBefore: day(179) }, false],
+        ['a query_time, 1,200 alive', { queryTime: minute(1_199) }, true],
+        ['a query_time, 60 alive', { queryTime: minute(59) }, false],
+        ['a wide acquired and a narrow published window', { acquiredAfter: minute(400), publishedAfter: day(1_340) }, false],
+      ] as const) {
+        const q: IndexQuery = { terms: [], webql: node, limit: 10, ...bounds };
+        const ds = (Reflect.get(tiered, 'webqlDeps') as (q: IndexQuery, node: WebqlNode) => WebqlDeps).call(tiered, q, node);
+        let best = 0;
+        const found = await searchWebql({ ...ds, best: (terms, k) => (best++, ds.best(terms, k)) }, node, 10);
+        assert.equal(found.length, 10, name);
+        // A tier asked for returns its best only where the bounds keep many pages.
+        const asked = await ds.best(['alpha'], 5);
+        assert.equal(asked !== undefined, tiersRead, `${name}: ${best} tiers asked, the best ${asked === undefined ? 'not given' : 'given'}`);
+        const all = await tiered.search({ ...q, limit: 10_000 });
+        const ids = (hits: { versionId: number }[]) => hits.map((h) => h.versionId).sort((a, b) => a - b);
+        assert.deepEqual(ids(all), ids(await reference.search({ ...q, limit: 10_000 })), name);
+        assert.deepEqual(found, await tiered.search(q), name);
+      }
+      await tiered.close();
+    }));
+});
+
 describe('webql ties', () => {
   test('equal scores go to the lower version id; with no ranking words, equal times to the higher (the newest stored)', () =>
     withPages(async (db, pages) => {

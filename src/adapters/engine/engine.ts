@@ -734,6 +734,32 @@ function acquiredRange(s: SearchableSegment, f: EngineFilter): { keys: Float64Ar
   return { keys, lo, hi, from, to: Math.max(from, lowerBound(keys, (minuteOf(hi) + 1) * KEY_MINUTE)) };
 }
 
+/**
+ * About what share of the segments' documents the filter's time bounds keep: at most those of its
+ * published window, and at most those of its acquired window (with a `queryTime`, acquired by
+ * then), counted on the published and acquired orders by binary search (a segment without an
+ * acquired order counts whole for that window); 1 without bounds.
+ */
+export function timeShare(segments: readonly SearchableSegment[], f: EngineFilter): number {
+  const published = f.publishedAfter !== undefined || f.publishedBefore !== undefined;
+  const acquired = f.acquiredAfter !== undefined || f.acquiredBefore !== undefined || f.queryTime !== undefined;
+  if (!published && !acquired) return 1;
+  let documents = 0;
+  let kept = 0;
+  for (const s of segments) {
+    let n = s.data.docCount;
+    documents += n;
+    if (published) {
+      const [i, j] = publishedRange(s.data, f.publishedAfter, f.publishedBefore);
+      n = Math.min(n, j - i);
+    }
+    const range = acquired ? acquiredRange(s, f) : undefined;
+    if (range !== undefined) n = Math.min(n, range.to - range.from);
+    kept += n;
+  }
+  return documents === 0 ? 1 : kept / documents;
+}
+
 /** The bitset `timedSet` writes, kept between calls (this thread's), as `publishedSet`'s is. */
 let timeBits = new Int32Array(0);
 
