@@ -263,8 +263,9 @@ function turnUnless(stopped: (() => boolean) | undefined): () => Promise<void> {
  * The least share of the pages a filter's time bounds may keep for webql to read its best
  * candidates first (`best`): at 1M, under a month of an acquired or published window (a 22nd, a
  * 120th of the pages) or a day, the listing is short and a top k finds its k late (`"stem cell"
- * transplantation` in an acquired month 6-12 ms against 5-6, `develops` in a day 2-5 against
- * 1-2); under a year (about half, a tenth), the best first (`develops` 4-5 against 11-33).
+ * transplantation` in an acquired month 10 ms against 5, `develops` in a day 3 against 1); under
+ * a year (about half, a tenth), the best first (`develops` 5 against 20-21 in an acquired year;
+ * medians, ad hoc: docs/BENCHMARKS.md, "The sixty-ninth session").
  */
 const NARROW_TIME_SHARE = 1 / 16;
 
