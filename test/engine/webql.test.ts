@@ -920,7 +920,7 @@ describe('webql site: and url: items told from the segments\' hosts', () => {
 });
 
 describe('webql tiers of the best first and the pages holding every required word', () => {
-  test('`together` counts the pages holding every word, up to a bound, from dense lists\' bitsets and the lists themselves; the tiers are skipped where those are few though each word\'s are many; an OR ranked by no word reads the newest first, and every page a candidate the best first', () =>
+  test('`together` counts the pages holding every word, up to a bound, from dense lists\' bitsets and the lists themselves; the tiers are skipped where those are few though each word\'s are many; an OR with a phrase whose bare word decides a match reads the best first; an OR ranked by no word reads the newest first, and every page a candidate the best first', () =>
     withPages(async (db, pages) => {
       // Page i holds alpha when i % 3 is 0, beta when i % 5 is, side by side when i % 30 is (else
       // zeta between), gamma when i % 97 is, delta when i % 50 is, epsilon when i is even.
@@ -978,6 +978,17 @@ describe('webql tiers of the best first and the pages holding every required wor
         assert.deepEqual(ids(all), ids(await reference.search({ terms: [], webql: node, limit: 10_000 })), text);
         assert.equal(all.length, text.startsWith('"') ? count((i) => i % 30 === 0) : count((i) => i % 6 === 0), text);
       }
+      // Five words rank, beside a phrase, but a bare word of the OR decides a match alone: the
+      // best first too (a tier of 5: page 0, the only one holding five of them, above the 5th's
+      // score), not every page of the five listed.
+      const decisive = parseWebql('(alpha OR "beta zeta" OR gamma OR delta OR epsilon)');
+      const d = counting(depsOf(tiered, decisive));
+      let asked = 0;
+      const got = await searchWebql({ ...d.deps, best: (terms, k) => (asked++, d.deps.best(terms, k)) }, decisive, 1);
+      assert.equal(asked, 1);
+      assert.equal(d.listed(), 5);
+      assert.deepEqual(got, await engine.search({ terms: [], webql: decisive, limit: 1 }));
+      assert.equal(got.length, 1);
       // No ranking word, no word every match holds, but many pages of one of an OR's: the newest
       // pages first (a tier of 5: pages 1395-1399, of which 1396 and 1398 hold epsilon and 1395
       // beta, not in its title), not the whole listing, and the same two as without tiers.
