@@ -1274,9 +1274,10 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // a match must hold, so the listing is about that long: with more, their common pages may be few.
   // Always when every page is a candidate (`("a of b" OR is OR "c d")` listed all of them
   // before its first read: 135-236 ms at 1M).
-  // Also when a ranking word decides a match alone, whatever else a page holds (an OR's bare word:
-  // `((efficiency OR "articles which" OR pathogenic) OR inhibits)`, which listed every page of its
-  // five words before its first read): the best candidates mostly hold one and need no read.
+  // Also when a ranking word decides a match alone: a page holding it and none of the other words
+  // matches without a read (an OR's bare word: `((efficiency OR "articles which" OR pathogenic) OR
+  // inhibits)`, which listed every page of its five words before its first read): the best
+  // candidates mostly hold one and need no read.
   const decisive = ranking.some((_, j) => j < 31 && decide(node, undefined, 1 << j, 0, 0, plans) === true);
   const tiered = ranking.length > 0 && (everyDoc || decisive || !text.undecidable || ranking.length <= words || required.length === 1);
   // With no ranking word, the newest first (below).
