@@ -37,9 +37,9 @@ const headers = { 'x-service-title': 'bench' };
 /**
  * Searches of the kinds the claims do not make, in this order, each made twice: a claim with a
  * filter over the generated corpus (its pages acquired 2025-01 to 2026-10, on host0 to host999,
- * under /doc/N), a quoted phrase (searched as webql searches it: keyless callers have no webql mode),
- * then a claim with an `inurl:` (whose first reads the pages' URLs
- * into memory, in turns of the event loop), then the phrase again while they are read.
+ * under /doc/N), a quoted phrase (searched as webql searches it: keyless callers have no webql
+ * mode), then a claim with an `inurl:` (whose first reads the pages' URLs into memory, in turns of
+ * the event loop), then the phrase again while they are read.
  */
 const PHRASE = { query: '"tumor suppressor"' };
 const KINDS: [string, (claim: string) => Record<string, string>][] = [

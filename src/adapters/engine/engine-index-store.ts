@@ -1471,12 +1471,11 @@ export class EngineIndexStore implements IndexStore {
       const side = this.onDisk ? openDatabase({ path: this.db.name, readonly: true, mapped: false }) : this.db;
       try {
         const after = side === this.db ? this.stmts.pagesAfter : side.prepare<[number, number], [number, string]>(PAGES_AFTER_SQL).raw(true);
-        let more = true;
-        while (more && !this.closed) {
-          const until = performance.now() + this.urlsTurnMs;
-          do more = readUrls(after, urls, URLS_STEP) === URLS_STEP;
-          while (more && performance.now() < until);
-          if (more) await turn();
+        let until = performance.now() + this.urlsTurnMs;
+        while (!this.closed && readUrls(after, urls, URLS_STEP) === URLS_STEP) {
+          if (performance.now() < until) continue;
+          await turn();
+          until = performance.now() + this.urlsTurnMs;
         }
       } finally {
         if (side !== this.db) side.close();

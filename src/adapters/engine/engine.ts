@@ -2608,15 +2608,15 @@ export function siteDocCount(segments: readonly SearchableSegment[], rev: string
 /**
  * The documents of a segment under the hosts `revs` (reversed, subdomains too) and of the
  * `versions` (ascending), ascending and each once: a bitset of the versions' (`versionSet`) and the
- * hosts' (`setHostDocs`), read in order.
+ * hosts' (`setHostDocs`), read in order (`members`).
  */
 function leadDocsOf(seg: SegmentData, revs: readonly string[], versions: Float64Array | undefined): Int32Array {
   const bits = versionSet(seg, versions)?.bits ?? new Int32Array(bitsetWords(seg.docCount));
   const ranges = hostRanges(seg.hosts, revs);
   if (ranges.length > 0) setHostDocs(hostOrderOf(seg), ranges, bits);
-  const docs: number[] = [];
-  eachMember(bits, 0, seg.docCount, (doc) => docs.push(doc));
-  return Int32Array.from(docs);
+  let count = 0;
+  for (const word of bits) count += popcount(word);
+  return members(bits, count);
 }
 
 /** The lowest document any of `cursors` is at. */

@@ -1314,8 +1314,9 @@ export async function searchWebql(deps: WebqlDeps, node: WebqlNode, limit: numbe
   // match holds (`title:cell`) or one of its leads (`title:result OR accumulate`, which listed
   // every page of both before the first read: 60-100 ms at 1M): the newest of them first, in the
   // same tiers, the k newest pages the filters accept (`newest`) that hold the rarest word every
-  // match holds (any, without one) listed as the whole listing would list them. Every candidate acquired at or after the k-th's time is among them; the next tier's are
-  // read on from before it, and last the whole listing's.
+  // match holds (any, without one) listed as the whole listing would list them. Every candidate
+  // acquired at or after the k-th's time is among them; the next tier's are read on from before
+  // it, and last the whole listing's.
   const rarest = required.length > 0 ? required.reduce((a, b) => (deps.df(b) < deps.df(a) ? b : a)) : undefined;
   let before = Infinity;
   for (const { from, k } of newestFirst ? tiers : []) {
