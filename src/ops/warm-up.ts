@@ -8,7 +8,7 @@
  *
  * Some of them are in an acquired window, at a `query_time` or under a site, because the engine
  * makes what those filters read on their first use and keeps it: a large segment's documents in
- * acquired order (110-130 ms at 1M), which every acquired window and `query_time` reads, and its
+ * acquired order (49-62 ms at 1M), which every acquired window and `query_time` reads, and its
  * documents by host (in each search thread), which a site reads; and their code is compiled
  * with the rest. Without them the first caller to ask for one waited for it (`npm run
  * bench:start`, its first searches of each kind).

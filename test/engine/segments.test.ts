@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, statfsSync, statSync, truncateSy
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyse, EngineIndexStore, fieldsOf } from '../../src/adapters/engine/engine-index-store.js';
-import { exhaustive, searchable, searchTopK, type Statistics, updateGone } from '../../src/adapters/engine/engine.js';
+import { exhaustive, searchable, searchTopK, sortedKeys, type Statistics, updateGone } from '../../src/adapters/engine/engine.js';
 import { loadIndex, saveIndex, withLock } from '../../src/adapters/engine/segment-files.js';
 import { compacted, concatSegments, decodeBlock, dictionaryOf, members, PostingsPool, publishedSet, SegmentBuilder, type SegmentData, termAt, termCount, termNumber } from '../../src/adapters/engine/segment.js';
 import { openDatabase, type Db } from '../../src/adapters/sqlite/database.js';
@@ -276,6 +276,34 @@ describe('segments', () => {
     }
     check('after moves');
     assert.ok(wide > 40 && widePublished > 20 && wideThen > 10, `wide windows: ${wide} acquired, ${widePublished} published, ${wideThen} at a queryTime`);
+  });
+
+  test('an acquired order\'s keys are the documents by acquired minute, then by number, whatever the times and however many', () => {
+    // The keys sortedKeys writes (a radix sort by minute) against the same keys sorted as numbers:
+    // times over two years, one minute, a few minutes many times over, in document order and
+    // against it, unknown, before 1970 and past the last minute a key tells apart; none, one and
+    // 5,000 documents; keys at an offset in a shared buffer, as a store on two threads keeps them.
+    const random = rng(3);
+    const T0 = Date.parse('2025-01-01T00:00:00Z');
+    const MINUTE = 60_000;
+    const sets: [string, number[]][] = [
+      ['two years at random', Array.from({ length: 5000 }, () => T0 + Math.floor(random() * 730 * 24 * 60) * MINUTE + Math.floor(random() * MINUTE))],
+      ['one minute', Array.from({ length: 3000 }, () => T0 + Math.floor(random() * MINUTE))],
+      ['five minutes', Array.from({ length: 3000 }, () => T0 + Math.floor(random() * 5) * MINUTE)],
+      ['in document order', Array.from({ length: 3000 }, (_, doc) => T0 + doc * 7_000)],
+      ['against it', Array.from({ length: 3000 }, (_, doc) => T0 - doc * 7_000)],
+      ['unknown, early and late', Array.from({ length: 3000 }, (_, doc) => [Number.NaN, 0, -5 * MINUTE, 2 ** 26 * MINUTE, 2 ** 40 * MINUTE, T0 + doc * MINUTE][doc % 6]!)],
+      ['one', [T0]],
+      ['none', []],
+    ];
+    for (const [label, times] of sets) {
+      const n = times.length;
+      const minuteOf = (t: number) => (Math.floor(t / MINUTE) > 0 ? Math.min(Math.floor(t / MINUTE), 2 ** 26 - 1) : 0);
+      const expected = Float64Array.from(times, (t, doc) => minuteOf(t) * 2 ** 27 + doc).sort();
+      const keys = new Float64Array(new SharedArrayBuffer(8 * (n + 3)), 8 * 2, n);
+      sortedKeys(Float64Array.from(times), keys);
+      assert.deepEqual([...keys], [...expected], label);
+    }
   });
 
   test('probes find exactly the postings of blocks whose documents bunch (the guess misses, binary search finds them), with and without the dense lists\' bitsets', () => {

@@ -1402,6 +1402,9 @@ function setListBits(seg: SegmentData, t: number, bits: Int32Array): void {
 const KEY_MINUTE = 2 ** 27;
 /** The latest acquired minute a key tells apart (2097); later ones sort with it. */
 const LAST_MINUTE = 2 ** 26 - 1;
+/** A digit of a minute in `sortedKeys`' radix sort: two of them make LAST_MINUTE's 26 bits. */
+const DIGIT_BITS = 13;
+const DIGIT = 1 << DIGIT_BITS;
 /**
  * Segments with fewer documents have no acquired order and no host order: their time bounds and
  * sites are tested document by document (those of a few live fetches, where a traversal reads little).
@@ -1417,7 +1420,7 @@ function minuteOf(ms: number): number {
 /**
  * A segment's documents in the order of their acquired times, for the acquired windows and
  * `query_time`s of queries (`timedSet`): made the first time a query with time bounds asks for it
- * (110-140 ms and 8 MB at 1M documents), by whichever thread asks first, and kept in shared memory when
+ * (49-62 ms and 8 MB at 1M documents: `sortedKeys`), by whichever thread asks first, and kept in shared memory when
  * the segment's arrays are, as `Members` are. Acquired times are columns a later write changes
  * (a capture older than a version's first moves its start back), so the documents whose columns
  * changed after it was begun are marked `moved` (`updateGone`) and looked at one by one.
@@ -1454,12 +1457,52 @@ function acquiredKeys(o: AcquiredOrder, seg: SegmentData): Float64Array | undefi
   const state = Atomics.load(o.state, 0);
   if (state === 2) return o.keys;
   if (state === 1 || Atomics.compareExchange(o.state, 0, 0, 1) !== 0) return undefined;
-  const { keys } = o;
-  const acquired = seg.acquiredAt;
-  for (let doc = 0; doc < keys.length; doc++) keys[doc] = minuteOf(acquired[doc]!) * KEY_MINUTE + doc;
-  keys.sort();
+  sortedKeys(seg.acquiredAt, o.keys);
   Atomics.store(o.state, 0, 2);
-  return keys;
+  return o.keys;
+}
+
+/**
+ * Writes into `keys` the acquired order's keys of the documents whose acquired times are
+ * `acquired` (one per key), ascending: each document's minute (`minuteOf`) times KEY_MINUTE plus
+ * its number. The documents are sorted by minute in two passes of a radix sort (stable, so those
+ * of one minute stay in document order, as their keys sort), the second pass's input laid out in
+ * `keys`' own memory. At 1M documents, made once in a new process as a query makes it, 49-62 ms
+ * where sorting the keys as numbers took 111-120 (ad hoc, six of each).
+ */
+export function sortedKeys(acquired: ArrayLike<number>, keys: Float64Array): void {
+  const n = keys.length;
+  let minutes: Int32Array<ArrayBufferLike> = new Int32Array(n);
+  let docs: Int32Array<ArrayBufferLike> = new Int32Array(n);
+  // A minute is 26 bits (LAST_MINUTE): its low and high 13 are counted in one pass.
+  const low = new Int32Array(DIGIT + 1);
+  const high = new Int32Array(DIGIT + 1);
+  for (let doc = 0; doc < n; doc++) {
+    const m = minuteOf(acquired[doc]!);
+    minutes[doc] = m;
+    docs[doc] = doc;
+    low[(m & (DIGIT - 1)) + 1]!++;
+    high[(m >>> DIGIT_BITS) + 1]!++;
+  }
+  for (let b = 0; b < DIGIT; b++) {
+    low[b + 1]! += low[b]!;
+    high[b + 1]! += high[b]!;
+  }
+  // The first pass's output is laid out in `keys`' own memory; the second's in the arrays the
+  // first read, which the last loop reads to write the keys.
+  let spareMinutes: Int32Array<ArrayBufferLike> = new Int32Array(keys.buffer, keys.byteOffset, n);
+  let spareDocs: Int32Array<ArrayBufferLike> = new Int32Array(keys.buffer, keys.byteOffset + 4 * n, n);
+  for (const [count, shift] of [[low, 0], [high, DIGIT_BITS]] as const) {
+    for (let i = 0; i < n; i++) {
+      const m = minutes[i]!;
+      const at = count[(m >>> shift) & (DIGIT - 1)]!++;
+      spareMinutes[at] = m;
+      spareDocs[at] = docs[i]!;
+    }
+    [minutes, spareMinutes] = [spareMinutes, minutes];
+    [docs, spareDocs] = [spareDocs, docs];
+  }
+  for (let i = 0; i < n; i++) keys[i] = minutes[i]! * KEY_MINUTE + docs[i]!;
 }
 
 /** The newest documents the filter accepts (`newestAccepted`). */
