@@ -89,6 +89,24 @@ describe('a search split between two threads', () => {
     assert.equal(index.splitSearches - before, 4 * compounds.length, 'both readings of every query were split');
   });
 
+  test('searches asked together: those begun while another is split leave this thread the smaller part, and each equals the exhaustive top 10', async () => {
+    // Asked at once, as a loaded server's callers ask: the first is split in halves, the others
+    // while it is under way, this thread taking BUSY_SPLIT_SHARE; with a window and at a point in
+    // time too, whose parts are cut at another document.
+    for (const extra of [{}, year, then]) {
+      const asked = queries.slice(0, 60).map((q): IndexQuery => ({ terms: queryTerms(q), limit: 10, ...extra }));
+      const before = { split: index.splitSearches, busy: index.busySplits };
+      const found = await Promise.all(asked.map((q) => index.search(q)));
+      for (const [i, q] of asked.entries()) assert.deepEqual(found[i], index.exhaustiveSearch(q), JSON.stringify(q));
+      assert.equal(index.splitSearches - before.split, asked.length);
+      assert.ok(index.busySplits - before.busy >= asked.length / 2, `split while another was: ${index.busySplits - before.busy} of ${asked.length}`);
+      // One at a time, none is.
+      const alone = index.busySplits;
+      for (const q of asked.slice(0, 10)) await index.search(q);
+      assert.equal(index.busySplits, alone);
+    }
+  });
+
   test('the helper ranks only the documents holding a required term, as this thread does', async () => {
     const helper = Reflect.get(index, 'helper') as { search: (...a: unknown[]) => Promise<unknown> };
     const segments = Reflect.get(index, 'segments') as SearchableSegment[];

@@ -388,6 +388,18 @@ const BUILDERS = 2;
 const SPLIT_WORK = 200_000;
 const SPLIT_FROM = 50_000;
 /**
+ * This thread's share of a split search, as a share of the largest segment's documents (the
+ * helper searches the rest of each segment): half while no other split search is under way, so a
+ * caller's search ends soonest; BUSY_SPLIT_SHARE while one is. This thread also does every
+ * request's own work (its HTTP, its versions, its snippets), which the helper cannot, so under
+ * load it was the busier of the two and the helper waited. `npm run bench:serve-load` at 1M, 8
+ * clients, three runs each way: 269-282 requests a second, p99 62-63 ms, against 222-238 and 70-72
+ * with half always; one client the same (193-198 requests a second either way). A third always
+ * gave one client 168 (docs/BENCHMARKS.md, "The seventieth session").
+ */
+const SPLIT_SHARE = 0.5;
+const BUSY_SPLIT_SHARE = 0.3;
+/**
  * With two search threads, a batch of a webql query's candidates to read and check of at least
  * this many is shared with the helper, each thread claiming 16 at a time over its own connection
  * (webql-search.ts `checkClaimed`): the batches of 64, 128 and 256 candidates, not the first of
@@ -737,10 +749,14 @@ export class EngineIndexStore implements IndexStore {
   /** The helper thread, started when the engine opens or by the first search that splits, or by the first webql read it checks part of; none once closed. */
   private helper: SearchHelper | undefined;
   private closed = false;
-  /** Documents in the largest segment: where a split search cuts each segment is half of it. */
+  /** Documents in the largest segment: where a split search cuts each segment is a share of it (SPLIT_SHARE). */
   private largest = 0;
   /** Searches split between this thread and the helper (for tests and the benchmark). */
   splitSearches = 0;
+  /** Of them, those begun while another was under way, this thread's share the smaller (BUSY_SPLIT_SHARE; for tests). */
+  busySplits = 0;
+  /** Split searches under way. */
+  private splitting = 0;
   /** webql candidates checked on the helper thread (for tests and the benchmark). */
   asideChecks = 0;
   private readonly asideMin: number;
@@ -1700,22 +1716,29 @@ export class EngineIndexStore implements IndexStore {
   private async searchTerms(segments: readonly SearchableSegment[], stats: Statistics, terms: string[], filter: EngineFilter, limit: number, floor?: SharedFloor, required = 0): Promise<IndexHit[]> {
     const helper = this.helperForSplit();
     if (!helper || this.work(stats, terms, required) < this.splitWork) return searchTopK(segments, stats, terms, filter, limit, undefined, floor, required);
-    // The upper half of every segment on the helper, the lower half here, with a shared floor.
-    const cut = Math.ceil(this.largest / 2);
+    // The upper part of every segment on the helper, the lower part here (SPLIT_SHARE), with a shared floor.
+    const busy = this.splitting > 0;
+    if (busy) this.busySplits++;
+    const cut = Math.ceil(this.largest * (busy ? BUSY_SPLIT_SHARE : SPLIT_SHARE));
     floor ??= new SharedFloor();
-    const theirs = helper.search(segments, stats, terms, filter, limit, [cut, NO_MORE], floor, required);
-    const mine = searchTopK(segments, stats, terms, filter, limit, [0, cut], floor, required);
-    let upper: IndexHit[];
+    this.splitting++;
     try {
-      upper = await theirs;
-      this.splitSearches++;
-    } catch (e) {
-      // The helper failed this search (an error it answered: said here), or is gone (said once, and
-      // not asked again): its half here.
-      if (!helper.broken) this.log('error', 'search helper failed a search; its half ran on the serving thread', { err: String(e) });
-      upper = searchTopK(segments, stats, terms, filter, limit, [cut, NO_MORE], floor, required);
+      const theirs = helper.search(segments, stats, terms, filter, limit, [cut, NO_MORE], floor, required);
+      const mine = searchTopK(segments, stats, terms, filter, limit, [0, cut], floor, required);
+      let upper: IndexHit[];
+      try {
+        upper = await theirs;
+        this.splitSearches++;
+      } catch (e) {
+        // The helper failed this search (an error it answered: said here), or is gone (said once, and
+        // not asked again): its part here.
+        if (!helper.broken) this.log('error', 'search helper failed a search; its part ran on the serving thread', { err: String(e) });
+        upper = searchTopK(segments, stats, terms, filter, limit, [cut, NO_MORE], floor, required);
+      }
+      return mergeHits([mine, upper], limit);
+    } finally {
+      this.splitting--;
     }
-    return mergeHits([mine, upper], limit);
   }
 
   /** A search's expected work, for whether to split it: the postings of its terms (of the last `required`, the lists it reads, when above 0) and a tenth of the largest segment. */
