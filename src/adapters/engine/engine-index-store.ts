@@ -393,8 +393,8 @@ const SPLIT_FROM = 50_000;
  * caller's search ends soonest; BUSY_SPLIT_SHARE while one is. This thread also does every
  * request's own work (its HTTP, its versions, its snippets), which the helper cannot, so under
  * load it was the busier of the two and the helper waited. `npm run bench:serve-load` at 1M, 8
- * clients, three runs each way: 269-282 requests a second, p99 62-63 ms, against 222-238 and 70-72
- * with half always; one client the same (193-198 requests a second either way). A third always
+ * clients: 269-282 requests a second, p99 60-63 ms, in four runs, against 222-238 and 65-74 in six
+ * with halves always; one client the same (187-203 requests a second against 193-213). 0.3 always
  * gave one client 168 (docs/BENCHMARKS.md, "The seventieth session").
  */
 const SPLIT_SHARE = 0.5;
