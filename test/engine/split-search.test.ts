@@ -1,7 +1,8 @@
 /**
- * A search on two threads (searchThreads 2): the helper thread searches the upper half of every
- * segment over the same shared memory, and the merged answer is exactly the exhaustive top k, also
- * after writes change columns in place, after new segments arrive, and after the helper is gone.
+ * A search on two threads (searchThreads 2): the helper thread searches the upper part of every
+ * segment over the same shared memory (half, or more while another search is split), and the
+ * merged answer is exactly the exhaustive top k, also after writes change columns in place, after
+ * new segments arrive, and after the helper is gone.
  */
 import assert from 'node:assert/strict';
 import { renameSync } from 'node:fs';
@@ -91,8 +92,8 @@ describe('a search split between two threads', () => {
 
   test('searches asked together: those begun while another is split leave this thread the smaller part, and each equals the exhaustive top 10', async () => {
     // Asked at once, as a loaded server's callers ask: the first is split in halves, the others
-    // while it is under way, this thread taking BUSY_SPLIT_SHARE; with a window and at a point in
-    // time too, whose parts are cut at another document.
+    // while it is under way, this thread taking BUSY_SPLIT_SHARE; with no filter, in a year's
+    // window and at a point in time.
     for (const extra of [{}, year, then]) {
       const asked = queries.slice(0, 60).map((q): IndexQuery => ({ terms: queryTerms(q), limit: 10, ...extra }));
       const before = { split: index.splitSearches, busy: index.busySplits };
