@@ -1720,25 +1720,29 @@ export class EngineIndexStore implements IndexStore {
     const busy = this.splitting > 0;
     if (busy) this.busySplits++;
     const cut = Math.ceil(this.largest * (busy ? BUSY_SPLIT_SHARE : SPLIT_SHARE));
-    floor ??= new SharedFloor();
     this.splitting++;
     try {
-      const theirs = helper.search(segments, stats, terms, filter, limit, [cut, NO_MORE], floor, required);
-      const mine = searchTopK(segments, stats, terms, filter, limit, [0, cut], floor, required);
-      let upper: IndexHit[];
-      try {
-        upper = await theirs;
-        this.splitSearches++;
-      } catch (e) {
-        // The helper failed this search (an error it answered: said here), or is gone (said once, and
-        // not asked again): its part here.
-        if (!helper.broken) this.log('error', 'search helper failed a search; its part ran on the serving thread', { err: String(e) });
-        upper = searchTopK(segments, stats, terms, filter, limit, [cut, NO_MORE], floor, required);
-      }
-      return mergeHits([mine, upper], limit);
+      return await this.searchSplit(helper, segments, stats, terms, filter, limit, cut, floor ?? new SharedFloor(), required);
     } finally {
       this.splitting--;
     }
+  }
+
+  /** `searchTerms` over documents [cut, end) of every segment on the helper and [0, cut) here, merged. */
+  private async searchSplit(helper: SearchHelper, segments: readonly SearchableSegment[], stats: Statistics, terms: string[], filter: EngineFilter, limit: number, cut: number, floor: SharedFloor, required: number): Promise<IndexHit[]> {
+    const theirs = helper.search(segments, stats, terms, filter, limit, [cut, NO_MORE], floor, required);
+    const mine = searchTopK(segments, stats, terms, filter, limit, [0, cut], floor, required);
+    let upper: IndexHit[];
+    try {
+      upper = await theirs;
+      this.splitSearches++;
+    } catch (e) {
+      // The helper failed this search (an error it answered: said here), or is gone (said once, and
+      // not asked again): its part here.
+      if (!helper.broken) this.log('error', 'search helper failed a search; its part ran on the serving thread', { err: String(e) });
+      upper = searchTopK(segments, stats, terms, filter, limit, [cut, NO_MORE], floor, required);
+    }
+    return mergeHits([mine, upper], limit);
   }
 
   /** A search's expected work, for whether to split it: the postings of its terms (of the last `required`, the lists it reads, when above 0) and a tenth of the largest segment. */
